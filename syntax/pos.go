@@ -1,0 +1,241 @@
+package syntax
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Span is a half-open byte range [Start, End) in a source file.
+type Span struct {
+	Start, End int
+}
+
+// Contains reports whether offset off lies in s; an empty span contains its
+// own start, and a span contains its end offset so that a cursor placed just
+// after a name still finds it.
+func (s Span) Contains(off int) bool { return s.Start <= off && off <= s.End }
+
+// Len returns the number of bytes in s.
+func (s Span) Len() int { return s.End - s.Start }
+
+// Join returns the smallest span covering both s and t.
+func (s Span) Join(t Span) Span {
+	if t.Start < s.Start {
+		s.Start = t.Start
+	}
+	if t.End > s.End {
+		s.End = t.End
+	}
+	return s
+}
+
+// Encoding says in which code units a Position's Character counts.
+type Encoding int
+
+const (
+	UTF16 Encoding = iota // the LSP default
+	UTF8
+	UTF32
+)
+
+func (e Encoding) String() string {
+	switch e {
+	case UTF8:
+		return "utf-8"
+	case UTF32:
+		return "utf-32"
+	}
+	return "utf-16"
+}
+
+// Position is an LSP position: a 0-based line and a 0-based character
+// offset in the line, counted in the code units of some Encoding.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// Range is an LSP range of two Positions.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Lines indexes the line starts of a text. Line breaks are "\n", "\r\n" and a
+// lone "\r", as in the LSP specification.
+type Lines struct {
+	text   []byte
+	starts []int // byte offset of the start of each line
+}
+
+// NewLines indexes text. The text is retained, not copied.
+func NewLines(text []byte) *Lines {
+	starts := make([]int, 1, 1+len(text)/32)
+	starts[0] = 0
+	if bytes.IndexByte(text, '\r') < 0 {
+		for i := 0; ; {
+			j := bytes.IndexByte(text[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			starts = append(starts, i)
+		}
+	} else {
+		for i := 0; i < len(text); i++ {
+			switch text[i] {
+			case '\n':
+				starts = append(starts, i+1)
+			case '\r':
+				if i+1 < len(text) && text[i+1] == '\n' {
+					i++
+				}
+				starts = append(starts, i+1)
+			}
+		}
+	}
+	return &Lines{text: text, starts: starts}
+}
+
+// Count returns the number of lines (a text always has at least one).
+func (l *Lines) Count() int { return len(l.starts) }
+
+// LineStart returns the byte offset at which line (0-based) starts.
+func (l *Lines) LineStart(line int) int { return l.starts[line] }
+
+// lineEnd returns the offset of the end of line's content, before its break.
+func (l *Lines) lineEnd(line int) int {
+	if line+1 >= len(l.starts) {
+		return len(l.text)
+	}
+	end := l.starts[line+1]
+	if end > 0 && l.text[end-1] == '\n' {
+		end--
+	}
+	if end > l.starts[line] && l.text[end-1] == '\r' {
+		end--
+	}
+	return end
+}
+
+// Line returns the 0-based line holding byte offset off.
+func (l *Lines) Line(off int) int {
+	lo, hi := 0, len(l.starts)
+	for hi-lo > 1 {
+		m := (lo + hi) / 2
+		if l.starts[m] <= off {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// Position converts a byte offset to a Position in the given encoding. An
+// offset inside a multi-byte character counts as the start of it; offsets
+// are clamped to the text.
+func (l *Lines) Position(off int, enc Encoding) Position {
+	if off < 0 {
+		off = 0
+	}
+	if off > len(l.text) {
+		off = len(l.text)
+	}
+	line := l.Line(off)
+	start := l.starts[line]
+	if end := l.lineEnd(line); off > end {
+		off = end // inside a CRLF pair
+	}
+	return Position{Line: line, Character: units(l.text[start:off], enc)}
+}
+
+// Offset converts a Position to a byte offset. A character past the end of
+// its line means the end of the line (as the LSP specification says); a line
+// past the last line is an error.
+func (l *Lines) Offset(p Position, enc Encoding) (int, error) {
+	if p.Line < 0 || p.Character < 0 {
+		return 0, fmt.Errorf("position %d:%d is negative", p.Line, p.Character)
+	}
+	if p.Line >= len(l.starts) {
+		if p.Line == len(l.starts) && p.Character == 0 {
+			return len(l.text), nil
+		}
+		return 0, fmt.Errorf("line %d is past the end of the document (%d lines)", p.Line, len(l.starts))
+	}
+	start, end := l.starts[p.Line], l.lineEnd(p.Line)
+	if enc == UTF8 {
+		off := start + p.Character
+		if off > end {
+			return end, nil
+		}
+		for off > start && !utf8.RuneStart(l.text[off]) {
+			off--
+		}
+		return off, nil
+	}
+	n := 0
+	for i := start; i < end; {
+		if n >= p.Character {
+			return i, nil
+		}
+		r, size := utf8.DecodeRune(l.text[i:end])
+		if enc == UTF16 && r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		if n > p.Character { // inside a surrogate pair: round down
+			return i, nil
+		}
+		i += size
+	}
+	return end, nil
+}
+
+// Range converts a span to a Range.
+func (l *Lines) Range(s Span, enc Encoding) Range {
+	return Range{Start: l.Position(s.Start, enc), End: l.Position(s.End, enc)}
+}
+
+// Span converts a Range back to a byte span.
+func (l *Lines) Span(r Range, enc Encoding) (Span, error) {
+	a, err := l.Offset(r.Start, enc)
+	if err != nil {
+		return Span{}, err
+	}
+	b, err := l.Offset(r.End, enc)
+	if err != nil {
+		return Span{}, err
+	}
+	if b < a {
+		return Span{}, fmt.Errorf("range end %d:%d is before its start %d:%d", r.End.Line, r.End.Character, r.Start.Line, r.Start.Character)
+	}
+	return Span{a, b}, nil
+}
+
+// units counts the code units of b in enc. Invalid UTF-8 bytes count as one
+// unit each, like the replacement character they decode to.
+func units(b []byte, enc Encoding) int {
+	if enc == UTF8 {
+		return len(b)
+	}
+	n := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if enc == UTF16 && r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
+}

@@ -1,0 +1,82 @@
+#include <stdbool.h>
+#include "flatten.h"
+
+// The subset of tree-sitter's api.h (runtime 0.22, as vendored by
+// github.com/smacker/go-tree-sitter) that this file uses. The symbols are
+// linked from that package's compiled runtime.
+typedef uint16_t TSSymbol;
+typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } TSNode;
+typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
+TSNode ts_tree_root_node(const TSTree *self);
+uint32_t ts_node_descendant_count(TSNode self);
+TSSymbol ts_node_symbol(TSNode self);
+uint32_t ts_node_start_byte(TSNode self);
+uint32_t ts_node_end_byte(TSNode self);
+bool ts_node_is_named(TSNode self);
+bool ts_node_is_missing(TSNode self);
+bool ts_node_is_extra(TSNode self);
+bool ts_node_is_error(TSNode self);
+bool ts_node_has_error(TSNode self);
+TSTreeCursor ts_tree_cursor_new(TSNode node);
+void ts_tree_cursor_delete(TSTreeCursor *self);
+TSNode ts_tree_cursor_current_node(const TSTreeCursor *self);
+bool ts_tree_cursor_goto_parent(TSTreeCursor *self);
+bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *self);
+bool ts_tree_cursor_goto_first_child(TSTreeCursor *self);
+
+uint32_t caps_node_count(const TSTree *tree) {
+	return ts_node_descendant_count(ts_tree_root_node(tree));
+}
+
+static void fill(CapsNode *n, TSNode node, int32_t parent) {
+	n->start = ts_node_start_byte(node);
+	n->end = ts_node_end_byte(node);
+	n->parent = parent;
+	n->next = -1;
+	n->last = -1;
+	n->symbol = ts_node_symbol(node);
+	uint16_t f = 0;
+	if (ts_node_is_named(node)) f |= CAPS_NAMED;
+	if (ts_node_is_missing(node)) f |= CAPS_MISSING;
+	if (ts_node_is_error(node)) f |= CAPS_ERROR;
+	if (ts_node_is_extra(node)) f |= CAPS_EXTRA;
+	if (ts_node_has_error(node)) f |= CAPS_HAS_ERROR;
+	n->flags = f;
+}
+
+static void link_child(CapsNode *out, int32_t parent, int32_t child) {
+	if (parent < 0) return;
+	int32_t prev = out[parent].last;
+	if (prev >= 0) out[prev].next = child;
+	out[parent].last = child;
+}
+
+uint32_t caps_flatten(const TSTree *tree, CapsNode *out, uint32_t cap) {
+	if (cap == 0) return 0;
+	TSNode root = ts_tree_root_node(tree);
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	uint32_t n = 0;
+	fill(&out[n], root, -1);
+	int32_t cur = (int32_t)n++;
+	for (;;) {
+		if (n >= cap) break;
+		if (ts_tree_cursor_goto_first_child(&c)) {
+			fill(&out[n], ts_tree_cursor_current_node(&c), cur);
+			link_child(out, cur, (int32_t)n);
+			cur = (int32_t)n++;
+			continue;
+		}
+		bool moved = false;
+		while (!(moved = ts_tree_cursor_goto_next_sibling(&c))) {
+			if (!ts_tree_cursor_goto_parent(&c)) break;
+			cur = out[cur].parent;
+		}
+		if (!moved) break;
+		int32_t parent = out[cur].parent;
+		fill(&out[n], ts_tree_cursor_current_node(&c), parent);
+		link_child(out, parent, (int32_t)n);
+		cur = (int32_t)n++;
+	}
+	ts_tree_cursor_delete(&c);
+	return n;
+}
