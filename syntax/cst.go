@@ -72,7 +72,7 @@ type Node = capsulang.RawNode
 // CST is an immutable concrete syntax tree with its source text. Node 0 is
 // the root; children follow their parent in preorder.
 type CST struct {
-	Src   []byte
+	Src   []byte // never modified after parsing
 	Nodes []Node
 	Lines *Lines
 }

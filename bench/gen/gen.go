@@ -1,0 +1,91 @@
+// Package gen generates large, valid Capsulang modules for benchmarks and
+// stress tests: a mix of pure functions with examples and claim-review style
+// machines, in canonical layout, of about the requested number of lines.
+package gen
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Module returns a module of roughly lines lines.
+func Module(lines int) []byte {
+	var b strings.Builder
+	b.WriteString("(module bench.generated\n  (capsule \"1.0\")\n  (profile agentic persistence.surrealdb)\n\n")
+	b.WriteString("  (store ops\n    (backend surrealdb)\n    (authority runtime-state))\n")
+	n := 0
+	for i := 0; strings.Count(b.String(), "\n") < lines-2; i++ {
+		if i%4 == 3 {
+			writeMachine(&b, n)
+		} else {
+			writeFunction(&b, n)
+		}
+		n++
+	}
+	b.WriteString("  )\n")
+	return []byte(b.String())
+}
+
+func writeFunction(b *strings.Builder, i int) {
+	fmt.Fprintf(b, `
+  ;; clamp_%[1]d keeps a score inside [lo, hi].
+  (function clamp_%[1]d
+    (input
+      (x I64)
+      (lo I64)
+      (hi I64))
+    (output I64)
+    (effects pure)
+    (requires (<= lo hi))
+    (ensures (and (>= result lo) (<= result hi)))
+    (example (clamp_%[1]d 5 0 10) 5)
+    (example (clamp_%[1]d -3 0 10) 0)
+    (body
+      (if (< x lo)
+        lo
+        (if (> x hi) hi x))))
+`, i)
+}
+
+func writeMachine(b *strings.Builder, i int) {
+	fmt.Fprintf(b, `
+  (machine Review_%[1]d
+    (version "0.1.0")
+    (context
+      (item_id U64)
+      (score U32)
+      (approved Bool))
+    (event Submit
+      (item_id U64))
+    (event Scored
+      (score U32))
+    (event Approve)
+    (event Reject)
+    (initial idle)
+    (state idle
+      (on Submit
+        (target scoring)
+        (assign
+          (item_id event.item_id)
+          (approved false))
+        (effects
+          (db.write ops.items))))
+    (state scoring
+      (on Scored
+        (target deciding)
+        (assign
+          (score event.score))))
+    (state deciding
+      (on Approve
+        (guard (<= score 30))
+        (target accepted)
+        (assign
+          (approved true))
+        (effects
+          (db.write ops.items)))
+      (on Reject
+        (target rejected)))
+    (state accepted (type final))
+    (state rejected (type final)))
+`, i)
+}

@@ -1,0 +1,416 @@
+package ast
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/capsulang/caps/syntax"
+)
+
+// Structural diagnostic codes reported while building the tree.
+const (
+	CodeUnknownForm   = "E_UNKNOWN_FORM"
+	CodeMissingClause = "E_MISSING_CLAUSE"
+	CodeBadLiteral    = syntax.CodeBadLiteral
+	CodeParse         = syntax.CodeParse
+	CodeDuplicateDecl = "E_DUPLICATE_DECL"
+)
+
+// Parse parses src and builds its tree.
+func Parse(src []byte) (*File, error) {
+	c, err := syntax.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	return Build(syntax.Read(c)), nil
+}
+
+// Build builds the typed tree of a read source file.
+func Build(s *syntax.Source) *File {
+	b := &builder{src: s, file: &File{Source: s}}
+	b.file.Diagnostics = append(b.file.Diagnostics, s.Diagnostics...)
+	b.indexComments()
+	b.build()
+	return b.file
+}
+
+type builder struct {
+	src  *syntax.Source
+	file *File
+	// docs maps the line just below a run of ;; comment lines to the run's text.
+	docs map[int]string
+}
+
+func (b *builder) errorf(code string, sp Span, format string, args ...any) {
+	b.file.Diagnostics = append(b.file.Diagnostics, syntax.Diagnostic{
+		Code: code, Severity: syntax.Error, Span: sp, Message: fmt.Sprintf(format, args...),
+	})
+}
+
+// indexComments finds doc comments: runs of full-line ";;" comments.
+func (b *builder) indexComments() {
+	c := b.src.CST
+	var run []string
+	prevLine := -2
+	for _, sp := range b.src.Comments {
+		line := c.Lines.Line(sp.Start)
+		text := string(c.Src[sp.Start:sp.End])
+		lineStart := c.Lines.LineStart(line)
+		fullLine := strings.TrimSpace(string(c.Src[lineStart:sp.Start])) == ""
+		if !fullLine || !strings.HasPrefix(text, ";;") {
+			run, prevLine = nil, -2
+			continue
+		}
+		if line != prevLine+1 {
+			run = nil
+		}
+		run = append(run, strings.TrimSpace(strings.TrimLeft(text, ";")))
+		prevLine = line
+		if b.docs == nil {
+			b.docs = map[int]string{}
+		}
+		b.docs[line+1] = strings.Join(run, "\n")
+	}
+}
+
+func (b *builder) docFor(f *syntax.Form) string {
+	if b.docs == nil {
+		return ""
+	}
+	return b.docs[b.src.CST.Lines.Line(f.Span.Start)]
+}
+
+func (b *builder) build() {
+	var mod *Module
+	var strays []*syntax.Form
+	for _, f := range b.src.Forms {
+		if f.Head() == "module" && mod == nil {
+			mod = b.module(f)
+			continue
+		}
+		if f.Head() == "module" {
+			b.errorf(CodeUnknownForm, f.Items[0].Span, "a file holds one module; move this module to its own file")
+			continue
+		}
+		strays = append(strays, f)
+	}
+	if mod == nil {
+		if len(b.src.Forms) == 0 {
+			if len(b.src.Diagnostics) == 0 {
+				b.errorf(CodeMissingClause, Span{}, "the file is empty; a Capsulang file holds one (module NAME ...) form")
+			}
+			return
+		}
+		f := b.src.Forms[0]
+		b.errorf(CodeMissingClause, f.Span, "expected (module NAME ...) around the declarations of this file")
+		mod = &Module{Form: f}
+	}
+	// Declarations after the module's closing ')' (usually an extra ')'
+	// earlier) still belong to the module.
+	for _, f := range strays {
+		if f.Head() != "" && isDeclKeyword(f.Head()) {
+			b.moduleItem(mod, f)
+			continue
+		}
+		b.errorf(CodeUnknownForm, f.Span, "unexpected %s outside the module", describe(f))
+	}
+	b.file.Module = mod
+}
+
+func describe(f *syntax.Form) string {
+	switch f.Kind {
+	case syntax.FormList:
+		if h := f.Head(); h != "" {
+			return "(" + h + " ...)"
+		}
+		return "list"
+	case syntax.FormString:
+		return "string"
+	}
+	return "`" + f.Text + "`"
+}
+
+func isDeclKeyword(k string) bool {
+	switch k {
+	case "import", "profile", "capsule":
+		return true
+	}
+	for _, d := range DeclKinds {
+		if string(d) == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) module(f *syntax.Form) *Module {
+	m := &Module{Form: f, Doc: b.docFor(f)}
+	m.Name = b.name(f, "module")
+	for _, it := range f.Items[min(2, len(f.Items)):] {
+		b.moduleItem(m, it)
+	}
+	if m.Capsule == nil {
+		sp := f.Items[0].Span
+		if m.Name.Valid() {
+			sp = m.Name.Span
+		}
+		b.errorf(CodeMissingClause, sp, "module %s has no (capsule \"VERSION\") clause", m.Name.Name)
+	}
+	return m
+}
+
+// name reads the name after a form's keyword.
+func (b *builder) name(f *syntax.Form, what string) Ident {
+	if len(f.Items) < 2 {
+		end := f.Items[0].Span.End
+		b.errorf(CodeMissingClause, Span{Start: end, End: end}, "%s needs a name: (%s NAME ...)", what, f.Head())
+		return Ident{}
+	}
+	n := f.Items[1]
+	if n.Kind != syntax.FormSymbol {
+		b.errorf(CodeMissingClause, n.Span, "%s needs a name: (%s NAME ...); found %s", what, f.Head(), describe(n))
+		return Ident{}
+	}
+	return Ident{Name: n.Text, Span: n.Span}
+}
+
+func (b *builder) moduleItem(m *Module, f *syntax.Form) {
+	if f.Kind != syntax.FormList {
+		b.errorf(CodeUnknownForm, f.Span, "unexpected %s in module %s; expected a declaration such as (function ...) or (machine ...)", describe(f), m.Name.Name)
+		return
+	}
+	head := f.Head()
+	switch head {
+	case "capsule":
+		if m.Capsule != nil {
+			b.errorf(CodeDuplicateDecl, f.Span, "module %s already has a capsule clause", m.Name.Name)
+			return
+		}
+		m.Capsule = b.stringArg(f, "capsule version")
+		if m.Capsule == nil {
+			m.Capsule = &StringLit{Span: f.Span}
+		}
+		return
+	case "profile":
+		for _, a := range f.Items[1:] {
+			if id, ok := b.ident(a, "profile name"); ok {
+				m.Profiles = append(m.Profiles, id)
+			}
+		}
+		if len(f.Items) < 2 {
+			b.errorf(CodeMissingClause, f.Span, "(profile ...) lists at least one profile, e.g. (profile agentic)")
+		}
+		return
+	case "import":
+		m.Imports = append(m.Imports, b.importForm(f))
+		return
+	}
+	if d := b.decl(f); d != nil {
+		m.Decls = append(m.Decls, d)
+		return
+	}
+	if head == "" {
+		b.errorf(CodeUnknownForm, f.Span, "a declaration starts with a keyword, e.g. (function NAME ...)")
+		return
+	}
+	b.errorf(CodeUnknownForm, f.Items[0].Span, "unknown declaration `%s`%s", head, suggest(head, declKeywords()))
+}
+
+func declKeywords() []string {
+	out := []string{"capsule", "profile", "import"}
+	for _, d := range DeclKinds {
+		out = append(out, string(d))
+	}
+	return out
+}
+
+func (b *builder) importForm(f *syntax.Form) *Import {
+	im := &Import{Form: f}
+	if len(f.Items) < 2 || f.Items[1].Kind != syntax.FormSymbol {
+		b.errorf(CodeMissingClause, f.Span, "import needs a module name: (import other.module)")
+		return im
+	}
+	im.Path = Ident{f.Items[1].Text, f.Items[1].Span}
+	for _, it := range f.Items[2:] {
+		if it.Head() == "as" && len(it.Items) == 2 && it.Items[1].Kind == syntax.FormSymbol {
+			im.Alias = Ident{it.Items[1].Text, it.Items[1].Span}
+			continue
+		}
+		b.errorf(CodeUnknownForm, it.Span, "unexpected %s in import; write (import a.b (as alias))", describe(it))
+	}
+	return im
+}
+
+// decl builds a declaration, or returns nil if f is not one.
+func (b *builder) decl(f *syntax.Form) Decl {
+	head := f.Head()
+	base := func(what string) DeclBase {
+		db := DeclBase{Form: f, Keyword: Ident{head, f.Items[0].Span}, Doc: b.docFor(f)}
+		db.Name = b.name(f, what)
+		if head == string(KindType) {
+			return db // a type's definition is not a clause list
+		}
+		start := 2
+		if !db.Name.Valid() && len(f.Items) > 1 && f.Items[1].Kind == syntax.FormList {
+			start = 1
+		}
+		for _, it := range f.Items[min(start, len(f.Items)):] {
+			if it.Kind != syntax.FormList || it.Head() == "" {
+				b.errorf(CodeUnknownForm, it.Span, "unexpected %s in %s %s; expected a clause such as (KEY value)", describe(it), head, db.Name.Name)
+				continue
+			}
+			db.Clauses = append(db.Clauses, &Clause{Form: it, Key: Ident{it.Head(), it.Items[0].Span}, Args: it.Items[1:]})
+		}
+		return db
+	}
+	switch DeclKind(head) {
+	case KindType:
+		return b.typeDecl(base("type"))
+	case KindFunction:
+		return b.function(base("function"))
+	case KindMachine:
+		return b.machine(base("machine"))
+	case KindStore:
+		return b.store(base("store"))
+	case KindSurface:
+		return b.surface(base("surface"))
+	case KindPort:
+		return b.port(base("port"))
+	case KindAgent:
+		return b.agent(base("agent"))
+	}
+	for _, k := range ClauseKinds {
+		if string(k) == head {
+			return &ClauseDecl{DeclBase: base(head), DeclKind: k}
+		}
+	}
+	return nil
+}
+
+// unknownClause reports a clause a typed declaration does not accept.
+func (b *builder) unknownClause(c *Clause, where string, known []string) {
+	b.errorf(CodeUnknownForm, c.Key.Span, "unknown clause `%s` in %s%s", c.Key.Name, where, suggest(c.Key.Name, known))
+}
+
+// suggest returns "; did you mean `x`?" for the closest known name, or a
+// list of the expected names when none is close.
+func suggest(name string, known []string) string {
+	if best := Closest(name, known); best != "" {
+		return fmt.Sprintf("; did you mean `%s`?", best)
+	}
+	if len(known) > 0 && len(known) <= 12 {
+		k := append([]string(nil), known...)
+		sort.Strings(k)
+		return "; expected one of " + strings.Join(k, ", ")
+	}
+	return ""
+}
+
+// Closest returns the candidate nearest to name by edit distance, if it is
+// close enough to be a likely typo, else "".
+func Closest(name string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		if c == name {
+			continue
+		}
+		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		if d < bestD || d == bestD && c < best {
+			best, bestD = c, d
+		}
+	}
+	limit := 1 + len(name)/4
+	if limit > 3 {
+		limit = 3
+	}
+	if bestD <= limit {
+		return best
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			// transposition
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev[j-1]) // approximate Damerau
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// ---- shared clause readers
+
+func (b *builder) ident(f *syntax.Form, what string) (Ident, bool) {
+	if f.Kind != syntax.FormSymbol {
+		b.errorf(CodeUnknownForm, f.Span, "expected %s, found %s", what, describe(f))
+		return Ident{}, false
+	}
+	return Ident{f.Text, f.Span}, true
+}
+
+// oneIdent reads a clause with exactly one name argument: (target idle).
+func (b *builder) oneIdent(c *Clause, what string) Ident {
+	if len(c.Args) != 1 {
+		b.errorf(CodeMissingClause, c.Form.Span, "(%s ...) takes exactly one %s", c.Key.Name, what)
+		if len(c.Args) == 0 {
+			return Ident{}
+		}
+	}
+	id, _ := b.ident(c.Args[0], what)
+	return id
+}
+
+func (b *builder) stringArg(f *syntax.Form, what string) *StringLit {
+	if len(f.Items) != 2 || f.Items[1].Kind != syntax.FormString {
+		b.errorf(CodeMissingClause, f.Span, "(%s ...) takes one string: the %s", f.Head(), what)
+		return nil
+	}
+	return &StringLit{Value: f.Items[1].Text, Span: f.Items[1].Span}
+}
+
+// fields reads (name Type) lists.
+func (b *builder) fields(forms []*syntax.Form, what string) []*Field {
+	var out []*Field
+	for _, f := range forms {
+		if f.Kind != syntax.FormList || len(f.Items) != 2 || f.Items[0].Kind != syntax.FormSymbol {
+			b.errorf(CodeUnknownForm, f.Span, "expected a %s as (name Type), found %s", what, describe(f))
+			continue
+		}
+		out = append(out, &Field{Form: f, Name: Ident{f.Items[0].Text, f.Items[0].Span}, Type: b.typeRef(f.Items[1])})
+	}
+	return out
+}
+
+func (b *builder) protocol(c *Clause) *Protocol {
+	p := &Protocol{}
+	if len(c.Args) == 0 || len(c.Args) > 2 {
+		b.errorf(CodeMissingClause, c.Form.Span, "write (protocol NAME \"version\"), e.g. (protocol mcp \"2025-06-18\")")
+		return p
+	}
+	p.Name, _ = b.ident(c.Args[0], "protocol name")
+	if len(c.Args) == 2 {
+		if c.Args[1].Kind == syntax.FormString {
+			p.Version = &StringLit{c.Args[1].Text, c.Args[1].Span}
+		} else {
+			b.errorf(CodeBadLiteral, c.Args[1].Span, "a protocol version is a string, e.g. \"v0.9\"")
+		}
+	}
+	return p
+}

@@ -1,0 +1,407 @@
+package syntax
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// FormKind says what a Form is.
+type FormKind uint8
+
+const (
+	FormList FormKind = iota + 1
+	FormSymbol
+	FormNumber
+	FormString
+)
+
+func (k FormKind) String() string {
+	switch k {
+	case FormList:
+		return "list"
+	case FormSymbol:
+		return "symbol"
+	case FormNumber:
+		return "number"
+	case FormString:
+		return "string"
+	}
+	return "form"
+}
+
+// A Form is one S-expression: a list, a symbol, a number or a string.
+type Form struct {
+	Kind FormKind
+	// Span covers the whole form. An unclosed list ends after its last item.
+	Span Span
+	// Text is the source text of a symbol or number, and the decoded value
+	// of a string.
+	Text string
+	// Items are the elements of a list.
+	Items []*Form
+	// Closed reports whether a list has its closing parenthesis.
+	Closed bool
+}
+
+// Head returns the text of a list's first item when it is a symbol, else "".
+func (f *Form) Head() string {
+	if f.Kind == FormList && len(f.Items) > 0 && f.Items[0].Kind == FormSymbol {
+		return f.Items[0].Text
+	}
+	return ""
+}
+
+// IsList reports whether f is a list.
+func (f *Form) IsList() bool { return f != nil && f.Kind == FormList }
+
+// IsSymbol reports whether f is a symbol.
+func (f *Form) IsSymbol() bool { return f != nil && f.Kind == FormSymbol }
+
+// MaxDepth bounds list nesting. Deeper lists are reported and their contents
+// ignored, so that no later stage recurses without bound.
+const MaxDepth = 256
+
+// Source is a parsed file: its CST, its top-level forms, its comments and
+// its syntax diagnostics.
+type Source struct {
+	CST         *CST
+	Forms       []*Form
+	Comments    []Span
+	Diagnostics []Diagnostic
+}
+
+type token struct {
+	kind  Kind // KindLParen, KindRParen, KindSymbol, KindNumber, KindString
+	start int
+	end   int
+	node  int32
+}
+
+// Read turns a CST into forms. Parentheses are matched as written; when they
+// do not balance, Read uses indentation to decide where a list was meant to
+// end (a list that starts a line at or left of an open list's column closes
+// it; a ')' followed by a line indented deeper than the list it would close
+// is stray), so that one missing or extra ')' damages only the form it is in.
+func Read(c *CST) *Source {
+	s := &Source{CST: c}
+	toks := s.tokens()
+	n := len(s.Diagnostics)
+	if !s.assemble(toks, false) {
+		s.Forms = nil
+		s.Diagnostics = s.Diagnostics[:n]
+		s.assemble(toks, true)
+	}
+	return s
+}
+
+// skip returns the index of the first node after node i's subtree.
+func (c *CST) skip(i int32) int32 {
+	for k := i; k >= 0; k = c.Nodes[k].Parent {
+		if n := c.Nodes[k].Next; n >= 0 {
+			return n
+		}
+	}
+	return int32(len(c.Nodes))
+}
+
+func (s *Source) errorf(code string, sp Span, format string, args ...any) {
+	s.Diagnostics = append(s.Diagnostics, Diagnostic{Code: code, Severity: Error, Span: sp, Message: fmt.Sprintf(format, args...)})
+}
+
+// tokens lists the file's tokens in order and records comments and lexical
+// errors.
+func (s *Source) tokens() []token {
+	c := s.CST
+	toks := make([]token, 0, len(c.Nodes)/2+1)
+	for i := int32(0); i < int32(len(c.Nodes)); {
+		n := &c.Nodes[i]
+		switch c.Kind(i) {
+		case KindLParen, KindRParen:
+			if !c.Missing(i) {
+				toks = append(toks, token{c.Kind(i), int(n.Start), int(n.End), i})
+			}
+		case KindSymbol, KindNumber, KindString:
+			if !(c.Missing(i) && n.Start == n.End) {
+				toks = append(toks, token{c.Kind(i), int(n.Start), int(n.End), i})
+			}
+			i = c.skip(i)
+			continue
+		case KindComment:
+			s.Comments = append(s.Comments, c.Span(i))
+		case KindError:
+			if p := n.Parent; p < 0 || c.Kind(p) != KindError {
+				s.errorGaps(i)
+			}
+		case KindSource, KindList:
+		}
+		i++
+	}
+	return toks
+}
+
+// errorGaps reports the text of an ERROR node that no child token covers.
+func (s *Source) errorGaps(i int32) {
+	c := s.CST
+	pos := int(c.Nodes[i].Start)
+	report := func(a, b int) {
+		text := strings.TrimSpace(string(c.Src[a:b]))
+		if text == "" {
+			return
+		}
+		off := a + strings.Index(string(c.Src[a:b]), text)
+		r, _ := utf8.DecodeRuneInString(text)
+		sp := Span{off, off + len(text)}
+		if r == '[' || r == ']' || r == '{' || r == '}' {
+			s.errorf(CodeParse, Span{off, off + 1}, "unexpected %q; Capsulang uses only ( ) for lists", r)
+			return
+		}
+		s.errorf(CodeParse, sp, "unexpected %s", quoteText(text))
+	}
+	for k := c.FirstChild(i); k >= 0; k = c.Next(k) {
+		switch c.Kind(k) {
+		case KindOther:
+			continue // covered by the gap scan
+		case KindError:
+			s.errorGaps(k)
+		}
+		report(pos, int(c.Nodes[k].Start))
+		pos = int(c.Nodes[k].End)
+	}
+	report(pos, int(c.Nodes[i].End))
+}
+
+func quoteText(t string) string {
+	if len(t) > 40 {
+		t = t[:37] + "..."
+	}
+	return "`" + t + "`"
+}
+
+type frame struct {
+	open  token
+	items int // index in pending where this list's items start
+	line  int
+	col   int
+}
+
+// assemble builds forms from tokens. Without recover it reports whether the
+// parentheses balance; with recover it always succeeds.
+func (s *Source) assemble(toks []token, recover bool) bool {
+	c := s.CST
+	nforms := 0
+	for _, t := range toks {
+		if t.kind != KindRParen {
+			nforms++
+		}
+	}
+	arena := make([]Form, 0, nforms)
+	itemArena := make([]*Form, 0, nforms)
+	pending := make([]*Form, 0, 64)
+	var stack []frame
+	tooDeep := false
+	lastLine := -1
+
+	closeList := func(end int, closed bool) {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		items := pending[f.items:]
+		start := len(itemArena)
+		itemArena = append(itemArena, items...)
+		pending = pending[:f.items]
+		if !closed && len(items) > 0 {
+			end = items[len(items)-1].Span.End
+		}
+		if !closed && len(items) == 0 {
+			end = f.open.end
+		}
+		arena = append(arena, Form{Kind: FormList, Span: Span{f.open.start, end}, Items: itemArena[start:len(itemArena):len(itemArena)], Closed: closed})
+		if len(stack) < MaxDepth {
+			pending = append(pending, &arena[len(arena)-1])
+		}
+		if !closed {
+			s.Diagnostics = append(s.Diagnostics, Diagnostic{
+				Code: CodeParse, Severity: Error, Span: Span{end, end},
+				Message: "missing `)` to close the list opened here",
+				Related: []Related{{Span: Span{f.open.start, f.open.end}, Message: "the unclosed `(`"}},
+			})
+		}
+	}
+	lineCol := func(off int) (int, int) {
+		l := c.Lines.Line(off)
+		return l, off - c.Lines.LineStart(l)
+	}
+
+	for ti, t := range toks {
+		var line, col int
+		first := false
+		if recover {
+			line, col = lineCol(t.start)
+			first = line != lastLine
+			lastLine = line
+		}
+		switch t.kind {
+		case KindLParen:
+			if recover && first {
+				for len(stack) > 0 && stack[len(stack)-1].col >= col && stack[len(stack)-1].line < line {
+					closeList(0, false)
+				}
+			}
+			if len(stack) >= MaxDepth {
+				if !tooDeep {
+					s.errorf(CodeParse, Span{t.start, t.end}, "lists nest deeper than %d levels; the rest of this form is ignored", MaxDepth)
+					tooDeep = true
+				}
+			}
+			stack = append(stack, frame{open: t, items: len(pending), line: line, col: col})
+		case KindRParen:
+			if len(stack) == 0 {
+				if !recover {
+					return false
+				}
+				s.errorf(CodeParse, Span{t.start, t.end}, "unexpected `)` with no list open; delete it")
+				continue
+			}
+			if recover && s.strayClose(toks, ti, stack[len(stack)-1], lineCol) {
+				s.errorf(CodeParse, Span{t.start, t.end}, "unexpected `)`: the next line is indented inside this list, so this `)` closes it too early; delete it")
+				continue
+			}
+			closeList(t.end, true)
+		default:
+			if len(stack) > MaxDepth {
+				continue
+			}
+			f := Form{Span: Span{t.start, t.end}}
+			switch t.kind {
+			case KindSymbol:
+				f.Kind, f.Text = FormSymbol, c.str(t.start, t.end)
+			case KindNumber:
+				f.Kind, f.Text = FormNumber, c.str(t.start, t.end)
+			case KindString:
+				f.Kind, f.Text = FormString, s.decodeString(t)
+			}
+			arena = append(arena, f)
+			pending = append(pending, &arena[len(arena)-1])
+		}
+	}
+	if len(stack) > 0 {
+		if !recover {
+			return false
+		}
+		for len(stack) > 0 {
+			closeList(0, false)
+		}
+	}
+	s.Forms = append(s.Forms[:0], pending...)
+	return true
+}
+
+// strayClose reports whether the ')' at toks[ti], which would close the list
+// of frame f, is stray: the next line that starts with '(' is indented
+// deeper than f's own '(' (so it was meant to be inside f).
+func (s *Source) strayClose(toks []token, ti int, f frame, lineCol func(int) (int, int)) bool {
+	line, _ := lineCol(toks[ti].start)
+	for j := ti + 1; j < len(toks); j++ {
+		l, col := lineCol(toks[j].start)
+		if l == line {
+			if toks[j].kind == KindRParen {
+				return false // more closers on this line: judge the last one
+			}
+			continue
+		}
+		if toks[j].kind != KindLParen {
+			return false
+		}
+		return col > f.col && f.line < l && f.col >= 0
+	}
+	return false
+}
+
+// decodeString returns the value of a string token, reporting bad escapes
+// and a missing closing quote.
+func (s *Source) decodeString(t token) string {
+	c := s.CST
+	raw := c.str(t.start, t.end)
+	var body string
+	if closedString(raw) {
+		body = raw[1 : len(raw)-1]
+	} else {
+		body = raw[1:]
+		s.errorf(CodeParse, Span{t.end, t.end}, "unterminated string: add `\"` before the end of the line")
+	}
+	if !strings.Contains(body, "\\") {
+		return body
+	}
+	var b strings.Builder
+	for i := 0; i < len(body); i++ {
+		ch := body[i]
+		if ch != '\\' {
+			b.WriteByte(ch)
+			continue
+		}
+		escStart := t.start + 1 + i
+		if i+1 >= len(body) {
+			s.errorf(CodeBadLiteral, Span{escStart, escStart + 1}, "a string cannot end with a lone `\\`")
+			break
+		}
+		i++
+		switch body[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case '0':
+			b.WriteByte(0)
+		case '\\':
+			b.WriteByte('\\')
+		case '"':
+			b.WriteByte('"')
+		case 'u':
+			end := strings.IndexByte(body[i:], '}')
+			if i+1 < len(body) && body[i+1] == '{' && end > 2 {
+				v, err := strconv.ParseUint(body[i+2:i+end], 16, 32)
+				if err == nil && utf8.ValidRune(rune(v)) {
+					b.WriteRune(rune(v))
+					i += end
+					continue
+				}
+				s.errorf(CodeBadLiteral, Span{escStart, escStart + end + 2}, "`\\u{%s}` is not a valid Unicode scalar value", body[i+2:i+end])
+				i += end
+				continue
+			}
+			s.errorf(CodeBadLiteral, Span{escStart, escStart + 2}, "write Unicode escapes as \\u{1F600}")
+		default:
+			r, size := utf8.DecodeRuneInString(body[i:])
+			s.errorf(CodeBadLiteral, Span{escStart, escStart + 1 + size}, "unknown escape `\\%c`; use \\\\ \\\" \\n \\r \\t \\0 or \\u{...}", r)
+			i += size - 1
+		}
+	}
+	return b.String()
+}
+
+// str returns the source text [a, b) without copying it. The source of a
+// CST is never modified after parsing (a Document makes a new buffer for
+// every edit), so the string stays valid and immutable.
+func (c *CST) str(a, b int) string {
+	if a >= b {
+		return ""
+	}
+	return unsafe.String(&c.Src[a], b-a)
+}
+
+// closedString reports whether raw (a string token's text) ends with an
+// unescaped quote.
+func closedString(raw string) bool {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
+		return false
+	}
+	bs := 0
+	for i := len(raw) - 2; i >= 1 && raw[i] == '\\'; i-- {
+		bs++
+	}
+	return bs%2 == 0
+}

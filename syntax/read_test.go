@@ -1,0 +1,146 @@
+package syntax
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// sexp prints forms compactly, marking unclosed lists with '!'.
+func sexp(fs []*Form) string {
+	var b strings.Builder
+	var w func(f *Form)
+	w = func(f *Form) {
+		switch f.Kind {
+		case FormList:
+			b.WriteByte('(')
+			for i, it := range f.Items {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				w(it)
+			}
+			if f.Closed {
+				b.WriteByte(')')
+			} else {
+				b.WriteByte('!')
+			}
+		case FormString:
+			fmt.Fprintf(&b, "%q", f.Text)
+		default:
+			b.WriteString(f.Text)
+		}
+	}
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		w(f)
+	}
+	return b.String()
+}
+
+type diagLine struct {
+	Code string
+	At   string // "line:col-line:col", 0-based byte columns
+	Msg  string
+}
+
+func diagLines(c *CST, ds []Diagnostic) []diagLine {
+	var out []diagLine
+	for _, d := range ds {
+		r := c.Lines.Range(d.Span, UTF8)
+		out = append(out, diagLine{d.Code, fmt.Sprintf("%d:%d-%d:%d", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character), d.Message})
+	}
+	return out
+}
+
+func TestRead(t *testing.T) {
+	tests := []struct {
+		name  string
+		src   string
+		forms string
+		diags []string // "code at" pairs
+	}{
+		{"atoms", `(a -7 0.5 30m "x\ty" true)`, `(a -7 0.5 30m "x\ty" true)`, nil},
+		{"comments", "; head\n(a ; inner\n b) ; tail", "(a b)", nil},
+		{"empty", "", "", nil},
+		{"unicode", "(a \"héllo 😀\" ; 😀 comment\n b)", "(a \"héllo 😀\" b)", nil},
+		{
+			"missing paren inside module",
+			"(module m\n  (function f\n    (body (+ 1 2))\n  (function g (body 1)))\n",
+			"(module m (function f (body (+ 1 2))! (function g (body 1)))",
+			[]string{"E_PARSE 2:18-2:18"},
+		},
+		{
+			"extra paren inside module",
+			"(module m\n  (function f (body 1)))\n  (function g (body 2)))\n",
+			"(module m (function f (body 1)) (function g (body 2)))",
+			[]string{"E_PARSE 1:23-1:24"},
+		},
+		{
+			"missing paren at end",
+			"(module m\n  (a b)\n  (c d\n",
+			"(module m (a b) (c d!!",
+			[]string{"E_PARSE 2:6-2:6", "E_PARSE 2:6-2:6"},
+		},
+		{
+			"stray close at top",
+			"(a b))\n(c)",
+			"(a b) (c)",
+			[]string{"E_PARSE 0:5-0:6"},
+		},
+		{
+			"unterminated string stays on its line",
+			"(module m\n  (title \"abc)\n  (route \"/x\"))",
+			"(module m (title \"abc)\"! (route \"/x\"))",
+			[]string{"E_PARSE 1:14-1:14", "E_PARSE 1:14-1:14"},
+		},
+		{"bad escape", `(a "x\qy")`, `(a "xy")`, []string{"E_BAD_LITERAL 0:5-0:7"}},
+		{"unicode escape", `(a "\u{1F600}")`, `(a "😀")`, nil},
+		{"brackets", "(a [b] c)", "(a b c)", []string{"E_PARSE 0:3-0:4", "E_PARSE 0:5-0:6"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse([]byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := Read(c)
+			if got := sexp(s.Forms); got != tt.forms {
+				t.Errorf("forms:\n got %s\nwant %s", got, tt.forms)
+			}
+			var got []string
+			for _, d := range diagLines(c, s.Diagnostics) {
+				got = append(got, d.Code+" "+d.At)
+			}
+			if diff := cmp.Diff(tt.diags, got); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s\n%v", diff, diagLines(c, s.Diagnostics))
+			}
+		})
+	}
+}
+
+func TestReadDeepNesting(t *testing.T) {
+	src := strings.Repeat("(", 100000) + strings.Repeat(")", 100000)
+	c, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Read(c)
+	if len(s.Diagnostics) != 1 || s.Diagnostics[0].Span != (Span{MaxDepth, MaxDepth + 1}) {
+		t.Fatalf("diagnostics %+v", s.Diagnostics)
+	}
+	depth := 0
+	for f := s.Forms[0]; f != nil; depth++ {
+		if len(f.Items) == 0 {
+			break
+		}
+		f = f.Items[0]
+	}
+	if depth != MaxDepth-1 {
+		t.Fatalf("kept depth %d", depth)
+	}
+}
