@@ -1,0 +1,253 @@
+// Package check is Capsulang's type, effect, reference and profile checker:
+// the authority of record on what is valid. It checks one module (its
+// imports come through an Importer) and returns diagnostics plus the facts
+// editors need: every declared symbol and every reference to one.
+//
+// check does not run code. Function examples are evaluated by the
+// interpreter in package runtime; the layer that drives both (the CLI, the
+// language server) merges the interpreter's verdicts. Until then every
+// example is listed in Result.Examples as not yet evaluated.
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// Diagnostic codes. They are a public contract: documented in
+// docs/diagnostics.md and by `caps explain`, never renamed.
+const (
+	ParseError            = syntax.CodeParse
+	UnknownForm           = ast.CodeUnknownForm
+	DuplicateDecl         = "E_DUPLICATE_DECL"
+	UnknownName           = "E_UNKNOWN_NAME"
+	UnknownState          = "E_UNKNOWN_STATE"
+	UnknownEvent          = "E_UNKNOWN_EVENT"
+	UnknownField          = "E_UNKNOWN_FIELD"
+	UnknownType           = "E_UNKNOWN_TYPE"
+	UnknownStore          = "E_UNKNOWN_STORE"
+	UnknownSurface        = "E_UNKNOWN_SURFACE"
+	UnknownPort           = "E_UNKNOWN_PORT"
+	UnknownAgent          = "E_UNKNOWN_AGENT"
+	UnknownEffect         = "E_UNKNOWN_EFFECT"
+	UnknownProfile        = "E_UNKNOWN_PROFILE"
+	TypeMismatch          = "E_TYPE_MISMATCH"
+	GuardNotBool          = "E_GUARD_NOT_BOOL"
+	GuardNotPure          = "E_GUARD_NOT_PURE"
+	Arity                 = "E_ARITY"
+	EffectNotDeclared     = "E_EFFECT_NOT_DECLARED"
+	EffectNotAllowed      = "E_EFFECT_NOT_ALLOWED"
+	ExampleFailed         = "E_EXAMPLE_FAILED"
+	MissingClause         = ast.CodeMissingClause
+	FinalStateTransition  = "E_FINAL_STATE_TRANSITION"
+	ImportNotFound        = "E_IMPORT_NOT_FOUND"
+	ImportCycle           = "E_IMPORT_CYCLE"
+	BadLiteral            = syntax.CodeBadLiteral
+	UnreachableState      = "W_UNREACHABLE_STATE"
+	UnusedEvent           = "W_UNUSED_EVENT"
+	UnreachableTransition = "W_UNREACHABLE_TRANSITION"
+	ExampleNotEvaluated   = "I_EXAMPLE_NOT_EVALUATED"
+)
+
+// SymbolKind classifies symbols.
+type SymbolKind string
+
+// Symbol kinds beyond the declaration kinds (which use their keyword).
+const (
+	SymModule       SymbolKind = "module"
+	SymImport       SymbolKind = "import"
+	SymState        SymbolKind = "state"
+	SymEvent        SymbolKind = "event"
+	SymContextField SymbolKind = "context field"
+	SymEventField   SymbolKind = "event field"
+	SymInput        SymbolKind = "input"
+	SymLocal        SymbolKind = "local"
+	SymEnumMember   SymbolKind = "enum member"
+	SymVariantCase  SymbolKind = "variant case"
+	SymField        SymbolKind = "field"
+	SymOperation    SymbolKind = "operation" // tool, resource, prompt, skill, action
+	SymCollection   SymbolKind = "collection"
+	SymLocalName    SymbolKind = "clause name" // objective metric, policy outcome
+)
+
+// Symbol is something declared: a declaration, a state, an event, a field,
+// a parameter, a local.
+type Symbol struct {
+	Kind   SymbolKind
+	Name   string
+	Span   syntax.Span // the name at its declaration
+	Full   syntax.Span // the whole declaring form
+	Parent *Symbol
+	Type   types.Type // for values and fields; nil otherwise
+	Detail string     // a one-line signature for hovers
+	Doc    string
+	Decl   ast.Decl // the declaration, for declaration symbols
+	// File is set for symbols from an imported module.
+	File string
+}
+
+// Ref is a use of a symbol.
+type Ref struct {
+	Span syntax.Span
+	Sym  *Symbol
+}
+
+// EffectUse is an effect a function performs, directly or through a call.
+type EffectUse struct {
+	Name   string
+	Target string
+	Span   syntax.Span
+}
+
+// Result is what checking a file yields.
+type Result struct {
+	File        *ast.File
+	Diagnostics []syntax.Diagnostic
+	Symbols     []*Symbol
+	Refs        []Ref
+	// Examples lists every function example; the runtime evaluates them.
+	Examples []*ExampleInfo
+	// Imports lists the resolved imports with their semantic hashes.
+	Imports []*ImportInfo
+}
+
+// ExampleInfo is one (example ...) clause to evaluate.
+type ExampleInfo struct {
+	Function *ast.Function
+	Example  *ast.Example
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (r *Result) HasErrors() bool {
+	for _, d := range r.Diagnostics {
+		if d.Severity == syntax.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Options configure a check.
+type Options struct {
+	// Path is the file's path, for import resolution and messages.
+	Path string
+	// Importer resolves imports; nil reports every import as not found.
+	Importer Importer
+}
+
+// Check checks a parsed file.
+func Check(f *ast.File, opts Options) *Result {
+	c := &checker{
+		res:   &Result{File: f},
+		opts:  opts,
+		decls: map[string]*Symbol{},
+	}
+	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
+	if f.Module != nil {
+		c.module(f.Module)
+	}
+	sortDiagnostics(c.res.Diagnostics)
+	return c.res
+}
+
+func sortDiagnostics(ds []syntax.Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Span.Start != ds[j].Span.Start {
+			return ds[i].Span.Start < ds[j].Span.Start
+		}
+		return ds[i].Span.End < ds[j].Span.End
+	})
+}
+
+type checker struct {
+	res  *Result
+	opts Options
+	mod  *ast.Module
+	// decls holds the module's declarations by name (each name once).
+	decls map[string]*Symbol
+	// types resolved for type declarations.
+	typeCache map[*ast.TypeDecl]types.Type
+	resolving map[*ast.TypeDecl]bool
+	// imports by the name they are referenced with.
+	imports map[string]*ImportInfo
+	// children indexes symbols by parent.
+	children map[*Symbol][]*Symbol
+	// sigs caches function signatures.
+	sigs map[*ast.Function]*signature
+}
+
+func (c *checker) report(code string, sev syntax.Severity, sp syntax.Span, format string, args ...any) *syntax.Diagnostic {
+	c.res.Diagnostics = append(c.res.Diagnostics, syntax.Diagnostic{Code: code, Severity: sev, Span: sp, Message: fmt.Sprintf(format, args...)})
+	return &c.res.Diagnostics[len(c.res.Diagnostics)-1]
+}
+
+func (c *checker) errorf(code string, sp syntax.Span, format string, args ...any) *syntax.Diagnostic {
+	return c.report(code, syntax.Error, sp, format, args...)
+}
+
+func (c *checker) warnf(code string, sp syntax.Span, format string, args ...any) *syntax.Diagnostic {
+	return c.report(code, syntax.Warning, sp, format, args...)
+}
+
+func (c *checker) ref(sp syntax.Span, s *Symbol) {
+	if s != nil {
+		c.res.Refs = append(c.res.Refs, Ref{Span: sp, Sym: s})
+	}
+}
+
+func (c *checker) define(s *Symbol) *Symbol {
+	c.res.Symbols = append(c.res.Symbols, s)
+	if s.Parent != nil {
+		if c.children == nil {
+			c.children = map[*Symbol][]*Symbol{}
+		}
+		c.children[s.Parent] = append(c.children[s.Parent], s)
+	}
+	return s
+}
+
+// members returns the symbols whose parent is s.
+func (c *checker) members(s *Symbol) []*Symbol { return c.children[s] }
+
+// didYouMean appends a suggestion for name among candidates.
+func didYouMean(name string, candidates []string) string {
+	if best := ast.Closest(name, candidates); best != "" {
+		return fmt.Sprintf("; did you mean `%s`?", best)
+	}
+	return ""
+}
+
+// scope is a set of names with duplicate detection.
+type scope struct {
+	c     *checker
+	what  string
+	names map[string]*Symbol
+	order []string
+}
+
+func (c *checker) newScope(what string) *scope {
+	return &scope{c: c, what: what, names: map[string]*Symbol{}}
+}
+
+// add defines s in the scope, reporting a duplicate. It returns false for
+// a duplicate.
+func (s *scope) add(sym *Symbol) bool {
+	if prev, ok := s.names[sym.Name]; ok {
+		d := s.c.errorf(DuplicateDecl, sym.Span, "%s `%s` is declared twice", s.what, sym.Name)
+		d.Related = []syntax.Related{{Span: prev.Span, Message: "first declared here"}}
+		s.c.define(sym)
+		return false
+	}
+	s.names[sym.Name] = sym
+	s.order = append(s.order, sym.Name)
+	s.c.define(sym)
+	return true
+}
+
+func (s *scope) lookup(name string) *Symbol { return s.names[name] }
+
+func (s *scope) list() []string { return s.order }

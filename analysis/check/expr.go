@@ -1,0 +1,584 @@
+package check
+
+import (
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/capsulang/caps/analysis/catalog"
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// env is a lexical scope of local names.
+type env struct {
+	parent *env
+	names  map[string]*Symbol
+}
+
+func (e *env) lookup(name string) *Symbol {
+	for ; e != nil; e = e.parent {
+		if s, ok := e.names[name]; ok {
+			return s
+		}
+	}
+	return nil
+}
+
+func (e *env) all() []string {
+	var out []string
+	for ; e != nil; e = e.parent {
+		for n := range e.names {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ectx is the context an expression is checked in.
+type ectx struct {
+	env *env
+	// machine context, for guards and assignments.
+	context map[string]*Symbol
+	event   *eventInfo // the transition's event, for event.<field>
+	// effects collects the effect intents performed; nil means the
+	// expression must be pure (a guard, a requires clause).
+	effects  *[]EffectUse
+	pureWhat string
+}
+
+type eventInfo struct {
+	sym    *Symbol
+	fields map[string]*Symbol
+	names  []string
+}
+
+func (x ectx) with(names map[string]*Symbol) ectx {
+	x.env = &env{parent: x.env, names: names}
+	return x
+}
+
+// expr checks e, expecting type want (nil when anything goes), and returns
+// its type. A mismatch with want is reported here.
+func (c *checker) expr(x ectx, e ast.Expr, want types.Type) types.Type {
+	t := c.exprType(x, e, want)
+	if want != nil && !types.AssignableTo(t, want) {
+		c.errorf(TypeMismatch, e.ExprSpan(), "expected %s, found %s", types.Describe(want), types.Describe(t))
+		return want
+	}
+	if types.IsInteger(want) && t == types.TUntypedInt {
+		c.checkIntRange(e, want)
+		return want
+	}
+	return t
+}
+
+func (c *checker) checkIntRange(e ast.Expr, want types.Type) {
+	lit, ok := e.(*ast.IntLit)
+	if !ok {
+		return
+	}
+	v := new(big.Int).SetUint64(lit.Mag)
+	if lit.Neg {
+		v.Neg(v)
+	}
+	bits := types.Bits(want)
+	var lo, hi *big.Int
+	if types.IsUnsigned(want) {
+		lo, hi = big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(bits)), big.NewInt(1))
+	} else {
+		hi = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(bits-1)), big.NewInt(1))
+		lo = new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), uint(bits-1)))
+	}
+	if lit.Overflow && bits <= 64 || v.Cmp(lo) < 0 || v.Cmp(hi) > 0 {
+		c.errorf(BadLiteral, lit.Span, "%s does not fit in %s (%s to %s)", lit.Text, want, lo, hi)
+	}
+}
+
+func (c *checker) exprType(x ectx, e ast.Expr, want types.Type) types.Type {
+	switch e := e.(type) {
+	case *ast.IntLit:
+		if e.Overflow && (want == nil || types.Bits(want) <= 64) {
+			c.errorf(BadLiteral, e.Span, "%s is too large for any 64-bit integer type", e.Text)
+			return types.TInvalid
+		}
+		return types.TUntypedInt
+	case *ast.DecimalLit:
+		c.errorf(BadLiteral, e.Span, "decimal numbers are not values in expressions; use integers (for example, cents instead of dollars)")
+		return types.TInvalid
+	case *ast.Duration:
+		return types.TDuration
+	case *ast.StringLit:
+		return types.TText
+	case *ast.BoolLit:
+		return types.TBool
+	case *ast.NoneLit:
+		if o, ok := want.(*types.Option); ok {
+			return o
+		}
+		return &types.Option{Elem: types.THole}
+	case *ast.Name:
+		return c.name(x, e)
+	case *ast.If:
+		c.expr(x, e.Cond, types.TBool)
+		a := c.expr(x, e.Then, want)
+		b := c.expr(x, e.Else, want)
+		if want == nil && !types.AssignableTo(b, a) && !types.AssignableTo(a, b) {
+			c.errorf(TypeMismatch, e.Else.ExprSpan(), "the branches of if differ: %s and %s", types.Describe(a), types.Describe(b))
+			return types.TInvalid
+		}
+		if a == types.TUntypedInt {
+			return b
+		}
+		return types.Join(a, b)
+	case *ast.Let:
+		names := map[string]*Symbol{}
+		inner := x
+		for _, b := range e.Bindings {
+			t := types.Default(c.expr(inner, b.Value, nil))
+			s := c.define(&Symbol{Kind: SymLocal, Name: b.Name.Name, Span: b.Name.Span, Full: b.Name.Span, Type: t, Detail: b.Name.Name + " " + t.String()})
+			names = map[string]*Symbol{b.Name.Name: s}
+			inner = inner.with(names) // each binding sees the earlier ones
+		}
+		return c.expr(inner, e.Body, want)
+	case *ast.Do:
+		for _, s := range e.Exprs[:len(e.Exprs)-1] {
+			c.expr(x, s, nil)
+		}
+		return c.expr(x, e.Exprs[len(e.Exprs)-1], want)
+	case *ast.RecordLit:
+		return c.recordLit(x, e)
+	case *ast.Match:
+		return c.match(x, e, want)
+	case *ast.Call:
+		return c.call(x, e, want)
+	case *ast.BadExpr:
+		return types.TInvalid
+	}
+	return types.TInvalid
+}
+
+// name resolves a name or dotted path.
+func (c *checker) name(x ectx, n *ast.Name) types.Type {
+	first := n.Parts[0]
+	var t types.Type
+	rest := n.Parts[1:]
+	switch {
+	case first.Name == "event" && x.event != nil && len(rest) > 0:
+		f := x.event.fields[rest[0].Name]
+		if f == nil {
+			c.errorf(UnknownField, rest[0].Span, "event %s has no field `%s`%s", x.event.sym.Name, rest[0].Name, didYouMean(rest[0].Name, x.event.names)+payloadHint(x.event))
+			return types.TInvalid
+		}
+		c.ref(rest[0].Span, f)
+		t, rest = f.Type, rest[1:]
+	case x.env.lookup(first.Name) != nil:
+		s := x.env.lookup(first.Name)
+		c.ref(first.Span, s)
+		t = s.Type
+	case x.context[first.Name] != nil:
+		s := x.context[first.Name]
+		c.ref(first.Span, s)
+		t = s.Type
+	default:
+		if s := c.decls[first.Name]; s != nil {
+			if td, ok := s.Decl.(*ast.TypeDecl); ok && len(rest) > 0 {
+				c.ref(first.Span, s)
+				return c.typeMember(s, c.declType(td), rest, n)
+			}
+			c.ref(first.Span, s)
+			c.errorf(TypeMismatch, n.Span, "%s `%s` is not a value", s.Kind, first.Name)
+			return types.TInvalid
+		}
+		if imp := c.imports[first.Name]; imp != nil && len(rest) > 1 {
+			if s := c.lookupDecl(first.Name+"."+rest[0].Name, syntax.Span{Start: first.Span.Start, End: rest[0].Span.End}); s != nil && s.Type != nil {
+				return c.typeMember(s, s.Type, rest[1:], n)
+			}
+		}
+		cands := x.env.all()
+		for k := range x.context {
+			cands = append(cands, k)
+		}
+		if x.event != nil {
+			cands = append(cands, "event")
+		}
+		sort.Strings(cands)
+		c.errorf(UnknownName, first.Span, "unknown name `%s`%s", first.Name, didYouMean(first.Name, cands))
+		return types.TInvalid
+	}
+	return c.selectFields(t, rest)
+}
+
+func payloadHint(ev *eventInfo) string {
+	if len(ev.names) == 0 {
+		return " (the event has no payload)"
+	}
+	return ""
+}
+
+// selectFields applies .field selections to a value of type t.
+func (c *checker) selectFields(t types.Type, parts []ast.Ident) types.Type {
+	for _, p := range parts {
+		if types.IsInvalid(t) {
+			return t
+		}
+		r, ok := t.(*types.Record)
+		if !ok {
+			c.errorf(UnknownField, p.Span, "%s has no fields; cannot select `%s`", types.Describe(t), p.Name)
+			return types.TInvalid
+		}
+		ft := r.Field(p.Name)
+		if ft == nil {
+			var names []string
+			for _, f := range r.Fields {
+				names = append(names, f.Name)
+			}
+			c.errorf(UnknownField, p.Span, "%s has no field `%s`%s", types.Describe(r), p.Name, didYouMean(p.Name, names))
+			return types.TInvalid
+		}
+		if s := c.decls[r.Name]; s != nil {
+			c.ref(p.Span, c.member(s, SymField, p.Name))
+		}
+		t = ft
+	}
+	return t
+}
+
+// typeMember resolves Type.member (an enum member or a field-less variant
+// case).
+func (c *checker) typeMember(s *Symbol, t types.Type, rest []ast.Ident, n *ast.Name) types.Type {
+	m := rest[0]
+	switch tt := t.(type) {
+	case *types.Enum:
+		if !tt.Has(m.Name) {
+			c.errorf(UnknownName, m.Span, "enum %s has no member `%s`%s", tt.Name, m.Name, didYouMean(m.Name, tt.Members))
+			return types.TInvalid
+		}
+		c.ref(m.Span, c.member(s, SymEnumMember, m.Name))
+	case *types.Variant:
+		cs := tt.Case(m.Name)
+		if cs == nil {
+			var names []string
+			for _, k := range tt.Cases {
+				names = append(names, k.Name)
+			}
+			c.errorf(UnknownName, m.Span, "variant %s has no case `%s`%s", tt.Name, m.Name, didYouMean(m.Name, names))
+			return types.TInvalid
+		}
+		c.ref(m.Span, c.member(s, SymVariantCase, m.Name))
+		if len(cs.Fields) > 0 {
+			c.errorf(Arity, n.Span, "case %s of %s carries %d field%s; construct it as (%s ...)", m.Name, tt.Name, len(cs.Fields), plural(len(cs.Fields)), n.Text())
+		}
+	default:
+		c.errorf(UnknownName, m.Span, "type %s has no members", types.Describe(t))
+		return types.TInvalid
+	}
+	if len(rest) > 1 {
+		c.errorf(UnknownField, rest[1].Span, "%s.%s has no fields", s.Name, m.Name)
+	}
+	return t
+}
+
+func (c *checker) recordLit(x ectx, e *ast.RecordLit) types.Type {
+	s := c.lookupDecl(e.Type.Name, e.Type.Span)
+	if s == nil {
+		c.errorf(UnknownType, e.Type.Span, "unknown record type `%s`%s", e.Type.Name, didYouMean(e.Type.Name, c.declNames(ast.KindType)))
+		for _, f := range e.Fields {
+			c.expr(x, f.Value, nil)
+		}
+		return types.TInvalid
+	}
+	var t types.Type = s.Type
+	if td, ok := s.Decl.(*ast.TypeDecl); ok && s.File == "" {
+		t = c.declType(td)
+	}
+	r, ok := t.(*types.Record)
+	if !ok {
+		c.errorf(TypeMismatch, e.Type.Span, "`%s` is %s, not a record", e.Type.Name, types.Describe(t))
+		return types.TInvalid
+	}
+	seen := map[string]bool{}
+	for _, f := range e.Fields {
+		ft := r.Field(f.Name.Name)
+		if ft == nil {
+			var names []string
+			for _, rf := range r.Fields {
+				names = append(names, rf.Name)
+			}
+			c.errorf(UnknownField, f.Name.Span, "%s has no field `%s`%s", types.Describe(r), f.Name.Name, didYouMean(f.Name.Name, names))
+			c.expr(x, f.Value, nil)
+			continue
+		}
+		if seen[f.Name.Name] {
+			c.errorf(DuplicateDecl, f.Name.Span, "field `%s` is given twice", f.Name.Name)
+		}
+		seen[f.Name.Name] = true
+		c.ref(f.Name.Span, c.member(s, SymField, f.Name.Name))
+		c.expr(x, f.Value, ft)
+	}
+	var missing []string
+	for _, rf := range r.Fields {
+		if !seen[rf.Name] {
+			missing = append(missing, rf.Name)
+		}
+	}
+	if len(missing) > 0 {
+		c.errorf(MissingClause, e.Type.Span, "record %s is missing field%s %s", r.Name, plural(len(missing)), strings.Join(missing, ", "))
+	}
+	return r
+}
+
+// ---- calls
+
+func (c *checker) call(x ectx, e *ast.Call, want types.Type) types.Type {
+	name := e.Func.Text()
+	if eff := catalog.LookupEffect(name); eff != nil {
+		return c.effectIntent(x, e, eff)
+	}
+	if b, ok := builtins[name]; ok {
+		return b(c, x, e, want)
+	}
+	if s := c.lookupDecl(name, e.Func.Span); s != nil {
+		if fn, ok := s.Decl.(*ast.Function); ok {
+			return c.callFunction(x, e, s, fn)
+		}
+		if td, ok := s.Decl.(*ast.TypeDecl); ok {
+			c.errorf(TypeMismatch, e.Func.Span, "`%s` is a type; build records with (record %s (field value)...)", name, td.Name.Name)
+		} else {
+			c.errorf(TypeMismatch, e.Func.Span, "%s `%s` cannot be called", s.Kind, name)
+		}
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
+	if t := c.variantCtor(x, e); t != nil {
+		return t
+	}
+	if strings.Contains(name, ".") {
+		prefix := name[:strings.LastIndexByte(name, '.')]
+		if d := catalog.LookupEffect(prefix); d == nil && effectDomain(name) {
+			c.errorf(UnknownEffect, e.Func.Span, "unknown effect `%s`%s", name, didYouMean(name, catalog.EffectNames()))
+			c.args(x, e.Args)
+			return types.TInvalid
+		}
+	}
+	cands := c.declNames(ast.KindFunction)
+	for b := range builtins {
+		cands = append(cands, b)
+	}
+	c.errorf(UnknownName, e.Func.Span, "unknown function `%s`%s", name, didYouMean(name, cands))
+	c.args(x, e.Args)
+	return types.TInvalid
+}
+
+// effectDomain reports whether a dotted name starts with a catalogued
+// effect domain (so it is probably a misspelt effect).
+func effectDomain(name string) bool {
+	dom := name[:strings.IndexByte(name, '.')]
+	for _, e := range catalog.Effects() {
+		if e.Domain == dom {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) args(x ectx, args []ast.Expr) {
+	for _, a := range args {
+		c.expr(x, a, nil)
+	}
+}
+
+func (c *checker) callFunction(x ectx, e *ast.Call, s *Symbol, fn *ast.Function) types.Type {
+	sig := c.signature(fn)
+	if len(e.Args) != len(sig.params) {
+		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, found %d", fn.Name.Name, len(sig.params), plural(len(sig.params)), len(e.Args))
+	}
+	for i, a := range e.Args {
+		var want types.Type
+		if i < len(sig.params) {
+			want = sig.params[i]
+		}
+		c.expr(x, a, want)
+	}
+	// The callee's declared effects become the caller's.
+	for _, eff := range sig.effects {
+		if x.effects == nil {
+			c.errorf(GuardNotPure, e.Func.Span, "%s must be pure, but %s performs %s", x.pureWhat, fn.Name.Name, eff.Name)
+			break
+		}
+		*x.effects = append(*x.effects, EffectUse{Name: eff.Name, Target: eff.Target, Span: e.Func.Span})
+	}
+	return sig.result
+}
+
+// variantCtor checks (case arg...) for a tagged-variant case, written bare
+// when the case name is unique or as (Type.case arg...).
+func (c *checker) variantCtor(x ectx, e *ast.Call) types.Type {
+	name := e.Func.Text()
+	var found []*types.Variant
+	var owner *Symbol
+	caseName := name
+	if len(e.Func.Parts) == 2 {
+		if s := c.decls[e.Func.Parts[0].Name]; s != nil {
+			if td, ok := s.Decl.(*ast.TypeDecl); ok {
+				if v, ok := c.declType(td).(*types.Variant); ok && v.Case(e.Func.Parts[1].Name) != nil {
+					found, owner, caseName = []*types.Variant{v}, s, e.Func.Parts[1].Name
+				}
+			}
+		}
+	} else {
+		for _, d := range c.mod.Decls {
+			if td, ok := d.(*ast.TypeDecl); ok {
+				if v, ok := c.declType(td).(*types.Variant); ok && v.Case(name) != nil {
+					found = append(found, v)
+					owner = c.decls[td.Name.Name]
+				}
+			}
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	if len(found) > 1 {
+		c.errorf(UnknownName, e.Func.Span, "case `%s` belongs to several variants (%s and %s); write (%s.%s ...)", name, found[0].Name, found[1].Name, found[0].Name, name)
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
+	v := found[0]
+	cs := v.Case(caseName)
+	if owner != nil {
+		c.ref(e.Func.Parts[len(e.Func.Parts)-1].Span, c.member(owner, SymVariantCase, caseName))
+	}
+	if len(e.Args) != len(cs.Fields) {
+		c.errorf(Arity, e.Func.Span, "case %s of %s takes %d value%s, found %d", caseName, v.Name, len(cs.Fields), plural(len(cs.Fields)), len(e.Args))
+	}
+	for i, a := range e.Args {
+		var want types.Type
+		if i < len(cs.Fields) {
+			want = cs.Fields[i].Type
+		}
+		c.expr(x, a, want)
+	}
+	return v
+}
+
+// ---- match
+
+func (c *checker) match(x ectx, e *ast.Match, want types.Type) types.Type {
+	st := types.Default(c.expr(x, e.Subject, nil))
+	var result types.Type
+	for _, arm := range e.Arms {
+		binds := map[string]*Symbol{}
+		c.pattern(arm.Pattern, st, binds)
+		t := c.expr(x.with(binds), arm.Body, want)
+		if result == nil || types.IsInvalid(result) || result == types.TUntypedInt {
+			result = t
+		} else if want == nil && !types.AssignableTo(t, result) {
+			c.errorf(TypeMismatch, arm.Body.ExprSpan(), "match arms differ: %s and %s", types.Describe(result), types.Describe(t))
+		}
+	}
+	if result == nil {
+		return types.TInvalid
+	}
+	return result
+}
+
+func (c *checker) bind(p *ast.Pattern, t types.Type, binds map[string]*Symbol) {
+	n := p.Name.Parts[0]
+	binds[n.Name] = c.define(&Symbol{Kind: SymLocal, Name: n.Name, Span: n.Span, Full: p.Span, Type: t, Detail: n.Name + " " + t.String()})
+}
+
+// pattern checks a pattern against the subject type and collects bindings.
+func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol) {
+	if p == nil {
+		return
+	}
+	switch p.Kind {
+	case ast.PatWildcard:
+	case ast.PatBind:
+		c.bind(p, t, binds)
+	case ast.PatLiteral:
+		c.expr(ectx{}, p.Lit, t)
+	case ast.PatNone:
+		if _, ok := t.(*types.Option); !ok && !types.IsInvalid(t) {
+			c.errorf(TypeMismatch, p.Span, "`none` matches an Option, but the value is %s", types.Describe(t))
+		}
+	case ast.PatMember:
+		parts := p.Name.Parts
+		s := c.decls[parts[0].Name]
+		if s == nil {
+			c.errorf(UnknownName, parts[0].Span, "unknown type `%s` in pattern", parts[0].Name)
+			return
+		}
+		c.ref(parts[0].Span, s)
+		mt := c.typeMember(s, s.Type, parts[1:], p.Name)
+		if !types.AssignableTo(mt, t) {
+			c.errorf(TypeMismatch, p.Span, "pattern %s is %s, but the value is %s", p.Name.Text(), types.Describe(mt), types.Describe(t))
+		}
+	case ast.PatCtor:
+		name := p.Name.Text()
+		arity := func(n int) bool {
+			if len(p.Args) != n {
+				c.errorf(Arity, p.Span, "pattern (%s ...) takes %d argument%s", name, n, plural(n))
+				return false
+			}
+			return true
+		}
+		switch name {
+		case "some":
+			o, ok := t.(*types.Option)
+			if !ok {
+				if !types.IsInvalid(t) {
+					c.errorf(TypeMismatch, p.Span, "(some x) matches an Option, but the value is %s", types.Describe(t))
+				}
+				o = &types.Option{Elem: types.TInvalid}
+			}
+			if arity(1) {
+				c.pattern(p.Args[0], o.Elem, binds)
+			}
+			return
+		case "ok", "err":
+			r, ok := t.(*types.Result)
+			if !ok {
+				if !types.IsInvalid(t) {
+					c.errorf(TypeMismatch, p.Span, "(%s x) matches a Result, but the value is %s", name, types.Describe(t))
+				}
+				r = &types.Result{Ok: types.TInvalid, Err: types.TInvalid}
+			}
+			if arity(1) {
+				if name == "ok" {
+					c.pattern(p.Args[0], r.Ok, binds)
+				} else {
+					c.pattern(p.Args[0], r.Err, binds)
+				}
+			}
+			return
+		}
+		v, ok := t.(*types.Variant)
+		caseName := p.Name.Parts[len(p.Name.Parts)-1].Name
+		if !ok {
+			if !types.IsInvalid(t) {
+				c.errorf(TypeMismatch, p.Span, "pattern (%s ...) matches a variant case, but the value is %s", name, types.Describe(t))
+			}
+			return
+		}
+		cs := v.Case(caseName)
+		if cs == nil {
+			var names []string
+			for _, k := range v.Cases {
+				names = append(names, k.Name)
+			}
+			c.errorf(UnknownName, p.Name.Span, "variant %s has no case `%s`%s", v.Name, caseName, didYouMean(caseName, names))
+			return
+		}
+		if s := c.decls[v.Name]; s != nil {
+			c.ref(p.Name.Parts[len(p.Name.Parts)-1].Span, c.member(s, SymVariantCase, caseName))
+		}
+		if arity(len(cs.Fields)) {
+			for i, a := range p.Args {
+				c.pattern(a, cs.Fields[i].Type, binds)
+			}
+		}
+	}
+}

@@ -1,0 +1,546 @@
+package check
+
+import (
+	"github.com/capsulang/caps/analysis/catalog"
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+type signature struct {
+	params  []types.Type
+	result  types.Type
+	effects []EffectUse // declared effects
+	inputs  []*Symbol
+}
+
+// signature resolves a function's parameter and result types and its
+// declared effects (once).
+func (c *checker) signature(fn *ast.Function) *signature {
+	if c.sigs == nil {
+		c.sigs = map[*ast.Function]*signature{}
+	}
+	if s, ok := c.sigs[fn]; ok {
+		return s
+	}
+	sig := &signature{result: types.TInvalid}
+	c.sigs[fn] = sig
+	parent := c.decls[fn.Name.Name]
+	if parent != nil && parent.Decl != fn {
+		parent = nil
+	}
+	inputs := c.newScope("input")
+	for _, in := range fn.Inputs {
+		t := c.resolveType(in.Type)
+		sig.params = append(sig.params, t)
+		s := &Symbol{Kind: SymInput, Name: in.Name.Name, Span: in.Name.Span, Full: in.Form.Span, Parent: parent, Type: t, Detail: in.Name.Name + " " + t.String()}
+		if in.Name.Name == "result" {
+			c.errorf(DuplicateDecl, in.Name.Span, "`result` names the return value in ensures; call this input something else")
+		}
+		inputs.add(s)
+		sig.inputs = append(sig.inputs, s)
+	}
+	if fn.Output != nil {
+		sig.result = c.resolveType(fn.Output)
+	}
+	if fn.Effects != nil {
+		for _, e := range fn.Effects.Items {
+			if eff := c.effectRef(e); eff != nil {
+				target := ""
+				if len(e.Targets) > 0 {
+					target = e.Targets[0].Name
+				}
+				sig.effects = append(sig.effects, EffectUse{Name: eff.Name, Target: target, Span: e.Name.Span})
+			}
+		}
+	}
+	if parent != nil {
+		parent.Detail = functionDetail(fn, sig)
+		parent.Type = sig.result
+	}
+	return sig
+}
+
+func functionDetail(fn *ast.Function, sig *signature) string {
+	s := "(function " + fn.Name.Name + " ("
+	for i, in := range fn.Inputs {
+		if i > 0 {
+			s += " "
+		}
+		s += in.Name.Name + " " + sig.params[i].String()
+	}
+	s += ") -> " + sig.result.String()
+	if len(sig.effects) > 0 {
+		s += " !"
+		for _, e := range sig.effects {
+			s += " " + e.Name
+			if e.Target != "" {
+				s += " " + e.Target
+			}
+		}
+	} else {
+		s += " pure"
+	}
+	return s + ")"
+}
+
+func (c *checker) functionSignature(fn *ast.Function) { c.signature(fn) }
+
+// function checks a function's clauses and body.
+func (c *checker) function(fn *ast.Function) {
+	sig := c.signature(fn)
+	names := map[string]*Symbol{}
+	for _, in := range sig.inputs {
+		names[in.Name] = in
+	}
+	base := ectx{env: &env{names: names}}
+	pure := base
+	pure.pureWhat = "a requires clause"
+	for _, r := range fn.Requires {
+		c.expr(pure, r, types.TBool)
+	}
+	if len(fn.Ensures) > 0 {
+		res := c.define(&Symbol{Kind: SymLocal, Name: "result", Span: fn.Name.Span, Full: fn.Name.Span, Type: sig.result, Detail: "result " + sig.result.String()})
+		post := pure.with(map[string]*Symbol{"result": res})
+		post.pureWhat = "an ensures clause"
+		for _, e := range fn.Ensures {
+			c.expr(post, e, types.TBool)
+		}
+	}
+	if fn.Body != nil {
+		var used []EffectUse
+		body := base
+		body.effects = &used
+		c.expr(body, fn.Body, sig.result)
+		for _, u := range used {
+			if !c.declaredEffect(fn, u) {
+				target := ""
+				if u.Target != "" {
+					target = " " + u.Target
+				}
+				c.errorf(EffectNotDeclared, u.Span, "function %s performs (%s%s) but does not declare it; add it to (effects ...)", fn.Name.Name, u.Name, target)
+			}
+		}
+	}
+	ex := pure
+	ex.pureWhat = "an example"
+	ex.env = nil
+	for _, e := range fn.Examples {
+		c.example(ex, fn, sig, e)
+	}
+}
+
+func (c *checker) declaredEffect(fn *ast.Function, u EffectUse) bool {
+	if fn.Effects == nil {
+		return false
+	}
+	for _, d := range fn.Effects.Items {
+		if covers(d, u) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) example(x ectx, fn *ast.Function, sig *signature, e *ast.Example) {
+	if !e.Func.Valid() {
+		return
+	}
+	if e.Func.Name != fn.Name.Name {
+		c.errorf(UnknownName, e.Func.Span, "an example of %s must call %s, not %s", fn.Name.Name, fn.Name.Name, e.Func.Name)
+	} else {
+		c.ref(e.Func.Span, c.decls[fn.Name.Name])
+	}
+	if len(e.Args) != len(sig.params) {
+		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, the example gives %d", fn.Name.Name, len(sig.params), plural(len(sig.params)), len(e.Args))
+	}
+	var effects []EffectUse
+	x.effects = &effects // examples may call effectful functions; the runtime records the intents
+	for i, a := range e.Args {
+		var want types.Type
+		if i < len(sig.params) {
+			want = sig.params[i]
+		}
+		c.expr(x, a, want)
+	}
+	c.expr(x, e.Expected, sig.result)
+	c.res.Examples = append(c.res.Examples, &ExampleInfo{Function: fn, Example: e})
+}
+
+// ---- built-in operations
+
+type builtin func(c *checker, x ectx, e *ast.Call, want types.Type) types.Type
+
+var builtins map[string]builtin
+
+func init() {
+	builtins = map[string]builtin{
+		"+": arith, "-": arith, "*": arith, "/": arith, "%": arith,
+		"==": equality, "!=": equality,
+		"<": ordering, "<=": ordering, ">": ordering, ">=": ordering,
+		"and": logic, "or": logic, "not": not,
+		"some": some, "ok": resultCtor, "err": resultCtor,
+		"list":        listLit,
+		"concat":      concat,
+		"len":         length,
+		"upper":       textToText,
+		"lower":       textToText,
+		"trim":        textToText,
+		"contains":    contains,
+		"starts-with": textPred,
+		"ends-with":   textPred,
+		"to-text":     toText,
+		"get":         get,
+		"append":      appendList,
+		"is-some":     optionPred,
+		"is-none":     optionPred,
+		"unwrap-or":   unwrapOr,
+		"is-ok":       resultPred,
+		"is-err":      resultPred,
+		"abs":         absInt,
+		"min":         minMax,
+		"max":         minMax,
+	}
+}
+
+// Builtins returns the names of the built-in operations, for completion.
+func Builtins() []string {
+	var out []string
+	for k := range builtins {
+		out = append(out, k)
+	}
+	return out
+}
+
+func arity(c *checker, e *ast.Call, n int) bool {
+	if len(e.Args) != n {
+		c.errorf(Arity, e.Func.Span, "(%s ...) takes %d argument%s, found %d", e.Func.Text(), n, plural(n), len(e.Args))
+		return false
+	}
+	return true
+}
+
+// operands checks two operands that must have one type, letting an
+// untyped literal take the other side's type (or want's).
+func operands(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+	if !arity(c, e, 2) {
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
+	a := c.expr(x, e.Args[0], nil)
+	if a != types.TUntypedInt {
+		c.expr(x, e.Args[1], a)
+		return a
+	}
+	b := c.expr(x, e.Args[1], nil)
+	if b != types.TUntypedInt {
+		if types.IsInteger(b) {
+			c.checkIntRange(e.Args[0], b)
+		} else if !types.IsInvalid(b) {
+			c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "expected %s, found an integer", types.Describe(b))
+		}
+		return b
+	}
+	if types.IsInteger(want) && want != types.TUntypedInt {
+		c.checkIntRange(e.Args[0], want)
+		c.checkIntRange(e.Args[1], want)
+		return want
+	}
+	return types.TUntypedInt
+}
+
+func arith(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+	t := operands(c, x, e, want)
+	if !types.IsInvalid(t) && !types.IsInteger(t) {
+		c.errorf(TypeMismatch, e.Func.Span, "(%s ...) works on integers, not %s", e.Func.Text(), types.Describe(t))
+		return types.TInvalid
+	}
+	return t
+}
+
+func equality(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	t := operands(c, x, e, nil)
+	if !types.IsInvalid(t) && !types.Comparable(t) {
+		c.errorf(TypeMismatch, e.Func.Span, "values of %s cannot be compared with %s", types.Describe(t), e.Func.Text())
+	}
+	return types.TBool
+}
+
+func ordering(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	t := operands(c, x, e, nil)
+	if !types.IsInvalid(t) && !types.Ordered(t) {
+		c.errorf(TypeMismatch, e.Func.Span, "values of %s are not ordered; %s compares integers, Text, Timestamp or Duration", types.Describe(t), e.Func.Text())
+	}
+	return types.TBool
+}
+
+func logic(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if len(e.Args) < 2 {
+		c.errorf(Arity, e.Func.Span, "(%s ...) takes two or more arguments", e.Func.Text())
+	}
+	for _, a := range e.Args {
+		c.expr(x, a, types.TBool)
+	}
+	return types.TBool
+}
+
+func not(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if arity(c, e, 1) {
+		c.expr(x, e.Args[0], types.TBool)
+	} else {
+		c.args(x, e.Args)
+	}
+	return types.TBool
+}
+
+func some(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+	if !arity(c, e, 1) {
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
+	var elem types.Type
+	if o, ok := want.(*types.Option); ok {
+		elem = o.Elem
+	}
+	return &types.Option{Elem: types.Default(c.expr(x, e.Args[0], elem))}
+}
+
+func resultCtor(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+	if !arity(c, e, 1) {
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
+	r, _ := want.(*types.Result)
+	if e.Func.Text() == "ok" {
+		var w types.Type
+		if r != nil {
+			w = r.Ok
+		}
+		t := types.Default(c.expr(x, e.Args[0], w))
+		if r != nil {
+			return &types.Result{Ok: t, Err: r.Err}
+		}
+		return &types.Result{Ok: t, Err: types.THole}
+	}
+	var w types.Type
+	if r != nil {
+		w = r.Err
+	}
+	t := types.Default(c.expr(x, e.Args[0], w))
+	if r != nil {
+		return &types.Result{Ok: r.Ok, Err: t}
+	}
+	return &types.Result{Ok: types.THole, Err: t}
+}
+
+func listLit(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+	var elem types.Type
+	if l, ok := want.(*types.List); ok {
+		elem = l.Elem
+	}
+	for _, a := range e.Args {
+		t := c.expr(x, a, elem)
+		if elem == nil || elem == types.TUntypedInt {
+			elem = t
+		}
+	}
+	if elem == nil {
+		elem = types.THole
+	}
+	return &types.List{Elem: types.Default(elem)}
+}
+
+func concat(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if len(e.Args) < 2 {
+		c.errorf(Arity, e.Func.Span, "(concat ...) takes two or more texts")
+	}
+	for _, a := range e.Args {
+		c.expr(x, a, types.TText)
+	}
+	return types.TText
+}
+
+func length(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if !arity(c, e, 1) {
+		c.args(x, e.Args)
+		return types.TInt
+	}
+	t := c.expr(x, e.Args[0], nil)
+	switch t.(type) {
+	case *types.List, *types.Array, *types.Map:
+		return types.TInt
+	}
+	if !types.IsInvalid(t) && !types.Identical(t, types.TText) {
+		c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(len ...) takes Text or a collection, not %s", types.Describe(t))
+	}
+	return types.TInt
+}
+
+func textToText(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if arity(c, e, 1) {
+		c.expr(x, e.Args[0], types.TText)
+	} else {
+		c.args(x, e.Args)
+	}
+	return types.TText
+}
+
+func textPred(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if arity(c, e, 2) {
+		c.expr(x, e.Args[0], types.TText)
+		c.expr(x, e.Args[1], types.TText)
+	} else {
+		c.args(x, e.Args)
+	}
+	return types.TBool
+}
+
+func contains(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if !arity(c, e, 2) {
+		c.args(x, e.Args)
+		return types.TBool
+	}
+	t := c.expr(x, e.Args[0], nil)
+	switch tt := t.(type) {
+	case *types.List:
+		c.expr(x, e.Args[1], tt.Elem)
+	case *types.Map:
+		c.expr(x, e.Args[1], tt.Key)
+	default:
+		if !types.IsInvalid(t) && !types.Identical(t, types.TText) {
+			c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(contains ...) takes Text or a collection, not %s", types.Describe(t))
+		}
+		c.expr(x, e.Args[1], types.TText)
+	}
+	return types.TBool
+}
+
+func toText(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if arity(c, e, 1) {
+		t := types.Default(c.expr(x, e.Args[0], nil))
+		if !types.IsInvalid(t) && !types.IsInteger(t) && !types.Identical(t, types.TBool) && !types.Identical(t, types.TText) {
+			if _, ok := t.(*types.Enum); !ok {
+				c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(to-text ...) converts integers, Bool and enum members, not %s", types.Describe(t))
+			}
+		}
+	} else {
+		c.args(x, e.Args)
+	}
+	return types.TText
+}
+
+func get(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if !arity(c, e, 2) {
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
+	t := c.expr(x, e.Args[0], nil)
+	switch tt := t.(type) {
+	case *types.List:
+		c.expr(x, e.Args[1], types.TInt)
+		return &types.Option{Elem: tt.Elem}
+	case *types.Array:
+		c.expr(x, e.Args[1], types.TInt)
+		return &types.Option{Elem: tt.Elem}
+	case *types.Map:
+		c.expr(x, e.Args[1], tt.Key)
+		return &types.Option{Elem: tt.Value}
+	}
+	if !types.IsInvalid(t) {
+		c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(get ...) takes a List, Array or Map, not %s", types.Describe(t))
+	}
+	c.expr(x, e.Args[1], nil)
+	return types.TInvalid
+}
+
+func appendList(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+	if !arity(c, e, 2) {
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
+	t := c.expr(x, e.Args[0], want)
+	l, ok := t.(*types.List)
+	if !ok {
+		if !types.IsInvalid(t) {
+			c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(append ...) takes a List, not %s", types.Describe(t))
+		}
+		c.expr(x, e.Args[1], nil)
+		return types.TInvalid
+	}
+	et := c.expr(x, e.Args[1], l.Elem)
+	if _, hole := l.Elem.(*types.Hole); hole {
+		return &types.List{Elem: types.Default(et)}
+	}
+	return l
+}
+
+func optionPred(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if arity(c, e, 1) {
+		t := c.expr(x, e.Args[0], nil)
+		if _, ok := t.(*types.Option); !ok && !types.IsInvalid(t) {
+			c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(%s ...) takes an Option, not %s", e.Func.Text(), types.Describe(t))
+		}
+	} else {
+		c.args(x, e.Args)
+	}
+	return types.TBool
+}
+
+func resultPred(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+	if arity(c, e, 1) {
+		t := c.expr(x, e.Args[0], nil)
+		if _, ok := t.(*types.Result); !ok && !types.IsInvalid(t) {
+			c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(%s ...) takes a Result, not %s", e.Func.Text(), types.Describe(t))
+		}
+	} else {
+		c.args(x, e.Args)
+	}
+	return types.TBool
+}
+
+func unwrapOr(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+	if !arity(c, e, 2) {
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
+	var w types.Type
+	if want != nil {
+		w = &types.Option{Elem: want}
+	}
+	t := c.expr(x, e.Args[0], w)
+	o, ok := t.(*types.Option)
+	if !ok {
+		if !types.IsInvalid(t) {
+			c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(unwrap-or ...) takes an Option, not %s", types.Describe(t))
+		}
+		return c.expr(x, e.Args[1], want)
+	}
+	if _, hole := o.Elem.(*types.Hole); hole {
+		return c.expr(x, e.Args[1], want)
+	}
+	return c.expr(x, e.Args[1], o.Elem)
+}
+
+func absInt(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+	if !arity(c, e, 1) {
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
+	t := c.expr(x, e.Args[0], want)
+	if t == types.TUntypedInt {
+		return types.Default(t)
+	}
+	if !types.IsInvalid(t) && !types.IsInteger(t) {
+		c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(abs ...) takes an integer, not %s", types.Describe(t))
+	}
+	return t
+}
+
+func minMax(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+	t := operands(c, x, e, want)
+	if !types.IsInvalid(t) && !types.Ordered(t) {
+		c.errorf(TypeMismatch, e.Func.Span, "(%s ...) compares ordered values, not %s", e.Func.Text(), types.Describe(t))
+	}
+	return t
+}
+
+var _ = catalog.LookupEffect

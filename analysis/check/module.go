@@ -1,0 +1,403 @@
+package check
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/capsulang/caps/analysis/catalog"
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// Importer resolves an import of module path (a.b.c) made by the file at
+// from. Errors should be *ImportError to carry a diagnostic code.
+type Importer interface {
+	Import(from, path string) (*Imported, error)
+}
+
+// Imported is a resolved, checked imported module.
+type Imported struct {
+	File   string // its path
+	Module *ast.Module
+	Hash   string // its semantic hash
+	Result *Result
+}
+
+// ImportError is an import failure with its diagnostic code
+// (E_IMPORT_NOT_FOUND or E_IMPORT_CYCLE).
+type ImportError struct {
+	Code    string
+	Message string
+}
+
+func (e *ImportError) Error() string { return e.Message }
+
+// ImportInfo is one resolved import.
+type ImportInfo struct {
+	Import *ast.Import
+	Name   string // the name declarations are referenced through
+	*Imported
+}
+
+func (c *checker) module(m *ast.Module) {
+	c.mod = m
+	c.define(&Symbol{Kind: SymModule, Name: m.Name.Name, Span: m.Name.Span, Full: m.Form.Span, Doc: m.Doc, Detail: "module " + m.Name.Name})
+	c.profiles(m)
+	c.importsOf(m)
+	// Declarations: names are unique across kinds within a module.
+	top := c.newScope("declaration")
+	for _, d := range m.Decls {
+		b := d.Base()
+		if !b.Name.Valid() {
+			continue
+		}
+		sym := &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name}
+		if top.add(sym) {
+			c.decls[sym.Name] = sym
+		}
+	}
+	// Types first: every later check needs them.
+	for _, d := range m.Decls {
+		if td, ok := d.(*ast.TypeDecl); ok {
+			t := c.declType(td)
+			if s := c.decls[td.Name.Name]; s != nil && s.Decl == d {
+				s.Type = t
+				s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
+			}
+			c.typeMembers(td, t)
+		}
+	}
+	for _, d := range m.Decls {
+		switch d := d.(type) {
+		case *ast.Function:
+			c.functionSignature(d)
+		}
+	}
+	for _, d := range m.Decls {
+		switch d := d.(type) {
+		case *ast.Function:
+			c.function(d)
+		case *ast.Machine:
+			c.machine(d)
+		case *ast.Store:
+			c.store(d)
+		case *ast.Surface:
+			c.surface(d)
+		case *ast.Port:
+			c.port(d)
+		case *ast.Agent:
+			c.agent(d)
+		case *ast.ClauseDecl:
+			c.clauseDecl(d)
+		}
+	}
+}
+
+func typeDetail(td *ast.TypeDecl, t types.Type) string {
+	switch td.Def.(type) {
+	case *ast.RecordDef:
+		r, _ := t.(*types.Record)
+		if r == nil {
+			return "record"
+		}
+		var parts []string
+		for _, f := range r.Fields {
+			parts = append(parts, "("+f.Name+" "+f.Type.String()+")")
+		}
+		return "(" + r.Kind + " " + strings.Join(parts, " ") + ")"
+	case *ast.EnumDef:
+		e, _ := t.(*types.Enum)
+		if e == nil {
+			return "enum"
+		}
+		return "(enum " + strings.Join(e.Members, " ") + ")"
+	case *ast.VariantDef:
+		return "(variant ...)"
+	}
+	if t == nil {
+		return "?"
+	}
+	return t.String()
+}
+
+func (c *checker) profiles(m *ast.Module) {
+	seen := map[string]bool{}
+	for _, p := range m.Profiles {
+		if catalog.LookupProfile(p.Name) == nil {
+			c.errorf(UnknownProfile, p.Span, "unknown profile `%s`%s", p.Name, didYouMean(p.Name, catalog.ProfileNames()))
+			continue
+		}
+		if seen[p.Name] {
+			c.warnf(DuplicateDecl, p.Span, "profile `%s` is listed twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+}
+
+// admittedBy returns the profiles of the module admitting e, and whether
+// the module restricts effects at all.
+func (c *checker) admitted(e *catalog.Effect) bool {
+	if len(c.mod.Profiles) == 0 {
+		return true
+	}
+	for _, p := range c.mod.Profiles {
+		if prof := catalog.LookupProfile(p.Name); prof != nil && prof.Admits(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) importsOf(m *ast.Module) {
+	c.imports = map[string]*ImportInfo{}
+	for _, im := range m.Imports {
+		if !im.Path.Valid() {
+			continue
+		}
+		name := im.Alias.Name
+		if name == "" {
+			parts := strings.Split(im.Path.Name, ".")
+			name = parts[len(parts)-1]
+		}
+		if !validModulePath(im.Path.Name) {
+			c.errorf(ImportNotFound, im.Path.Span, "`%s` is not a module name; import a dotted module name such as shared.types (it is looked up as shared/types.caps under the import roots)", im.Path.Name)
+			continue
+		}
+		if c.opts.Importer == nil {
+			c.errorf(ImportNotFound, im.Path.Span, "cannot resolve import `%s`: no import roots are configured for this check", im.Path.Name)
+			continue
+		}
+		imp, err := c.opts.Importer.Import(c.opts.Path, im.Path.Name)
+		if err != nil {
+			code := ImportNotFound
+			var ie *ImportError
+			if errors.As(err, &ie) {
+				code = ie.Code
+			}
+			c.errorf(code, im.Path.Span, "%s", err.Error())
+			continue
+		}
+		if prev, ok := c.imports[name]; ok {
+			d := c.errorf(DuplicateDecl, im.Path.Span, "two imports are both referenced as `%s`; give one an alias with (as NAME)", name)
+			d.Related = []syntax.Related{{Span: prev.Import.Path.Span, Message: "the other import"}}
+			continue
+		}
+		info := &ImportInfo{Import: im, Name: name, Imported: imp}
+		c.imports[name] = info
+		c.res.Imports = append(c.res.Imports, info)
+		c.define(&Symbol{Kind: SymImport, Name: name, Span: im.Path.Span, Full: im.Form.Span, Detail: "import " + im.Path.Name + " (" + imp.Hash + ")", File: imp.File})
+	}
+}
+
+// validModulePath reports whether p is a dotted module name whose segments
+// are plain identifiers (so it can never name a path outside the roots).
+func validModulePath(p string) bool {
+	for _, seg := range strings.Split(p, ".") {
+		if seg == "" {
+			return false
+		}
+		for i, r := range seg {
+			ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '-')
+			if !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lookupDecl finds a declaration by name, including imported ones written
+// alias.Name. It records the reference.
+func (c *checker) lookupDecl(name string, sp syntax.Span) *Symbol {
+	if s := c.decls[name]; s != nil {
+		c.ref(sp, s)
+		return s
+	}
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		if imp := c.imports[name[:i]]; imp != nil && imp.Result != nil {
+			for _, s := range imp.Result.Symbols {
+				if s.Name == name[i+1:] && s.Decl != nil {
+					c.ref(syntax.Span{Start: sp.Start + i + 1, End: sp.End}, s)
+					return s
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// declNames returns the names of declarations of the given kinds.
+func (c *checker) declNames(kinds ...ast.DeclKind) []string {
+	var out []string
+	for _, d := range c.mod.Decls {
+		for _, k := range kinds {
+			if d.Kind() == k && d.Base().Name.Valid() {
+				out = append(out, d.Base().Name.Name)
+			}
+		}
+	}
+	return out
+}
+
+// ---- types
+
+// resolveType resolves a type expression, reporting unknown names.
+func (c *checker) resolveType(t *ast.TypeRef) types.Type {
+	if t == nil || !t.Name.Valid() {
+		return types.TInvalid
+	}
+	name := t.Name.Name
+	if n, ok := types.Constructors[name]; ok {
+		if len(t.Args) != n {
+			c.errorf(Arity, t.Span, "(%s ...) takes %d type parameter%s, found %d", name, n, plural(n), len(t.Args))
+			return types.TInvalid
+		}
+		args := make([]types.Type, len(t.Args))
+		for i, a := range t.Args {
+			args[i] = c.resolveType(a)
+		}
+		switch name {
+		case "List":
+			return &types.List{Elem: args[0]}
+		case "Vector":
+			return &types.List{Elem: args[0], Vector: true}
+		case "Option":
+			return &types.Option{Elem: args[0]}
+		case "Result":
+			return &types.Result{Ok: args[0], Err: args[1]}
+		case "Map":
+			return &types.Map{Key: args[0], Value: args[1]}
+		case "Array":
+			if t.Len == nil || t.Len.Overflow || t.Len.Neg {
+				c.errorf(Arity, t.Span, "write an array type as (Array T LENGTH)")
+				return types.TInvalid
+			}
+			return &types.Array{Elem: args[0], Len: int(t.Len.Mag)}
+		}
+	}
+	if len(t.Args) > 0 {
+		c.errorf(Arity, t.Span, "type `%s` takes no parameters", name)
+	}
+	if b, ok := types.Builtins[name]; ok {
+		return b
+	}
+	if s := c.lookupDecl(name, t.Name.Span); s != nil {
+		if td, ok := s.Decl.(*ast.TypeDecl); ok {
+			if s.File != "" {
+				return s.Type
+			}
+			return c.declType(td)
+		}
+		c.errorf(UnknownType, t.Name.Span, "`%s` is a %s, not a type", name, s.Kind)
+		return types.TInvalid
+	}
+	cands := c.declNames(ast.KindType)
+	for b := range types.Builtins {
+		cands = append(cands, b)
+	}
+	for k := range types.Constructors {
+		cands = append(cands, k)
+	}
+	c.errorf(UnknownType, t.Name.Span, "unknown type `%s`%s", name, didYouMean(name, cands))
+	return types.TInvalid
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// declType returns the type a type declaration defines.
+func (c *checker) declType(td *ast.TypeDecl) types.Type {
+	if c.typeCache == nil {
+		c.typeCache = map[*ast.TypeDecl]types.Type{}
+		c.resolving = map[*ast.TypeDecl]bool{}
+	}
+	if t, ok := c.typeCache[td]; ok {
+		return t
+	}
+	if c.resolving[td] {
+		if _, alias := td.Def.(*ast.AliasDef); alias {
+			c.errorf(UnknownType, td.Name.Span, "type %s is defined in terms of itself", td.Name.Name)
+			return types.TInvalid
+		}
+	}
+	name := td.Name.Name
+	switch def := td.Def.(type) {
+	case *ast.RecordDef:
+		r := &types.Record{Name: name, Kind: def.Keyword.Name}
+		c.typeCache[td] = r // records may refer to themselves through List/Option
+		fs := c.newScope("field")
+		for _, f := range def.Fields {
+			fs.names[f.Name.Name] = nil
+			r.Fields = append(r.Fields, types.Field{Name: f.Name.Name, Type: c.resolveType(f.Type)})
+		}
+		return r
+	case *ast.EnumDef:
+		e := &types.Enum{Name: name}
+		for _, m := range def.Members {
+			e.Members = append(e.Members, m.Name)
+		}
+		c.typeCache[td] = e
+		return e
+	case *ast.VariantDef:
+		v := &types.Variant{Name: name}
+		c.typeCache[td] = v
+		for _, cs := range def.Cases {
+			tc := types.Case{Name: cs.Name.Name}
+			for _, f := range cs.Fields {
+				tc.Fields = append(tc.Fields, types.Field{Name: f.Name.Name, Type: c.resolveType(f.Type)})
+			}
+			v.Cases = append(v.Cases, tc)
+		}
+		return v
+	case *ast.AliasDef:
+		c.resolving[td] = true
+		t := c.resolveType(def.Type)
+		delete(c.resolving, td)
+		c.typeCache[td] = t
+		return t
+	}
+	c.typeCache[td] = types.TInvalid
+	return types.TInvalid
+}
+
+// typeMembers defines the fields, enum members and variant cases of a type
+// declaration as symbols and reports duplicates.
+func (c *checker) typeMembers(td *ast.TypeDecl, t types.Type) {
+	parent := c.decls[td.Name.Name]
+	switch def := td.Def.(type) {
+	case *ast.RecordDef:
+		s := c.newScope("field")
+		for i, f := range def.Fields {
+			var ft types.Type = types.TInvalid
+			if r, ok := t.(*types.Record); ok && i < len(r.Fields) {
+				ft = r.Fields[i].Type
+			}
+			s.add(&Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span, Parent: parent, Type: ft, Detail: f.Name.Name + " " + ft.String()})
+		}
+	case *ast.EnumDef:
+		s := c.newScope("enum member")
+		for _, m := range def.Members {
+			s.add(&Symbol{Kind: SymEnumMember, Name: m.Name, Span: m.Span, Full: m.Span, Parent: parent, Type: t, Detail: td.Name.Name + "." + m.Name})
+		}
+	case *ast.VariantDef:
+		s := c.newScope("variant case")
+		for _, cs := range def.Cases {
+			s.add(&Symbol{Kind: SymVariantCase, Name: cs.Name.Name, Span: cs.Name.Span, Full: cs.Name.Span, Parent: parent, Type: t, Detail: td.Name.Name + " case " + cs.Name.Name})
+		}
+	}
+}
+
+// member finds a field/member symbol of a declaration by name.
+func (c *checker) member(parent *Symbol, kind SymbolKind, name string) *Symbol {
+	for _, s := range c.children[parent] {
+		if s.Kind == kind && s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
