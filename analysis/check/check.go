@@ -113,6 +113,11 @@ type Result struct {
 	Examples []*ExampleInfo
 	// Imports lists the resolved imports with their semantic hashes.
 	Imports []*ImportInfo
+	// Types records the checked type of every expression. Integer literals
+	// get the type their context gave them (Int when nothing did).
+	Types map[ast.Expr]types.Type
+	// FuncEffects lists the effects each function performs in its body.
+	FuncEffects map[*ast.Function][]EffectUse
 }
 
 // ExampleInfo is one (example ...) clause to evaluate.
@@ -142,7 +147,7 @@ type Options struct {
 // Check checks a parsed file.
 func Check(f *ast.File, opts Options) *Result {
 	c := &checker{
-		res:   &Result{File: f},
+		res:   &Result{File: f, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
 		opts:  opts,
 		decls: map[string]*Symbol{},
 	}

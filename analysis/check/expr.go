@@ -65,13 +65,62 @@ func (c *checker) expr(x ectx, e ast.Expr, want types.Type) types.Type {
 	t := c.exprType(x, e, want)
 	if want != nil && !types.AssignableTo(t, want) {
 		c.errorf(TypeMismatch, e.ExprSpan(), "expected %s, found %s", types.Describe(want), types.Describe(t))
+		c.setType(e, want)
 		return want
 	}
 	if types.IsInteger(want) && t == types.TUntypedInt {
 		c.checkIntRange(e, want)
+		c.setType(e, want)
 		return want
 	}
+	c.setType(e, t)
 	return t
+}
+
+// setType records e's type; an untyped literal left untyped defaults to Int.
+func (c *checker) setType(e ast.Expr, t types.Type) {
+	if t == types.TUntypedInt {
+		if prev, ok := c.res.Types[e]; ok && prev != types.TInt {
+			return // a context already typed it
+		}
+		t = types.TInt
+	}
+	c.res.Types[e] = t
+	// An untyped arithmetic expression passes its type down to literals.
+	if call, ok := e.(*ast.Call); ok && types.IsInteger(t) {
+		switch call.Func.Text() {
+		case "+", "-", "*", "/", "%", "min", "max", "abs":
+			for _, a := range call.Args {
+				if prev := c.res.Types[a]; prev == types.TInt || prev == nil {
+					if isUntypedExpr(a) {
+						c.setType(a, t)
+					}
+				}
+			}
+		}
+	}
+}
+
+// isUntypedExpr reports whether e is an integer literal or arithmetic on
+// literals only (whose type the context decides).
+func isUntypedExpr(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.IntLit:
+		return true
+	case *ast.Call:
+		switch e.Func.Text() {
+		case "+", "-", "*", "/", "%", "min", "max", "abs":
+			for _, a := range e.Args {
+				if !isUntypedExpr(a) {
+					return false
+				}
+			}
+			return true
+		}
+	case *ast.If:
+		return isUntypedExpr(e.Then) && isUntypedExpr(e.Else)
+	}
+	return false
 }
 
 func (c *checker) checkIntRange(e ast.Expr, want types.Type) {
@@ -536,6 +585,8 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 			}
 			if arity(1) {
 				c.pattern(p.Args[0], o.Elem, binds)
+			} else {
+				c.invalidBinds(p.Args, binds)
 			}
 			return
 		case "ok", "err":
@@ -552,6 +603,8 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 				} else {
 					c.pattern(p.Args[0], r.Err, binds)
 				}
+			} else {
+				c.invalidBinds(p.Args, binds)
 			}
 			return
 		}
@@ -561,6 +614,7 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 			if !types.IsInvalid(t) {
 				c.errorf(TypeMismatch, p.Span, "pattern (%s ...) matches a variant case, but the value is %s", name, types.Describe(t))
 			}
+			c.invalidBinds(p.Args, binds)
 			return
 		}
 		cs := v.Case(caseName)
@@ -570,6 +624,7 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 				names = append(names, k.Name)
 			}
 			c.errorf(UnknownName, p.Name.Span, "variant %s has no case `%s`%s", v.Name, caseName, didYouMean(caseName, names))
+			c.invalidBinds(p.Args, binds)
 			return
 		}
 		if s := c.decls[v.Name]; s != nil {
@@ -579,6 +634,17 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 			for i, a := range p.Args {
 				c.pattern(a, cs.Fields[i].Type, binds)
 			}
+		} else {
+			c.invalidBinds(p.Args, binds)
 		}
+	}
+}
+
+// invalidBinds binds the names in sub-patterns that could not be checked,
+// with the invalid type, so that one bad pattern does not also make every
+// use of its names an unknown name.
+func (c *checker) invalidBinds(args []*ast.Pattern, binds map[string]*Symbol) {
+	for _, a := range args {
+		c.pattern(a, types.TInvalid, binds)
 	}
 }

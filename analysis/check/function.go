@@ -111,6 +111,7 @@ func (c *checker) function(fn *ast.Function) {
 		body := base
 		body.effects = &used
 		c.expr(body, fn.Body, sig.result)
+		c.res.FuncEffects[fn] = used
 		for _, u := range used {
 			if !c.declaredEffect(fn, u) {
 				target := ""
@@ -235,6 +236,7 @@ func operands(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 	if b != types.TUntypedInt {
 		if types.IsInteger(b) {
 			c.checkIntRange(e.Args[0], b)
+			c.setType(e.Args[0], b)
 		} else if !types.IsInvalid(b) {
 			c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "expected %s, found an integer", types.Describe(b))
 		}
@@ -243,6 +245,8 @@ func operands(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 	if types.IsInteger(want) && want != types.TUntypedInt {
 		c.checkIntRange(e.Args[0], want)
 		c.checkIntRange(e.Args[1], want)
+		c.setType(e.Args[0], want)
+		c.setType(e.Args[1], want)
 		return want
 	}
 	return types.TUntypedInt

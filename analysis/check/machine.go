@@ -175,6 +175,7 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 			g := x
 			g.pureWhat = "a guard"
 			gt := c.exprType(g, t.Guard, types.TBool)
+			c.setType(t.Guard, gt)
 			if !types.AssignableTo(gt, types.TBool) {
 				c.errorf(GuardNotBool, t.Guard.ExprSpan(), "a guard must be Bool, found %s", types.Describe(gt))
 			}
@@ -226,6 +227,9 @@ func (c *checker) reachability(mi *machineInfo) {
 	next := map[string][]string{}
 	for _, st := range m.States {
 		for _, t := range st.Transitions {
+			if t.Target.Valid() && mi.states.lookup(t.Target.Name) == nil {
+				return // an unknown target (already reported) leaves the graph incomplete
+			}
 			if t.Target.Valid() {
 				next[st.Name.Name] = append(next[st.Name.Name], t.Target.Name)
 			}

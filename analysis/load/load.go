@@ -1,0 +1,284 @@
+// Package load reads, parses and checks Capsulang files together with the
+// modules they import. A module path a.b.c names the file a/b/c.caps, looked
+// up first in the importing file's folder and then in each configured root;
+// no import can name a file outside those folders (symbolic links that
+// lead outside are refused too).
+package load
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/ir"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// MaxFileSize bounds the size of a source file.
+const MaxFileSize = 16 << 20
+
+// Package is a loaded, checked file.
+type Package struct {
+	Path   string
+	Src    []byte
+	File   *ast.File
+	Result *check.Result
+	Hash   string // semantic hash; "" when the file has no module
+}
+
+// Loader loads files and resolves imports between them, caching each
+// file once. It is safe for concurrent use.
+type Loader struct {
+	// Roots are extra folders searched for imports.
+	Roots []string
+	// ReadFile reads a source file; nil means ReadSource. The language
+	// server substitutes the editor's unsaved text here.
+	ReadFile func(path string) ([]byte, error)
+
+	mu       sync.Mutex
+	cache    map[string]*Package
+	inflight map[string]bool
+	stack    []string
+}
+
+// ReadSource reads a file for the toolchain with clear errors: missing
+// files, folders, files too large, binary or non-UTF-8 content.
+func ReadSource(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file", path)
+		}
+		return nil, fmt.Errorf("%s: %v", path, unwrapPathError(err))
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a .caps file", path)
+	}
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s: file is %.1f MB; Capsulang source files are limited to %d MB", path, float64(st.Size())/1e6, MaxFileSize>>20)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, unwrapPathError(err))
+	}
+	if err := ValidateText(src); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return src, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// ValidateText rejects binary and non-UTF-8 content, naming the place.
+func ValidateText(src []byte) error {
+	line, col := 1, 1
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return fmt.Errorf("not UTF-8 text (invalid byte 0x%02x at line %d, column %d)", src[i], line, col)
+		}
+		if r == 0 {
+			return fmt.Errorf("binary content (NUL byte at line %d, column %d)", line, col)
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return nil
+}
+
+func (l *Loader) read(path string) ([]byte, error) {
+	if l.ReadFile != nil {
+		return l.ReadFile(path)
+	}
+	return ReadSource(path)
+}
+
+// Load loads and checks the file at path (and, through it, its imports).
+func (l *Loader) Load(path string) (*Package, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.load(abs, path)
+}
+
+// LoadSource checks src as the content of path, without caching it (for
+// files being edited); its imports are loaded and cached.
+func (l *Loader) LoadSource(path string, src []byte) *Package {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stack = append(l.stack[:0], abs)
+	return l.checkSource(abs, path, src)
+}
+
+func (l *Loader) load(abs, display string) (*Package, error) {
+	if l.cache == nil {
+		l.cache = map[string]*Package{}
+		l.inflight = map[string]bool{}
+	}
+	if p, ok := l.cache[abs]; ok {
+		return p, nil
+	}
+	src, err := l.read(display)
+	if err != nil {
+		return nil, err
+	}
+	l.inflight[abs] = true
+	l.stack = append(l.stack, abs)
+	p := l.checkSource(abs, display, src)
+	l.stack = l.stack[:len(l.stack)-1]
+	delete(l.inflight, abs)
+	l.cache[abs] = p
+	return p, nil
+}
+
+func (l *Loader) checkSource(abs, display string, src []byte) *Package {
+	f, err := ast.Parse(src)
+	p := &Package{Path: display, Src: src}
+	if err != nil { // only on parser cancellation
+		f = &ast.File{}
+	}
+	p.File = f
+	p.Result = check.Check(f, check.Options{Path: abs, Importer: (*importer)(l)})
+	if f.Module != nil {
+		p.Hash, _ = ir.Hash(f.Module)
+	}
+	return p
+}
+
+// Forget drops a cached file (after it changed on disk) and everything
+// that imports it.
+func (l *Loader) Forget(path string) {
+	abs, _ := filepath.Abs(path)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.cache, abs)
+	for k, p := range l.cache {
+		for _, im := range p.Result.Imports {
+			if im.File == abs {
+				delete(l.cache, k)
+			}
+		}
+	}
+}
+
+// importer adapts a Loader to check.Importer. It runs with l.mu held.
+type importer Loader
+
+func (im *importer) Import(from, modPath string) (*check.Imported, error) {
+	l := (*Loader)(im)
+	rel := filepath.FromSlash(strings.ReplaceAll(modPath, ".", "/")) + ".caps"
+	dirs := append([]string{filepath.Dir(from)}, l.Roots...)
+	var tried []string
+	for _, dir := range dirs {
+		root, err := filepath.Abs(dir)
+		if err != nil {
+			continue
+		}
+		cand := filepath.Join(root, rel)
+		tried = append(tried, cand)
+		if _, err := os.Stat(cand); err != nil {
+			if l.ReadFile == nil {
+				continue
+			}
+			if _, err := l.ReadFile(cand); err != nil {
+				continue
+			}
+		}
+		if err := within(root, cand); err != nil {
+			return nil, &check.ImportError{Code: check.ImportNotFound, Message: err.Error()}
+		}
+		if l.inflight[cand] {
+			return nil, &check.ImportError{Code: check.ImportCycle, Message: "import cycle: " + l.cycle(cand)}
+		}
+		p, err := l.load(cand, cand)
+		if err != nil {
+			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("cannot read import %s: %v", modPath, err)}
+		}
+		if p.File.Module == nil {
+			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("%s holds no module", cand)}
+		}
+		if p.File.Module.Name.Name != modPath {
+			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("%s declares module %s, not %s", cand, p.File.Module.Name.Name, modPath)}
+		}
+		return &check.Imported{File: cand, Module: p.File.Module, Hash: p.Hash, Result: p.Result}, nil
+	}
+	return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("module %s not found (looked for %s)", modPath, strings.Join(tried, ", "))}
+}
+
+func (l *Loader) cycle(to string) string {
+	var parts []string
+	start := 0
+	for i, s := range l.stack {
+		if s == to {
+			start = i
+		}
+	}
+	for _, s := range l.stack[start:] {
+		parts = append(parts, filepath.Base(s))
+	}
+	return strings.Join(append(parts, filepath.Base(to)), " -> ")
+}
+
+// within checks that path, after resolving symbolic links, stays under root.
+func within(root, path string) error {
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(r, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("import resolves to %s, outside the import root %s; imports cannot leave their roots", p, r)
+	}
+	return nil
+}
+
+// CheckFile checks an already parsed file as the content of path, without
+// caching it (the language server parses incrementally and checks here).
+func (l *Loader) CheckFile(path string, f *ast.File) *Package {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cache == nil {
+		l.cache = map[string]*Package{}
+		l.inflight = map[string]bool{}
+	}
+	l.stack = append(l.stack[:0], abs)
+	l.inflight[abs] = true
+	defer delete(l.inflight, abs)
+	p := &Package{Path: path, Src: f.Source.CST.Src, File: f}
+	p.Result = check.Check(f, check.Options{Path: abs, Importer: (*importer)(l)})
+	if f.Module != nil {
+		p.Hash, _ = ir.Hash(f.Module)
+	}
+	return p
+}

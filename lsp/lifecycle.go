@@ -1,0 +1,174 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/capsulang/caps/syntax"
+)
+
+// serverCapabilities extends the 3.16 capabilities of go.lsp.dev/protocol
+// with the 3.17 fields the server implements.
+type serverCapabilities struct {
+	protocol.ServerCapabilities
+	PositionEncoding string `json:"positionEncoding,omitempty"`
+}
+
+type initializeResult struct {
+	Capabilities serverCapabilities `json:"capabilities"`
+	ServerInfo   *protocol.ServerInfo `json:"serverInfo,omitempty"`
+}
+
+// clientInfo holds the parts of the client's initialize params we use.
+type initializeParams struct {
+	Capabilities struct {
+		General struct {
+			PositionEncodings []string `json:"positionEncodings"`
+		} `json:"general"`
+	} `json:"capabilities"`
+	WorkspaceFolders []protocol.WorkspaceFolder `json:"workspaceFolders"`
+	RootURI          protocol.DocumentURI       `json:"rootUri"`
+}
+
+func init() {
+	requests["initialize"] = initialize
+	requests["shutdown"] = func(s *Server, _ json.RawMessage) (func(context.Context) (any, error), error) {
+		s.mu.Lock()
+		s.shutdown = true
+		s.mu.Unlock()
+		return func(context.Context) (any, error) { return nil, nil }, nil
+	}
+	notifications["initialized"] = func(*Server, json.RawMessage) error { return nil }
+	notifications["textDocument/didOpen"] = didOpen
+	notifications["textDocument/didChange"] = didChange
+	notifications["textDocument/didClose"] = didClose
+	notifications["textDocument/didSave"] = func(*Server, json.RawMessage) error { return nil }
+}
+
+func initialize(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
+	var p initializeParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.initialized {
+		s.mu.Unlock()
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "initialize was already sent"}
+	}
+	s.enc = syntax.UTF16
+	encName := "utf-16"
+	for _, e := range p.Capabilities.General.PositionEncodings {
+		if e == "utf-8" {
+			s.enc, encName = syntax.UTF8, e
+			break
+		}
+		if e == "utf-32" {
+			s.enc, encName = syntax.UTF32, e
+		}
+	}
+	s.initialized = true
+	s.mu.Unlock()
+	caps := serverCapabilities{PositionEncoding: encName}
+	caps.TextDocumentSync = &protocol.TextDocumentSyncOptions{
+		OpenClose: true,
+		Change:    protocol.TextDocumentSyncKindIncremental,
+		Save:      &protocol.SaveOptions{IncludeText: false},
+	}
+	enableFeatures(&caps.ServerCapabilities)
+	version := s.opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	res := &initializeResult{Capabilities: caps, ServerInfo: &protocol.ServerInfo{Name: "caps lsp", Version: version}}
+	return func(context.Context) (any, error) { return res, nil }, nil
+}
+
+func didOpen(s *Server, params json.RawMessage) error {
+	var p protocol.DidOpenTextDocumentParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	u := p.TextDocument.URI
+	doc, err := syntax.NewDocument([]byte(p.TextDocument.Text))
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.docs[u]; ok {
+		old.doc.Close()
+	}
+	d := &document{uri: u, path: uriPath(u), doc: doc}
+	d.snap = s.newSnapshot(d, p.TextDocument.Version)
+	s.docs[u] = d
+	s.scheduleDiagnostics(d)
+	return nil
+}
+
+// contentChange is TextDocumentContentChangeEvent with an optional range
+// (absent means the whole document).
+type contentChange struct {
+	Range *protocol.Range `json:"range"`
+	Text  string          `json:"text"`
+}
+
+func didChange(s *Server, params json.RawMessage) error {
+	var p struct {
+		TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+		ContentChanges []contentChange                          `json:"contentChanges"`
+	}
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[p.TextDocument.URI]
+	if !ok {
+		return fmt.Errorf("didChange for a document that is not open: %s", p.TextDocument.URI)
+	}
+	for i, ch := range p.ContentChanges {
+		if ch.Range == nil {
+			if err := d.doc.Replace([]byte(ch.Text)); err != nil {
+				return err
+			}
+			continue
+		}
+		lines := d.doc.CST().Lines
+		sp, err := lines.Span(syntax.Range{
+			Start: syntax.Position{Line: int(ch.Range.Start.Line), Character: int(ch.Range.Start.Character)},
+			End:   syntax.Position{Line: int(ch.Range.End.Line), Character: int(ch.Range.End.Character)},
+		}, s.enc)
+		if err != nil {
+			// The client and server disagree about the text; ask for a resync
+			// rather than corrupting the document.
+			return fmt.Errorf("change %d of version %d does not fit the document (%v); close and reopen the file", i, p.TextDocument.Version, err)
+		}
+		if err := d.doc.Edit(sp.Start, sp.End, []byte(ch.Text)); err != nil {
+			return err
+		}
+	}
+	d.snap = s.newSnapshot(d, p.TextDocument.Version)
+	s.scheduleDiagnostics(d)
+	return nil
+}
+
+func didClose(s *Server, params json.RawMessage) error {
+	var p protocol.DidCloseTextDocumentParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[p.TextDocument.URI]
+	if !ok {
+		return nil
+	}
+	delete(s.docs, p.TextDocument.URI)
+	d.doc.Close()
+	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
+	return nil
+}

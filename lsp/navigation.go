@@ -1,0 +1,351 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/capsulang/caps/analysis/catalog"
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+func init() {
+	requests["textDocument/hover"] = positional(hover)
+	requests["textDocument/definition"] = positional(definition)
+	requests["textDocument/declaration"] = positional(definition)
+	requests["textDocument/references"] = references
+	requests["textDocument/documentHighlight"] = positional(highlight)
+	requests["textDocument/documentSymbol"] = documentOnly(documentSymbols)
+	requests["textDocument/foldingRange"] = documentOnly(foldingRanges)
+	requests["textDocument/selectionRange"] = selectionRanges
+}
+
+// enableFeatures advertises exactly the features registered here.
+func enableFeatures(c *protocol.ServerCapabilities) {
+	c.HoverProvider = true
+	c.DefinitionProvider = true
+	c.DeclarationProvider = true
+	c.ReferencesProvider = true
+	c.DocumentHighlightProvider = true
+	c.DocumentSymbolProvider = true
+	c.FoldingRangeProvider = true
+	c.SelectionRangeProvider = true
+	for _, f := range extraFeatures {
+		f(c)
+	}
+}
+
+// extraFeatures lets other files advertise what they register.
+var extraFeatures []func(*protocol.ServerCapabilities)
+
+// positional adapts a handler taking (snapshot, offset).
+func positional(f func(ctx context.Context, sn *snapshot, off int) (any, error)) requestHandler {
+	return func(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
+		var p protocol.TextDocumentPositionParams
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		sn, err := s.snapshotOf(p.TextDocument.URI)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) (any, error) {
+			off, err := sn.offset(p.Position)
+			if err != nil {
+				return nil, err
+			}
+			return f(ctx, sn, off)
+		}, nil
+	}
+}
+
+func documentOnly(f func(ctx context.Context, sn *snapshot) (any, error)) requestHandler {
+	return func(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
+		var p struct {
+			TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
+		}
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		sn, err := s.snapshotOf(p.TextDocument.URI)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) (any, error) { return f(ctx, sn) }, nil
+	}
+}
+
+func (sn *snapshot) location(sym *check.Symbol) protocol.Location {
+	if sym.File != "" {
+		// An imported symbol: its span is in the other file.
+		src, err := sn.loader.Load(sym.File)
+		if err == nil {
+			lines := src.File.Source.CST.Lines
+			r := lines.Range(sym.Span, sn.enc)
+			return protocol.Location{URI: protocol.DocumentURI(uri.File(sym.File)), Range: protocol.Range{
+				Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
+				End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
+			}}
+		}
+	}
+	return protocol.Location{URI: sn.uri, Range: sn.rng(sym.Span)}
+}
+
+func hover(_ context.Context, sn *snapshot, off int) (any, error) {
+	ix := sn.Index()
+	if sym, sp, _ := ix.at(off); sym != nil {
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: symbolMarkdown(sym)}, Range: ptrRange(sn.rng(sp))}, nil
+	}
+	path := formPath(sn.pkg.File.Source.Forms, off)
+	if len(path) == 0 {
+		return nil, nil
+	}
+	leaf := path[len(path)-1]
+	if leaf.Kind != syntax.FormSymbol {
+		return nil, nil
+	}
+	if e := catalog.LookupEffect(leaf.Text); e != nil {
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: effectMarkdown(e)}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+	}
+	if p := catalog.LookupProfile(leaf.Text); p != nil && len(path) >= 2 && path[len(path)-2].Head() == "profile" {
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: profileMarkdown(p)}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+	}
+	if c := catalog.LookupConstruct(leaf.Text); c != nil && len(path) >= 2 && path[len(path)-2].Items[0] == leaf {
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: fmt.Sprintf("**%s** — %s\n\nClauses: `%s`", c.Kind, c.Summary, strings.Join(c.Keys(), "`, `"))}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+	}
+	return nil, nil
+}
+
+func ptrRange(r protocol.Range) *protocol.Range { return &r }
+
+func symbolMarkdown(sym *check.Symbol) string {
+	var b strings.Builder
+	b.WriteString("```capsulang\n")
+	detail := sym.Detail
+	if detail == "" {
+		detail = string(sym.Kind) + " " + sym.Name
+		if sym.Type != nil {
+			detail += " " + sym.Type.String()
+		}
+	}
+	b.WriteString(detail)
+	b.WriteString("\n```")
+	if sym.Kind == check.SymState {
+		b.WriteString("\n\n" + stateTransitions(sym))
+	}
+	if sym.Doc != "" {
+		b.WriteString("\n\n")
+		b.WriteString(sym.Doc)
+	}
+	if sym.File != "" {
+		b.WriteString("\n\n*from " + sym.File + "*")
+	}
+	return b.String()
+}
+
+// stateTransitions describes a state's incoming and outgoing transitions.
+func stateTransitions(sym *check.Symbol) string {
+	if sym.Parent == nil {
+		return ""
+	}
+	m, ok := sym.Parent.Decl.(*ast.Machine)
+	if !ok {
+		return ""
+	}
+	var in, out []string
+	for _, st := range m.States {
+		for _, t := range st.Transitions {
+			if st.Name.Name == sym.Name {
+				out = append(out, fmt.Sprintf("`%s` → `%s`", t.Event.Name, t.Target.Name))
+			}
+			if t.Target.Name == sym.Name {
+				in = append(in, fmt.Sprintf("`%s` on `%s`", st.Name.Name, t.Event.Name))
+			}
+		}
+	}
+	if m.Initial.Name == sym.Name {
+		in = append([]string{"initial state"}, in...)
+	}
+	s := ""
+	if len(in) > 0 {
+		s += "**in:** " + strings.Join(in, ", ")
+	}
+	if len(out) > 0 {
+		if s != "" {
+			s += "  \n"
+		}
+		s += "**out:** " + strings.Join(out, ", ")
+	}
+	if s == "" {
+		s = "*no transitions*"
+	}
+	return s
+}
+
+func effectMarkdown(e *catalog.Effect) string {
+	return fmt.Sprintf("```capsulang\neffect %s\n```\n%s\n\n- domain: `%s`\n- determinism: `%s`\n- target: %s\n- admitted by profiles: %s",
+		e.Name, e.Description, e.Domain, e.Determinism, targetText(e), admitting(e))
+}
+
+func targetText(e *catalog.Effect) string {
+	if e.Target == "none" {
+		return "none"
+	}
+	s := "`" + e.Target + "`"
+	if e.OptionalTarget {
+		s += " (optional)"
+	}
+	return s
+}
+
+func admitting(e *catalog.Effect) string {
+	var names []string
+	for _, p := range catalog.AdmittingProfiles(e) {
+		names = append(names, "`"+p.Name+"`")
+	}
+	if len(names) == 0 {
+		return "none (only modules without profiles)"
+	}
+	return strings.Join(names, ", ")
+}
+
+func profileMarkdown(p *catalog.Profile) string {
+	s := fmt.Sprintf("```capsulang\nprofile %s\n```\n%s", p.Name, p.Description)
+	if len(p.Domains) > 0 {
+		s += "\n\nadmits effect domains: `" + strings.Join(p.Domains, "`, `") + "`"
+	}
+	if len(p.Effects) > 0 {
+		s += "\n\nadmits effects: `" + strings.Join(p.Effects, "`, `") + "`"
+	}
+	return s
+}
+
+func definition(_ context.Context, sn *snapshot, off int) (any, error) {
+	sym, _, _ := sn.Index().at(off)
+	if sym == nil || sym.Span == (syntax.Span{}) && sym.File == "" {
+		return []protocol.Location{}, nil
+	}
+	return []protocol.Location{sn.location(sym)}, nil
+}
+
+func references(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
+	var p protocol.ReferenceParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	sn, err := s.snapshotOf(p.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (any, error) {
+		off, err := sn.offset(p.Position)
+		if err != nil {
+			return nil, err
+		}
+		ix := sn.Index()
+		sym, _, _ := ix.at(off)
+		out := []protocol.Location{}
+		if sym == nil {
+			return out, nil
+		}
+		if p.Context.IncludeDeclaration && sym.File == "" {
+			out = append(out, sn.location(sym))
+		}
+		for _, sp := range ix.uses[sym] {
+			out = append(out, protocol.Location{URI: sn.uri, Range: sn.rng(sp)})
+		}
+		return out, nil
+	}, nil
+}
+
+func highlight(_ context.Context, sn *snapshot, off int) (any, error) {
+	ix := sn.Index()
+	sym, _, _ := ix.at(off)
+	out := []protocol.DocumentHighlight{}
+	if sym == nil {
+		return out, nil
+	}
+	if sym.File == "" {
+		out = append(out, protocol.DocumentHighlight{Range: sn.rng(sym.Span), Kind: protocol.DocumentHighlightKindWrite})
+	}
+	for _, sp := range ix.uses[sym] {
+		out = append(out, protocol.DocumentHighlight{Range: sn.rng(sp), Kind: protocol.DocumentHighlightKindRead})
+	}
+	return out, nil
+}
+
+func foldingRanges(_ context.Context, sn *snapshot) (any, error) {
+	src := sn.pkg
+	if src == nil {
+		sn.Package()
+		src = sn.pkg
+	}
+	lines := sn.lines()
+	out := []protocol.FoldingRange{}
+	var walk func(fs []*syntax.Form, depth int)
+	walk = func(fs []*syntax.Form, depth int) {
+		for _, f := range fs {
+			if f.Kind != syntax.FormList {
+				continue
+			}
+			a, b := lines.Line(f.Span.Start), lines.Line(f.Span.End)
+			if b > a {
+				out = append(out, protocol.FoldingRange{StartLine: uint32(a), EndLine: uint32(b)})
+			}
+			walk(f.Items, depth+1)
+		}
+	}
+	walk(src.File.Source.Forms, 0)
+	// runs of full-line comments
+	comments := src.File.Source.Comments
+	for i := 0; i < len(comments); {
+		j := i
+		for j+1 < len(comments) && lines.Line(comments[j+1].Start) == lines.Line(comments[j].Start)+1 {
+			j++
+		}
+		if j > i {
+			out = append(out, protocol.FoldingRange{StartLine: uint32(lines.Line(comments[i].Start)), EndLine: uint32(lines.Line(comments[j].Start)), Kind: protocol.CommentFoldingRange})
+		}
+		i = j + 1
+	}
+	return out, nil
+}
+
+func selectionRanges(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
+	var p protocol.SelectionRangeParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	sn, err := s.snapshotOf(p.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (any, error) {
+		pkg := sn.Package()
+		out := []*protocol.SelectionRange{}
+		for _, pos := range p.Positions {
+			off, err := sn.offset(pos)
+			if err != nil {
+				return nil, err
+			}
+			path := formPath(pkg.File.Source.Forms, off)
+			var cur *protocol.SelectionRange
+			full := syntax.Span{Start: 0, End: len(sn.cst.Src)}
+			cur = &protocol.SelectionRange{Range: sn.rng(full)}
+			for _, f := range path {
+				cur = &protocol.SelectionRange{Range: sn.rng(f.Span), Parent: cur}
+			}
+			if len(path) == 0 {
+				cur = &protocol.SelectionRange{Range: sn.rng(syntax.Span{Start: off, End: off}), Parent: cur}
+			}
+			out = append(out, cur)
+		}
+		return out, nil
+	}, nil
+}

@@ -1,0 +1,429 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// Options configure a server.
+type Options struct {
+	// Debounce delays diagnostics after an edit; later edits within it
+	// supersede earlier ones. Zero publishes as soon as the check is done.
+	Debounce time.Duration
+	// Log receives the server's log; nil discards it.
+	Log io.Writer
+	// Version is reported in serverInfo.
+	Version string
+}
+
+// Server is one language server session.
+type Server struct {
+	opts   Options
+	conn   jsonrpc2.Conn
+	stream *stream
+	log    *log.Logger
+
+	mu          sync.Mutex
+	docs        map[protocol.DocumentURI]*document
+	enc         syntax.Encoding
+	initialized bool
+	shutdown    bool
+	loader      *load.Loader
+	cancels     map[string]context.CancelFunc
+	exited      chan struct{}
+	exitCode    int
+}
+
+// document is an open editor document.
+type document struct {
+	uri  protocol.DocumentURI
+	path string
+	doc  *syntax.Document // mutated only by notifications, under Server.mu
+	snap *snapshot
+	// published is the version of the last published diagnostics.
+	published int32
+}
+
+// Serve runs a server on r/w until the client exits or the input ends. It
+// returns the process exit code the LSP specification asks for (0 after
+// shutdown, 1 otherwise).
+func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
+	s := &Server{
+		opts:    opts,
+		docs:    map[protocol.DocumentURI]*document{},
+		cancels: map[string]context.CancelFunc{},
+		exited:  make(chan struct{}),
+		loader:  &load.Loader{},
+	}
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	s.log = log.New(logw, "caps lsp: ", log.Ltime|log.Lmicroseconds)
+	s.loader.ReadFile = s.readFile
+	s.stream = newStream(r, w, nil)
+	s.stream.onBadMessage = func(err error) { s.log.Printf("bad message: %v", err) }
+	s.conn = jsonrpc2.NewConn(s.stream)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.conn.Go(ctx, s.handle)
+	select {
+	case <-s.conn.Done():
+		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
+			s.log.Printf("connection ended: %v", err)
+		}
+	case <-s.exited:
+	}
+	s.closeAll()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdown {
+		return 0
+	}
+	return 1
+}
+
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.docs {
+		d.doc.Close()
+	}
+	s.docs = map[protocol.DocumentURI]*document{}
+}
+
+// readFile serves open documents' text to the import loader.
+func (s *Server) readFile(path string) ([]byte, error) {
+	s.mu.Lock()
+	for _, d := range s.docs {
+		if d.path == path {
+			src := d.snap.cst.Src
+			s.mu.Unlock()
+			return src, nil
+		}
+	}
+	s.mu.Unlock()
+	return load.ReadSource(path)
+}
+
+// notificationHandler handles a notification in order, on the reading
+// goroutine.
+type notificationHandler func(s *Server, params json.RawMessage) error
+
+// requestHandler parses a request and captures what it needs (snapshots)
+// synchronously; the returned function runs on its own goroutine.
+type requestHandler func(s *Server, params json.RawMessage) (func(ctx context.Context) (any, error), error)
+
+var (
+	notifications = map[string]notificationHandler{}
+	requests      = map[string]requestHandler{}
+)
+
+func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic in %s: %v\n%s", req.Method(), r, debug.Stack())
+			if _, ok := req.(*jsonrpc2.Call); ok {
+				err = reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: fmt.Sprintf("internal error in %s: %v", req.Method(), r)})
+			}
+			err = nil
+		}
+	}()
+	call, isCall := req.(*jsonrpc2.Call)
+	if !isCall {
+		return s.handleNotification(req)
+	}
+	method := req.Method()
+	s.mu.Lock()
+	initialized, shutdown := s.initialized, s.shutdown
+	s.mu.Unlock()
+	switch {
+	case method == "initialize":
+	case !initialized:
+		return reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.ServerNotInitialized, Message: "the server is not initialized; send initialize first"})
+	case shutdown && method != "shutdown":
+		return reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "the server is shutting down"})
+	}
+	h, ok := requests[method]
+	if !ok {
+		return reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.MethodNotFound, Message: "method not supported: " + method})
+	}
+	run, err := h(s, req.Params())
+	if err != nil {
+		return reply(ctx, nil, asRPCError(err))
+	}
+	id := idKey(call.ID())
+	rctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	s.cancels[id] = cancel
+	s.mu.Unlock()
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.cancels, id)
+			s.mu.Unlock()
+			cancel()
+		}()
+		res, err := s.runRequest(rctx, method, run)
+		if rctx.Err() != nil && err == nil && res == nil {
+			err = &jsonrpc2.Error{Code: jsonrpc2.Code(-32800), Message: "request cancelled"}
+		}
+		if err != nil {
+			reply(ctx, nil, asRPCError(err))
+			return
+		}
+		reply(ctx, res, nil)
+	}()
+	return nil
+}
+
+func (s *Server) runRequest(ctx context.Context, method string, run func(context.Context) (any, error)) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic in %s: %v\n%s", method, r, debug.Stack())
+			res, err = nil, &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: fmt.Sprintf("internal error in %s: %v", method, r)}
+		}
+	}()
+	start := time.Now()
+	res, err = run(ctx)
+	s.log.Printf("%s in %v", method, time.Since(start))
+	return res, err
+}
+
+func idKey(id jsonrpc2.ID) string {
+	b, _ := json.Marshal(id)
+	return string(b)
+}
+
+func asRPCError(err error) error {
+	var e *jsonrpc2.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+}
+
+func (s *Server) handleNotification(req jsonrpc2.Request) error {
+	method := req.Method()
+	switch method {
+	case "exit":
+		select {
+		case <-s.exited:
+		default:
+			close(s.exited)
+		}
+		return nil
+	case "$/cancelRequest":
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(req.Params(), &p) == nil {
+			s.mu.Lock()
+			if cancel := s.cancels[string(p.ID)]; cancel != nil {
+				cancel()
+			}
+			s.mu.Unlock()
+		}
+		return nil
+	}
+	s.mu.Lock()
+	initialized := s.initialized
+	s.mu.Unlock()
+	if !initialized {
+		return nil // notifications before initialize are dropped
+	}
+	h, ok := notifications[method]
+	if !ok {
+		if !strings.HasPrefix(method, "$/") {
+			s.log.Printf("ignoring notification %s", method)
+		}
+		return nil
+	}
+	if err := h(s, req.Params()); err != nil {
+		s.log.Printf("%s: %v", method, err)
+		s.showMessage(protocol.MessageTypeError, fmt.Sprintf("Capsulang: %s failed: %v", method, err))
+	}
+	return nil
+}
+
+func (s *Server) showMessage(t protocol.MessageType, msg string) {
+	s.conn.Notify(context.Background(), "window/showMessage", &protocol.ShowMessageParams{Type: t, Message: msg})
+}
+
+func decode(params json.RawMessage, v any) error {
+	if len(params) == 0 {
+		return errors.New("missing params")
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return fmt.Errorf("invalid params: %v", err)
+	}
+	return nil
+}
+
+// ---- documents and snapshots
+
+// uriPath converts a document URI to a file path (non-file URIs keep their
+// text, so untitled buffers still work).
+func uriPath(u protocol.DocumentURI) string {
+	if strings.HasPrefix(string(u), "file://") {
+		return uri.URI(u).Filename()
+	}
+	return string(u)
+}
+
+// snapshotOf returns the current snapshot of an open document.
+func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[u]
+	if !ok {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "document not open: " + string(u)}
+	}
+	return d.snap, nil
+}
+
+func (s *Server) newSnapshot(d *document, version int32) *snapshot {
+	return &snapshot{uri: d.uri, path: d.path, version: version, cst: d.doc.CST(), loader: s.loader, enc: s.enc}
+}
+
+// snapshot is an immutable view of one document version.
+type snapshot struct {
+	uri     protocol.DocumentURI
+	path    string
+	version int32
+	cst     *syntax.CST
+	enc     syntax.Encoding
+	loader  *load.Loader
+
+	once sync.Once
+	pkg  *load.Package
+	idx  *index
+}
+
+// Package parses and checks the snapshot (once).
+func (sn *snapshot) Package() *load.Package {
+	sn.once.Do(func() {
+		f := ast.Build(syntax.Read(sn.cst))
+		sn.pkg = sn.loader.CheckFile(sn.path, f)
+		sn.idx = newIndex(sn.pkg)
+	})
+	return sn.pkg
+}
+
+// Index returns the snapshot's symbol index.
+func (sn *snapshot) Index() *index {
+	sn.Package()
+	return sn.idx
+}
+
+func (sn *snapshot) lines() *syntax.Lines { return sn.cst.Lines }
+
+// offset converts a protocol position to a byte offset.
+func (sn *snapshot) offset(p protocol.Position) (int, error) {
+	off, err := sn.lines().Offset(syntax.Position{Line: int(p.Line), Character: int(p.Character)}, sn.enc)
+	if err != nil {
+		return 0, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+	}
+	return off, nil
+}
+
+// rng converts a byte span to a protocol range.
+func (sn *snapshot) rng(sp syntax.Span) protocol.Range {
+	r := sn.lines().Range(sp, sn.enc)
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
+		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
+	}
+}
+
+// ---- diagnostics
+
+// scheduleDiagnostics checks the document's current snapshot after the
+// debounce and publishes its diagnostics if it is still current.
+func (s *Server) scheduleDiagnostics(d *document) {
+	snap := d.snap
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Printf("panic computing diagnostics: %v\n%s", r, debug.Stack())
+			}
+		}()
+		if s.opts.Debounce > 0 {
+			time.Sleep(s.opts.Debounce)
+		}
+		if !s.isCurrent(snap) {
+			return
+		}
+		diags := s.diagnostics(snap)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		cur, ok := s.docs[snap.uri]
+		if !ok || cur.snap != snap || cur.published >= snap.version && cur.published != 0 {
+			return
+		}
+		cur.published = snap.version
+		s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{
+			URI: snap.uri, Version: uint32(snap.version), Diagnostics: diags,
+		})
+	}()
+}
+
+func (s *Server) isCurrent(snap *snapshot) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[snap.uri]
+	return ok && d.snap == snap
+}
+
+// diagnostics converts a snapshot's diagnostics to the protocol.
+func (s *Server) diagnostics(snap *snapshot) []protocol.Diagnostic {
+	pkg := snap.Package()
+	out := make([]protocol.Diagnostic, 0, len(pkg.Result.Diagnostics))
+	for _, d := range pkg.Result.Diagnostics {
+		pd := protocol.Diagnostic{
+			Range:           snap.rng(d.Span),
+			Severity:        protocol.DiagnosticSeverity(d.Severity),
+			Code:            d.Code,
+			CodeDescription: &protocol.CodeDescription{Href: protocol.URI(docURL(d.Code))},
+			Source:          "capsulang",
+			Message:         d.Message,
+		}
+		for _, r := range d.Related {
+			u := snap.uri
+			if r.File != "" {
+				u = protocol.DocumentURI(uri.File(r.File))
+			}
+			pd.RelatedInformation = append(pd.RelatedInformation, protocol.DiagnosticRelatedInformation{
+				Location: protocol.Location{URI: u, Range: snap.rng(r.Span)}, Message: r.Message,
+			})
+		}
+		out = append(out, pd)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Range.Start, out[j].Range.Start
+		return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+	})
+	return out
+}
+
+// DocsBase is where diagnostic codes are documented.
+const DocsBase = "https://capsulang.dev/docs/diagnostics"
+
+func docURL(code string) string { return DocsBase + "#" + strings.ToLower(code) }
