@@ -1,0 +1,119 @@
+package lsp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRename(t *testing.T) {
+	c := start(t, nil)
+	open(t, c, claimSrc, 1)
+	td := map[string]any{"uri": uri}
+	var prep struct {
+		Range       rng    `json:"range"`
+		Placeholder string `json:"placeholder"`
+	}
+	if err := c.Call("textDocument/prepareRename", map[string]any{"textDocument": td, "position": pos{8, 27}}, &prep); err != nil {
+		t.Fatal(err)
+	}
+	if prep.Placeholder != "scored" || prep.Range != (rng{pos{8, 25}, pos{8, 31}}) {
+		t.Fatalf("prepare: %+v", prep)
+	}
+	var edit struct {
+		Changes map[string][]struct {
+			Range   rng    `json:"range"`
+			NewText string `json:"newText"`
+		} `json:"changes"`
+	}
+	if err := c.Call("textDocument/rename", map[string]any{"textDocument": td, "position": pos{8, 27}, "newName": "rated"}, &edit); err != nil {
+		t.Fatal(err)
+	}
+	var got []rng
+	for _, e := range edit.Changes[uri] {
+		if e.NewText != "rated" {
+			t.Errorf("new text %q", e.NewText)
+		}
+		got = append(got, e.Range)
+	}
+	if diff := cmp.Diff([]rng{{pos{9, 11}, pos{9, 17}}, {pos{8, 25}, pos{8, 31}}}, got); diff != "" {
+		t.Errorf("rename edits (-want +got):\n%s", diff)
+	}
+	// collisions and bad names are refused
+	if err := c.Call("textDocument/rename", map[string]any{"textDocument": td, "position": pos{8, 27}, "newName": "closed"}, &edit); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("collision: %v", err)
+	}
+	if err := c.Call("textDocument/rename", map[string]any{"textDocument": td, "position": pos{8, 27}, "newName": "9x"}, &edit); err == nil {
+		t.Errorf("bad name accepted")
+	}
+	if err := c.Call("textDocument/prepareRename", map[string]any{"textDocument": td, "position": pos{1, 3}}, &prep); err == nil {
+		t.Errorf("keyword is renamable")
+	}
+}
+
+func TestSemanticTokens(t *testing.T) {
+	c := start(t, nil)
+	open(t, c, claimSrc, 1)
+	var res struct {
+		ResultID string   `json:"resultId"`
+		Data     []uint32 `json:"data"`
+	}
+	if err := c.Call("textDocument/semanticTokens/full", map[string]any{"textDocument": map[string]any{"uri": uri}}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Data)%5 != 0 || len(res.Data) == 0 {
+		t.Fatalf("data %v", res.Data)
+	}
+	// Decode and find the token for `scored` in (target scored) on line 8.
+	legend := []string{"namespace", "type", "class", "enum", "interface", "struct", "typeParameter", "parameter", "variable", "property", "enumMember", "event", "function", "method", "macro", "keyword", "modifier", "comment", "string", "number", "regexp", "operator"}
+	line, char := 0, 0
+	found := map[string]string{}
+	lines := strings.Split(claimSrc, "\n")
+	for i := 0; i < len(res.Data); i += 5 {
+		if res.Data[i] > 0 {
+			line += int(res.Data[i])
+			char = int(res.Data[i+1])
+		} else {
+			char += int(res.Data[i+1])
+		}
+		text := lines[line][char : char+int(res.Data[i+2])]
+		found[text+"@"+strings.TrimSpace(string(rune('0'+line)))] = legend[res.Data[i+3]]
+	}
+	for key, want := range map[string]string{"scored@8": "enumMember", "Submit@8": "event", "score@8": "property", "machine@2": "keyword", "U32@3": "type", "\"1\"@1": "string"} {
+		if found[key] != want {
+			t.Errorf("%s: %q, want %q", key, found[key], want)
+		}
+	}
+	// a delta against the previous result with no change is empty
+	var delta struct {
+		Edits []any `json:"edits"`
+	}
+	if err := c.Call("textDocument/semanticTokens/full/delta", map[string]any{"textDocument": map[string]any{"uri": uri}, "previousResultId": res.ResultID}, &delta); err != nil {
+		t.Fatal(err)
+	}
+	if len(delta.Edits) != 0 {
+		t.Errorf("delta edits %v", delta.Edits)
+	}
+}
+
+func TestSignatureHelp(t *testing.T) {
+	c := start(t, nil)
+	src := `(module s (capsule "1")
+  (function add (input (a I64) (b I64)) (output I64) (body (+ a b)))
+  (function use (input (x I64)) (output I64) (body (add x 1))))
+`
+	open(t, c, src, 1)
+	var h struct {
+		Signatures []struct {
+			Label string `json:"label"`
+		} `json:"signatures"`
+		ActiveParameter int `json:"activeParameter"`
+	}
+	if err := c.Call("textDocument/signatureHelp", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos{2, 58}}, &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Signatures) != 1 || h.Signatures[0].Label != "(add a I64 b I64) -> I64" || h.ActiveParameter != 1 {
+		t.Errorf("%+v", h)
+	}
+}

@@ -1,0 +1,90 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/syntax"
+)
+
+func init() {
+	requests["textDocument/prepareRename"] = positional(prepareRename)
+	requests["textDocument/rename"] = rename
+	extraFeatures = append(extraFeatures, func(c *protocol.ServerCapabilities) {
+		c.RenameProvider = &protocol.RenameOptions{PrepareProvider: true}
+	})
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// renamable returns the symbol at off if it can be renamed, with the span
+// of the name under the cursor.
+func renamable(sn *snapshot, off int) (*check.Symbol, syntax.Span, error) {
+	sym, sp, _ := sn.Index().at(off)
+	if sym == nil {
+		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "there is no renamable name here"}
+	}
+	if sym.File != "" {
+		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s is declared in %s; open that file to rename it", sym.Name, sym.File)}
+	}
+	if sym.Kind == check.SymModule || sym.Kind == check.SymImport {
+		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "module names are renamed by moving the file; rename the module by hand"}
+	}
+	if sym.Name == "result" && sym.Kind == check.SymLocal {
+		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "`result` is built in"}
+	}
+	return sym, sp, nil
+}
+
+func prepareRename(_ context.Context, sn *snapshot, off int) (any, error) {
+	sym, sp, err := renamable(sn, off)
+	if err != nil {
+		return nil, err
+	}
+	return &struct {
+		Range       protocol.Range `json:"range"`
+		Placeholder string         `json:"placeholder"`
+	}{sn.rng(sp), sym.Name}, nil
+}
+
+func rename(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
+	var p protocol.RenameParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	sn, err := s.snapshotOf(p.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (any, error) {
+		off, err := sn.offset(p.Position)
+		if err != nil {
+			return nil, err
+		}
+		sym, _, err := renamable(sn, off)
+		if err != nil {
+			return nil, err
+		}
+		if !identRE.MatchString(p.NewName) {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%q is not a valid name (letters, digits, _ and -, not starting with a digit)", p.NewName)}
+		}
+		ix := sn.Index()
+		// refuse a rename that would collide with a sibling
+		for _, other := range sn.pkg.Result.Symbols {
+			if other != sym && other.Name == p.NewName && other.Parent == sym.Parent && other.Kind == sym.Kind && other.File == "" {
+				return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s %s already exists", other.Kind, p.NewName)}
+			}
+		}
+		edits := []protocol.TextEdit{{Range: sn.rng(sym.Span), NewText: p.NewName}}
+		for _, sp := range ix.uses[sym] {
+			edits = append(edits, protocol.TextEdit{Range: sn.rng(sp), NewText: p.NewName})
+		}
+		return &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{sn.uri: edits}}, nil
+	}, nil
+}
