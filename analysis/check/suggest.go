@@ -1,0 +1,20 @@
+package check
+
+import (
+	"regexp"
+
+	"github.com/capsulang/caps/syntax"
+)
+
+var suggestionRE = regexp.MustCompile("did you mean `([^`]+)`\\?")
+
+// Suggestion returns the replacement a diagnostic suggests for its span
+// (the name in "did you mean `x`?"), or "". Every did-you-mean message is
+// built by didYouMean, so this is the one place that reads it back.
+func Suggestion(d syntax.Diagnostic) string {
+	m := suggestionRE.FindStringSubmatch(d.Message)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
