@@ -117,3 +117,42 @@ func TestSignatureHelp(t *testing.T) {
 		t.Errorf("%+v", h)
 	}
 }
+
+func TestCodeActionsFromRepairPlans(t *testing.T) {
+	c := start(t, nil)
+	bad := strings.Replace(claimSrc, "(target scored)", "(target scord)", 1)
+	open(t, c, bad, 1)
+	var actions []struct {
+		Title       string `json:"title"`
+		Kind        string `json:"kind"`
+		IsPreferred bool   `json:"isPreferred"`
+		Edit        struct {
+			Changes map[string][]struct {
+				Range   rng    `json:"range"`
+				NewText string `json:"newText"`
+			} `json:"changes"`
+		} `json:"edit"`
+	}
+	if err := c.Call("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        rng{pos{8, 26}, pos{8, 26}},
+		"context":      map[string]any{"diagnostics": []any{}},
+	}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, a := range actions {
+		titles = append(titles, a.Title)
+	}
+	want := []string{"Change `scord` to `scored` [safe]", "Declare state scord in machine Claim [review]"}
+	if diff := cmp.Diff(want, titles); diff != "" {
+		t.Fatalf("actions (-want +got):\n%s", diff)
+	}
+	if !actions[0].IsPreferred || actions[1].IsPreferred || actions[0].Kind != "quickfix" {
+		t.Errorf("preferred/kind: %+v", actions)
+	}
+	e := actions[0].Edit.Changes[uri]
+	if len(e) != 1 || e[0].Range != (rng{pos{8, 25}, pos{8, 30}}) || e[0].NewText != "scored" {
+		t.Errorf("edit: %+v", e)
+	}
+}

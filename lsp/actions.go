@@ -1,0 +1,126 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/capsulang/caps/analysis/repair"
+	"github.com/capsulang/caps/syntax"
+)
+
+func init() {
+	requests["textDocument/codeAction"] = codeActions
+	extraFeatures = append(extraFeatures, func(c *protocol.ServerCapabilities) {
+		c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: codeActionKinds()}
+	})
+}
+
+// sourceActions are registered by the files that implement them.
+var sourceActions = map[protocol.CodeActionKind]func(sn *snapshot) *protocol.CodeAction{}
+
+func codeActionKinds() []protocol.CodeActionKind {
+	kinds := []protocol.CodeActionKind{protocol.QuickFix}
+	for k := range sourceActions {
+		kinds = append(kinds, k)
+	}
+	return kinds
+}
+
+func codeActions(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
+	var p protocol.CodeActionParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	sn, err := s.snapshotOf(p.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (any, error) {
+		out := []protocol.CodeAction{}
+		want := func(k protocol.CodeActionKind) bool {
+			if len(p.Context.Only) == 0 {
+				return true
+			}
+			for _, o := range p.Context.Only {
+				if o == k || len(k) > len(o) && k[:len(o)] == o && k[len(o)] == '.' {
+					return true
+				}
+			}
+			return false
+		}
+		if want(protocol.QuickFix) {
+			sel, err := sn.lines().Span(toSyntaxRange(p.Range), sn.enc)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sn.quickFixes(sel)...)
+		}
+		for kind, f := range sourceActions {
+			if len(p.Context.Only) > 0 && want(kind) {
+				if a := f(sn); a != nil {
+					out = append(out, *a)
+				}
+			}
+		}
+		return out, nil
+	}, nil
+}
+
+func toSyntaxRange(r protocol.Range) syntax.Range {
+	return syntax.Range{
+		Start: syntax.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
+		End:   syntax.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
+	}
+}
+
+// quickFixes offers the repair options of the diagnostics touching sel.
+func (sn *snapshot) quickFixes(sel syntax.Span) []protocol.CodeAction {
+	pkg := sn.Package()
+	var diags []syntax.Diagnostic
+	for _, d := range pkg.Result.Diagnostics {
+		if d.Span.Start <= sel.End && sel.Start <= d.Span.End {
+			diags = append(diags, d)
+		}
+	}
+	if len(diags) == 0 {
+		return nil
+	}
+	plans := repair.Plans(repair.Input{File: pkg.File, Result: pkg.Result, Diagnostics: diags})
+	var out []protocol.CodeAction
+	for _, plan := range plans {
+		pd := sn.protocolDiagnostic(plan.Diagnostic)
+		safeCount := 0
+		for _, o := range plan.Options {
+			if o.Safety == repair.Safe {
+				safeCount++
+			}
+		}
+		for _, o := range plan.Options {
+			var edits []protocol.TextEdit
+			for _, e := range o.Edits {
+				edits = append(edits, protocol.TextEdit{Range: sn.rng(e.Span), NewText: e.NewText})
+			}
+			out = append(out, protocol.CodeAction{
+				Title:       fmt.Sprintf("%s [%s]", o.Title, o.Safety),
+				Kind:        protocol.QuickFix,
+				Diagnostics: []protocol.Diagnostic{pd},
+				// Only an unambiguous safe repair is preferred; a repair
+				// that widens authority never is.
+				IsPreferred: o.Safety == repair.Safe && safeCount == 1,
+				Edit:        &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{sn.uri: edits}},
+			})
+		}
+	}
+	return out
+}
+
+func (sn *snapshot) protocolDiagnostic(d syntax.Diagnostic) protocol.Diagnostic {
+	return protocol.Diagnostic{
+		Range: sn.rng(d.Span), Severity: protocol.DiagnosticSeverity(d.Severity), Code: d.Code,
+		CodeDescription: &protocol.CodeDescription{Href: protocol.URI(docURL(d.Code))},
+		Source: "capsulang", Message: d.Message,
+	}
+}
