@@ -1,0 +1,106 @@
+# Capsulang toolchain. Targets:
+#   make build     build build/caps
+#   make run       build, then run caps on every shipped example (examples/*.caps)
+#   make test      go vet, the grammar checks and go test -race: the whole suite
+#   make bench     Go benchmarks, with a summary
+#   make grammar   regenerate tree-sitter-capsulang/src from grammar.js
+#   make fuzz      a short run of every Go fuzz target (FUZZTIME each)
+#   make clean     remove build output
+#
+# The tree-sitter CLI (0.22.x, for ABI 14 parsers) is TREE_SITTER, by default
+# `tree-sitter` on PATH or else ../shared/tools/tree-sitter beside the
+# repository. Without it `make test` skips the grammar checks, except under
+# CI=true, where a missing CLI is an error.
+
+SHELL       := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
+GO          ?= go
+TREE_SITTER ?= tree-sitter
+CAPS        := build/caps
+EXAMPLES    ?= $(wildcard examples/*.caps)
+FUZZTIME    ?= 10s
+# VERSION, when set, is stamped into the binary: make build VERSION=1.2.3
+VERSION     ?=
+LDFLAGS     := $(if $(VERSION),-ldflags "-X main.version=$(VERSION)")
+
+# TS is the tree-sitter CLI as an absolute path, or empty when there is none.
+TS := $(shell t='$(TREE_SITTER)'; \
+	if printf %s "$$t" | grep -q /; then \
+	  [ -x "$$t" ] && echo "$$(cd "$$(dirname "$$t")" && pwd)/$$(basename "$$t")"; \
+	elif command -v "$$t" >/dev/null 2>&1; then command -v "$$t"; \
+	elif [ "$$t" = tree-sitter ] && [ -x "$(CURDIR)/../shared/tools/tree-sitter" ]; then \
+	  echo "$$(cd "$(CURDIR)/../shared/tools" && pwd)/tree-sitter"; \
+	fi)
+IS_CI := $(filter true 1 yes,$(CI))
+
+.PHONY: all build run test vet test-go grammar-check bench grammar fuzz clean
+
+all: build
+
+build:
+	$(GO) build $(LDFLAGS) -o $(CAPS) ./cmd/caps
+
+# The main job: every shipped example must parse without errors. (When the
+# checker lands this becomes `caps check`.)
+run: build
+	@if [ -z "$(EXAMPLES)" ]; then echo "no examples in examples/"; exit 1; fi; \
+	failed=0; \
+	for f in $(EXAMPLES); do \
+	  if $(CAPS) parse "$$f" >/dev/null; then echo "ok    $$f"; \
+	  else echo "FAIL  $$f"; failed=$$((failed+1)); fi; \
+	done; \
+	if [ $$failed -ne 0 ]; then echo "$$failed example(s) failed"; exit 1; fi; \
+	echo "all $(words $(EXAMPLES)) examples parse"
+
+# The whole suite. Every step runs even when an earlier one fails, and go
+# test runs last, so its report ends the output; make fails if any step did.
+test:
+	@failed=; \
+	echo "$(GO) vet ./..."; $(GO) vet ./... || failed="$$failed go-vet"; \
+	$(MAKE) --no-print-directory grammar-check || failed="$$failed grammar-check"; \
+	if [ -n "$$failed" ]; then echo "make test: failed so far:$$failed"; fi; \
+	echo "$(GO) test -race ./..."; $(GO) test -race ./... || failed="$$failed go-test"; \
+	[ -z "$$failed" ]
+
+vet:
+	$(GO) vet ./...
+
+test-go:
+	$(GO) test -race ./...
+
+grammar-check:
+	@if [ -z "$(TS)" ]; then \
+	  if [ -n "$(IS_CI)" ]; then \
+	    echo "error: tree-sitter CLI not found (TREE_SITTER=$(TREE_SITTER)); CI needs it for the grammar checks" >&2; exit 1; \
+	  fi; \
+	  echo "skipping grammar checks: tree-sitter CLI not found (TREE_SITTER=$(TREE_SITTER)); see README.md"; \
+	  exit 0; \
+	fi; \
+	set -e; cd tree-sitter-capsulang; \
+	echo "TREE_SITTER=$(TS) script/generate --check"; \
+	TREE_SITTER="$(TS)" script/generate --check; \
+	echo "tree-sitter test"; \
+	"$(TS)" test
+
+bench:
+	@mkdir -p build
+	$(GO) test -run '^$$' -bench . -benchmem ./... | tee build/bench.txt
+	@echo; echo "== benchmark summary (build/bench.txt) =="; \
+	grep -E '^Benchmark' build/bench.txt || echo "no benchmarks yet"
+
+grammar:
+	@if [ -z "$(TS)" ]; then echo "error: tree-sitter CLI not found (TREE_SITTER=$(TREE_SITTER))" >&2; exit 1; fi
+	cd tree-sitter-capsulang && TREE_SITTER="$(TS)" script/generate
+
+# Each fuzz target runs for FUZZTIME; go test allows one target per run.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' "$$pkg" | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) "$$pkg"; \
+	  done; \
+	done
+
+clean:
+	rm -rf build

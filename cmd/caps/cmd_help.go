@@ -1,0 +1,39 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/capsulang/caps/cmd/caps/internal/cli"
+)
+
+func init() {
+	cli.Register(&cli.Command{
+		Name:  "help",
+		Args:  "[COMMAND]",
+		Short: "show help for caps or one of its commands",
+		Long: `Help lists the commands, or with a COMMAND prints its usage, description and
+flags. 'caps COMMAND -h' prints the same.`,
+		Flags: func(fs *flag.FlagSet) cli.RunFunc {
+			return func(c *cli.Context, args []string) int {
+				switch len(args) {
+				case 0:
+					cli.PrintMainUsage(c.Stdout)
+					return cli.ExitOK
+				case 1:
+					cmd := cli.Lookup(args[0])
+					if cmd == nil {
+						msg := fmt.Sprintf("unknown command %q", args[0])
+						if s := cli.Suggest(args[0]); s != "" {
+							msg += fmt.Sprintf("; did you mean %q?", s)
+						}
+						return c.UsageErrorf("%s", msg)
+					}
+					cli.PrintCommandHelp(c.Stdout, cmd)
+					return cli.ExitOK
+				}
+				return c.UsageErrorf("expected at most one COMMAND, got %d arguments", len(args))
+			}
+		},
+	})
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"os"
+	"time"
+
+	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/lsp"
+)
+
+func init() {
+	cli.Register(&cli.Command{
+		Name:  "lsp",
+		Args:  "[--debounce DURATION] [--log FILE]",
+		Short: "serve the Capsulang language server on stdio",
+		Long: `Lsp runs the Capsulang language server, speaking the Language Server
+Protocol over stdin and stdout. Editors start it themselves; see
+docs/editors.md. Logs go to stderr, or to FILE with --log.`,
+		Flags: func(fs *flag.FlagSet) cli.RunFunc {
+			debounce := fs.Duration("debounce", 0, "wait this long after an edit before publishing diagnostics")
+			logFile := fs.String("log", "", "write the server log to `FILE` instead of stderr")
+			return func(c *cli.Context, args []string) int {
+				if len(args) > 0 {
+					return c.UsageErrorf("unexpected argument %q", args[0])
+				}
+				var logw io.Writer = c.Stderr
+				if *logFile != "" {
+					f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+					if err != nil {
+						c.Errorf("%v", err)
+						return cli.ExitUsage
+					}
+					defer f.Close()
+					logw = f
+				}
+				return lsp.Serve(context.Background(), c.Stdin, c.Stdout, lsp.Options{Debounce: *debounce, Log: logw, Version: version})
+			}
+		},
+	})
+	_ = time.Second
+}

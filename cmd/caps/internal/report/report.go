@@ -1,0 +1,364 @@
+// Package report prints diagnostics for the caps commands, as text for
+// people or as JSON for tools. Its output formats are a public contract,
+// documented in docs/cli.md:
+//
+// Text, on stderr, one line per diagnostic and one per related location,
+// with 1-based lines and 1-based columns counted in Unicode code points:
+//
+//	examples/a.caps:3:7: error E_PARSE: missing `)` to close the list opened here
+//	examples/a.caps:2:3: note: the unclosed `(`
+//
+// JSON, on stdout, one document per run with LSP ranges (0-based lines,
+// UTF-16 characters, end exclusive):
+//
+//	{"ok":false,"files":[{"path":"a.caps","diagnostics":[{"code":"E_PARSE",
+//	  "severity":"error","message":"...","range":{"start":{"line":2,"character":6},
+//	  "end":{"line":2,"character":6}},"related":[{"path":"a.caps","range":{...},
+//	  "message":"the unclosed `(`"}]}]}]}
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/syntax"
+)
+
+// Result is the JSON document a command prints with --json.
+type Result struct {
+	// OK is true exactly when the command exits with 0.
+	OK    bool    `json:"ok"`
+	Files []*File `json:"files"`
+}
+
+// File is one input file in a Result.
+type File struct {
+	Path string `json:"path"`
+	// Error says why the file could not be processed (an I/O or encoding
+	// problem, exit code 2); the file then has no diagnostics.
+	Error       string       `json:"error,omitempty"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Extra holds command-specific fields. It must marshal to a JSON
+	// object, whose fields are added to the file's object after the ones
+	// above.
+	Extra any `json:"-"`
+}
+
+// Diagnostic is the JSON form of a syntax.Diagnostic.
+type Diagnostic struct {
+	Code     string       `json:"code"`
+	Severity string       `json:"severity"` // "error", "warning", "info" or "hint"
+	Message  string       `json:"message"`
+	Range    syntax.Range `json:"range"`
+	Related  []Related    `json:"related"`
+}
+
+// Related is another location that matters to a diagnostic.
+type Related struct {
+	Path string `json:"path"`
+	// Range is absent when the related file is not known to the report.
+	Range   *syntax.Range `json:"range,omitempty"`
+	Message string        `json:"message"`
+}
+
+// MarshalJSON merges Extra into the file's object.
+func (f *File) MarshalJSON() ([]byte, error) {
+	type plain File
+	b, err := Marshal((*plain)(f))
+	if err != nil || f.Extra == nil {
+		return b, err
+	}
+	x, err := Marshal(f.Extra)
+	if err != nil {
+		return nil, err
+	}
+	if len(x) < 2 || x[0] != '{' {
+		return nil, errors.New("report: File.Extra must marshal to a JSON object")
+	}
+	if len(x) == 2 {
+		return b, nil
+	}
+	return append(append(b[:len(b)-1], ','), x[1:]...), nil
+}
+
+// Marshal encodes v as compact JSON without escaping <, > and &.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// Source is a file that diagnostics point into.
+type Source struct {
+	Path  string // as given on the command line; "-" is stdin
+	Text  []byte
+	Lines *syntax.Lines // optional; computed from Text when nil
+}
+
+// Printer collects the results of one command run. In text mode it prints
+// each file's diagnostics on stderr as they are added; in JSON mode Finish
+// prints one Result on stdout. Either way Finish returns the exit code.
+type Printer struct {
+	json           bool
+	stdout, stderr io.Writer
+	files          []*File
+	sources        map[string]*Source
+	code           int
+
+	// LookupSource, if set, finds files that related locations point to
+	// and that were not added to the printer.
+	LookupSource func(path string) *Source
+}
+
+// NewPrinter returns a printer writing to the given streams.
+func NewPrinter(stdout, stderr io.Writer, jsonMode bool) *Printer {
+	return &Printer{json: jsonMode, stdout: stdout, stderr: stderr, sources: map[string]*Source{}}
+}
+
+// JSON reports whether the printer is in JSON mode.
+func (p *Printer) JSON() bool { return p.json }
+
+// Code returns the exit code so far.
+func (p *Printer) Code() int { return p.code }
+
+// SetFailed marks the run as failed with exit code 1 (unless it already
+// has a worse code): for failures that are not diagnostics, such as a file
+// that is not formatted or a failed test.
+func (p *Printer) SetFailed() { p.code = max(p.code, cli.ExitFail) }
+
+// SetError marks the run with exit code 2.
+func (p *Printer) SetError() { p.code = cli.ExitUsage }
+
+// Add records the diagnostics of src and returns its File entry, whose
+// Extra the caller may set. Diagnostics are reported in source order; an
+// Error-severity diagnostic makes the exit code at least 1.
+func (p *Printer) Add(src *Source, ds []syntax.Diagnostic) *File {
+	if src.Lines == nil {
+		src.Lines = syntax.NewLines(src.Text)
+	}
+	p.sources[src.Path] = src
+	ds = Sorted(ds)
+	for _, d := range ds {
+		if d.Severity == syntax.Error {
+			p.code = max(p.code, cli.ExitFail)
+		}
+	}
+	f := &File{Path: src.Path, Diagnostics: []Diagnostic{}}
+	if p.json {
+		f.Diagnostics = p.convert(src, ds)
+	} else {
+		p.printText(src, ds)
+	}
+	p.files = append(p.files, f)
+	return f
+}
+
+// Fail records a file that could not be processed: the error goes to
+// stderr as "caps: ..." (in both modes) and into the JSON result, and the
+// exit code becomes 2.
+func (p *Printer) Fail(path string, err error) *File {
+	fmt.Fprintf(p.stderr, "%s: %v\n", cli.Program, err)
+	msg := err.Error()
+	var le *cli.LoadError
+	if errors.As(err, &le) {
+		msg = le.Msg
+	}
+	f := &File{Path: path, Error: msg, Diagnostics: []Diagnostic{}}
+	p.files = append(p.files, f)
+	p.code = cli.ExitUsage
+	return f
+}
+
+// Finish prints the JSON result in JSON mode and returns the exit code.
+func (p *Printer) Finish() int {
+	if p.json {
+		// Written file by file rather than as one Result value, so that a
+		// large file's JSON is encoded once and not re-compacted.
+		w := bufio.NewWriter(p.stdout)
+		fmt.Fprintf(w, `{"ok":%t,"files":[`, p.code == cli.ExitOK)
+		for i, f := range p.files {
+			b, err := f.MarshalJSON()
+			if err != nil {
+				panic(err) // a programming error in some command's Extra
+			}
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			w.Write(b)
+		}
+		w.WriteString("]}\n")
+		w.Flush()
+	}
+	return p.code
+}
+
+// Sorted returns the diagnostics ordered by position (stable, so that
+// diagnostics at one place keep their order). The input is not modified.
+func Sorted(ds []syntax.Diagnostic) []syntax.Diagnostic {
+	out := append([]syntax.Diagnostic(nil), ds...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Span.Start != out[j].Span.Start {
+			return out[i].Span.Start < out[j].Span.Start
+		}
+		return out[i].Span.End < out[j].Span.End
+	})
+	return out
+}
+
+func (p *Printer) source(path string, self *Source) *Source {
+	if path == "" || path == self.Path {
+		return self
+	}
+	if s := p.sources[path]; s != nil {
+		return s
+	}
+	if p.LookupSource != nil {
+		if s := p.LookupSource(path); s != nil {
+			if s.Lines == nil {
+				s.Lines = syntax.NewLines(s.Text)
+			}
+			p.sources[path] = s
+			return s
+		}
+	}
+	return nil
+}
+
+func (p *Printer) convert(src *Source, ds []syntax.Diagnostic) []Diagnostic {
+	conv := NewConverter(src.Text, src.Lines, syntax.UTF16)
+	out := make([]Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		jd := Diagnostic{
+			Code:     d.Code,
+			Severity: d.Severity.String(),
+			Message:  d.Message,
+			Range:    conv.Range(d.Span),
+			Related:  []Related{},
+		}
+		for _, r := range d.Related {
+			rel := Related{Path: r.File, Message: r.Message}
+			if rel.Path == "" {
+				rel.Path = src.Path
+			}
+			if rs := p.source(r.File, src); rs != nil {
+				rg := NewConverter(rs.Text, rs.Lines, syntax.UTF16).Range(r.Span)
+				rel.Range = &rg
+			}
+			jd.Related = append(jd.Related, rel)
+		}
+		out = append(out, jd)
+	}
+	return out
+}
+
+func (p *Printer) printText(src *Source, ds []syntax.Diagnostic) {
+	if len(ds) == 0 {
+		return
+	}
+	var b bytes.Buffer
+	conv := NewConverter(src.Text, src.Lines, syntax.UTF32)
+	name := cli.DisplayPath(src.Path)
+	for _, d := range ds {
+		pos := conv.Position(d.Span.Start)
+		fmt.Fprintf(&b, "%s:%d:%d: %s", name, pos.Line+1, pos.Character+1, d.Severity)
+		if d.Code != "" {
+			fmt.Fprintf(&b, " %s", d.Code)
+		}
+		fmt.Fprintf(&b, ": %s\n", d.Message)
+		for _, r := range d.Related {
+			rs := p.source(r.File, src)
+			if rs == nil {
+				fmt.Fprintf(&b, "%s: note: %s\n", cli.DisplayPath(r.File), r.Message)
+				continue
+			}
+			rp := NewConverter(rs.Text, rs.Lines, syntax.UTF32).Position(r.Span.Start)
+			fmt.Fprintf(&b, "%s:%d:%d: note: %s\n", cli.DisplayPath(rs.Path), rp.Line+1, rp.Character+1, r.Message)
+		}
+	}
+	p.stderr.Write(b.Bytes())
+}
+
+// Converter turns byte offsets into positions in one encoding. It
+// remembers its last answer, so a run of queries with nondecreasing offsets
+// costs time linear in the text rather than in the length of the lines.
+type Converter struct {
+	text  []byte
+	lines *syntax.Lines
+	enc   syntax.Encoding
+	line  int // last answer: line, offset and units
+	off   int
+	units int
+
+	scanned int // bytes counted so far, for tests
+}
+
+// NewConverter returns a converter for text; lines may be nil.
+func NewConverter(text []byte, lines *syntax.Lines, enc syntax.Encoding) *Converter {
+	if lines == nil {
+		lines = syntax.NewLines(text)
+	}
+	return &Converter{text: text, lines: lines, enc: enc, line: -1}
+}
+
+// Position converts a byte offset to a 0-based Position; it agrees with
+// syntax.Lines.Position.
+func (c *Converter) Position(off int) syntax.Position {
+	off = max(0, min(off, len(c.text)))
+	line := c.lines.Line(off)
+	start := c.lines.LineStart(line)
+	if off > start && c.text[off-1] == '\r' && off < len(c.text) && c.text[off] == '\n' {
+		off-- // inside a CRLF pair: the end of the line
+	}
+	from, u := start, 0
+	if line == c.line && off >= c.off {
+		from, u = c.off, c.units
+	}
+	u += units(c.text[from:off], c.enc)
+	c.scanned += off - from
+	if off == len(c.text) || utf8.RuneStart(c.text[off]) {
+		// Remember only offsets between characters, where counts add up.
+		c.line, c.off, c.units = line, off, u
+	}
+	return syntax.Position{Line: line, Character: u}
+}
+
+// Range converts a span to a Range.
+func (c *Converter) Range(s syntax.Span) syntax.Range {
+	start := c.Position(s.Start)
+	return syntax.Range{Start: start, End: c.Position(max(s.End, s.Start))}
+}
+
+// units counts the code units of b in enc, as syntax does: an invalid byte
+// counts as one unit.
+func units(b []byte, enc syntax.Encoding) int {
+	if enc == syntax.UTF8 {
+		return len(b)
+	}
+	n := 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if enc == syntax.UTF16 && r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
+}
