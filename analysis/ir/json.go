@@ -1,0 +1,233 @@
+package ir
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The IR is built as a small tree of JSON values and then serialized once.
+// Serialization is the RFC 8785 (JCS) form restricted to the values the IR
+// uses: object members sorted by key (all keys are ASCII, so byte order is
+// JCS's UTF-16 order), no insignificant whitespace, strings with the minimal
+// JCS escaping, integers in plain decimal. Any JCS implementation that
+// re-canonicalizes the output therefore reproduces it byte for byte.
+
+type value interface {
+	encode(b *bytes.Buffer)
+}
+
+type (
+	jstr  string
+	jint  int64
+	jbool bool
+	jnull struct{}
+	jarr  []value
+	// jraw is an already-encoded canonical value.
+	jraw []byte
+)
+
+// member is one key/value pair of an object.
+type member struct {
+	key string
+	val value
+}
+
+// jobj is an object; its members are sorted by key when encoded. Absent
+// values (nil) are left out.
+type jobj []member
+
+// set adds a member, keeping the members sorted by key.
+func (o *jobj) set(key string, v value) {
+	if v == nil {
+		return
+	}
+	s := append(*o, member{})
+	i := len(s) - 1
+	for ; i > 0 && s[i-1].key > key; i-- {
+		s[i] = s[i-1]
+	}
+	s[i] = member{key, v}
+	*o = s
+}
+
+func (o jobj) sorted() bool {
+	for i := 1; i < len(o); i++ {
+		if o[i-1].key > o[i].key {
+			return false
+		}
+	}
+	return true
+}
+
+func (s jstr) encode(b *bytes.Buffer)  { writeString(b, string(s)) }
+func (n jint) encode(b *bytes.Buffer)  { b.WriteString(strconv.FormatInt(int64(n), 10)) }
+func (v jbool) encode(b *bytes.Buffer) { b.WriteString(strconv.FormatBool(bool(v))) }
+func (jnull) encode(b *bytes.Buffer)   { b.WriteString("null") }
+func (r jraw) encode(b *bytes.Buffer)  { b.Write(r) }
+
+func (a jarr) encode(b *bytes.Buffer) {
+	b.WriteByte('[')
+	for i, v := range a {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if v == nil {
+			b.WriteString("null")
+			continue
+		}
+		v.encode(b)
+	}
+	b.WriteByte(']')
+}
+
+func (o jobj) encode(b *bytes.Buffer) {
+	if !o.sorted() {
+		s := make(jobj, len(o))
+		copy(s, o)
+		sort.SliceStable(s, func(i, j int) bool { return s[i].key < s[j].key })
+		o = s
+	}
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(b, m.key)
+		b.WriteByte(':')
+		m.val.encode(b)
+	}
+	b.WriteByte('}')
+}
+
+// encodeValue returns the canonical bytes of v.
+func encodeValue(v value) []byte {
+	if v == nil {
+		return []byte("null")
+	}
+	var b bytes.Buffer
+	b.Grow(256)
+	v.encode(&b)
+	return b.Bytes()
+}
+
+const hexDigits = "0123456789abcdef"
+
+// writeString writes s as a JSON string with the JCS escaping: `"` and `\`
+// are escaped, U+0008, U+0009, U+000A, U+000C and U+000D use their short
+// escapes, other control characters below U+0020 use \u00xx with lowercase
+// hex, and everything else is written as raw UTF-8. Bytes that are not
+// valid UTF-8 are replaced by U+FFFD, one replacement per invalid byte, so
+// that the output is always valid UTF-8.
+func writeString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"':
+				b.WriteString(`\"`)
+			case c == '\\':
+				b.WriteString(`\\`)
+			case c == '\b':
+				b.WriteString(`\b`)
+			case c == '\t':
+				b.WriteString(`\t`)
+			case c == '\n':
+				b.WriteString(`\n`)
+			case c == '\f':
+				b.WriteString(`\f`)
+			case c == '\r':
+				b.WriteString(`\r`)
+			case c < 0x20:
+				b.WriteString(`\u00`)
+				b.WriteByte(hexDigits[c>>4])
+				b.WriteByte(hexDigits[c&0xf])
+			default:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('"')
+}
+
+// Indent returns the human-readable form of canonical IR: the same JSON
+// document indented by two spaces, with a final newline. It adds only
+// whitespace, so compacting the result (encoding/json.Compact) gives the
+// canonical bytes back. Input that is not valid JSON is returned unchanged.
+func Indent(canonical []byte) []byte {
+	var b bytes.Buffer
+	if err := json.Indent(&b, canonical, "", "  "); err != nil {
+		return canonical
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// ---- sorting helpers
+
+// sortByName sorts items by a primary name; items with the same name are
+// ordered by their canonical bytes, so the order is total and independent
+// of the input order. The items are replaced by their encodings.
+func sortByName(items []value, names []string) jarr {
+	type keyed struct {
+		name string
+		enc  []byte
+	}
+	ks := make([]keyed, len(items))
+	for i, it := range items {
+		ks[i] = keyed{names[i], encodeValue(it)}
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].name != ks[j].name {
+			return ks[i].name < ks[j].name
+		}
+		return bytes.Compare(ks[i].enc, ks[j].enc) < 0
+	})
+	out := make(jarr, len(ks))
+	for i, k := range ks {
+		out[i] = jraw(k.enc)
+	}
+	return out
+}
+
+// stableByKey sorts items by key, keeping the source order of items with
+// the same key.
+func stableByKey(items []value, keys []string) jarr {
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	out := make(jarr, len(items))
+	for i, k := range idx {
+		out[i] = items[k]
+	}
+	return out
+}
+
+// sortedStrings returns the strings sorted, as a JSON array; when dedup is
+// set, repeated strings appear once.
+func sortedStrings(ss []string, dedup bool) jarr {
+	s := append([]string(nil), ss...)
+	sort.Strings(s)
+	out := make(jarr, 0, len(s))
+	for i, v := range s {
+		if dedup && i > 0 && s[i-1] == v {
+			continue
+		}
+		out = append(out, jstr(v))
+	}
+	return out
+}
