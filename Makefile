@@ -47,11 +47,12 @@ run: build
 	@if [ -z "$(EXAMPLES)" ]; then echo "no examples in examples/"; exit 1; fi; \
 	failed=0; \
 	for f in $(EXAMPLES); do \
-	  if $(CAPS) parse "$$f" >/dev/null; then echo "ok    $$f"; \
-	  else echo "FAIL  $$f"; failed=$$((failed+1)); fi; \
+	  if $(CAPS) check "$$f" 2>/tmp/caps-run.$$$$; then echo "ok    $$f"; \
+	  else echo "FAIL  $$f"; cat /tmp/caps-run.$$$$; failed=$$((failed+1)); fi; \
+	  rm -f /tmp/caps-run.$$$$; \
 	done; \
 	if [ $$failed -ne 0 ]; then echo "$$failed example(s) failed"; exit 1; fi; \
-	echo "all $(words $(EXAMPLES)) examples parse"
+	echo "all $(words $(EXAMPLES)) examples check"
 
 # The whole suite. Every step runs even when an earlier one fails, and go
 # test runs last, so its report ends the output; make fails if any step did.

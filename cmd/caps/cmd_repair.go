@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/analysis/repair"
+	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/cmd/caps/internal/report"
+	"github.com/capsulang/caps/syntax"
+)
+
+func init() {
+	cli.Register(&cli.Command{
+		Name:  "repair-plan",
+		Args:  "[--json] FILE",
+		Short: "list typed repair options for each diagnostic",
+		Long: `Repair-plan checks FILE and, for each diagnostic it can repair, lists
+options with a safety label and the exact text edits that remove it:
+
+    safe               cannot change meaning beyond fixing the mistake
+    review             changes meaning; wants a human look
+    expands-authority  widens what the capsule may do (effects, profiles)
+
+With --json it prints
+    {"ok", "files": [{"path", "diagnostics": [...], "plans": [
+        {"diagnostic": {...}, "options": [
+            {"id", "title", "safety", "edits": [{"range", "newText"}]}]}]}]}
+Nothing is written; apply an option with an editor or caps propose.`,
+		Flags: func(fs *flag.FlagSet) cli.RunFunc {
+			jsonOut := fs.Bool("json", false, "print JSON on stdout")
+			return func(c *cli.Context, args []string) int {
+				if len(args) != 1 {
+					return c.UsageErrorf("expected one FILE")
+				}
+				return runRepairPlan(c, args[0], *jsonOut)
+			}
+		},
+	})
+}
+
+type editJSON struct {
+	Range   syntax.Range `json:"range"`
+	NewText string       `json:"newText"`
+}
+
+type optionJSON struct {
+	ID     string     `json:"id"`
+	Title  string     `json:"title"`
+	Safety string     `json:"safety"`
+	Why    string     `json:"why,omitempty"`
+	Edits  []editJSON `json:"edits"`
+}
+
+type planJSON struct {
+	Diagnostic report.Diagnostic `json:"diagnostic"`
+	Options    []optionJSON      `json:"options"`
+}
+
+func runRepairPlan(c *cli.Context, path string, jsonOut bool) int {
+	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
+	pkg, err := newLoader().Load(path)
+	if err != nil {
+		p.Fail(path, err)
+		return p.Finish()
+	}
+	lines := pkg.File.Source.CST.Lines
+	diags := checkedDiagnostics(pkg)
+	plans := repair.Plans(repair.Input{File: pkg.File, Result: pkg.Result, Diagnostics: diags, Evaluated: evaluatedValues(pkg)})
+	conv := report.NewConverter(pkg.Src, lines, syntax.UTF16)
+	out := []planJSON{}
+	for _, pl := range plans {
+		d := pl.Diagnostic
+		pj := planJSON{Diagnostic: report.Diagnostic{Code: d.Code, Severity: d.Severity.String(), Message: d.Message, Range: conv.Range(d.Span), Related: []report.Related{}}}
+		for _, o := range pl.Options {
+			oj := optionJSON{ID: o.ID, Title: o.Title, Safety: o.Safety, Why: o.Why, Edits: []editJSON{}}
+			for _, e := range o.Edits {
+				oj.Edits = append(oj.Edits, editJSON{Range: lines.Range(e.Span, syntax.UTF16), NewText: e.NewText})
+			}
+			pj.Options = append(pj.Options, oj)
+		}
+		out = append(out, pj)
+	}
+	if jsonOut {
+		f := p.Add(&report.Source{Path: path, Text: pkg.Src, Lines: lines}, diags)
+		f.Extra = struct {
+			Plans []planJSON `json:"plans"`
+		}{out}
+		return p.Finish()
+	}
+	for _, pl := range plans {
+		pos := lines.Position(pl.Diagnostic.Span.Start, syntax.UTF32)
+		fmt.Fprintf(c.Stdout, "%s:%d:%d: %s %s\n", cli.DisplayPath(path), pos.Line+1, pos.Character+1, pl.Diagnostic.Code, pl.Diagnostic.Message)
+		for i, o := range pl.Options {
+			fmt.Fprintf(c.Stdout, "  %d. [%s] %s\n", i+1, o.Safety, o.Title)
+			for _, e := range o.Edits {
+				r := lines.Range(e.Span, syntax.UTF32)
+				fmt.Fprintf(c.Stdout, "       %d:%d-%d:%d -> %q\n", r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1, strings.TrimSpace(e.NewText))
+			}
+		}
+	}
+	if len(plans) == 0 {
+		fmt.Fprintln(c.Stdout, "no repairs to offer")
+	}
+	for _, d := range diags {
+		if d.Severity == syntax.Error {
+			return cli.ExitFail
+		}
+	}
+	return cli.ExitOK
+}
+
+// evaluatedValues returns the interpreter's values for failing examples;
+// the runtime's command file replaces it.
+var evaluatedValues = func(pkg *load.Package) map[syntax.Span]string { return nil }
