@@ -161,7 +161,7 @@ func (p *printer) write(b []byte) {
 	p.col += utf8.RuneCount(b)
 }
 
-func (p *printer) byte(c byte) {
+func (p *printer) char(c byte) {
 	p.out = append(p.out, c)
 	p.col++
 }
@@ -223,14 +223,14 @@ func (p *printer) flat(n *node) {
 		p.write(n.atom)
 		return
 	}
-	p.byte('(')
+	p.char('(')
 	for i, it := range n.items {
 		if i > 0 {
-			p.byte(' ')
+			p.char(' ')
 		}
 		p.flat(it)
 	}
-	p.byte(')')
+	p.char(')')
 }
 
 // block prints n with its first h items on the first line and the others
@@ -238,10 +238,10 @@ func (p *printer) flat(n *node) {
 func (p *printer) block(n *node, h int, trail int) {
 	col := p.col
 	head := n.head()
-	p.byte('(')
+	p.char('(')
 	i := 0
 	if n.open != nil {
-		p.byte(' ')
+		p.char(' ')
 		p.comment(n.open)
 	} else {
 		for ; i < h; i++ {
@@ -250,11 +250,11 @@ func (p *printer) block(n *node, h int, trail int) {
 				break
 			}
 			if i > 0 {
-				p.byte(' ')
+				p.char(' ')
 			}
 			p.node(it, 0, head)
 			if it.trailing != nil {
-				p.byte(' ')
+				p.char(' ')
 				p.comment(it.trailing)
 				i++
 				break
@@ -269,14 +269,14 @@ func (p *printer) broken(n *node, trail int) {
 	col := p.col
 	head := n.head()
 	items := n.items
-	p.byte('(')
+	p.char('(')
 	indent := col + 2
 	if len(items) > 0 && items[0].atom == nil && allLists(items) {
 		indent = col + 1
 	}
 	if n.open != nil || len(items) == 0 || len(items[0].leading) > 0 {
 		if n.open != nil {
-			p.byte(' ')
+			p.char(' ')
 			p.comment(n.open)
 		}
 		p.stack(items, n, indent, false, n.after, trail, head)
@@ -285,7 +285,7 @@ func (p *printer) broken(n *node, trail int) {
 	first, rest := items[0], items[1:]
 	p.node(first, lastTrail(n, 0, trail), head)
 	if first.trailing != nil {
-		p.byte(' ')
+		p.char(' ')
 		p.comment(first.trailing)
 		p.stack(rest, n, indent, false, n.after, trail, head)
 		return
@@ -294,12 +294,12 @@ func (p *printer) broken(n *node, trail int) {
 	// pass the line limit there but not on a line of its own.
 	if first.atom != nil && len(rest) > 0 && len(rest[0].leading) == 0 &&
 		(p.col+1+lead(rest[0]) <= maxWidth || indent+lead(rest[0]) > maxWidth) {
-		p.byte(' ')
+		p.char(' ')
 		argCol := p.col
 		arg := rest[0]
 		p.node(arg, lastTrail(n, 1, trail), head)
 		if arg.trailing != nil {
-			p.byte(' ')
+			p.char(' ')
 			p.comment(arg.trailing)
 		}
 		p.stack(rest[1:], n, argCol, false, n.after, trail, head)
@@ -358,7 +358,7 @@ func (p *printer) stack(items []*node, l *node, indent int, blanks bool, after [
 		}
 		p.node(it, t, head)
 		if it.trailing != nil {
-			p.byte(' ')
+			p.char(' ')
 			p.comment(it.trailing)
 		}
 		it.outEnd = len(p.out)
@@ -375,5 +375,5 @@ func (p *printer) stack(items []*node, l *node, indent int, blanks bool, after [
 	if len(after) > 0 {
 		p.lineStart(indent, false)
 	}
-	p.byte(')')
+	p.char(')')
 }
