@@ -156,3 +156,55 @@ func TestCodeActionsFromRepairPlans(t *testing.T) {
 		t.Errorf("edit: %+v", e)
 	}
 }
+
+func TestFormattingAndSourceActions(t *testing.T) {
+	c := start(t, nil)
+	src := "(module f\n  (capsule \"1\")\n  ;; second\n  (function zeta\n    (output I64)\n    (body   2))\n  ;; first\n  (function alpha\n    (output I64)\n    (body 1)))\n"
+	open(t, c, src, 1)
+	td := map[string]any{"uri": uri}
+	var edits []struct {
+		Range   rng    `json:"range"`
+		NewText string `json:"newText"`
+	}
+	if err := c.Call("textDocument/formatting", map[string]any{"textDocument": td, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits); err != nil {
+		t.Fatal(err)
+	}
+	// the only change: the extra spaces in (body   2)
+	if len(edits) != 1 || edits[0].Range != (rng{pos{5, 10}, pos{5, 12}}) || edits[0].NewText != "" {
+		t.Fatalf("format edits: %+v", edits)
+	}
+	var actions []struct {
+		Title string `json:"title"`
+		Kind  string `json:"kind"`
+		Edit  struct {
+			Changes map[string][]struct {
+				Range   rng    `json:"range"`
+				NewText string `json:"newText"`
+			} `json:"changes"`
+		} `json:"edit"`
+	}
+	if err := c.Call("textDocument/codeAction", map[string]any{"textDocument": td, "range": rng{pos{0, 0}, pos{0, 0}},
+		"context": map[string]any{"diagnostics": []any{}, "only": []string{"source.organizeDeclarations"}}}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) != 1 || actions[0].Kind != "source.organizeDeclarations" {
+		t.Fatalf("actions: %+v", actions)
+	}
+	// apply the edit and compare
+	lines := strings.Split(src, "\n")
+	e := actions[0].Edit.Changes[uri][0]
+	before := strings.Join(lines[:e.Range.Start.Line], "\n") + "\n" + lines[e.Range.Start.Line][:e.Range.Start.Character]
+	after := lines[e.Range.End.Line][e.Range.End.Character:] + "\n" + strings.Join(lines[e.Range.End.Line+1:], "\n")
+	got := before + e.NewText + after
+	want := "(module f\n  (capsule \"1\")\n  ;; first\n  (function alpha\n    (output I64)\n    (body 1))\n\n  ;; second\n  (function zeta\n    (output I64)\n    (body 2)))\n"
+	if got != want {
+		t.Errorf("organized:\n%s\nwant\n%s", got, want)
+	}
+	// a file with a syntax error is refused with a clear error
+	change(c, 2, rng{pos{9, 13}, pos{9, 14}}, "")
+	waitDiags(t, c, 2)
+	err := c.Call("textDocument/formatting", map[string]any{"textDocument": td, "options": map[string]any{}}, &edits)
+	if err == nil || !strings.Contains(err.Error(), "syntax errors") {
+		t.Errorf("format of broken file: %v", err)
+	}
+}
