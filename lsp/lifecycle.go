@@ -29,6 +29,14 @@ type initializeParams struct {
 		General struct {
 			PositionEncodings []string `json:"positionEncodings"`
 		} `json:"general"`
+		Window struct {
+			WorkDoneProgress bool `json:"workDoneProgress"`
+		} `json:"window"`
+		Workspace struct {
+			DidChangeWatchedFiles struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
+		} `json:"workspace"`
 	} `json:"capabilities"`
 	WorkspaceFolders []protocol.WorkspaceFolder `json:"workspaceFolders"`
 	RootURI          protocol.DocumentURI       `json:"rootUri"`
@@ -42,7 +50,7 @@ func init() {
 		s.mu.Unlock()
 		return func(context.Context) (any, error) { return nil, nil }, nil
 	}
-	notifications["initialized"] = func(*Server, json.RawMessage) error { return nil }
+	notifications["initialized"] = initialized
 	notifications["textDocument/didOpen"] = didOpen
 	notifications["textDocument/didChange"] = didChange
 	notifications["textDocument/didClose"] = didClose
@@ -71,6 +79,14 @@ func initialize(s *Server, params json.RawMessage) (func(context.Context) (any, 
 		}
 	}
 	s.initialized = true
+	for _, f := range p.WorkspaceFolders {
+		s.folders = append(s.folders, uriPath(protocol.DocumentURI(f.URI)))
+	}
+	if len(s.folders) == 0 && p.RootURI != "" {
+		s.folders = []string{uriPath(p.RootURI)}
+	}
+	s.clientProgress = p.Capabilities.Window.WorkDoneProgress
+	s.clientWatch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	s.mu.Unlock()
 	caps := serverCapabilities{PositionEncoding: encName}
 	caps.TextDocumentSync = &protocol.TextDocumentSyncOptions{
@@ -170,5 +186,21 @@ func didClose(s *Server, params json.RawMessage) error {
 	delete(s.docs, p.TextDocument.URI)
 	d.doc.Close()
 	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
+	return nil
+}
+
+// initialized starts indexing the workspace and asks the client to watch
+// .caps files, so that files changed outside the editor stay current.
+func initialized(s *Server, _ json.RawMessage) error {
+	s.mu.Lock()
+	folders, progress, watch := s.folders, s.clientProgress, s.clientWatch
+	s.mu.Unlock()
+	s.loadWorkspace(folders, progress)
+	if watch {
+		go s.conn.Call(context.Background(), "client/registerCapability", &protocol.RegistrationParams{Registrations: []protocol.Registration{{
+			ID: "capsulang-watch", Method: "workspace/didChangeWatchedFiles",
+			RegisterOptions: map[string]any{"watchers": []map[string]any{{"globPattern": "**/*.caps"}}},
+		}}}, nil)
+	}
 	return nil
 }

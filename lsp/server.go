@@ -47,6 +47,11 @@ type Server struct {
 	shutdown    bool
 	loader      *load.Loader
 	cancels     map[string]context.CancelFunc
+	ws          *workspace
+	// from the client's initialize params
+	folders        []string
+	clientProgress bool
+	clientWatch    bool
 	exited      chan struct{}
 	exitCode    int
 }
@@ -71,6 +76,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
 		cancels: map[string]context.CancelFunc{},
 		exited:  make(chan struct{}),
 		loader:  &load.Loader{},
+		ws:      newWorkspace(),
 	}
 	logw := opts.Log
 	if logw == nil {

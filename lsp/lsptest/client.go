@@ -85,6 +85,11 @@ func (c *Client) read(r *bufio.Reader) {
 			c.mu.Unlock()
 			return
 		}
+		if msg.Method != "" && len(msg.ID) > 0 {
+			// a request from the server: answer it (null result) and queue
+			// it so tests can look at it
+			go c.send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": nil})
+		}
 		if msg.Method == "" {
 			if ch, ok := c.pending[string(msg.ID)]; ok {
 				delete(c.pending, string(msg.ID))
