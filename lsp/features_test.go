@@ -208,3 +208,19 @@ func TestFormattingAndSourceActions(t *testing.T) {
 		t.Errorf("format of broken file: %v", err)
 	}
 }
+
+func TestDocumentLinks(t *testing.T) {
+	c := start(t, nil)
+	src := "(module l (capsule \"1\")\n  (port p (protocol mcp) (endpoint \"https://tools.example.test/mcp\") (tool t)))\n"
+	open(t, c, src, 1)
+	var links []struct {
+		Range  rng    `json:"range"`
+		Target string `json:"target"`
+	}
+	if err := c.Call("textDocument/documentLink", map[string]any{"textDocument": map[string]any{"uri": uri}}, &links); err != nil {
+		t.Fatal(err)
+	}
+	if len(links) != 1 || links[0].Target != "https://tools.example.test/mcp" || links[0].Range != (rng{pos{1, 36}, pos{1, 66}}) {
+		t.Fatalf("%+v", links)
+	}
+}

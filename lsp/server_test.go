@@ -157,7 +157,7 @@ func TestInitializeAdvertisesImplementedFeatures(t *testing.T) {
 }
 
 // advertisedExtras lists capabilities added by feature files as they land.
-var advertisedExtras = []string{"codeActionProvider", "completionProvider", "documentFormattingProvider", "documentRangeFormattingProvider", "renameProvider", "semanticTokensProvider", "signatureHelpProvider", "workspaceSymbolProvider"}
+var advertisedExtras = []string{"codeActionProvider", "completionProvider", "documentFormattingProvider", "documentLinkProvider", "documentRangeFormattingProvider", "renameProvider", "semanticTokensProvider", "signatureHelpProvider", "workspaceSymbolProvider"}
 
 func sortStrings(s []string) []string {
 	out := append([]string(nil), s...)
