@@ -318,24 +318,26 @@ type snapshot struct {
 	enc     syntax.Encoding
 	loader  *load.Loader
 
-	once sync.Once
-	pkg  *load.Package
-	idx  *index
+	once    sync.Once
+	pkg     *load.Package
+	idxOnce sync.Once
+	idx     *index
 }
 
 // Package parses and checks the snapshot (once).
 func (sn *snapshot) Package() *load.Package {
 	sn.once.Do(func() {
 		f := ast.Build(syntax.Read(sn.cst))
-		sn.pkg = sn.loader.CheckFile(sn.path, f)
-		sn.idx = newIndex(sn.pkg)
+		sn.pkg = sn.loader.CheckFileNoHash(sn.path, f)
 	})
 	return sn.pkg
 }
 
-// Index returns the snapshot's symbol index.
+// Index returns the snapshot's symbol index (built on first use: the
+// diagnostics path does not need it).
 func (sn *snapshot) Index() *index {
-	sn.Package()
+	pkg := sn.Package()
+	sn.idxOnce.Do(func() { sn.idx = newIndex(pkg) })
 	return sn.idx
 }
 

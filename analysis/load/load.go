@@ -262,6 +262,16 @@ func within(root, path string) error {
 // CheckFile checks an already parsed file as the content of path, without
 // caching it (the language server parses incrementally and checks here).
 func (l *Loader) CheckFile(path string, f *ast.File) *Package {
+	return l.checkFile(path, f, true)
+}
+
+// CheckFileNoHash is CheckFile without computing the semantic hash (the
+// language server checks on every keystroke and hashes only on demand).
+func (l *Loader) CheckFileNoHash(path string, f *ast.File) *Package {
+	return l.checkFile(path, f, false)
+}
+
+func (l *Loader) checkFile(path string, f *ast.File, hash bool) *Package {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -277,7 +287,7 @@ func (l *Loader) CheckFile(path string, f *ast.File) *Package {
 	defer delete(l.inflight, abs)
 	p := &Package{Path: path, Src: f.Source.CST.Src, File: f}
 	p.Result = check.Check(f, check.Options{Path: abs, Importer: (*importer)(l)})
-	if f.Module != nil {
+	if hash && f.Module != nil {
 		p.Hash, _ = ir.Hash(f.Module)
 	}
 	return p

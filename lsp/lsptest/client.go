@@ -274,3 +274,11 @@ func (c *Client) Kill() {
 		c.cmd.Process.Kill()
 	}
 }
+
+// Pid returns the server process id (0 for an in-process server).
+func (c *Client) Pid() int {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}

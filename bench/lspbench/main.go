@@ -1,0 +1,208 @@
+// Command lspbench drives `caps lsp` over stdio like an editor and reports
+// latency percentiles: edit-to-diagnostics on a 10,000-line capsule, hover,
+// definition and completion, initialize-to-first-diagnostics on a 200-file
+// workspace, and the server's resident memory across many edits.
+//
+//	go run ./bench/lspbench -caps build/caps [-edits 200] [-json]
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/lsp/lsptest"
+)
+
+type result struct {
+	Name  string  `json:"name"`
+	N     int     `json:"n"`
+	P50ms float64 `json:"p50_ms"`
+	P99ms float64 `json:"p99_ms"`
+	Maxms float64 `json:"max_ms"`
+}
+
+func pct(ds []time.Duration, p float64) float64 {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(float64(len(s)-1) * p)
+	return float64(s[i].Microseconds()) / 1000
+}
+
+func summarize(name string, ds []time.Duration) result {
+	return result{Name: name, N: len(ds), P50ms: pct(ds, 0.5), P99ms: pct(ds, 0.99), Maxms: pct(ds, 1)}
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lspbench:", err)
+		os.Exit(1)
+	}
+}
+
+type pos struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+func main() {
+	caps := flag.String("caps", "build/caps", "the caps binary")
+	edits := flag.Int("edits", 200, "edits to time")
+	memEdits := flag.Int("mem-edits", 10000, "edits for the memory measurement")
+	jsonOut := flag.Bool("json", false, "print JSON")
+	flag.Parse()
+
+	var results []result
+	src := gen.Module(10000)
+	text := string(src)
+	uri := "file:///bench/big.caps"
+
+	c, err := lsptest.Start(*caps, "lsp")
+	must(err)
+	c.Timeout = 60 * time.Second
+	must(c.Call("initialize", map[string]any{"capabilities": map[string]any{}}, nil))
+	c.Notify("initialized", map[string]any{})
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "capsulang", "version": 1, "text": text}})
+	waitVersion(c, 1)
+
+	// Edit-to-diagnostics: type and delete a space inside an expression in
+	// the middle of the file; wait for the diagnostics of that version.
+	lines := strings.Split(text, "\n")
+	line := len(lines) / 2
+	for !strings.Contains(lines[line], "(body") {
+		line++
+	}
+	col := strings.Index(lines[line], "(body") + 1
+	var lat []time.Duration
+	version := 1
+	for i := 0; i < *edits; i++ {
+		version++
+		var change map[string]any
+		if i%2 == 0 {
+			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col}}, "text": " "}
+		} else {
+			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col + 1}}, "text": ""}
+		}
+		start := time.Now()
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		waitVersion(c, version)
+		lat = append(lat, time.Since(start))
+	}
+	results = append(results, summarize("edit-to-diagnostics (10k lines)", lat))
+
+	// Requests against the settled document.
+	td := map[string]any{"uri": uri}
+	stateLine := 0
+	for i, l := range lines {
+		if strings.Contains(l, "(target scoring)") && i > len(lines)/2 {
+			stateLine = i
+			break
+		}
+	}
+	stateCol := strings.Index(lines[stateLine], "scoring") + 2
+	for _, q := range []struct {
+		name, method string
+		params       map[string]any
+	}{
+		{"hover", "textDocument/hover", map[string]any{"textDocument": td, "position": pos{stateLine, stateCol}}},
+		{"definition", "textDocument/definition", map[string]any{"textDocument": td, "position": pos{stateLine, stateCol}}},
+		{"completion", "textDocument/completion", map[string]any{"textDocument": td, "position": pos{stateLine, stateCol}}},
+	} {
+		var ds []time.Duration
+		for i := 0; i < 200; i++ {
+			start := time.Now()
+			_, err := c.CallRaw(q.method, q.params)
+			must(err)
+			ds = append(ds, time.Since(start))
+		}
+		results = append(results, summarize(q.name+" (10k lines)", ds))
+	}
+
+	// Memory across many edits: RSS before and after.
+	rss0 := rss(c)
+	for i := 0; i < *memEdits; i++ {
+		version++
+		var change map[string]any
+		if i%2 == 0 {
+			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col}}, "text": " "}
+		} else {
+			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col + 1}}, "text": ""}
+		}
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		if i%500 == 0 {
+			waitVersion(c, version)
+		}
+	}
+	waitVersion(c, version)
+	rss1 := rss(c)
+	c.Close()
+
+	// Initialize-to-first-diagnostics on a 200-file workspace.
+	dir, err := os.MkdirTemp("", "lspbench")
+	must(err)
+	defer os.RemoveAll(dir)
+	for i := 0; i < 200; i++ {
+		must(os.WriteFile(filepath.Join(dir, fmt.Sprintf("m%03d.caps", i)), []byte(strings.Replace(string(gen.Module(100)), "bench.generated", fmt.Sprintf("bench.m%03d", i), 1)), 0o644))
+	}
+	start := time.Now()
+	c2, err := lsptest.Start(*caps, "lsp")
+	must(err)
+	c2.Timeout = 60 * time.Second
+	must(c2.Call("initialize", map[string]any{"rootUri": "file://" + dir, "capabilities": map[string]any{}}, nil))
+	c2.Notify("initialized", map[string]any{})
+	first, _ := os.ReadFile(filepath.Join(dir, "m000.caps"))
+	c2.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + filepath.Join(dir, "m000.caps"), "languageId": "capsulang", "version": 1, "text": string(first)}})
+	waitVersion(c2, 1)
+	initDur := time.Since(start)
+	var syms []any
+	must(c2.Call("workspace/symbol", map[string]any{"query": "clamp_1"}, &syms))
+	wsDur := time.Since(start)
+	rssWS := rss(c2)
+	c2.Close()
+
+	if *jsonOut {
+		json.NewEncoder(os.Stdout).Encode(map[string]any{"results": results, "rss_before_mb": rss0, "rss_after_mb": rss1, "init_to_first_diagnostics_ms": initDur.Milliseconds(), "init_to_workspace_symbols_ms": wsDur.Milliseconds(), "rss_workspace_mb": rssWS})
+		return
+	}
+	fmt.Printf("%-36s %6s %9s %9s %9s\n", "caps lsp", "n", "p50 ms", "p99 ms", "max ms")
+	for _, r := range results {
+		fmt.Printf("%-36s %6d %9.2f %9.2f %9.2f\n", r.Name, r.N, r.P50ms, r.P99ms, r.Maxms)
+	}
+	fmt.Printf("initialize to first diagnostics, 200-file workspace: %d ms (workspace symbols ready: %d ms)\n", initDur.Milliseconds(), wsDur.Milliseconds())
+	fmt.Printf("resident memory: %.1f MB before, %.1f MB after %d edits of a 10k-line file; %.1f MB with the 200-file workspace\n", rss0, rss1, *memEdits, rssWS)
+	fmt.Println("peers (same kind of machine, stdio client): gopls edit-to-diagnostics p50 10 ms / worst of 60 edits 31-34 ms on 10k lines of Go; completion median 6 ms; VS Code JSON server 559 ms on 10k lines")
+}
+
+func waitVersion(c *lsptest.Client, v int) {
+	_, err := c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
+		var pd struct{ Version int }
+		json.Unmarshal(p, &pd)
+		return pd.Version == v
+	})
+	must(err)
+	c.Drain()
+}
+
+// rss reads the server process's resident set size in MB from /proc.
+func rss(c *lsptest.Client) float64 {
+	pid := c.Pid()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			f := strings.Fields(l)
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return -1
+}
