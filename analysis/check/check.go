@@ -179,6 +179,12 @@ type checker struct {
 	resolving map[*ast.TypeDecl]bool
 	// imports by the name they are referenced with.
 	imports map[string]*ImportInfo
+	// failedImports holds the names of imports that could not be resolved
+	// (already reported), so that their uses are not reported again.
+	failedImports map[string]bool
+	// badTargets holds declared effects whose targets did not resolve
+	// (already reported); they cover uses of the same effect.
+	badTargets map[*ast.Effect]bool
 	// children indexes symbols by parent.
 	children map[*Symbol][]*Symbol
 	// sigs caches function signatures.

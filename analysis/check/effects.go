@@ -19,7 +19,14 @@ func (c *checker) effectRef(e *ast.Effect) *catalog.Effect {
 		return nil
 	}
 	c.admit(eff, e.Name.Span)
+	n := len(c.res.Diagnostics)
 	c.effectTargets(eff, e.Name, e.Targets)
+	if len(c.res.Diagnostics) > n {
+		if c.badTargets == nil {
+			c.badTargets = map[*ast.Effect]bool{}
+		}
+		c.badTargets[e] = true
+	}
 	return eff
 }
 
@@ -184,7 +191,11 @@ func kindOfTarget(kind string) (ast.DeclKind, string) {
 func (c *checker) effectIntent(x ectx, e *ast.Call, eff *catalog.Effect) types.Type {
 	if x.effects == nil {
 		c.errorf(GuardNotPure, e.Func.Span, "%s must be pure, but performs effect %s", x.pureWhat, eff.Name)
-		c.args(x, e.Args)
+		args := e.Args
+		if eff.Target != "none" {
+			args = skipTarget(x, args)
+		}
+		c.args(x, args)
 		return types.TUnit
 	}
 	c.admit(eff, e.Func.Span)

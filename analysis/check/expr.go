@@ -52,6 +52,9 @@ type eventInfo struct {
 	sym    *Symbol
 	fields map[string]*Symbol
 	names  []string
+	// unknown marks the stand-in for an undeclared event (already
+	// reported): its fields are not reported again.
+	unknown bool
 }
 
 func (x ectx) with(names map[string]*Symbol) ectx {
@@ -216,6 +219,9 @@ func (c *checker) name(x ectx, n *ast.Name) types.Type {
 	switch {
 	case first.Name == "event" && x.event != nil && len(rest) > 0:
 		f := x.event.fields[rest[0].Name]
+		if f == nil && x.event.unknown {
+			return types.TInvalid
+		}
 		if f == nil {
 			c.errorf(UnknownField, rest[0].Span, "event %s has no field `%s`%s", x.event.sym.Name, rest[0].Name, didYouMean(rest[0].Name, x.event.names)+payloadHint(x.event))
 			return types.TInvalid
@@ -244,6 +250,9 @@ func (c *checker) name(x ectx, n *ast.Name) types.Type {
 			if s := c.lookupDecl(first.Name+"."+rest[0].Name, syntax.Span{Start: first.Span.Start, End: rest[0].Span.End}); s != nil && s.Type != nil {
 				return c.typeMember(s, s.Type, rest[1:], n)
 			}
+		}
+		if c.failedImports[first.Name] && len(rest) > 0 {
+			return types.TInvalid
 		}
 		cands := x.env.all()
 		for k := range x.context {
@@ -331,6 +340,12 @@ func (c *checker) typeMember(s *Symbol, t types.Type, rest []ast.Ident, n *ast.N
 
 func (c *checker) recordLit(x ectx, e *ast.RecordLit) types.Type {
 	s := c.lookupDecl(e.Type.Name, e.Type.Span)
+	if s == nil && c.fromFailedImport(e.Type.Name) {
+		for _, f := range e.Fields {
+			c.expr(x, f.Value, nil)
+		}
+		return types.TInvalid
+	}
 	if s == nil {
 		c.errorf(UnknownType, e.Type.Span, "unknown record type `%s`%s", e.Type.Name, didYouMean(e.Type.Name, c.declNames(ast.KindType)))
 		for _, f := range e.Fields {
@@ -339,7 +354,7 @@ func (c *checker) recordLit(x ectx, e *ast.RecordLit) types.Type {
 		return types.TInvalid
 	}
 	var t types.Type = s.Type
-	if td, ok := s.Decl.(*ast.TypeDecl); ok && s.File == "" {
+	if td, ok := s.Decl.(*ast.TypeDecl); ok && !c.isImported(s) {
 		t = c.declType(td)
 	}
 	r, ok := t.(*types.Record)
@@ -403,11 +418,15 @@ func (c *checker) call(x ectx, e *ast.Call, want types.Type) types.Type {
 	if t := c.variantCtor(x, e); t != nil {
 		return t
 	}
+	if c.fromFailedImport(name) {
+		c.args(x, e.Args)
+		return types.TInvalid
+	}
 	if strings.Contains(name, ".") {
 		prefix := name[:strings.LastIndexByte(name, '.')]
 		if d := catalog.LookupEffect(prefix); d == nil && effectDomain(name) {
 			c.errorf(UnknownEffect, e.Func.Span, "unknown effect `%s`%s", name, didYouMean(name, catalog.EffectNames()))
-			c.args(x, e.Args)
+			c.args(x, skipTarget(x, e.Args)) // the first operand is probably its target
 			return types.TInvalid
 		}
 	}
@@ -439,7 +458,12 @@ func (c *checker) args(x ectx, args []ast.Expr) {
 }
 
 func (c *checker) callFunction(x ectx, e *ast.Call, s *Symbol, fn *ast.Function) types.Type {
-	sig := c.signature(fn)
+	var sig *signature
+	if c.isImported(s) {
+		sig = c.importedSignature(s, fn)
+	} else {
+		sig = c.signature(fn)
+	}
 	if len(e.Args) != len(sig.params) {
 		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, found %d", fn.Name.Name, len(sig.params), plural(len(sig.params)), len(e.Args))
 	}
@@ -555,13 +579,20 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 		}
 	case ast.PatMember:
 		parts := p.Name.Parts
-		s := c.decls[parts[0].Name]
+		s, rest := c.decls[parts[0].Name], parts[1:]
+		if s != nil {
+			c.ref(parts[0].Span, s)
+		} else if c.imports[parts[0].Name] != nil && len(parts) > 2 {
+			// an imported type's member: alias.Type.member
+			s, rest = c.lookupDecl(parts[0].Name+"."+parts[1].Name, syntax.Span{Start: parts[0].Span.Start, End: parts[1].Span.End}), parts[2:]
+		}
 		if s == nil {
-			c.errorf(UnknownName, parts[0].Span, "unknown type `%s` in pattern", parts[0].Name)
+			if !c.failedImports[parts[0].Name] {
+				c.errorf(UnknownName, parts[0].Span, "unknown type `%s` in pattern", parts[0].Name)
+			}
 			return
 		}
-		c.ref(parts[0].Span, s)
-		mt := c.typeMember(s, s.Type, parts[1:], p.Name)
+		mt := c.typeMember(s, s.Type, rest, p.Name)
 		if !types.AssignableTo(mt, t) {
 			c.errorf(TypeMismatch, p.Span, "pattern %s is %s, but the value is %s", p.Name.Text(), types.Describe(mt), types.Describe(t))
 		}
@@ -647,4 +678,16 @@ func (c *checker) invalidBinds(args []*ast.Pattern, binds map[string]*Symbol) {
 	for _, a := range args {
 		c.pattern(a, types.TInvalid, binds)
 	}
+}
+
+// skipTarget drops a leading operand that names no value in scope: the
+// target of an effect intent (a store, port, agent...), which is not an
+// expression and must not be reported as an unknown name.
+func skipTarget(x ectx, args []ast.Expr) []ast.Expr {
+	if len(args) > 0 {
+		if n, ok := args[0].(*ast.Name); ok && x.env.lookup(n.Parts[0].Name) == nil && x.context[n.Parts[0].Name] == nil {
+			return args[1:]
+		}
+	}
+	return args
 }

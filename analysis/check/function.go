@@ -138,6 +138,14 @@ func (c *checker) declaredEffect(fn *ast.Function, u EffectUse) bool {
 		if covers(d, u) {
 			return true
 		}
+		// A declaration already reported (a misspelt effect or target) is
+		// taken to mean the effect used, so one typo is one error.
+		if d.Name.Name == u.Name && c.badTargets[d] {
+			return true
+		}
+		if catalog.LookupEffect(d.Name.Name) == nil && ast.Closest(d.Name.Name, catalog.EffectNames()) == u.Name {
+			return true
+		}
 	}
 	return false
 }
@@ -221,19 +229,32 @@ func arity(c *checker, e *ast.Call, n int) bool {
 }
 
 // operands checks two operands that must have one type, letting an
-// untyped literal take the other side's type (or want's).
-func operands(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
+// untyped literal take the other side's type (or want's). accept says which
+// types the operator takes: an operand of another type is returned for the
+// caller to report, without also reporting the other operand against it.
+func operands(c *checker, x ectx, e *ast.Call, want types.Type, accept func(types.Type) bool) types.Type {
 	if !arity(c, e, 2) {
 		c.args(x, e.Args)
 		return types.TInvalid
 	}
 	a := c.expr(x, e.Args[0], nil)
 	if a != types.TUntypedInt {
+		if !types.IsInvalid(a) && !accept(a) {
+			c.expr(x, e.Args[1], nil)
+			return a
+		}
+		n := len(c.res.Diagnostics)
 		c.expr(x, e.Args[1], a)
+		if c.mismatchSince(n, e.Args[1]) {
+			return types.TInvalid // reported on the operand; the result is unknown
+		}
 		return a
 	}
 	b := c.expr(x, e.Args[1], nil)
 	if b != types.TUntypedInt {
+		if !types.IsInvalid(b) && !accept(b) {
+			return b
+		}
 		if types.IsInteger(b) {
 			c.checkIntRange(e.Args[0], b)
 			c.setType(e.Args[0], b)
@@ -252,8 +273,20 @@ func operands(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 	return types.TUntypedInt
 }
 
+// mismatchSince reports whether a type mismatch on e itself was reported
+// after the first n diagnostics.
+func (c *checker) mismatchSince(n int, e ast.Expr) bool {
+	sp := e.ExprSpan()
+	for _, d := range c.res.Diagnostics[n:] {
+		if d.Code == TypeMismatch && d.Span == sp {
+			return true
+		}
+	}
+	return false
+}
+
 func arith(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
-	t := operands(c, x, e, want)
+	t := operands(c, x, e, want, types.IsInteger)
 	if !types.IsInvalid(t) && !types.IsInteger(t) {
 		c.errorf(TypeMismatch, e.Func.Span, "(%s ...) works on integers, not %s", e.Func.Text(), types.Describe(t))
 		return types.TInvalid
@@ -262,7 +295,7 @@ func arith(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 }
 
 func equality(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
-	t := operands(c, x, e, nil)
+	t := operands(c, x, e, nil, types.Comparable)
 	if !types.IsInvalid(t) && !types.Comparable(t) {
 		c.errorf(TypeMismatch, e.Func.Span, "values of %s cannot be compared with %s", types.Describe(t), e.Func.Text())
 	}
@@ -270,7 +303,7 @@ func equality(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
 }
 
 func ordering(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
-	t := operands(c, x, e, nil)
+	t := operands(c, x, e, nil, types.Ordered)
 	if !types.IsInvalid(t) && !types.Ordered(t) {
 		c.errorf(TypeMismatch, e.Func.Span, "values of %s are not ordered; %s compares integers, Text, Timestamp or Duration", types.Describe(t), e.Func.Text())
 	}
@@ -540,7 +573,7 @@ func absInt(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 }
 
 func minMax(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
-	t := operands(c, x, e, want)
+	t := operands(c, x, e, want, types.Ordered)
 	if !types.IsInvalid(t) && !types.Ordered(t) {
 		c.errorf(TypeMismatch, e.Func.Span, "(%s ...) compares ordered values, not %s", e.Func.Text(), types.Describe(t))
 	}

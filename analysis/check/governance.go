@@ -97,7 +97,7 @@ func (c *checker) clauseArgs(d *ast.ClauseDecl, cl *ast.Clause, sc *catalog.Clau
 	if len(patterns) > 1 && bestScore <= 0 {
 		var forms []string
 		for _, p := range patterns {
-			forms = append(forms, "("+cl.Key.Name+" "+strings.Join(p, " ")+")")
+			forms = append(forms, "("+cl.Key.Name+" "+patternText(p)+")")
 		}
 		c.errorf(TypeMismatch, cl.Form.Span, "(%s ...) in %s %s does not match any accepted form: %s", cl.Key.Name, d.DeclKind, d.Name.Name, strings.Join(forms, ", "))
 		return
@@ -106,6 +106,31 @@ func (c *checker) clauseArgs(d *ast.ClauseDecl, cl *ast.Clause, sc *catalog.Clau
 	for _, e := range best {
 		c.errorf(e.code, e.span, "%s", e.msg)
 	}
+}
+
+// patternText renders an argument pattern for people: literal words as
+// written, other kinds as placeholders (replay TEXT, proof VERIFICATION-HOOK).
+func patternText(pat []string) string {
+	parts := make([]string, len(pat))
+	for i, p := range pat {
+		kind, mult := p, ""
+		if strings.HasSuffix(p, "*") || strings.HasSuffix(p, "+") || strings.HasSuffix(p, "?") {
+			kind, mult = p[:len(p)-1], p[len(p)-1:]
+		}
+		switch {
+		case strings.HasPrefix(kind, "="):
+			kind = kind[1:]
+		case strings.HasPrefix(kind, "ref:"):
+			kind = strings.ToUpper(kind[4:])
+		default:
+			kind = strings.ToUpper(kind)
+		}
+		if mult == "*" || mult == "+" {
+			mult = "..."
+		}
+		parts[i] = kind + mult
+	}
+	return strings.Join(parts, " ")
 }
 
 type argErr struct {
@@ -122,7 +147,7 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 	i := 0
 	score := 0
 	fail := func(code string, sp syntax.Span, msg string) { errs = append(errs, argErr{code, sp, msg}) }
-	for _, p := range pat {
+	for pi, p := range pat {
 		kind, mult := p, ""
 		if strings.HasSuffix(p, "*") || strings.HasSuffix(p, "+") || strings.HasSuffix(p, "?") {
 			kind, mult = p[:len(p)-1], p[len(p)-1:]
@@ -134,7 +159,10 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 			}
 			msg, code := c.argOK(kind, args[i], resolve)
 			if msg != "" {
-				if mult == "*" || mult == "?" || mult == "+" && n > 0 {
+				// An optional or repeated item may end here and leave the
+				// argument to the next item; after the last item, the
+				// argument's own error says more than "extra argument".
+				if (mult == "*" || mult == "?" || mult == "+" && n > 0) && pi < len(pat)-1 {
 					break
 				}
 				fail(code, args[i].Span, msg)
@@ -205,7 +233,7 @@ func describeArg(kind string) string {
 	case "effect-form":
 		return "an effect such as (mcp.call port.tool)"
 	case "fields":
-		return "(name Type) fields"
+		return "a (name Type) field"
 	case "expr":
 		return "an expression"
 	}
@@ -349,15 +377,12 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool) (string, stri
 			c.effectRef(e)
 		}
 	case "fields":
-		if a.Kind != syntax.FormList {
-			return "expected (name Type) fields", TypeMismatch
+		// one (name Type) field; the clause pattern repeats it
+		if a.Kind != syntax.FormList || len(a.Items) != 2 || a.Items[0].Kind != syntax.FormSymbol {
+			return "expected a field (name Type), found " + describeForm(a), TypeMismatch
 		}
 		if resolve {
-			for _, f := range a.Items {
-				if f.Kind == syntax.FormList && len(f.Items) == 2 {
-					c.resolveType(typeRefOf(f.Items[1]))
-				}
-			}
+			c.resolveType(typeRefOf(a.Items[1]))
 		}
 	case "expr":
 	}

@@ -76,6 +76,9 @@ func (c *checker) machine(m *ast.Machine) {
 		if s, ok := d.(*ast.Surface); ok && s.Bind.Name == m.Name.Name {
 			for _, e := range s.Events {
 				used[e.Name] = true
+				if mi.evInfo[e.Name] == nil {
+					used[ast.Closest(e.Name, mi.events.list())] = true
+				}
 			}
 		}
 	}
@@ -148,6 +151,8 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 			if !handled && !st.Final {
 				c.errorf(MissingClause, to.Event.Span, "state %s times out with %s but has no (on %s ...) transition", st.Name.Name, to.Event.Name, to.Event.Name)
 			}
+		} else {
+			used[ast.Closest(to.Event.Name, mi.events.list())] = true
 		}
 	}
 	unguarded := map[string]*ast.Transition{}
@@ -157,6 +162,11 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 		}
 		used[t.Event.Name] = true
 		info := c.eventRef(mi, t.Event)
+		if info == nil {
+			// a misspelt event (reported) stands for the one it resembles,
+			// which is not also reported as unused
+			used[ast.Closest(t.Event.Name, mi.events.list())] = true
+		}
 		if prev := unguarded[t.Event.Name]; prev != nil {
 			d := c.warnf(UnreachableTransition, t.Event.Span, "this transition on %s can never fire: an earlier one in state %s has no guard", t.Event.Name, st.Name.Name)
 			d.Related = []syntax.Related{{Span: prev.Event.Span, Message: "the earlier unguarded transition"}}
@@ -169,7 +179,7 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 		}
 		x := ectx{env: &env{}, context: mi.context, event: info}
 		if info == nil {
-			x.event = &eventInfo{sym: &Symbol{Name: t.Event.Name}, fields: map[string]*Symbol{}}
+			x.event = &eventInfo{sym: &Symbol{Name: t.Event.Name}, fields: map[string]*Symbol{}, unknown: true}
 		}
 		if t.Guard != nil {
 			g := x

@@ -68,6 +68,21 @@ func (c *checker) module(m *ast.Module) {
 			c.typeMembers(td, t)
 		}
 	}
+	// Members that effect targets name (store collections, port tools,
+	// agent skills, surface actions) before anything resolves a target:
+	// declaration order has no meaning.
+	for _, d := range m.Decls {
+		switch d := d.(type) {
+		case *ast.Store:
+			c.storeCollections(d)
+		case *ast.Surface:
+			c.operations(c.declSym(d), "action", d.Actions)
+		case *ast.Port:
+			c.portOperations(d)
+		case *ast.Agent:
+			c.operations(c.declSym(d), "skill", d.Skills)
+		}
+	}
 	for _, d := range m.Decls {
 		switch d := d.(type) {
 		case *ast.Function:
@@ -82,14 +97,19 @@ func (c *checker) module(m *ast.Module) {
 			c.machine(d)
 		case *ast.Store:
 			c.store(d)
-		case *ast.Surface:
-			c.surface(d)
 		case *ast.Port:
 			c.port(d)
 		case *ast.Agent:
 			c.agent(d)
 		case *ast.ClauseDecl:
 			c.clauseDecl(d)
+		}
+	}
+	// Surfaces last: their events refer to the symbols of machines that may
+	// be declared after them.
+	for _, d := range m.Decls {
+		if s, ok := d.(*ast.Surface); ok {
+			c.surface(s)
 		}
 	}
 }
@@ -151,6 +171,7 @@ func (c *checker) admitted(e *catalog.Effect) bool {
 
 func (c *checker) importsOf(m *ast.Module) {
 	c.imports = map[string]*ImportInfo{}
+	c.failedImports = map[string]bool{}
 	for _, im := range m.Imports {
 		if !im.Path.Valid() {
 			continue
@@ -161,10 +182,12 @@ func (c *checker) importsOf(m *ast.Module) {
 			name = parts[len(parts)-1]
 		}
 		if !validModulePath(im.Path.Name) {
+			c.failedImports[name] = true
 			c.errorf(ImportNotFound, im.Path.Span, "`%s` is not a module name; import a dotted module name such as shared.types (it is looked up as shared/types.caps under the import roots)", im.Path.Name)
 			continue
 		}
 		if c.opts.Importer == nil {
+			c.failedImports[name] = true
 			c.errorf(ImportNotFound, im.Path.Span, "cannot resolve import `%s`: no import roots are configured for this check", im.Path.Name)
 			continue
 		}
@@ -175,6 +198,7 @@ func (c *checker) importsOf(m *ast.Module) {
 			if errors.As(err, &ie) {
 				code = ie.Code
 			}
+			c.failedImports[name] = true
 			c.errorf(code, im.Path.Span, "%s", err.Error())
 			continue
 		}
@@ -207,6 +231,13 @@ func validModulePath(p string) bool {
 	return true
 }
 
+// fromFailedImport reports whether a dotted name is qualified by an import
+// that could not be resolved, whose failure is already reported.
+func (c *checker) fromFailedImport(name string) bool {
+	i := strings.IndexByte(name, '.')
+	return i > 0 && c.failedImports[name[:i]]
+}
+
 // lookupDecl finds a declaration by name, including imported ones written
 // alias.Name. It records the reference.
 func (c *checker) lookupDecl(name string, sp syntax.Span) *Symbol {
@@ -225,6 +256,58 @@ func (c *checker) lookupDecl(name string, sp syntax.Span) *Symbol {
 		}
 	}
 	return nil
+}
+
+// isImported reports whether a symbol found by lookupDecl belongs to an
+// imported module. Its types were resolved by that module's check and must
+// not be resolved again here, in the wrong scope and file.
+func (c *checker) isImported(s *Symbol) bool {
+	return s.File != "" || c.decls[s.Name] != s
+}
+
+// importedSignature builds the signature of an imported function from the
+// symbols its module's check defined.
+func (c *checker) importedSignature(s *Symbol, fn *ast.Function) *signature {
+	if c.sigs == nil {
+		c.sigs = map[*ast.Function]*signature{}
+	}
+	if sig, ok := c.sigs[fn]; ok {
+		return sig
+	}
+	sig := &signature{result: s.Type}
+	if sig.result == nil {
+		sig.result = types.TInvalid
+	}
+	// The inputs are the symbols whose parent is the function, in order.
+	for _, imp := range c.imports {
+		if imp.Result == nil {
+			continue
+		}
+		for _, sym := range imp.Result.Symbols {
+			if sym.Parent == s && sym.Kind == SymInput {
+				t := sym.Type
+				if t == nil {
+					t = types.TInvalid
+				}
+				sig.params = append(sig.params, t)
+				sig.inputs = append(sig.inputs, sym)
+			}
+		}
+		if len(sig.inputs) > 0 {
+			break // two imports of one module share its symbols
+		}
+	}
+	if fn.Effects != nil {
+		for _, e := range fn.Effects.Items {
+			target := ""
+			if len(e.Targets) > 0 {
+				target = e.Targets[0].Name
+			}
+			sig.effects = append(sig.effects, EffectUse{Name: e.Name.Name, Target: target, Span: e.Name.Span})
+		}
+	}
+	c.sigs[fn] = sig
+	return sig
 }
 
 // declNames returns the names of declarations of the given kinds.
@@ -284,12 +367,18 @@ func (c *checker) resolveType(t *ast.TypeRef) types.Type {
 	}
 	if s := c.lookupDecl(name, t.Name.Span); s != nil {
 		if td, ok := s.Decl.(*ast.TypeDecl); ok {
-			if s.File != "" {
-				return s.Type
+			if c.isImported(s) {
+				if s.Type == nil {
+					return types.TInvalid
+				}
+				return s.Type // resolved by the imported module's check
 			}
 			return c.declType(td)
 		}
 		c.errorf(UnknownType, t.Name.Span, "`%s` is a %s, not a type", name, s.Kind)
+		return types.TInvalid
+	}
+	if c.fromFailedImport(name) {
 		return types.TInvalid
 	}
 	cands := c.declNames(ast.KindType)

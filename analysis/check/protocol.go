@@ -18,7 +18,6 @@ func (c *checker) declSym(d ast.Decl) *Symbol {
 }
 
 func (c *checker) store(st *ast.Store) {
-	parent := c.declSym(st)
 	if st.Backend.Valid() {
 		known := false
 		for _, b := range knownBackends {
@@ -32,11 +31,16 @@ func (c *checker) store(st *ast.Store) {
 	} else {
 		c.errorf(MissingClause, st.Name.Span, "store %s has no (backend NAME) clause", st.Name.Name)
 	}
+	c.duplicateClauses(st.Clauses, "backend", "authority")
+}
+
+// storeCollections defines a store's collections (in the members pass).
+func (c *checker) storeCollections(st *ast.Store) {
+	parent := c.declSym(st)
 	cols := c.newScope("collection")
 	for _, col := range st.Collections {
 		cols.add(&Symbol{Kind: SymCollection, Name: col.Name, Span: col.Span, Full: col.Span, Parent: parent, Detail: "collection " + st.Name.Name + "." + col.Name})
 	}
-	c.duplicateClauses(st.Clauses, "backend", "authority")
 }
 
 // duplicateClauses reports single-valued clauses given more than once.
@@ -130,23 +134,24 @@ func (c *checker) surface(s *ast.Surface) {
 		t := c.resolveType(f.Type)
 		fields.add(&Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span, Parent: parent, Type: t, Detail: "state " + f.Name.Name + " " + t.String()})
 	}
-	c.operations(parent, "action", s.Actions)
 }
 
 func (c *checker) port(p *ast.Port) {
-	parent := c.declSym(p)
 	c.protocolName(p.Protocol, "mcp", "http")
 	c.duplicateClauses(p.Clauses, "protocol", "endpoint")
+}
+
+// portOperations defines a port's tools, resources and prompts (in the
+// members pass).
+func (c *checker) portOperations(p *ast.Port) {
 	var all []*ast.Operation
 	all = append(all, p.Tools...)
 	all = append(all, p.Resources...)
 	all = append(all, p.Prompts...)
-	c.operations(parent, "operation", all)
+	c.operations(c.declSym(p), "operation", all)
 }
 
 func (c *checker) agent(a *ast.Agent) {
-	parent := c.declSym(a)
 	c.protocolName(a.Protocol, "a2a", "http")
 	c.duplicateClauses(a.Clauses, "protocol", "endpoint", "discovery")
-	c.operations(parent, "skill", a.Skills)
 }

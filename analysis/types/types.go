@@ -219,6 +219,14 @@ func IsInvalid(t Type) bool {
 	return t == nil || ok && b.Kind == Invalid
 }
 
+// canonKind maps Int to I64, which it names.
+func canonKind(k BasicKind) BasicKind {
+	if k == Int {
+		return I64
+	}
+	return k
+}
+
 // Identical reports whether a and b are the same type. Declared types are
 // nominal: two records are identical only if they are the same declaration.
 func Identical(a, b Type) bool {
@@ -228,7 +236,8 @@ func Identical(a, b Type) bool {
 	switch x := a.(type) {
 	case *Basic:
 		y, ok := b.(*Basic)
-		return ok && x.Kind == y.Kind
+		// Int is another name for I64: the same type, freely mixed.
+		return ok && canonKind(x.Kind) == canonKind(y.Kind)
 	case *List:
 		y, ok := b.(*List)
 		return ok && x.Vector == y.Vector && Identical(x.Elem, y.Elem)

@@ -1,0 +1,87 @@
+package codes
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// DocPath is where the generated reference lives, relative to the
+// repository root.
+const DocPath = "docs/diagnostics.md"
+
+// Markdown renders the diagnostics reference (docs/diagnostics.md): an
+// index, then one section per code whose anchor is Code.Anchor, grouped by
+// severity.
+func Markdown() []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("<!-- Code generated from analysis/codes/codes.json by `go test ./analysis/codes -run TestDiagnosticsDoc -update`. DO NOT EDIT. -->\n\n")
+	p("# Diagnostic codes\n\n")
+	p("Every diagnostic the Capsulang toolchain reports carries one of these stable codes.\n")
+	p("Codes are never renamed; `caps explain CODE` prints the same text. Each entry has a\n")
+	p("small module that produces the diagnostic and the corrected module, which checks clean.\n")
+	p("Codes starting with `E_` are errors, `W_` warnings and `I_` information.\n\n")
+	p("Most codes are reported by the checker (`caps check`, the language server). The codes\n")
+	p("marked *runtime* are reported by the layer that runs function examples (`caps test`).\n\n")
+
+	groups := []struct{ severity, heading string }{
+		{"error", "Errors"}, {"warning", "Warnings"}, {"info", "Information"},
+	}
+	p("| Code | Severity | Meaning |\n|---|---|---|\n")
+	for _, g := range groups {
+		for _, c := range bySeverity(g.severity) {
+			p("| [`%s`](#%s) | %s | %s |\n", c.Code, c.Anchor(), c.Severity, c.Title)
+		}
+	}
+	for _, g := range groups {
+		cs := bySeverity(g.severity)
+		if len(cs) == 0 {
+			continue
+		}
+		p("\n## %s\n", g.heading)
+		for _, c := range cs {
+			p("\n<a id=\"%s\"></a>\n\n### %s\n\n", c.Anchor(), c.Code)
+			reported := "reported by the checker"
+			if c.Source == SourceRuntime {
+				reported = "reported at runtime, when examples run"
+			}
+			p("**%s** · %s · %s · since %s\n\n", c.Title, c.Severity, reported, c.Since)
+			p("%s\n\n", c.Summary)
+			p("Example:\n\n")
+			codeBlock(&b, c.Example)
+			if len(c.Modules) > 0 {
+				names := make([]string, 0, len(c.Modules))
+				for n := range c.Modules {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				p("\nwith these modules on the import path:\n")
+				for _, n := range names {
+					p("\n`%s.caps`:\n\n", strings.ReplaceAll(n, ".", "/"))
+					codeBlock(&b, c.Modules[n])
+				}
+			}
+			p("\nFix: %s\n\n", c.Fix)
+			codeBlock(&b, c.Fixed)
+		}
+	}
+	return b.Bytes()
+}
+
+func bySeverity(sev string) []*Code {
+	var out []*Code
+	for _, c := range all {
+		if c.Severity == sev {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func codeBlock(b *bytes.Buffer, src string) {
+	b.WriteString("```lisp\n")
+	b.WriteString(strings.TrimRight(src, "\n"))
+	b.WriteString("\n```\n")
+}
