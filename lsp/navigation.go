@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/capsulang/caps/analysis/catalog"
+	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -101,6 +102,9 @@ func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 	ix := sn.Index()
 	if sym, sp, _ := ix.at(off); sym != nil {
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: symbolMarkdown(sym)}, Range: ptrRange(sn.rng(sp))}, nil
+	}
+	if h := codeHover(sn, off); h != nil {
+		return h, nil
 	}
 	path := formPath(sn.pkg.File.Source.Forms, off)
 	if len(path) == 0 {
@@ -348,4 +352,26 @@ func selectionRanges(s *Server, params json.RawMessage) (func(context.Context) (
 		}
 		return out, nil
 	}, nil
+}
+
+// codeHover explains a diagnostic code named at off (in a comment, say).
+func codeHover(sn *snapshot, off int) *protocol.Hover {
+	src := sn.cst.Src
+	isCodeByte := func(b byte) bool { return b == '_' || b >= 'A' && b <= 'Z' }
+	a, b := off, off
+	for a > 0 && isCodeByte(src[a-1]) {
+		a--
+	}
+	for b < len(src) && isCodeByte(src[b]) {
+		b++
+	}
+	if b-a < 4 {
+		return nil
+	}
+	k := codes.Lookup(string(src[a:b]))
+	if k == nil {
+		return nil
+	}
+	md := fmt.Sprintf("**%s** (%s): %s\n\n%s\n\n**Fix:** %s\n\n[Documentation](%s)", k.Code, k.Severity, k.Title, k.Summary, k.Fix, k.URL())
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(syntax.Span{Start: a, End: b}))}
 }

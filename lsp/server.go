@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -431,7 +432,10 @@ func (s *Server) diagnostics(snap *snapshot) []protocol.Diagnostic {
 	return out
 }
 
-// DocsBase is where diagnostic codes are documented.
-const DocsBase = "https://capsulang.dev/docs/diagnostics"
-
-func docURL(code string) string { return DocsBase + "#" + strings.ToLower(code) }
+// docURL is the documentation of a diagnostic code (codeDescription).
+func docURL(code string) string {
+	if u := codes.DocURL(code); u != "" {
+		return u
+	}
+	return codes.DocsBase
+}

@@ -50,6 +50,8 @@ const (
 	UnreachableState      = "W_UNREACHABLE_STATE"
 	UnusedEvent           = "W_UNUSED_EVENT"
 	UnreachableTransition = "W_UNREACHABLE_TRANSITION"
+	DuplicateProfile      = "W_DUPLICATE_PROFILE"
+	UnknownBackend        = "W_UNKNOWN_BACKEND"
 	ExampleNotEvaluated   = "I_EXAMPLE_NOT_EVALUATED"
 )
 

@@ -149,7 +149,7 @@ func (c *checker) profiles(m *ast.Module) {
 			continue
 		}
 		if seen[p.Name] {
-			c.warnf(DuplicateDecl, p.Span, "profile `%s` is listed twice", p.Name)
+			c.warnf(DuplicateProfile, p.Span, "profile `%s` is listed twice", p.Name)
 		}
 		seen[p.Name] = true
 	}

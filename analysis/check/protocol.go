@@ -26,7 +26,7 @@ func (c *checker) store(st *ast.Store) {
 			}
 		}
 		if !known {
-			c.warnf(UnknownName, st.Backend.Span, "unknown store backend `%s`%s", st.Backend.Name, didYouMean(st.Backend.Name, knownBackends))
+			c.warnf(UnknownBackend, st.Backend.Span, "unknown store backend `%s`%s", st.Backend.Name, didYouMean(st.Backend.Name, knownBackends))
 		}
 	} else {
 		c.errorf(MissingClause, st.Name.Span, "store %s has no (backend NAME) clause", st.Name.Name)

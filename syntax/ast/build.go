@@ -106,10 +106,13 @@ func (b *builder) build() {
 		b.errorf(CodeMissingClause, f.Span, "expected (module NAME ...) around the declarations of this file")
 		mod = &Module{Form: f}
 	}
-	// Declarations after the module's closing ')' (usually an extra ')'
-	// earlier) still belong to the module.
+	// Declarations after the module's closing ')' are reported, and still
+	// checked as part of the module so one misplaced ')' hides nothing.
 	for _, f := range strays {
 		if f.Head() != "" && isDeclKeyword(f.Head()) {
+			if f.Span.Start > mod.Form.Span.End {
+				b.errorf(CodeParse, f.Items[0].Span, "this declaration is after the module's closing `)`; move the `)` to the end of the file")
+			}
 			b.moduleItem(mod, f)
 			continue
 		}
