@@ -1,0 +1,76 @@
+-- Headless end-to-end test of caps lsp in a real Neovim.
+-- Usage: nvim --headless -u NONE -c "luafile editors/nvim/test/e2e.lua"
+-- Environment: CAPS (the caps binary), CAPS_E2E_FILE (a scratch .caps path),
+-- CAPS_PLUGIN (editors/nvim). Prints "N passed, M failed" and exits 0 or 1.
+local caps = assert(os.getenv("CAPS"), "CAPS not set")
+local file = assert(os.getenv("CAPS_E2E_FILE"), "CAPS_E2E_FILE not set")
+vim.opt.runtimepath:prepend(assert(os.getenv("CAPS_PLUGIN")))
+vim.cmd("filetype on")
+vim.cmd("runtime! ftdetect/*.lua")
+
+local passed, failed = 0, 0
+local function check(name, ok, detail)
+  if ok then
+    passed = passed + 1
+    print("ok   " .. name)
+  else
+    failed = failed + 1
+    print("FAIL " .. name .. (detail and (": " .. vim.inspect(detail)) or ""))
+  end
+end
+local function finish()
+  print(string.format("%d passed, %d failed", passed, failed))
+  vim.cmd(failed == 0 and "qa!" or "cquit! 1")
+end
+
+local ok, err = pcall(function()
+  require("capsulang").setup({ cmd = { caps, "lsp" } })
+  vim.cmd("edit " .. file)
+  check("filetype detected", vim.bo.filetype == "capsulang", vim.bo.filetype)
+
+  local bufnr = vim.api.nvim_get_current_buf()
+  local got = vim.wait(10000, function() return #vim.diagnostic.get(bufnr) > 0 end, 20)
+  local diags = vim.diagnostic.get(bufnr)
+  check("diagnostics arrive", got, diags)
+  local d = diags[1] or {}
+  check("diagnostic code and range", d.code == "E_UNKNOWN_STATE" and d.lnum == 8 and d.col == 25 and d.end_col == 30, d)
+
+  -- go to definition from the use of `scored` on line 9 (0-based 8)
+  local client = vim.lsp.get_clients({ bufnr = bufnr })[1]
+  check("client attached", client ~= nil)
+  local params = vim.lsp.util.make_position_params()
+  params.position = { line = 10, character = 26 } -- `closed` in (target closed)
+  local res = client.request_sync("textDocument/definition", params, 5000, bufnr)
+  local loc = res and res.result and res.result[1]
+  check("definition", loc and loc.range.start.line == 11 and loc.range.start.character == 11, res)
+  if loc then
+    vim.lsp.util.jump_to_location(loc, client.offset_encoding)
+    local cur = vim.api.nvim_win_get_cursor(0)
+    check("cursor moved to the definition", cur[1] == 12 and cur[2] == 11, cur)
+  end
+
+  -- apply the preferred quick fix for the diagnostic and see it clear
+  local ca = client.request_sync("textDocument/codeAction", {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = 8, character = 26 }, ["end"] = { line = 8, character = 26 } },
+    context = { diagnostics = {} },
+  }, 5000, bufnr)
+  local actions = (ca and ca.result) or {}
+  local preferred
+  for _, a in ipairs(actions) do
+    if a.isPreferred then preferred = a end
+  end
+  check("preferred quick fix offered", preferred ~= nil and preferred.title == "Change `scord` to `scored` [safe]", actions)
+  if preferred then
+    vim.lsp.util.apply_workspace_edit(preferred.edit, client.offset_encoding)
+    local line = vim.api.nvim_buf_get_lines(bufnr, 8, 9, false)[1]
+    check("edit applied", line:find("(target scored)", 1, true) ~= nil, line)
+    local cleared = vim.wait(10000, function() return #vim.diagnostic.get(bufnr) == 0 end, 20)
+    check("diagnostic clears", cleared, vim.diagnostic.get(bufnr))
+  end
+end)
+if not ok then
+  failed = failed + 1
+  print("FAIL error: " .. tostring(err))
+end
+finish()
