@@ -59,6 +59,8 @@ run: build
 test:
 	@failed=; \
 	echo "$(GO) vet ./..."; $(GO) vet ./... || failed="$$failed go-vet"; \
+	echo "gofmt -l"; unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
+	if [ -n "$$unformatted" ]; then echo "not gofmt-formatted (run gofmt -w):"; echo "$$unformatted"; failed="$$failed gofmt"; fi; \
 	$(MAKE) --no-print-directory grammar-check || failed="$$failed grammar-check"; \
 	if [ -n "$$failed" ]; then echo "make test: failed so far:$$failed"; fi; \
 	echo "$(GO) test -race ./..."; $(GO) test -race ./... || failed="$$failed go-test"; \

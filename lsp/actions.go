@@ -121,6 +121,6 @@ func (sn *snapshot) protocolDiagnostic(d syntax.Diagnostic) protocol.Diagnostic 
 	return protocol.Diagnostic{
 		Range: sn.rng(d.Span), Severity: protocol.DiagnosticSeverity(d.Severity), Code: d.Code,
 		CodeDescription: &protocol.CodeDescription{Href: protocol.URI(docURL(d.Code))},
-		Source: "capsulang", Message: d.Message,
+		Source:          "capsulang", Message: d.Message,
 	}
 }

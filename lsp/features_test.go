@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -237,5 +238,62 @@ func TestHoverDiagnosticCode(t *testing.T) {
 	}
 	if !strings.HasPrefix(h.Contents.Value, "**W_UNUSED_EVENT** (warning): Unused event") || h.Range != (rng{pos{0, 6}, pos{0, 20}}) {
 		t.Errorf("%+v", h)
+	}
+}
+
+func TestExamplesLensesAndRun(t *testing.T) {
+	c := start(t, nil)
+	src := `(module e (capsule "1")
+  (function double
+    (input (x I64))
+    (output I64)
+    (example (double 2) 4)
+    (example (double 3) 7)
+    (body (* x 2))))
+`
+	pd := open(t, c, src, 1)
+	if len(pd.Diagnostics) != 1 || pd.Diagnostics[0].Code != "E_EXAMPLE_FAILED" || pd.Diagnostics[0].Range != (rng{pos{5, 24}, pos{5, 25}}) ||
+		pd.Diagnostics[0].Message != "example (double 3) expected 7, got 6" {
+		t.Fatalf("%+v", pd.Diagnostics)
+	}
+	var lenses []struct {
+		Range   rng `json:"range"`
+		Command struct {
+			Title     string            `json:"title"`
+			Command   string            `json:"command"`
+			Arguments []json.RawMessage `json:"arguments"`
+		} `json:"command"`
+	}
+	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	if len(lenses) != 1 || lenses[0].Command.Title != "▶ Run examples (1 of 2 failed)" || lenses[0].Range != (rng{pos{1, 12}, pos{1, 18}}) {
+		t.Fatalf("%+v", lenses)
+	}
+	var run struct {
+		Passed, Failed int
+		Examples       []struct {
+			Call, Expected, Got string
+			Passed              bool
+		}
+	}
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": lenses[0].Command.Command, "arguments": lenses[0].Command.Arguments}, &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Passed != 1 || run.Failed != 1 || run.Examples[1].Call != "(double 3)" || run.Examples[1].Got != "6" {
+		t.Fatalf("%+v", run)
+	}
+	var call struct {
+		Value string `json:"value"`
+	}
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.run", "arguments": []any{map[string]any{"uri": uri, "function": "double", "args": map[string]string{"x": "-21"}}}}, &call); err != nil {
+		t.Fatal(err)
+	}
+	if call.Value != "-42" {
+		t.Errorf("call: %+v", call)
+	}
+	var ex struct{ Code, Title string }
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.explain", "arguments": []any{map[string]any{"code": "E_EXAMPLE_FAILED"}}}, &ex); err != nil || ex.Code != "E_EXAMPLE_FAILED" {
+		t.Fatalf("%v %+v", err, ex)
 	}
 }

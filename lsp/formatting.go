@@ -18,8 +18,8 @@ import (
 
 // Code action kinds of the source actions.
 const (
-	kindSourceFormat   protocol.CodeActionKind = "source.format"
-	kindOrganizeDecls  protocol.CodeActionKind = "source.organizeDeclarations"
+	kindSourceFormat  protocol.CodeActionKind = "source.format"
+	kindOrganizeDecls protocol.CodeActionKind = "source.organizeDeclarations"
 )
 
 func init() {

@@ -11,10 +11,10 @@ import (
 // index answers "what is at this offset" and "where is this used" for one
 // checked snapshot.
 type index struct {
-	pkg   *load.Package
-	refs  []check.Ref      // sorted by start
-	defs  []*check.Symbol  // symbols declared in this file, sorted by name start
-	uses  map[*check.Symbol][]syntax.Span
+	pkg  *load.Package
+	refs []check.Ref     // sorted by start
+	defs []*check.Symbol // symbols declared in this file, sorted by name start
+	uses map[*check.Symbol][]syntax.Span
 }
 
 func newIndex(pkg *load.Package) *index {

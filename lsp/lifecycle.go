@@ -19,7 +19,7 @@ type serverCapabilities struct {
 }
 
 type initializeResult struct {
-	Capabilities serverCapabilities `json:"capabilities"`
+	Capabilities serverCapabilities   `json:"capabilities"`
 	ServerInfo   *protocol.ServerInfo `json:"serverInfo,omitempty"`
 }
 

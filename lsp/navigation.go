@@ -10,8 +10,8 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/capsulang/caps/analysis/catalog"
-	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )

@@ -19,6 +19,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -53,8 +54,8 @@ type Server struct {
 	folders        []string
 	clientProgress bool
 	clientWatch    bool
-	exited      chan struct{}
-	exitCode    int
+	exited         chan struct{}
+	exitCode       int
 }
 
 // document is an open editor document.
@@ -323,6 +324,20 @@ type snapshot struct {
 	pkg     *load.Package
 	idxOnce sync.Once
 	idx     *index
+	exOnce  sync.Once
+	ex      []examples.Outcome
+}
+
+// Examples evaluates the function examples of a snapshot that checks
+// without errors (once); nil otherwise.
+func (sn *snapshot) Examples() []examples.Outcome {
+	pkg := sn.Package()
+	sn.exOnce.Do(func() {
+		if !pkg.Result.HasErrors() && len(pkg.Result.Examples) > 0 {
+			sn.ex = examples.Evaluate(pkg.Result)
+		}
+	})
+	return sn.ex
 }
 
 // Package parses and checks the snapshot (once).
@@ -404,8 +419,9 @@ func (s *Server) isCurrent(snap *snapshot) bool {
 // diagnostics converts a snapshot's diagnostics to the protocol.
 func (s *Server) diagnostics(snap *snapshot) []protocol.Diagnostic {
 	pkg := snap.Package()
-	out := make([]protocol.Diagnostic, 0, len(pkg.Result.Diagnostics))
-	for _, d := range pkg.Result.Diagnostics {
+	diags := append(pkg.Result.Diagnostics, examples.Diagnostics(snap.Examples())...)
+	out := make([]protocol.Diagnostic, 0, len(diags))
+	for _, d := range diags {
 		pd := protocol.Diagnostic{
 			Range:           snap.rng(d.Span),
 			Severity:        protocol.DiagnosticSeverity(d.Severity),

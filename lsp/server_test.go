@@ -132,7 +132,7 @@ func TestInitializeAdvertisesImplementedFeatures(t *testing.T) {
 	}
 	var res struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
-		ServerInfo   struct{ Name string }       `json:"serverInfo"`
+		ServerInfo   struct{ Name string }      `json:"serverInfo"`
 	}
 	if err := c.Call("initialize", map[string]any{"capabilities": map[string]any{"general": map[string]any{"positionEncodings": []string{"utf-32", "utf-16"}}}}, &res); err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestInitializeAdvertisesImplementedFeatures(t *testing.T) {
 }
 
 // advertisedExtras lists capabilities added by feature files as they land.
-var advertisedExtras = []string{"codeActionProvider", "completionProvider", "documentFormattingProvider", "documentLinkProvider", "documentRangeFormattingProvider", "renameProvider", "semanticTokensProvider", "signatureHelpProvider", "workspaceSymbolProvider"}
+var advertisedExtras = []string{"codeActionProvider", "codeLensProvider", "completionProvider", "executeCommandProvider", "documentFormattingProvider", "documentLinkProvider", "documentRangeFormattingProvider", "renameProvider", "semanticTokensProvider", "signatureHelpProvider", "workspaceSymbolProvider"}
 
 func sortStrings(s []string) []string {
 	out := append([]string(nil), s...)

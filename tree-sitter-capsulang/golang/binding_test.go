@@ -29,7 +29,7 @@ func TestLanguageParses(t *testing.T) {
 func TestFlattenMatchesNodeAPI(t *testing.T) {
 	srcs := []string{
 		"(module m (capsule \"0\")) ; done\n",
-		"(a (b c) d",       // missing )
+		"(a (b c) d",                 // missing )
 		"(a b)) (c \"x\\n\" -7 30m)", // extra )
 		"",
 		"; only a comment",
