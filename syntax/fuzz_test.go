@@ -1,0 +1,41 @@
+package syntax
+
+import (
+	"testing"
+)
+
+// FuzzRead parses and reads arbitrary input and checks the reader's
+// invariants: no panic, every form inside the source and inside its parent,
+// items in order, diagnostics inside the source.
+func FuzzRead(f *testing.F) {
+	for _, s := range []string{"", "(", ")", "(a (b) \"c\\n\" -7 30m ; x\n)", "(a\n  (b\n  (c)))\n)", "\"abc", "(a [b] {c})", "(((((", "😀(é)"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		c, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := Read(c)
+		var walk func(fs []*Form, parent Span, depth int)
+		walk = func(fs []*Form, parent Span, depth int) {
+			prev := parent.Start
+			for _, f := range fs {
+				if f.Span.Start < prev || f.Span.End > parent.End || f.Span.Start > f.Span.End {
+					t.Fatalf("form %+v outside parent %+v or out of order (prev end %d) in %q", f.Span, parent, prev, src)
+				}
+				prev = f.Span.End
+				if depth > MaxDepth+1 {
+					t.Fatalf("depth %d", depth)
+				}
+				walk(f.Items, f.Span, depth+1)
+			}
+		}
+		walk(s.Forms, Span{0, len(src)}, 0)
+		for _, d := range s.Diagnostics {
+			if d.Span.Start < 0 || d.Span.End > len(src) || d.Span.Start > d.Span.End {
+				t.Fatalf("diagnostic %+v outside source %q", d, src)
+			}
+		}
+	})
+}
