@@ -25,7 +25,7 @@ func newIndex(pkg *load.Package) *index {
 		ix.uses[r.Sym] = append(ix.uses[r.Sym], r.Span)
 	}
 	for _, s := range pkg.Result.Symbols {
-		if s.File == "" && s.Span.End > s.Span.Start {
+		if pkg.Result.Local(s) && s.Span.End > s.Span.Start {
 			ix.defs = append(ix.defs, s)
 		}
 	}

@@ -168,6 +168,8 @@ func didChange(s *Server, params json.RawMessage) error {
 		}
 	}
 	d.snap = s.newSnapshot(d, p.TextDocument.Version)
+	// files importing this one must see the new text
+	s.loader.Forget(d.path)
 	s.scheduleDiagnostics(d)
 	return nil
 }

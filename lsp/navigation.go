@@ -83,7 +83,7 @@ func documentOnly(f func(ctx context.Context, sn *snapshot) (any, error)) reques
 }
 
 func (sn *snapshot) location(sym *check.Symbol) protocol.Location {
-	if sym.File != "" {
+	if !sn.pkg.Result.Local(sym) && sym.File != "" {
 		// An imported symbol: its span is in the other file.
 		src, err := sn.loader.Load(sym.File)
 		if err == nil {
@@ -101,7 +101,11 @@ func (sn *snapshot) location(sym *check.Symbol) protocol.Location {
 func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 	ix := sn.Index()
 	if sym, sp, _ := ix.at(off); sym != nil {
-		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: symbolMarkdown(sym)}, Range: ptrRange(sn.rng(sp))}, nil
+		md := symbolMarkdown(sym)
+		if !sn.pkg.Result.Local(sym) && sym.File != "" {
+			md += "\n\n*from " + sym.File + "*"
+		}
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(sp))}, nil
 	}
 	if h := codeHover(sn, off); h != nil {
 		return h, nil
@@ -146,9 +150,6 @@ func symbolMarkdown(sym *check.Symbol) string {
 	if sym.Doc != "" {
 		b.WriteString("\n\n")
 		b.WriteString(sym.Doc)
-	}
-	if sym.File != "" {
-		b.WriteString("\n\n*from " + sym.File + "*")
 	}
 	return b.String()
 }
@@ -232,7 +233,7 @@ func profileMarkdown(p *catalog.Profile) string {
 
 func definition(_ context.Context, sn *snapshot, off int) (any, error) {
 	sym, _, _ := sn.Index().at(off)
-	if sym == nil || sym.Span == (syntax.Span{}) && sym.File == "" {
+	if sym == nil || sym.Span == (syntax.Span{}) && sn.pkg.Result.Local(sym) {
 		return []protocol.Location{}, nil
 	}
 	return []protocol.Location{sn.location(sym)}, nil
@@ -258,11 +259,15 @@ func references(s *Server, params json.RawMessage) (func(context.Context) (any, 
 		if sym == nil {
 			return out, nil
 		}
-		if p.Context.IncludeDeclaration && sym.File == "" {
+		if p.Context.IncludeDeclaration {
 			out = append(out, sn.location(sym))
 		}
 		for _, sp := range ix.uses[sym] {
 			out = append(out, protocol.Location{URI: sn.uri, Range: sn.rng(sp)})
+		}
+		// uses in the other workspace files
+		for path, spans := range s.fileUses(sn, sym) {
+			out = append(out, s.locations(path, spans, sn.enc)...)
 		}
 		return out, nil
 	}, nil
@@ -275,7 +280,7 @@ func highlight(_ context.Context, sn *snapshot, off int) (any, error) {
 	if sym == nil {
 		return out, nil
 	}
-	if sym.File == "" {
+	if sn.pkg.Result.Local(sym) {
 		out = append(out, protocol.DocumentHighlight{Range: sn.rng(sym.Span), Kind: protocol.DocumentHighlightKindWrite})
 	}
 	for _, sp := range ix.uses[sym] {

@@ -30,9 +30,6 @@ func renamable(sn *snapshot, off int) (*check.Symbol, syntax.Span, error) {
 	if sym == nil {
 		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "there is no renamable name here"}
 	}
-	if sym.File != "" {
-		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s is declared in %s; open that file to rename it", sym.Name, sym.File)}
-	}
 	if sym.Kind == check.SymModule || sym.Kind == check.SymImport {
 		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "module names are renamed by moving the file; rename the module by hand"}
 	}
@@ -77,14 +74,21 @@ func rename(s *Server, params json.RawMessage) (func(context.Context) (any, erro
 		ix := sn.Index()
 		// refuse a rename that would collide with a sibling
 		for _, other := range sn.pkg.Result.Symbols {
-			if other != sym && other.Name == p.NewName && other.Parent == sym.Parent && other.Kind == sym.Kind && other.File == "" {
+			if other != sym && other.Name == p.NewName && other.Parent == sym.Parent && other.Kind == sym.Kind && other.File == sym.File {
 				return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s %s already exists", other.Kind, p.NewName)}
 			}
 		}
-		edits := []protocol.TextEdit{{Range: sn.rng(sym.Span), NewText: p.NewName}}
+		changes := map[protocol.DocumentURI][]protocol.TextEdit{}
+		decl := sn.location(sym)
+		changes[decl.URI] = append(changes[decl.URI], protocol.TextEdit{Range: decl.Range, NewText: p.NewName})
 		for _, sp := range ix.uses[sym] {
-			edits = append(edits, protocol.TextEdit{Range: sn.rng(sp), NewText: p.NewName})
+			changes[sn.uri] = append(changes[sn.uri], protocol.TextEdit{Range: sn.rng(sp), NewText: p.NewName})
 		}
-		return &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{sn.uri: edits}}, nil
+		for path, spans := range s.fileUses(sn, sym) {
+			for _, l := range s.locations(path, spans, sn.enc) {
+				changes[l.URI] = append(changes[l.URI], protocol.TextEdit{Range: l.Range, NewText: p.NewName})
+			}
+		}
+		return &protocol.WorkspaceEdit{Changes: changes}, nil
 	}, nil
 }

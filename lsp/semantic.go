@@ -93,7 +93,7 @@ func tokens(sn *snapshot) []semTok {
 	pkg := sn.Package()
 	named := map[int]semTok{}
 	for _, s := range pkg.Result.Symbols {
-		if s.File != "" || s.Span.End <= s.Span.Start {
+		if !pkg.Result.Local(s) || s.Span.End <= s.Span.Start {
 			continue
 		}
 		t, m := symbolTokenType(s)

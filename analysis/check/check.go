@@ -88,7 +88,9 @@ type Symbol struct {
 	Detail string     // a one-line signature for hovers
 	Doc    string
 	Decl   ast.Decl // the declaration, for declaration symbols
-	// File is set for symbols from an imported module.
+	// File is the absolute path of the file that declares the symbol (as
+	// given in Options.Path; "" when the check had no path). Use
+	// Result.Local to tell a file's own symbols from imported ones.
 	File string
 }
 
@@ -107,6 +109,8 @@ type EffectUse struct {
 
 // Result is what checking a file yields.
 type Result struct {
+	// Path is the checked file's path (Options.Path).
+	Path        string
 	File        *ast.File
 	Diagnostics []syntax.Diagnostic
 	Symbols     []*Symbol
@@ -127,6 +131,10 @@ type ExampleInfo struct {
 	Function *ast.Function
 	Example  *ast.Example
 }
+
+// Local reports whether s is declared in the checked file (rather than in
+// an imported module).
+func (r *Result) Local(s *Symbol) bool { return s.File == r.Path }
 
 // HasErrors reports whether any diagnostic is an error.
 func (r *Result) HasErrors() bool {
@@ -149,7 +157,7 @@ type Options struct {
 // Check checks a parsed file.
 func Check(f *ast.File, opts Options) *Result {
 	c := &checker{
-		res:   &Result{File: f, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
+		res:   &Result{Path: opts.Path, File: f, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
 		opts:  opts,
 		decls: map[string]*Symbol{},
 	}
@@ -213,6 +221,7 @@ func (c *checker) ref(sp syntax.Span, s *Symbol) {
 }
 
 func (c *checker) define(s *Symbol) *Symbol {
+	s.File = c.opts.Path
 	c.res.Symbols = append(c.res.Symbols, s)
 	if s.Parent != nil {
 		if c.children == nil {

@@ -210,7 +210,7 @@ func (c *checker) importsOf(m *ast.Module) {
 		info := &ImportInfo{Import: im, Name: name, Imported: imp}
 		c.imports[name] = info
 		c.res.Imports = append(c.res.Imports, info)
-		c.define(&Symbol{Kind: SymImport, Name: name, Span: im.Path.Span, Full: im.Form.Span, Detail: "import " + im.Path.Name + " (" + imp.Hash + ")", File: imp.File})
+		c.define(&Symbol{Kind: SymImport, Name: name, Span: im.Path.Span, Full: im.Form.Span, Detail: "import " + im.Path.Name + " (" + imp.Hash + ")"})
 	}
 }
 
@@ -262,7 +262,7 @@ func (c *checker) lookupDecl(name string, sp syntax.Span) *Symbol {
 // imported module. Its types were resolved by that module's check and must
 // not be resolved again here, in the wrong scope and file.
 func (c *checker) isImported(s *Symbol) bool {
-	return s.File != "" || c.decls[s.Name] != s
+	return s.File != c.opts.Path || c.decls[s.Name] != s
 }
 
 // importedSignature builds the signature of an imported function from the
