@@ -86,11 +86,13 @@ grammar-check:
 	echo "tree-sitter test"; \
 	"$(TS)" test
 
-bench:
+bench: build
 	@mkdir -p build
 	$(GO) test -run '^$$' -bench . -benchmem ./... | tee build/bench.txt
-	@echo; echo "== benchmark summary (build/bench.txt) =="; \
-	grep -E '^Benchmark' build/bench.txt || echo "no benchmarks yet"
+	@echo; echo "== benchmark summary (build/bench.txt; load on this machine skews figures: compare ratios) =="
+	@$(GO) run ./bench/summary build/bench.txt
+	@echo; echo "== language server (bench/lspbench, driving $(CAPS) over stdio) =="
+	@$(GO) run ./bench/lspbench -caps $(CAPS) -edits 200 -mem-edits 10000
 
 grammar:
 	@if [ -z "$(TS)" ]; then echo "error: tree-sitter CLI not found (TREE_SITTER=$(TREE_SITTER))" >&2; exit 1; fi
