@@ -15,7 +15,7 @@ import (
 func init() {
 	cli.Register(&cli.Command{
 		Name:  "call",
-		Args:  "[--json] [--max-steps N] [--max-depth N] FILE FUNC [NAME=VALUE...]",
+		Args:  "[--json] [--engine interp|wasm] [--max-steps N] [--max-depth N] FILE FUNC [NAME=VALUE...]",
 		Short: "call a function of a module and print its result",
 		Long: `Call checks FILE ("-" for stdin), calls its function FUNC with the given
 arguments and prints the result in Capsulang syntax:
@@ -44,11 +44,18 @@ errors. An unknown function or argument exits with 2.
 With --json it prints {"value": VALUE, "effects": [{"effect", "target",
 "args"}]} with values in their JSON encoding; after a runtime error "value"
 is null and "error" is {"kind", "message", "path", "range"}. A FILE with
-errors prints the usual {"ok", "files"} report instead.`,
+errors prints the usual {"ok", "files"} report instead.
+
+With --engine wasm the module's pure scalar functions are compiled to
+WebAssembly (caps compile --target wasm) and FUNC runs under wazero; the
+output, runtime errors included, is the interpreter's. The compiled code
+enforces the step budget by counting calls rather than evaluation steps
+(docs/codegen.md). A FUNC outside the compiled subset exits with 2.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			maxSteps := fs.Int64("max-steps", interp.DefaultMaxSteps, "the step budget: evaluation steps allowed")
 			maxDepth := fs.Int("max-depth", interp.DefaultMaxDepth, "the depth budget: nested calls allowed")
+			engine := fs.String("engine", "interp", "how to run FUNC: interp (the interpreter) or wasm (compiled, under wazero)")
 			return func(c *cli.Context, args []string) int {
 				if len(args) < 2 {
 					return c.UsageErrorf("expected FILE and FUNC, got %d arguments", len(args))
@@ -56,11 +63,18 @@ errors prints the usual {"ok", "files"} report instead.`,
 				if *maxSteps <= 0 || *maxDepth <= 0 {
 					return c.UsageErrorf("--max-steps and --max-depth must be positive")
 				}
+				if *engine != "interp" && *engine != "wasm" {
+					return c.UsageErrorf("--engine is one of %s, not %q", strings.Join(callEngines, ", "), *engine)
+				}
+				callEngine = *engine
 				return runCall(c, args[0], args[1], args[2:], *jsonOut, *maxSteps, *maxDepth)
 			}
 		},
 	})
 }
+
+// callEngine is the --engine of the running call command.
+var callEngine = "interp"
 
 type intentJSON struct {
 	Effect string        `json:"effect"`
@@ -125,7 +139,17 @@ func runCall(c *cli.Context, path, fn string, argv []string, jsonOut bool, maxSt
 	if code != cli.ExitOK {
 		return code
 	}
-	v, intents, err := in.Call(info.Name, args)
+	var v value.Value
+	var intents []interp.Intent
+	if callEngine == "wasm" {
+		v, err = callWasm(pkg, info.Name, args, maxSteps, maxDepth)
+		if nc, ok := err.(*errNotCompiled); ok {
+			c.Errorf("%s", nc.msg)
+			return cli.ExitUsage
+		}
+	} else {
+		v, intents, err = in.Call(info.Name, args)
+	}
 	if err != nil {
 		c.Stderr.Write([]byte(cli.Program + ": " + runtimeErrorText(path, pkg, err)))
 		if jsonOut {

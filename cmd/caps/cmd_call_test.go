@@ -62,7 +62,7 @@ func runtimeFiles(t *testing.T) {
 
 func TestCall(t *testing.T) {
 	runtimeFiles(t)
-	const usage = "usage: caps call [--json] [--max-steps N] [--max-depth N] FILE FUNC [NAME=VALUE...]\nRun 'caps help call' for details.\n"
+	const usage = "usage: caps call [--json] [--engine interp|wasm] [--max-steps N] [--max-depth N] FILE FUNC [NAME=VALUE...]\nRun 'caps help call' for details.\n"
 	tests := []struct {
 		name   string
 		args   []string

@@ -1,0 +1,550 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/cmd/caps/internal/report"
+	"github.com/capsulang/caps/codegen"
+	"github.com/capsulang/caps/codegen/core"
+	"github.com/capsulang/caps/codegen/mermaid"
+	cwasm "github.com/capsulang/caps/codegen/wasm"
+	"github.com/capsulang/caps/codegen/wasmrun"
+	"github.com/capsulang/caps/runtime/examples"
+	"github.com/capsulang/caps/runtime/interp"
+	"github.com/capsulang/caps/runtime/value"
+	"github.com/capsulang/caps/syntax"
+)
+
+func init() {
+	cli.Register(&cli.Command{
+		Name:  "compile",
+		Args:  "--target T [--json] FILE --out PATH",
+		Short: "compile a checked module for a backend (wat, wasm, riscv64, xstate, scxml, mermaid)",
+		Long: `Compile checks FILE and compiles it for the target T, writing PATH ("-" for
+stdout). The compiled backends take the module's pure scalar functions
+(wat, wasm, riscv64); the machine backends take its machines (xstate,
+scxml, mermaid). caps compile-backends lists the targets and their subsets.
+
+Functions or machines outside the target's subset are skipped and listed
+as notes on stderr with their place; caps compile-plan explains them. A
+FILE with errors, or one with nothing the target can compile, exits with 1.
+For scxml, a module with several machines writes one document per machine,
+named PATH with the machine name before the extension.
+
+With --json it prints {"ok", "files": [{"path", "diagnostics", "target",
+"outputs": [{"path", "bytes"}], "compiled", "skipped", "unsupported"}]}.`,
+		Flags: func(fs *flag.FlagSet) cli.RunFunc {
+			target := fs.String("target", "", "the backend: "+strings.Join(codegen.Names(), ", "))
+			out := fs.String("out", "", "the output file (\"-\" for stdout)")
+			jsonOut := fs.Bool("json", false, "print JSON on stdout")
+			return func(c *cli.Context, args []string) int {
+				if len(args) != 1 {
+					return c.UsageErrorf("expected one FILE")
+				}
+				if *target == "" {
+					return c.UsageErrorf("--target is required (one of %s)", strings.Join(codegen.Names(), ", "))
+				}
+				if codegen.Lookup(*target) == nil {
+					return c.UsageErrorf("unknown target %q; targets are %s", *target, strings.Join(codegen.Names(), ", "))
+				}
+				if *out == "" {
+					return c.UsageErrorf("--out PATH is required (\"-\" writes to stdout)")
+				}
+				if *out == "-" && *jsonOut {
+					return c.UsageErrorf("--json prints the report on stdout; give --out a file")
+				}
+				return runCompile(c, args[0], *target, *out, *jsonOut)
+			}
+		},
+	})
+	cli.Register(&cli.Command{
+		Name:  "compile-backends",
+		Args:  "[--json]",
+		Short: "list the compilation targets, their status and subsets",
+		Long: `Compile-backends lists every compilation target: whether it is implemented,
+what it covers (functions or machines), its supported subset and how its
+output is validated. Targets planned but not implemented (solidity, lean,
+react, native-aarch64) are listed as not implemented.
+
+With --json it prints {"backends": [{"name", "status", "covers",
+"extension", "summary", "subset", "validation"}]}.`,
+		Flags: func(fs *flag.FlagSet) cli.RunFunc {
+			jsonOut := fs.Bool("json", false, "print JSON on stdout")
+			return func(c *cli.Context, args []string) int {
+				if len(args) != 0 {
+					return c.UsageErrorf("expected no arguments")
+				}
+				if *jsonOut {
+					writeJSON(c, struct {
+						Backends []*codegen.Backend `json:"backends"`
+					}{codegen.Backends})
+					return cli.ExitOK
+				}
+				var b strings.Builder
+				for _, be := range codegen.Backends {
+					fmt.Fprintf(&b, "%-15s %-16s %-9s %s\n", be.Name, be.Status, be.Covers, be.Summary)
+				}
+				c.Stdout.Write([]byte(b.String()))
+				return cli.ExitOK
+			}
+		},
+	})
+	cli.Register(&cli.Command{
+		Name:  "compile-plan",
+		Args:  "[--json] [--target T|all] FILE",
+		Short: "show, per target, what compiles and which features are unsupported where",
+		Long: `Compile-plan checks FILE and reports, for each target (all by default),
+whether it is implemented, which functions or machines it would compile,
+which it would skip, and every unsupported feature with its place. It
+changes nothing. A target is ready when it compiles something and skips
+nothing. It exits with 1 only when FILE has errors.
+
+With --json it prints {"ok", "files": [{"path", "diagnostics",
+"semantic_hash", "targets": [{"target", "status", "ready", "compiled",
+"skipped", "unsupported": [{"decl", "feature", "range"}], "note"}]}]}.`,
+		Flags: func(fs *flag.FlagSet) cli.RunFunc {
+			target := fs.String("target", "all", "a target, or all")
+			jsonOut := fs.Bool("json", false, "print JSON on stdout")
+			return func(c *cli.Context, args []string) int {
+				if len(args) != 1 {
+					return c.UsageErrorf("expected one FILE")
+				}
+				if *target != "all" && codegen.Lookup(*target) == nil {
+					return c.UsageErrorf("unknown target %q; targets are all, %s", *target, strings.Join(codegen.Names(), ", "))
+				}
+				return runCompilePlan(c, args[0], *target, *jsonOut)
+			}
+		},
+	})
+	cli.Register(&cli.Command{
+		Name:  "release-preview",
+		Args:  "--json FILE",
+		Short: "summarize a module's release readiness: hash, check, examples, targets, verification",
+		Long: `Release-preview checks FILE and prints what a release decision needs: the
+semantic hash, the check status, the function examples evaluated by the
+interpreter, the readiness of every compilation target, and the
+verification status: the levels reached on the ladder V0 (parsed), V1
+(checked), V2 (examples pass) and, for the compiled functions, whether
+their examples give the same results under wasm (run with wazero). Proof
+levels (V3 and up) are not implemented and are reported as such.
+
+It prints {"ok", "files": [{"path", "diagnostics", "preview": {...}}]};
+docs/cli.md describes the preview. It exits with 1 when FILE has errors or
+an example fails.`,
+		Flags: func(fs *flag.FlagSet) cli.RunFunc {
+			jsonOut := fs.Bool("json", false, "print JSON on stdout (required)")
+			return func(c *cli.Context, args []string) int {
+				if !*jsonOut {
+					return c.UsageErrorf("release-preview prints JSON; pass --json")
+				}
+				if len(args) != 1 {
+					return c.UsageErrorf("expected one FILE")
+				}
+				return runReleasePreview(c, args[0])
+			}
+		},
+	})
+	cli.Register(&cli.Command{
+		Name:  "visualize",
+		Args:  "[--kind machine|effects] [--machine NAME] FILE",
+		Short: "draw a module's machines as Mermaid diagrams",
+		Long: `Visualize checks FILE and prints Mermaid text on stdout: with --kind machine
+(the default) a stateDiagram-v2 for each machine, with --kind effects a
+flowchart of each machine's effect graph (transitions, their effect
+intents and the stores, agents, ports and surfaces they target).
+--machine picks one machine. Editors render the output to draw machines.`,
+		Flags: func(fs *flag.FlagSet) cli.RunFunc {
+			kind := fs.String("kind", "machine", "machine or effects")
+			machine := fs.String("machine", "", "draw only this machine")
+			return func(c *cli.Context, args []string) int {
+				if len(args) != 1 {
+					return c.UsageErrorf("expected one FILE")
+				}
+				if *kind != "machine" && *kind != "effects" {
+					return c.UsageErrorf("--kind is machine or effects, not %q", *kind)
+				}
+				return runVisualize(c, args[0], *kind, *machine)
+			}
+		},
+	})
+}
+
+// loadChecked loads FILE for a codegen command. It reports load failures
+// and files with errors through p and returns nil for them.
+func loadChecked(c *cli.Context, p *report.Printer, path string) (*load.Package, *report.File) {
+	pkg, err := loadPackage(c, newLoader(), path)
+	if err != nil {
+		p.Fail(path, err)
+		return nil, nil
+	}
+	f := p.Add(packageSource(path, pkg), pkg.Result.Diagnostics)
+	if pkg.File.Module == nil {
+		p.SetFailed()
+		c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
+		return nil, f
+	}
+	if pkg.Result.HasErrors() {
+		return nil, f
+	}
+	return pkg, f
+}
+
+type featureJSON struct {
+	Decl    string        `json:"decl"`
+	Feature string        `json:"feature"`
+	Range   *syntax.Range `json:"range"`
+}
+
+type planJSONOut struct {
+	Target      string        `json:"target"`
+	Status      string        `json:"status"`
+	Ready       bool          `json:"ready"`
+	Compiled    []string      `json:"compiled"`
+	Skipped     []string      `json:"skipped"`
+	Unsupported []featureJSON `json:"unsupported"`
+	Note        string        `json:"note,omitempty"`
+}
+
+func planOut(src *report.Source, pl *codegen.Plan) planJSONOut {
+	o := planJSONOut{Target: pl.Target, Status: pl.Status, Ready: pl.Ready, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: []featureJSON{}, Note: pl.Note}
+	for _, f := range pl.Unsupported {
+		o.Unsupported = append(o.Unsupported, featureJSON{Decl: f.Decl, Feature: f.Feature, Range: lspRange(src, f.Span)})
+	}
+	return o
+}
+
+// unsupportedNotes turns a plan's unsupported features into info
+// diagnostics for the text report.
+func unsupportedNotes(pl *codegen.Plan) []syntax.Diagnostic {
+	var ds []syntax.Diagnostic
+	for _, f := range pl.Unsupported {
+		ds = append(ds, syntax.Diagnostic{Severity: syntax.Info, Span: f.Span,
+			Message: fmt.Sprintf("%s: %s skipped: unsupported %s", pl.Target, f.Decl, f.Feature)})
+	}
+	return ds
+}
+
+func runCompile(c *cli.Context, path, target, out string, jsonOut bool) int {
+	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
+	pkg, f := loadChecked(c, p, path)
+	if pkg == nil {
+		return p.Finish()
+	}
+	src := packageSource(path, pkg)
+	res, err := codegen.Compile(pkg.Result, target)
+	if err != nil {
+		c.Errorf("%s: %v", cli.DisplayPath(path), err)
+		p.SetFailed()
+		if pl, perr := codegen.PlanFor(pkg.Result, target); perr == nil {
+			if !jsonOut {
+				p.Add(src, unsupportedNotes(pl))
+				return p.Finish()
+			}
+			f.Extra = compileExtra{Target: target, Outputs: []outputJSON{}, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: planOut(src, pl).Unsupported}
+		}
+		return p.Finish()
+	}
+	var outputs []outputJSON
+	for _, a := range res.Artifacts {
+		dest := out
+		if a.Name != "" && out != "-" {
+			ext := filepath.Ext(out)
+			dest = strings.TrimSuffix(out, ext) + "." + a.Name + ext
+		}
+		if dest == "-" {
+			c.Stdout.Write(a.Data)
+		} else {
+			if dir := filepath.Dir(dest); dir != "" {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					c.Errorf("%v", err)
+					p.SetError()
+					return p.Finish()
+				}
+			}
+			if err := os.WriteFile(dest, a.Data, 0o644); err != nil {
+				c.Errorf("%v", err)
+				p.SetError()
+				return p.Finish()
+			}
+		}
+		outputs = append(outputs, outputJSON{Path: dest, Bytes: len(a.Data)})
+	}
+	pl := res.Plan
+	if jsonOut {
+		f.Extra = compileExtra{Target: target, Outputs: outputs, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: planOut(src, pl).Unsupported}
+		return p.Finish()
+	}
+	p.Add(src, unsupportedNotes(pl))
+	for _, o := range outputs {
+		if o.Path != "-" {
+			fmt.Fprintf(c.Stderr, "%s: wrote %s (%d bytes; %d compiled, %d skipped)\n", cli.Program, o.Path, o.Bytes, len(pl.Compiled), len(pl.Skipped))
+		}
+	}
+	return p.Finish()
+}
+
+type outputJSON struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+}
+
+type compileExtra struct {
+	Target      string        `json:"target"`
+	Outputs     []outputJSON  `json:"outputs"`
+	Compiled    []string      `json:"compiled"`
+	Skipped     []string      `json:"skipped"`
+	Unsupported []featureJSON `json:"unsupported"`
+}
+
+func runCompilePlan(c *cli.Context, path, target string, jsonOut bool) int {
+	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
+	pkg, f := loadChecked(c, p, path)
+	if pkg == nil {
+		return p.Finish()
+	}
+	src := packageSource(path, pkg)
+	targets := codegen.Names()
+	if target != "all" {
+		targets = []string{target}
+	}
+	var plans []planJSONOut
+	var b strings.Builder
+	for _, t := range targets {
+		pl, err := codegen.PlanFor(pkg.Result, t)
+		if err != nil {
+			c.Errorf("%v", err)
+			return cli.ExitUsage
+		}
+		plans = append(plans, planOut(src, pl))
+		state := "ready"
+		switch {
+		case pl.Status != codegen.Implemented:
+			state = "not implemented"
+		case len(pl.Compiled) == 0:
+			state = "nothing to compile"
+		case !pl.Ready:
+			state = "partial"
+		}
+		fmt.Fprintf(&b, "%s: %s", t, state)
+		if pl.Status == codegen.Implemented {
+			fmt.Fprintf(&b, " (%d compiled, %d skipped)", len(pl.Compiled), len(pl.Skipped))
+		}
+		if pl.Note != "" {
+			fmt.Fprintf(&b, "; %s", pl.Note)
+		}
+		b.WriteString("\n")
+		for _, fe := range pl.Unsupported {
+			fmt.Fprintf(&b, "  %s: %s: unsupported %s\n", position(src, fe.Span), fe.Decl, fe.Feature)
+		}
+	}
+	if jsonOut {
+		f.Extra = struct {
+			Hash    string        `json:"semantic_hash"`
+			Targets []planJSONOut `json:"targets"`
+		}{pkg.Hash, plans}
+		return p.Finish()
+	}
+	c.Stdout.Write([]byte(b.String()))
+	return p.Finish()
+}
+
+type targetReadiness struct {
+	Target      string   `json:"target"`
+	Status      string   `json:"status"`
+	Ready       bool     `json:"ready"`
+	Compiled    []string `json:"compiled"`
+	Skipped     []string `json:"skipped"`
+	Unsupported int      `json:"unsupported"`
+}
+
+type verificationJSON struct {
+	Level  string        `json:"level"`
+	Ladder []ladderEntry `json:"ladder"`
+	// CompiledExamples compares the compiled functions' examples under
+	// wasm with their expected values.
+	CompiledExamples *compiledCheck `json:"wasm_examples"`
+}
+
+type ladderEntry struct {
+	Level  string `json:"level"`
+	Name   string `json:"name"`
+	Status string `json:"status"` // passed, failed, not-run, not-implemented
+}
+
+type compiledCheck struct {
+	Total  int    `json:"total"`
+	Agreed int    `json:"agreed"`
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+}
+
+type previewJSON struct {
+	Module       string            `json:"module"`
+	Capsule      string            `json:"capsule"`
+	Hash         string            `json:"semantic_hash"`
+	Check        map[string]any    `json:"check"`
+	Examples     map[string]int    `json:"examples"`
+	Targets      []targetReadiness `json:"targets"`
+	TargetsReady []string          `json:"targets_ready"`
+	Verification verificationJSON  `json:"verification"`
+}
+
+func runReleasePreview(c *cli.Context, path string) int {
+	p := report.NewPrinter(c.Stdout, c.Stderr, true)
+	pkg, err := loadPackage(c, newLoader(), path)
+	if err != nil {
+		p.Fail(path, err)
+		return p.Finish()
+	}
+	diags := checkedDiagnostics(pkg)
+	f := p.Add(packageSource(path, pkg), diags)
+	pv := previewJSON{Hash: pkg.Hash, Targets: []targetReadiness{}, TargetsReady: []string{}, Examples: map[string]int{"total": 0, "passed": 0, "failed": 0, "not_evaluated": 0}}
+	errs, warns := 0, 0
+	for _, d := range pkg.Result.Diagnostics {
+		switch d.Severity {
+		case syntax.Error:
+			errs++
+		case syntax.Warning:
+			warns++
+		}
+	}
+	pv.Check = map[string]any{"ok": errs == 0, "errors": errs, "warnings": warns}
+	ladder := []ladderEntry{
+		{"V0", "parsed canonical IR", "passed"},
+		{"V1", "type/effect checked", "passed"},
+		{"V2", "examples pass", "not-run"},
+		{"V3", "proof obligations", "not-implemented"},
+		{"V4", "kernel-checked proof", "not-implemented"},
+		{"V5", "backend refinement", "not-implemented"},
+	}
+	level := "V1"
+	if m := pkg.File.Module; m != nil {
+		pv.Module = m.Name.Name
+		if m.Capsule != nil {
+			pv.Capsule = m.Capsule.Value
+		}
+	} else {
+		ladder[0].Status, ladder[1].Status = "failed", "failed"
+		level = "none"
+	}
+	if errs > 0 {
+		ladder[1].Status = "failed"
+		level = "V0"
+		if pkg.File.Module == nil {
+			level = "none"
+		}
+	} else if pkg.File.Module != nil {
+		outs := examples.Evaluate(pkg.Result)
+		pv.Examples["total"] = len(outs)
+		for _, o := range outs {
+			switch {
+			case o.Passed:
+				pv.Examples["passed"]++
+			default:
+				pv.Examples["failed"]++
+			}
+		}
+		if pv.Examples["failed"] == 0 {
+			ladder[2].Status = "passed"
+			level = "V2"
+		} else {
+			ladder[2].Status = "failed"
+			p.SetFailed()
+		}
+		for _, name := range codegen.Names() {
+			pl, _ := codegen.PlanFor(pkg.Result, name)
+			tr := targetReadiness{Target: name, Status: pl.Status, Ready: pl.Ready, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: len(pl.Unsupported)}
+			pv.Targets = append(pv.Targets, tr)
+			if pl.Ready {
+				pv.TargetsReady = append(pv.TargetsReady, name)
+			}
+		}
+		pv.Verification.CompiledExamples = wasmExamples(pkg)
+	}
+	pv.Verification.Level, pv.Verification.Ladder = level, ladder
+	f.Extra = struct {
+		Preview previewJSON `json:"preview"`
+	}{pv}
+	return p.Finish()
+}
+
+// wasmExamples runs the examples of the compiled functions under wasm and
+// compares them with the interpreter's expected values.
+func wasmExamples(pkg *load.Package) *compiledCheck {
+	m := core.Lower(pkg.Result)
+	if len(m.Funcs) == 0 {
+		return &compiledCheck{Status: "not-applicable", Detail: "no function is in the compiled subset"}
+	}
+	cm, err := cwasm.Compile(m)
+	if err != nil {
+		return &compiledCheck{Status: "failed", Detail: err.Error()}
+	}
+	ctx := context.Background()
+	rt := wasmrun.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	inst, err := rt.Instantiate(ctx, cm)
+	if err != nil {
+		return &compiledCheck{Status: "failed", Detail: err.Error()}
+	}
+	in := interp.New(pkg.Result)
+	out := &compiledCheck{}
+	for _, f := range m.Funcs {
+		for _, ex := range f.Decl.Examples {
+			out.Total++
+			var args []value.Value
+			ok := true
+			for _, a := range ex.Args {
+				v, err := in.EvalExpr(a, interp.Env{})
+				if err != nil {
+					ok = false
+					break
+				}
+				args = append(args, v)
+			}
+			want, err := in.EvalExpr(ex.Expected, interp.Env{})
+			if !ok || err != nil {
+				continue
+			}
+			got, err := inst.Call(ctx, f.Name, args, wasmrun.Budgets{})
+			if err == nil && got.String() == want.String() {
+				out.Agreed++
+			} else if out.Detail == "" {
+				out.Detail = fmt.Sprintf("%s: wasm gave %v, expected %s", f.Name, got, want)
+			}
+		}
+	}
+	out.Status = "passed"
+	if out.Agreed != out.Total {
+		out.Status = "failed"
+	}
+	return out
+}
+
+func runVisualize(c *cli.Context, path, kind, machine string) int {
+	p := report.NewPrinter(c.Stdout, c.Stderr, false)
+	pkg, _ := loadChecked(c, p, path)
+	if pkg == nil {
+		return p.Finish()
+	}
+	var out string
+	var err error
+	if kind == "machine" {
+		out, err = mermaid.StateDiagrams(pkg.Result, machine)
+	} else {
+		out, err = mermaid.EffectGraphs(pkg.Result, machine)
+	}
+	if err != nil {
+		c.Errorf("%s: %v", cli.DisplayPath(path), err)
+		p.SetFailed()
+		return p.Finish()
+	}
+	c.Stdout.Write([]byte(out))
+	return p.Finish()
+}

@@ -1,0 +1,107 @@
+// Package testutil holds helpers shared by the codegen tests: loading
+// example modules, and finding the external tools that some tests need.
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/capsulang/caps/analysis/load"
+)
+
+// Root returns the repository root.
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
+}
+
+// Examples lists examples/*.caps.
+func Examples(t testing.TB) []string {
+	paths, err := filepath.Glob(filepath.Join(Root(), "examples", "*.caps"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	return paths
+}
+
+// Load loads and checks a file; it fails the test on errors.
+func Load(t testing.TB, path string) *load.Package {
+	t.Helper()
+	pkg, err := (&load.Loader{}).Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Result.HasErrors() {
+		t.Fatalf("%s has errors: %v", path, pkg.Result.Diagnostics)
+	}
+	return pkg
+}
+
+// LoadSource checks src as a module; it fails the test on errors.
+func LoadSource(t testing.TB, src string) *load.Package {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.caps")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := (&load.Loader{}).Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Result.HasErrors() {
+		var msgs []string
+		for _, d := range pkg.Result.Diagnostics {
+			msgs = append(msgs, fmt.Sprintf("%q: %s", src[d.Span.Start:d.Span.End], d.Message))
+		}
+		t.Fatalf("generated module has errors:\n%s\n%s", strings.Join(msgs, "\n"), src)
+	}
+	return pkg
+}
+
+// InCI reports whether the tests run in CI (CI=true), where a missing
+// external tool is a failure rather than a skip.
+func InCI() bool {
+	switch strings.ToLower(os.Getenv("CI")) {
+	case "true", "1", "yes":
+		return true
+	}
+	return false
+}
+
+// Tool finds an external tool: the environment variable env if set, else
+// the first of names on PATH. Without it the test fails under CI and is
+// skipped elsewhere, with a message naming the tool and its package.
+func Tool(t testing.TB, env, pkg string, names ...string) string {
+	t.Helper()
+	if p := LookTool(env, names...); p != "" {
+		return p
+	}
+	msg := "needs " + strings.Join(names, " or ") + " (Debian package " + pkg + "; or set " + env + ")"
+	if InCI() {
+		t.Fatalf("CI=true and %s is missing: this test %s", names[0], msg)
+	}
+	t.Skipf("skipping: this test %s", msg)
+	return ""
+}
+
+// LookTool finds a tool as Tool does, returning "" when absent.
+func LookTool(env string, names ...string) string {
+	if v := os.Getenv(env); v != "" {
+		if p, err := exec.LookPath(v); err == nil {
+			return p
+		}
+		return ""
+	}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	return ""
+}
