@@ -319,9 +319,9 @@ type lowerer struct {
 	src   []byte
 	index map[*ast.Function]int
 	// per function
-	fn      *Func
-	fnIdx   int
-	scope   []binding
+	fn         *Func
+	fnIdx      int
+	scope      []binding
 	reasons    []Unsupported
 	candidates map[string]*ast.Function
 }

@@ -7,8 +7,8 @@ import (
 
 // Value types.
 const (
-	tI32 byte = 0x7F
-	tI64 byte = 0x7E
+	tI32  byte = 0x7F
+	tI64  byte = 0x7E
 	tVoid byte = 0x40 // the empty block type
 )
 
@@ -25,12 +25,12 @@ func typeName(t byte) string {
 type immKind uint8
 
 const (
-	immNone immKind = iota
-	immI32          // signed LEB128 constant
-	immI64          // signed LEB128 constant
-	immIdx          // unsigned index (local, global, function)
-	immBlock        // block type byte
-	immMem          // memarg: align, offset
+	immNone  immKind = iota
+	immI32           // signed LEB128 constant
+	immI64           // signed LEB128 constant
+	immIdx           // unsigned index (local, global, function)
+	immBlock         // block type byte
+	immMem           // memarg: align, offset
 )
 
 // ins is one instruction; the binary and text encoders share it.
