@@ -297,3 +297,26 @@ func TestExamplesLensesAndRun(t *testing.T) {
 		t.Fatalf("%v %+v", err, ex)
 	}
 }
+
+func TestVisualizeAndCompileCommands(t *testing.T) {
+	c := start(t, nil)
+	src := "(module v (capsule \"1\")\n  (function inc (input (x I64)) (output I64) (body (+ x 1)))\n  (machine M (event Go) (initial a) (state a (on Go (target b))) (state b (type final))))\n"
+	open(t, c, src, 1)
+	var vis struct{ Mermaid string }
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.visualize", "arguments": []any{map[string]any{"uri": uri, "kind": "machine"}}}, &vis); err != nil {
+		t.Fatal(err)
+	}
+	if vis.Mermaid != "---\ntitle: M\n---\nstateDiagram-v2\n    state \"a\" as a\n    state \"b\" as b\n    [*] --> a\n    a --> b : Go\n    b --> [*]\n" {
+		t.Errorf("mermaid: %q", vis.Mermaid)
+	}
+	var comp struct {
+		Target    string
+		Artifacts []struct{ Name, Text string }
+	}
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.compile", "arguments": []any{map[string]any{"uri": uri, "target": "wat"}}}, &comp); err != nil {
+		t.Fatal(err)
+	}
+	if comp.Target != "wat" || len(comp.Artifacts) != 1 || !strings.Contains(comp.Artifacts[0].Text, "(func $inc") {
+		t.Errorf("compile: %+v", comp)
+	}
+}

@@ -54,6 +54,7 @@ type Server struct {
 	folders        []string
 	clientProgress bool
 	clientWatch    bool
+	progressN      int
 	exited         chan struct{}
 	exitCode       int
 }

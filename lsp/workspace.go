@@ -238,3 +238,30 @@ func didChangeWatchedFiles(s *Server, params json.RawMessage) error {
 	}
 	return nil
 }
+
+// progress starts a work-done progress report when the client supports
+// them and returns the function that ends it. It never blocks the caller
+// on the client for more than two seconds.
+func (s *Server) progress(title string) func() {
+	s.mu.Lock()
+	ok := s.clientProgress
+	s.mu.Unlock()
+	if !ok {
+		return func() {}
+	}
+	s.mu.Lock()
+	s.progressN++
+	n := s.progressN
+	s.mu.Unlock()
+	token := *protocol.NewProgressToken("capsulang/" + strconv.Itoa(n))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	_, err := s.conn.Call(ctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: token}, nil)
+	cancel()
+	if err != nil {
+		return func() {}
+	}
+	s.conn.Notify(context.Background(), "$/progress", &protocol.ProgressParams{Token: token, Value: &protocol.WorkDoneProgressBegin{Kind: "begin", Title: title}})
+	return func() {
+		s.conn.Notify(context.Background(), "$/progress", &protocol.ProgressParams{Token: token, Value: &protocol.WorkDoneProgressEnd{Kind: "end"}})
+	}
+}
