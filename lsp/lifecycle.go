@@ -85,6 +85,8 @@ func initialize(s *Server, params json.RawMessage) (func(context.Context) (any, 
 	if len(s.folders) == 0 && p.RootURI != "" {
 		s.folders = []string{uriPath(p.RootURI)}
 	}
+	// workspace folders are import roots too (after CAPS_PATH)
+	s.loader.Roots = append(s.loader.Roots, s.folders...)
 	s.clientProgress = p.Capabilities.Window.WorkDoneProgress
 	s.clientWatch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	s.mu.Unlock()

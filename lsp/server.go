@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -78,7 +80,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
 		docs:    map[protocol.DocumentURI]*document{},
 		cancels: map[string]context.CancelFunc{},
 		exited:  make(chan struct{}),
-		loader:  &load.Loader{},
+		loader:  &load.Loader{Roots: envRoots()},
 		ws:      newWorkspace(),
 	}
 	logw := opts.Log
@@ -116,6 +118,17 @@ func (s *Server) closeAll() {
 		d.doc.Close()
 	}
 	s.docs = map[protocol.DocumentURI]*document{}
+}
+
+// envRoots returns the import roots from CAPS_PATH, as the CLI uses.
+func envRoots() []string {
+	var out []string
+	for _, r := range filepath.SplitList(os.Getenv("CAPS_PATH")) {
+		if r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // readFile serves open documents' text to the import loader.
