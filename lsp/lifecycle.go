@@ -120,7 +120,7 @@ func didOpen(s *Server, params json.RawMessage) error {
 	if old, ok := s.docs[u]; ok {
 		old.doc.Close()
 	}
-	d := &document{uri: u, path: uriPath(u), doc: doc}
+	d := &document{uri: u, path: uriPath(u), doc: doc, published: -1}
 	d.snap = s.newSnapshot(d, p.TextDocument.Version)
 	s.docs[u] = d
 	s.scheduleDiagnostics(d)

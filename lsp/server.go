@@ -67,8 +67,10 @@ type document struct {
 	path string
 	doc  *syntax.Document // mutated only by notifications, under Server.mu
 	snap *snapshot
-	// published is the version of the last published diagnostics.
-	published int32
+	// published is the version of the last published diagnostics, and
+	// publishedFinal whether they included the examples' results.
+	published      int32
+	publishedFinal bool
 }
 
 // Serve runs a server on r/w until the client exits or the input ends. It
@@ -409,18 +411,37 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		if !s.isCurrent(snap) {
 			return
 		}
-		diags := s.diagnostics(snap)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		cur, ok := s.docs[snap.uri]
-		if !ok || cur.snap != snap || cur.published >= snap.version && cur.published != 0 {
+		// Phase 1: parse and check diagnostics, as soon as they exist.
+		diags := s.diagnostics(snap, false)
+		if !s.publish(snap, diags, false) {
 			return
 		}
-		cur.published = snap.version
-		s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{
-			URI: snap.uri, Version: uint32(snap.version), Diagnostics: diags,
-		})
+		// Phase 2: the same plus the examples' results, when the file
+		// checks cleanly and has examples (a later publish of the same
+		// version replaces the earlier one).
+		pkg := snap.Package()
+		if pkg.Result.HasErrors() || len(pkg.Result.Examples) == 0 || !s.isCurrent(snap) {
+			return
+		}
+		s.publish(snap, s.diagnostics(snap, true), true)
 	}()
+}
+
+// publish sends a snapshot's diagnostics if it is still the document's
+// current snapshot and nothing newer was published; it reports whether it
+// did.
+func (s *Server) publish(snap *snapshot, diags []protocol.Diagnostic, final bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := s.docs[snap.uri]
+	if !ok || cur.snap != snap || cur.published > snap.version || cur.published == snap.version && (!final || cur.publishedFinal) {
+		return false
+	}
+	cur.published, cur.publishedFinal = snap.version, final
+	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{
+		URI: snap.uri, Version: uint32(snap.version), Diagnostics: diags,
+	})
+	return true
 }
 
 func (s *Server) isCurrent(snap *snapshot) bool {
@@ -430,10 +451,14 @@ func (s *Server) isCurrent(snap *snapshot) bool {
 	return ok && d.snap == snap
 }
 
-// diagnostics converts a snapshot's diagnostics to the protocol.
-func (s *Server) diagnostics(snap *snapshot) []protocol.Diagnostic {
+// diagnostics converts a snapshot's diagnostics to the protocol, with the
+// examples' results when withExamples is set.
+func (s *Server) diagnostics(snap *snapshot, withExamples bool) []protocol.Diagnostic {
 	pkg := snap.Package()
-	diags := append(pkg.Result.Diagnostics, examples.Diagnostics(snap.Examples())...)
+	diags := pkg.Result.Diagnostics
+	if withExamples {
+		diags = append(append([]syntax.Diagnostic(nil), diags...), examples.Diagnostics(snap.Examples())...)
+	}
 	out := make([]protocol.Diagnostic, 0, len(diags))
 	for _, d := range diags {
 		pd := protocol.Diagnostic{

@@ -233,7 +233,7 @@ func didChangeWatchedFiles(s *Server, params json.RawMessage) error {
 	defer s.mu.Unlock()
 	for _, d := range s.docs {
 		d.snap = s.newSnapshot(d, d.snap.version)
-		d.published = d.snap.version - 1
+		d.published, d.publishedFinal = d.snap.version-1, false
 		s.scheduleDiagnostics(d)
 	}
 	return nil
