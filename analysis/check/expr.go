@@ -131,11 +131,42 @@ func (c *checker) checkIntRange(e ast.Expr, want types.Type) {
 	if !ok {
 		return
 	}
-	v := new(big.Int).SetUint64(lit.Mag)
-	if lit.Neg {
-		v.Neg(v)
-	}
 	bits := types.Bits(want)
+	if bits > 64 {
+		c.checkBigIntRange(lit, want, bits)
+		return
+	}
+	unsigned := types.IsUnsigned(want)
+	var fits bool
+	switch {
+	case lit.Overflow:
+		fits = false
+	case unsigned:
+		fits = !lit.Neg && (bits == 64 || lit.Mag <= 1<<uint(bits)-1)
+	case lit.Neg:
+		fits = lit.Mag <= 1<<uint(bits-1)
+	default:
+		fits = lit.Mag <= 1<<uint(bits-1)-1
+	}
+	if fits {
+		return
+	}
+	var lo, hi string
+	if unsigned {
+		lo, hi = "0", new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(bits)), big.NewInt(1)).String()
+	} else {
+		hi = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(bits-1)), big.NewInt(1)).String()
+		lo = new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), uint(bits-1))).String()
+	}
+	c.errorf(BadLiteral, lit.Span, "%s does not fit in %s (%s to %s)", lit.Text, want, lo, hi)
+}
+
+// checkBigIntRange checks a literal against a type wider than 64 bits.
+func (c *checker) checkBigIntRange(lit *ast.IntLit, want types.Type, bits int) {
+	v, ok := new(big.Int).SetString(lit.Text, 10)
+	if !ok {
+		return
+	}
 	var lo, hi *big.Int
 	if types.IsUnsigned(want) {
 		lo, hi = big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(bits)), big.NewInt(1))
@@ -143,7 +174,7 @@ func (c *checker) checkIntRange(e ast.Expr, want types.Type) {
 		hi = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(bits-1)), big.NewInt(1))
 		lo = new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), uint(bits-1)))
 	}
-	if lit.Overflow && bits <= 64 || v.Cmp(lo) < 0 || v.Cmp(hi) > 0 {
+	if v.Cmp(lo) < 0 || v.Cmp(hi) > 0 {
 		c.errorf(BadLiteral, lit.Span, "%s does not fit in %s (%s to %s)", lit.Text, want, lo, hi)
 	}
 }
