@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
@@ -73,8 +74,21 @@ func compileCommand(s *Server, raw json.RawMessage) (func(context.Context) (any,
 		if pkg.Result.HasErrors() {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "the file has errors; fix them before compiling"}
 		}
+		if a.Target == "" {
+			// no target: every target's readiness, for the client to offer
+			plans := []map[string]any{}
+			for _, name := range codegen.Names() {
+				p, err := codegen.PlanFor(pkg.Result, name)
+				if err != nil {
+					continue
+				}
+				plans = append(plans, map[string]any{"target": p.Target, "status": p.Status, "ready": p.Ready,
+					"compiled": p.Compiled, "skipped": p.Skipped, "note": p.Note, "unsupported": len(p.Unsupported)})
+			}
+			return map[string]any{"plans": plans}, nil
+		}
 		if codegen.Lookup(a.Target) == nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "unknown target " + a.Target}
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "unknown target " + a.Target + "; targets are " + strings.Join(codegen.Names(), ", ")}
 		}
 		done := s.progress("Compiling to " + a.Target)
 		out, err := codegen.Compile(pkg.Result, a.Target)

@@ -197,6 +197,13 @@ func codeLenses(_ context.Context, sn *snapshot) (any, error) {
 		counts[o.Example.Function] = c
 	}
 	hasErrors := pkg.Result.HasErrors()
+	if m := pkg.File.Module; m.Name.Valid() && !hasErrors {
+		args, _ := json.Marshal(map[string]any{"uri": sn.uri})
+		out = append(out, protocol.CodeLens{
+			Range:   sn.rng(m.Name.Span),
+			Command: &protocol.Command{Title: "⚙ Compile…", Command: "capsulang.compile", Arguments: []any{json.RawMessage(args)}},
+		})
+	}
 	for _, d := range pkg.File.Module.Decls {
 		fn, ok := d.(*ast.Function)
 		if !ok || len(fn.Examples) == 0 || !fn.Name.Valid() {

@@ -272,9 +272,10 @@ func TestExamplesLensesAndRun(t *testing.T) {
 	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lenses); err != nil {
 		t.Fatal(err)
 	}
-	if len(lenses) != 1 || lenses[0].Command.Title != "▶ Run examples (1 of 2 failed)" || lenses[0].Range != (rng{pos{1, 12}, pos{1, 18}}) {
+	if len(lenses) != 2 || lenses[0].Command.Title != "⚙ Compile…" || lenses[1].Command.Title != "▶ Run examples (1 of 2 failed)" || lenses[1].Range != (rng{pos{1, 12}, pos{1, 18}}) {
 		t.Fatalf("%+v", lenses)
 	}
+	lenses = lenses[1:]
 	var run struct {
 		Passed, Failed int
 		Examples       []struct {
@@ -323,6 +324,22 @@ func TestVisualizeAndCompileCommands(t *testing.T) {
 	}
 	if comp.Target != "wat" || len(comp.Artifacts) != 1 || !strings.Contains(comp.Artifacts[0].Text, "(func $inc") {
 		t.Errorf("compile: %+v", comp)
+	}
+	var plans struct {
+		Plans []struct {
+			Target, Status string
+			Ready          bool
+		}
+	}
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.compile", "arguments": []any{map[string]any{"uri": uri}}}, &plans); err != nil {
+		t.Fatal(err)
+	}
+	ready := map[string]bool{}
+	for _, p := range plans.Plans {
+		ready[p.Target] = p.Ready
+	}
+	if !ready["wasm"] || !ready["mermaid"] || ready["solidity"] {
+		t.Errorf("plans: %+v", plans)
 	}
 }
 
