@@ -69,6 +69,7 @@ func runRepairPlan(c *cli.Context, path string, jsonOut bool) int {
 	lines := pkg.File.Source.CST.Lines
 	diags := checkedDiagnostics(pkg)
 	plans := repair.Plans(repair.Input{File: pkg.File, Result: pkg.Result, Diagnostics: diags, Evaluated: evaluatedValues(pkg)})
+	plans = rerankPlans(path, plans)
 	conv := report.NewConverter(pkg.Src, lines, syntax.UTF16)
 	out := []planJSON{}
 	for _, pl := range plans {
@@ -95,6 +96,9 @@ func runRepairPlan(c *cli.Context, path string, jsonOut bool) int {
 		fmt.Fprintf(c.Stdout, "%s:%d:%d: %s %s\n", cli.DisplayPath(path), pos.Line+1, pos.Character+1, pl.Diagnostic.Code, pl.Diagnostic.Message)
 		for i, o := range pl.Options {
 			fmt.Fprintf(c.Stdout, "  %d. [%s] %s\n", i+1, o.Safety, o.Title)
+			if o.Why != "" {
+				fmt.Fprintf(c.Stdout, "       why: %s\n", o.Why)
+			}
 			for _, e := range o.Edits {
 				r := lines.Range(e.Span, syntax.UTF32)
 				fmt.Fprintf(c.Stdout, "       %d:%d-%d:%d -> %q\n", r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1, strings.TrimSpace(e.NewText))
@@ -111,6 +115,10 @@ func runRepairPlan(c *cli.Context, path string, jsonOut bool) int {
 	}
 	return cli.ExitOK
 }
+
+// rerankPlans reorders options by what the workspace's evolution ledger
+// learned (cmd_propose.go sets it).
+var rerankPlans = func(path string, plans []repair.Plan) []repair.Plan { return plans }
 
 // evaluatedValues returns the interpreter's values for failing examples;
 // the runtime's command file replaces it.

@@ -1,0 +1,5 @@
+package chain
+
+import "runtime"
+
+func runtimeGOMAXPROCS() int { return runtime.GOMAXPROCS(0) }
