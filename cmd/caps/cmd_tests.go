@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
 	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/runtime/interp"
+	"github.com/capsulang/caps/runtime/machine"
+	"github.com/capsulang/caps/runtime/scenario"
 	"github.com/capsulang/caps/runtime/value"
 	"github.com/capsulang/caps/syntax"
 )
@@ -26,8 +29,8 @@ func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 func init() {
 	cli.Register(&cli.Command{
 		Name:  "test",
-		Args:  "[--json] [--max-steps N] [--max-depth N] FILE|DIR...",
-		Short: "run the function examples of modules",
+		Args:  "[--json] [--max-steps N] [--max-depth N] [--scenario S.json]... FILE|DIR...",
+		Short: "run the function examples and machine scenarios of modules",
 		Long: `Test checks each FILE (a DIR means every .caps file under it) and runs every
 (example (f arg...) EXPECTED) of its functions with the interpreter. For
 each example it prints PASS or FAIL with the example's place and call; a
@@ -45,32 +48,45 @@ any example fails or any file has errors (its diagnostics are printed and
 its examples are not run).
 
 Each example runs with its own step and depth budgets (--max-steps,
---max-depth). Scenario files (--scenario S.json) need the machine runtime,
-which is not implemented yet.
+--max-depth).
+
+--scenario S.json (repeatable) also runs a machine scenario: a JSON file
+naming a machine of one of the FILEs and listing inputs (events with
+payloads, "advance" of the logical clock, "cancel") with what to expect
+after each: the state, context values, the effect intents, "ok": false
+for a step meant to fail (docs/cli.md has the format). The machine runs
+in dry-run mode, or in mock mode with the scenario's mocks. A scenario
+passes when every expectation holds; a failure prints the step and, one
+line each, what was expected and what happened:
+
+    FAIL s.json: SchemaMigration
+        step 5 (Apply):
+            state: expected applying, got awaiting_signoff (R_GUARD_FALSE: ...)
+            context.approvals: expected 2, got 1
 
 With --json it prints {"ok", "files": [{"path", "diagnostics", "examples":
-[{"function", "args", "expected", "got", "passed", "error", "range"}]}]}
-where args, expected and got are values printed in Capsulang syntax (got
-is null when the example stopped with an error), error is the runtime
-error's message or null, and range is the LSP range of the example clause.`,
+[{"function", "args", "expected", "got", "passed", "error", "range"}],
+"scenarios": [{"path", "machine", "passed", "error", "steps": [{"index",
+"input", "passed", "state", "ok", "error", "context", "effects",
+"diffs"}]}]}]} where args, expected and got are values printed in
+Capsulang syntax (got is null when the example stopped with an error),
+error is the runtime error's message or null, and range is the LSP range
+of the example clause. A scenario is listed under the file that defines
+its machine.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			maxSteps := fs.Int64("max-steps", interp.DefaultMaxSteps, "the step budget of each example")
 			maxDepth := fs.Int("max-depth", interp.DefaultMaxDepth, "the depth budget of each example")
 			var scenarios stringsFlag
-			fs.Var(&scenarios, "scenario", "a machine scenario file to run (needs the machine runtime)")
+			fs.Var(&scenarios, "scenario", "a machine scenario `file` to run (repeatable)")
 			return func(c *cli.Context, args []string) int {
-				if len(scenarios) > 0 {
-					c.Errorf("scenarios need the machine runtime (not yet implemented)")
-					return cli.ExitUsage
-				}
 				if len(args) == 0 {
 					return c.UsageErrorf("expected at least one FILE or DIR")
 				}
 				if *maxSteps <= 0 || *maxDepth <= 0 {
 					return c.UsageErrorf("--max-steps and --max-depth must be positive")
 				}
-				return runTest(c, args, *jsonOut, *maxSteps, *maxDepth)
+				return runTest(c, args, scenarios, *jsonOut, *maxSteps, *maxDepth)
 			}
 		},
 	})
@@ -94,8 +110,17 @@ func printed(v value.Value) *string {
 	return &s
 }
 
-func runTest(c *cli.Context, args []string, jsonOut bool, maxSteps int64, maxDepth int) int {
+func runTest(c *cli.Context, args, scenarioPaths []string, jsonOut bool, maxSteps int64, maxDepth int) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
+	var scens []*pendingScenario
+	for _, sp := range scenarioPaths {
+		s, err := scenario.Load(sp)
+		if err != nil {
+			p.Fail(sp, err)
+			continue
+		}
+		scens = append(scens, &pendingScenario{path: sp, s: s})
+	}
 	paths, errs := cli.ExpandPaths(args)
 	for _, e := range errs {
 		p.Fail(e.Path, e)
@@ -103,6 +128,14 @@ func runTest(c *cli.Context, args []string, jsonOut bool, maxSteps int64, maxDep
 	l := newLoader()
 	var out strings.Builder
 	passed, failed, notRun := 0, 0, 0
+	count := func(ok bool) {
+		if ok {
+			passed++
+		} else {
+			failed++
+			p.SetFailed()
+		}
+	}
 	for _, path := range paths {
 		pkg, err := loadPackage(c, l, path)
 		if err != nil {
@@ -112,9 +145,16 @@ func runTest(c *cli.Context, args []string, jsonOut bool, maxSteps int64, maxDep
 		src := packageSource(path, pkg)
 		if pkg.File.Module == nil || pkg.Result.HasErrors() {
 			f := p.Add(src, pkg.Result.Diagnostics)
-			f.Extra = struct {
-				Examples []exampleJSON `json:"examples"`
-			}{[]exampleJSON{}}
+			var sj []scenarioJSON
+			for _, ps := range scens {
+				if !ps.done && hasMachine(pkg, ps.s.Machine) {
+					ps.done = true
+					sj = append(sj, scenarioJSON{Path: ps.path, Machine: ps.s.Machine, Error: "the file defining the machine has errors", Steps: []scenario.StepResult{}})
+					count(false)
+					fmt.Fprintf(&out, "FAIL %s: %s: %s has errors; the scenario was not run\n", cli.DisplayPath(ps.path), ps.s.Machine, cli.DisplayPath(path))
+				}
+			}
+			f.Extra = fileTestsJSON{Examples: []exampleJSON{}, Scenarios: sj}
 			p.SetFailed()
 			notRun++
 			fmt.Fprintf(&out, "FAIL %s: the file has errors; its examples were not run\n", cli.DisplayPath(path))
@@ -140,12 +180,7 @@ func runTest(c *cli.Context, args []string, jsonOut bool, maxSteps int64, maxDep
 				ej.Got = nil
 			}
 			exs = append(exs, ej)
-			if o.Passed {
-				passed++
-			} else {
-				failed++
-				p.SetFailed()
-			}
+			count(o.Passed)
 			if !jsonOut {
 				writeOutcome(&out, src, &o)
 			}
@@ -153,9 +188,37 @@ func runTest(c *cli.Context, args []string, jsonOut bool, maxSteps int64, maxDep
 		if exs == nil {
 			exs = []exampleJSON{}
 		}
-		p.Add(src, nil).Extra = struct {
-			Examples []exampleJSON `json:"examples"`
-		}{exs}
+		var sj []scenarioJSON
+		for _, ps := range scens {
+			if ps.done || !hasMachine(pkg, ps.s.Machine) {
+				continue
+			}
+			ps.done = true
+			j := scenarioJSON{Path: ps.path, Machine: ps.s.Machine, Steps: []scenario.StepResult{}}
+			m, err := machine.Compile(pkg.Result, ps.s.Machine, machine.Options{Interp: in, Hash: pkg.Hash})
+			var res *scenario.Result
+			if err != nil {
+				res = &scenario.Result{Error: err.Error(), Steps: []scenario.StepResult{}}
+			} else {
+				res = scenario.Run(m, ps.s)
+			}
+			j.Passed, j.Error, j.Steps = res.Passed, res.Error, res.Steps
+			sj = append(sj, j)
+			count(res.Passed)
+			if !jsonOut {
+				out.WriteString(res.Text(cli.DisplayPath(ps.path) + ": " + ps.s.Machine))
+			}
+		}
+		p.Add(src, nil).Extra = fileTestsJSON{Examples: exs, Scenarios: sj}
+	}
+	for _, ps := range scens {
+		if ps.done {
+			continue
+		}
+		msg := fmt.Sprintf("no FILE given defines machine %s", ps.s.Machine)
+		count(false)
+		p.Add(&report.Source{Path: ps.path}, nil).Extra = fileTestsJSON{Examples: []exampleJSON{}, Scenarios: []scenarioJSON{{Path: ps.path, Machine: ps.s.Machine, Error: msg, Steps: []scenario.StepResult{}}}}
+		fmt.Fprintf(&out, "FAIL %s: %s\n", cli.DisplayPath(ps.path), msg)
 	}
 	if !jsonOut {
 		summary := fmt.Sprintf("%d passed, %d failed", passed, failed)
@@ -166,6 +229,37 @@ func runTest(c *cli.Context, args []string, jsonOut bool, maxSteps int64, maxDep
 		c.Stdout.Write([]byte(out.String()))
 	}
 	return p.Finish()
+}
+
+// pendingScenario is a scenario waiting for the file that defines its
+// machine.
+type pendingScenario struct {
+	path string
+	s    *scenario.Scenario
+	done bool
+}
+
+// fileTestsJSON is the extra JSON of a tested file.
+type fileTestsJSON struct {
+	Examples  []exampleJSON  `json:"examples"`
+	Scenarios []scenarioJSON `json:"scenarios,omitempty"`
+}
+
+type scenarioJSON struct {
+	Path    string                `json:"path"`
+	Machine string                `json:"machine"`
+	Passed  bool                  `json:"passed"`
+	Error   string                `json:"error,omitempty"`
+	Steps   []scenario.StepResult `json:"steps"`
+}
+
+func hasMachine(pkg *load.Package, name string) bool {
+	for _, n := range machine.Names(pkg.Result) {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // writeOutcome prints one example's result for people.

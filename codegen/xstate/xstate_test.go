@@ -83,6 +83,14 @@ func TestScenarios(t *testing.T) {
 			if err := json.Unmarshal(raw, &sc); err != nil {
 				t.Fatal(err)
 			}
+			// The logical clock (advance), cancellation and mock effect
+			// outcomes are runtime semantics the XState export carries only
+			// as metadata; those scenarios are the Go runtime's to check.
+			for _, key := range []string{`"advance"`, `"cancel"`, `"mocks"`, `"mode"`} {
+				if strings.Contains(string(raw), key) {
+					t.Skipf("uses %s, which the XState export does not execute (runtime/scenario tests it)", key)
+				}
+			}
 			example := strings.SplitN(filepath.Base(sf), ".", 2)[0]
 			pkg := testutil.Load(t, filepath.Join(testutil.Root(), "examples", example+".caps"))
 			res, err := xstate.Generate(pkg.Result)

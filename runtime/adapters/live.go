@@ -1,0 +1,351 @@
+package adapters
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/capsulang/caps/runtime/machine"
+	"github.com/capsulang/caps/runtime/trace"
+	"github.com/capsulang/caps/runtime/value"
+)
+
+// Policy is the host policy file of live mode. It decides which intents
+// may run (deny by default) and binds the module's ports to real
+// endpoints, with the credentials the host provides:
+//
+//	{
+//	  "allow": [{"effect": "mcp.call", "target": "everything.echo"},
+//	            {"effect": "http.call", "target": "weather.*"}],
+//	  "deny":  [{"effect": "*", "target": "payments.*"}],
+//	  "mcp":  {"everything": {"command": ["node", "server.js", "stdio"],
+//	                          "env": {"API_KEY": "${EVERYTHING_KEY}"}}},
+//	  "http": {"weather": {"url": "http://127.0.0.1:8080/v1",
+//	                       "headers": {"Authorization": "Bearer ${WEATHER_TOKEN}"}}},
+//	  "timeout": "30s"
+//	}
+//
+// A rule matches an intent when its effect and its target match (path.Match
+// patterns: "*" matches anything but "/"; an empty target matches every
+// target). Deny rules win over allow rules; an intent no allow rule
+// matches is denied. "${NAME}" in env and header values is replaced by the
+// host's environment variable NAME when the policy is loaded: credentials
+// come from the host, never from the capsule, whose intents only name a
+// port and an operation.
+type Policy struct {
+	Allow []Rule                  `json:"allow,omitempty"`
+	Deny  []Rule                  `json:"deny,omitempty"`
+	MCP   map[string]*MCPServer   `json:"mcp,omitempty"`
+	HTTP  map[string]*HTTPService `json:"http,omitempty"`
+	// Timeout bounds an attempt whose effect declares no (timeout D);
+	// default 30s.
+	Timeout *Duration `json:"timeout,omitempty"`
+}
+
+// Rule is one allow or deny rule.
+type Rule struct {
+	Effect string `json:"effect"`
+	Target string `json:"target,omitempty"`
+}
+
+// MCPServer is how to start an MCP server speaking JSON-RPC over stdio.
+type MCPServer struct {
+	Command []string          `json:"command"`
+	Env     map[string]string `json:"env,omitempty"`
+	Dir     string            `json:"dir,omitempty"`
+}
+
+// HTTPService is the base URL and headers of an HTTP port.
+type HTTPService struct {
+	URL     string            `json:"url"`
+	Method  string            `json:"method,omitempty"` // default POST
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// ParsePolicy decodes a policy file; unknown fields are errors.
+func ParsePolicy(data []byte) (*Policy, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var p Policy
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("policy file: %v", err)
+	}
+	for _, list := range [][]Rule{p.Allow, p.Deny} {
+		for _, r := range list {
+			if r.Effect == "" {
+				return nil, fmt.Errorf("policy file: a rule has no effect")
+			}
+			if _, err := path.Match(r.Effect, ""); err != nil {
+				return nil, fmt.Errorf("policy file: bad pattern %q", r.Effect)
+			}
+			if _, err := path.Match(r.Target, ""); err != nil {
+				return nil, fmt.Errorf("policy file: bad pattern %q", r.Target)
+			}
+		}
+	}
+	for name, s := range p.MCP {
+		if len(s.Command) == 0 {
+			return nil, fmt.Errorf("policy file: mcp server %s has no command", name)
+		}
+		for k, v := range s.Env {
+			s.Env[k] = expandEnv(v)
+		}
+	}
+	for name, s := range p.HTTP {
+		if !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
+			return nil, fmt.Errorf("policy file: http service %s: url must start with http:// or https://", name)
+		}
+		for k, v := range s.Headers {
+			s.Headers[k] = expandEnv(v)
+		}
+	}
+	return &p, nil
+}
+
+// LoadPolicy reads a policy file.
+func LoadPolicy(file string) (*Policy, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	p, err := ParsePolicy(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "policy file: "))
+	}
+	return p, nil
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+func expandEnv(s string) string {
+	return envRef.ReplaceAllStringFunc(s, func(m string) string { return os.Getenv(m[2 : len(m)-1]) })
+}
+
+func (r Rule) matches(effect, target string) bool {
+	if ok, _ := path.Match(r.Effect, effect); !ok {
+		return false
+	}
+	if r.Target == "" {
+		return true
+	}
+	ok, _ := path.Match(r.Target, target)
+	return ok
+}
+
+func (r Rule) String() string {
+	if r.Target == "" {
+		return r.Effect
+	}
+	return r.Effect + " " + r.Target
+}
+
+// Decide applies the policy to an effect and target.
+func (p *Policy) Decide(effect, target string) machine.Decision {
+	if p == nil {
+		return machine.Decision{Rule: "default deny (no policy)"}
+	}
+	for _, r := range p.Deny {
+		if r.matches(effect, target) {
+			return machine.Decision{Rule: "deny " + r.String()}
+		}
+	}
+	for _, r := range p.Allow {
+		if r.matches(effect, target) {
+			return machine.Decision{Allowed: true, Rule: "allow " + r.String()}
+		}
+	}
+	return machine.Decision{Rule: "default deny"}
+}
+
+// LiveExecutor is the executor of live mode: intents the policy allows go
+// to the MCP or HTTP adapter their effect names; everything else fails
+// with R_NO_ADAPTER. Close it to stop the MCP servers it started.
+type LiveExecutor struct {
+	Policy *Policy
+
+	mu      sync.Mutex
+	clients map[string]*MCPClient
+}
+
+// NewLive returns a live executor under policy p.
+func NewLive(p *Policy) *LiveExecutor {
+	return &LiveExecutor{Policy: p, clients: map[string]*MCPClient{}}
+}
+
+// Mode implements machine.Executor.
+func (x *LiveExecutor) Mode() machine.Mode { return machine.Live }
+
+// Approve implements machine.Executor.
+func (x *LiveExecutor) Approve(c *machine.Call) machine.Decision {
+	return x.Policy.Decide(c.Spec.Name, c.Spec.Target)
+}
+
+// CodeNoAdapter is the failure code of an intent no live adapter serves.
+const CodeNoAdapter = "R_NO_ADAPTER"
+
+// Execute implements machine.Executor.
+func (x *LiveExecutor) Execute(ctx context.Context, c *machine.Call) machine.Outcome {
+	timeout := 30 * time.Second
+	if x.Policy != nil && x.Policy.Timeout != nil {
+		timeout = time.Duration(x.Policy.Timeout.Millis) * time.Millisecond
+	}
+	if c.Spec.Timeout > 0 {
+		timeout = time.Duration(c.Spec.Timeout) * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	owner, op, _ := strings.Cut(c.Spec.Target, ".")
+	start := time.Now()
+	var out machine.Outcome
+	switch c.Spec.Name {
+	case "mcp.call":
+		out = x.mcpCall(ctx, owner, op, c)
+	case "http.call":
+		out = x.httpCall(ctx, owner, op, c)
+	default:
+		out = machine.Outcome{Code: CodeNoAdapter, Error: fmt.Sprintf("no live adapter carries out %s (live mode has adapters for mcp.call and http.call)", c.Spec.Name)}
+	}
+	out.DurationMs = time.Since(start).Milliseconds()
+	if !out.OK && out.Code == "" {
+		switch {
+		case ctx.Err() == context.DeadlineExceeded:
+			out.Code = machine.CodeEffectTimeout
+		case ctx.Err() != nil:
+			out.Code = machine.CodeEffectCancelled
+		}
+	}
+	return out
+}
+
+func (x *LiveExecutor) mcpCall(ctx context.Context, port, tool string, c *machine.Call) machine.Outcome {
+	out := machine.Outcome{Adapter: "mcp", Operation: "tools/call " + tool}
+	x.mu.Lock()
+	cl := x.clients[port]
+	if cl == nil {
+		var srv *MCPServer
+		if x.Policy != nil {
+			srv = x.Policy.MCP[port]
+		}
+		if srv == nil {
+			x.mu.Unlock()
+			out.Code, out.Error = CodeNoAdapter, fmt.Sprintf("the host policy configures no MCP server for port %s", port)
+			return out
+		}
+		cl = NewMCPClient(srv)
+		x.clients[port] = cl
+	}
+	x.mu.Unlock()
+	res, err := cl.CallTool(ctx, tool, Arguments(c))
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	out.Result = res
+	var r struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(res, &r) == nil && r.IsError {
+		out.Error = "the tool reported an error"
+		for _, c := range r.Content {
+			if c.Type == "text" {
+				out.Error += ": " + c.Text
+				break
+			}
+		}
+		return out
+	}
+	out.OK = true
+	return out
+}
+
+// Close stops the MCP servers.
+func (x *LiveExecutor) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var first error
+	names := make([]string, 0, len(x.clients))
+	for n := range x.clients {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := x.clients[n].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	x.clients = map[string]*MCPClient{}
+	return first
+}
+
+// Arguments builds the JSON object of an intent's arguments for an
+// adapter. When the target names a declared operation (a port's tool, an
+// agent's skill), each declared input is, in order of preference, the
+// intent's argument at its position, the context field of the same name
+// (after the transition's assignments), or the event payload field of the
+// same name; inputs with none of these are left out. Without a declared
+// operation the arguments are the event's payload. Integers are JSON
+// numbers.
+func Arguments(c *machine.Call) json.RawMessage {
+	b := []byte{'{'}
+	n := 0
+	add := func(name string, v value.Value) {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = trace.AppendString(b, name)
+		b = append(b, ':')
+		b = appendArg(b, v)
+	}
+	if op := c.Spec.Operation; op != nil {
+		for k, in := range op.Inputs {
+			name := in.Name.Name
+			switch {
+			case k < len(c.Args):
+				add(name, c.Args[k])
+			default:
+				if fi, ok := c.Machine.FieldIndex(name); ok && fi < len(c.Context) {
+					add(name, c.Context[fi])
+				} else if v, ok := c.Payload[name]; ok {
+					add(name, v)
+				}
+			}
+		}
+	} else {
+		names := make([]string, 0, len(c.Payload))
+		for k := range c.Payload {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			add(k, c.Payload[k])
+		}
+	}
+	return append(b, '}')
+}
+
+func appendArg(b []byte, v value.Value) []byte {
+	if v.Kind() == value.KindInt {
+		if v.IntKind() == value.IntWei {
+			return append(b, v.Big().String()...)
+		}
+		if v.IntKind().Signed() {
+			return strconv.AppendInt(b, v.Int64(), 10)
+		}
+		return strconv.AppendUint(b, v.Uint64(), 10)
+	}
+	return machine.AppendValue(b, v)
+}

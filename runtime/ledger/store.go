@@ -1,0 +1,116 @@
+// Package ledger records machine instances (spec §08, conformance level
+// CPS-4): per instance, an append-only, tamper-evident ledger of its
+// descriptor and the module's semantic hash, every input in arrival order,
+// every transition with its effect intents, the observed effect results,
+// failed events with their diagnostics, snapshots, and the semantic trace
+// records (docs/ledger.md, "Machine ledger").
+//
+// The records live in a Store. The embedded default is a file of package
+// runtime/chain (hash-chained JSON Lines with torn-write recovery, fsync
+// and group commit) in a directory per instance; a second backend (a
+// database) implements Store, or chain.Log under ChainStore.
+//
+// Record payloads are canonical JSON (sorted keys, minimal escaping), so
+// that the bytes a replay regenerates can be compared with the stored
+// ones directly.
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/capsulang/caps/runtime/chain"
+)
+
+// Store is where a ledger keeps its records: an append-only sequence of
+// JSON payloads with tamper evidence. It is the interface a second backend
+// implements.
+type Store interface {
+	// Append adds the payloads, in order, and returns once they are
+	// durable (per the store's sync policy). Payloads are canonical JSON.
+	Append(payloads [][]byte) error
+	// Iterate calls fn with each record's position (1-based) and payload,
+	// in order, without verifying; fn must not keep payload.
+	Iterate(fn func(seq uint64, payload []byte) error) error
+	// Verify checks the whole store for tampering: a changed, dropped,
+	// inserted or reordered record. A broken store is reported in the
+	// Report; the error is for I/O failures.
+	Verify() (*chain.Report, error)
+	// Close releases the store.
+	Close() error
+}
+
+// ChainStore adapts a chain.Log (the file backend, the in-memory one, or
+// any other) to Store.
+type ChainStore struct {
+	Log chain.Log
+}
+
+// Append implements Store.
+func (s ChainStore) Append(payloads [][]byte) error {
+	_, err := s.Log.AppendBatch(payloads)
+	return err
+}
+
+// Iterate implements Store.
+func (s ChainStore) Iterate(fn func(uint64, []byte) error) error {
+	return s.Log.Iterate(func(r chain.Record) error { return fn(r.Seq, r.Payload) })
+}
+
+// Verify implements Store.
+func (s ChainStore) Verify() (*chain.Report, error) { return s.Log.Verify() }
+
+// Close implements Store.
+func (s ChainStore) Close() error { return s.Log.Close() }
+
+// FileName is the chain file inside a ledger directory.
+const FileName = "ledger.jsonl"
+
+// Sync policies of a file ledger (docs/ledger.md, "Machine ledger").
+type Sync int
+
+const (
+	// SyncGroup, the default, fsyncs in the background: the records of
+	// the steps taken while a write is in progress go out together with
+	// one fsync. A step is acknowledged (survives a crash) once Flush or
+	// Close returns; in live mode every step that executes effects waits
+	// for its intents to be durable first.
+	SyncGroup Sync = iota
+	// SyncStep makes every step wait until its records are durable.
+	SyncStep
+	// SyncNone never fsyncs (tests, benchmarks, scratch runs): the
+	// records survive a crash of the process but maybe not of the machine.
+	SyncNone
+)
+
+// ErrExists is returned when creating a ledger where one already is.
+var ErrExists = errors.New("ledger: a ledger already exists there")
+
+// CreateDir creates a file ledger in dir (made if missing), which must not
+// hold one already.
+func CreateDir(dir string, sync Sync) (*chain.File, error) {
+	path := filepath.Join(dir, FileName)
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrExists, path)
+	}
+	opts := chain.Options{}
+	if sync == SyncNone {
+		opts.Sync = chain.SyncNever
+	}
+	return chain.Open(path, opts)
+}
+
+// OpenDir opens the file ledger in dir for reading: a torn last record
+// left by a crash is removed (it was never acknowledged).
+func OpenDir(dir string) (*chain.File, error) {
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no ledger here (no %s)", dir, FileName)
+		}
+		return nil, err
+	}
+	return chain.Open(path, chain.Options{Sync: chain.SyncNever})
+}

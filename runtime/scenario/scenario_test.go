@@ -1,0 +1,94 @@
+package scenario_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/runtime/machine"
+	"github.com/capsulang/caps/runtime/scenario"
+)
+
+func compile(t *testing.T, path, name string) *machine.Machine {
+	t.Helper()
+	p, err := (&load.Loader{}).Load(path)
+	if err != nil || p.Result.HasErrors() {
+		t.Fatalf("load %s: %v", path, err)
+	}
+	m, err := machine.Compile(p.Result, name, machine.Options{Hash: p.Hash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestShippedScenarios runs every examples/scenarios/MODULE.MACHINE.json
+// against examples/MODULE.caps.
+func TestShippedScenarios(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/scenarios/*.json")
+	if len(files) == 0 {
+		t.Fatal("no scenarios")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s, err := scenario.Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			module := strings.SplitN(filepath.Base(f), ".", 2)[0]
+			m := compile(t, "../../examples/"+module+".caps", s.Machine)
+			if r := scenario.Run(m, s); !r.Passed {
+				t.Errorf("%s", r.Text(f))
+			}
+		})
+	}
+}
+
+func TestDiffs(t *testing.T) {
+	m := compile(t, "../machine/testdata/vent.caps", "VentController")
+	s, err := scenario.Parse([]byte(`{"machine": "VentController", "mode": "mock",
+	  "mocks": {"mocks": [{"effect": "mcp.call", "event": "Storm", "outcomes": [{"ok": false}]}]},
+	  "events": [
+		{"event": "SetVent", "payload": {"percent": 40}, "expect": {"state": "idle", "ok": true, "context": {"percent": 40, "moves": 1},
+		  "effects": [{"effect": "db.write", "target": "climate.commands", "status": "executed"}, {"effect": "mcp.call"}]}},
+		{"event": "SetVent", "payload": {"percent": 400}, "expect": {"state": "idle", "ok": false, "effects": []}},
+		{"event": "SetVent", "payload": {"percent": 400}, "expect": {"state": "sealed", "ok": true, "context": {"percent": 41, "colour": 1, "moves": "x"},
+		  "effects": [{"effect": "db.write", "target": "climate.other"}]}},
+		{"event": "Storm", "expect": {"state": "sealed", "effects": [{"effect": "mcp.call", "status": "failed"}]}},
+		{"advance": "5h", "expect": {"state": "sealed", "effects": []}},
+		{"advance": "1h", "expect": {"state": "idle", "ok": true, "effects": []}},
+		{"cancel": true, "expect": {"state": "idle", "ok": true}},
+		{"event": "Storm", "expect": {"state": "idle", "ok": false}}
+	]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := scenario.Run(m, s)
+	want := `FAIL vent.json
+    step 3 (SetVent):
+        state: expected sealed, got idle (R_GUARD_FALSE: guard (<= event.percent 100) is false in state idle)
+        ok: expected the step to succeed, but it failed: R_GUARD_FALSE: guard (<= event.percent 100) is false in state idle
+        context: machine VentController has no field colour
+        context.moves: bad expected value "x": expected U32, found "x"
+        context.percent: expected 41, got 40
+        effects: expected 1, got 0
+        effects[0]: expected db.write climate.other, got nothing
+`
+	if got := r.Text("vent.json"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, bad := range []string{
+		`{"events": []}`,
+		`{"machine": "M", "events": [{"event": "A", "advance": "1h"}]}`,
+		`{"machine": "M", "events": [{}]}`,
+		`{"machine": "M", "events": [{"advance": "1h", "payload": {}}]}`,
+		`{"machine": "M", "mocks": {"mocks": []}, "events": []}`,
+		`{"machine": "M", "mode": "live", "events": []}`,
+		`{"machine": "M", "events": [{"event": "A", "expect": {"sate": "x"}}]}`,
+	} {
+		if _, err := scenario.Parse([]byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
