@@ -1,9 +1,11 @@
 # Capsulang toolchain. Targets:
 #   make build     build build/caps
 #   make run       build, then run caps on every shipped example (examples/*.caps)
-#   make test      go vet, the grammar checks and go test -race: the whole suite
+#   make test      go vet, the grammar checks, the VS Code extension tests and
+#                  go test -race: the whole suite
 #   make bench     Go benchmarks, with a summary
 #   make grammar   regenerate tree-sitter-capsulang/src from grammar.js
+#   make vscode    package the VS Code extension: build/capsulang-<version>.vsix
 #   make fuzz      a short run of every Go fuzz target (FUZZTIME each)
 #   make clean     remove build output
 #
@@ -11,6 +13,9 @@
 # `tree-sitter` on PATH or else ../shared/tools/tree-sitter beside the
 # repository. Without it `make test` skips the grammar checks, except under
 # CI=true, where a missing CLI is an error.
+#
+# The VS Code extension's tests (editors/vscode, `npm test`) need node and
+# npm; without them `make test` skips those tests, except under CI=true.
 
 SHELL       := /bin/bash
 .SHELLFLAGS := -o pipefail -c
@@ -34,7 +39,7 @@ TS := $(shell t='$(TREE_SITTER)'; \
 	fi)
 IS_CI := $(filter true 1 yes,$(CI))
 
-.PHONY: all build run test vet test-go grammar-check bench grammar fuzz clean
+.PHONY: all build run test vet test-go grammar-check vscode-test vscode bench grammar fuzz clean
 
 all: build
 
@@ -62,6 +67,7 @@ test:
 	echo "gofmt -l"; unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
 	if [ -n "$$unformatted" ]; then echo "not gofmt-formatted (run gofmt -w):"; echo "$$unformatted"; failed="$$failed gofmt"; fi; \
 	$(MAKE) --no-print-directory grammar-check || failed="$$failed grammar-check"; \
+	$(MAKE) --no-print-directory vscode-test || failed="$$failed vscode-test"; \
 	if [ -n "$$failed" ]; then echo "make test: failed so far:$$failed"; fi; \
 	echo "$(GO) test -race ./..."; $(GO) test -race ./... || failed="$$failed go-test"; \
 	[ -z "$$failed" ]
@@ -86,11 +92,40 @@ grammar-check:
 	echo "tree-sitter test"; \
 	"$(TS)" test
 
+# The VS Code extension: strict TypeScript, the TextMate grammar fixtures,
+# and its request/command wiring against a caps lsp built from this tree.
+VSCODE := editors/vscode
+vscode-test:
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+	  if [ -n "$(IS_CI)" ]; then \
+	    echo "error: node and npm not found; CI needs them for the VS Code extension tests" >&2; exit 1; \
+	  fi; \
+	  echo "skipping the VS Code extension tests: node and npm not found"; \
+	  exit 0; \
+	fi; \
+	set -e; \
+	echo "$(GO) build -o $(CAPS) ./cmd/caps"; $(GO) build $(LDFLAGS) -o $(CAPS) ./cmd/caps; \
+	if [ ! -d $(VSCODE)/node_modules ]; then echo "cd $(VSCODE) && npm ci"; (cd $(VSCODE) && npm ci --no-audit --no-fund); fi; \
+	echo "cd $(VSCODE) && npm test"; \
+	cd $(VSCODE) && CAPS="$(CURDIR)/$(CAPS)" npm test
+
+# Packages the extension with @vscode/vsce (the version is package.json's).
+vscode:
+	@set -e; mkdir -p build; \
+	version=$$(node -p "require('./$(VSCODE)/package.json').version"); \
+	cd $(VSCODE); \
+	npm ci --no-audit --no-fund; \
+	npm run compile; \
+	npx vsce package --skip-license --out "$(CURDIR)/build/capsulang-$$version.vsix"; \
+	echo "built build/capsulang-$$version.vsix"
+
 bench: build
 	@mkdir -p build
 	$(GO) test -run '^$$' -bench . -benchmem ./... | tee build/bench.txt
 	@echo; echo "== benchmark summary (build/bench.txt; load on this machine skews figures: compare ratios) =="
 	@$(GO) run ./bench/summary build/bench.txt
+	@echo; echo "== machine runtime, side by side with XState v5 (bench/machinecmp, bench/xstate) =="
+	@$(GO) run ./bench/machinecmp build/bench.txt
 	@echo; echo "== language server (bench/lspbench, driving $(CAPS) over stdio) =="
 	@$(GO) run ./bench/lspbench -caps $(CAPS) -edits 200 -mem-edits 10000
 
