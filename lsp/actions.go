@@ -112,6 +112,17 @@ func (sn *snapshot) quickFixes(sel syntax.Span) []protocol.CodeAction {
 				IsPreferred: o.Safety == repair.Safe && safeCount == 1,
 				Edit:        &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{sn.uri: edits}},
 			})
+			if o.Safety != repair.Safe {
+				// Governed changes can go through propose/assess/commit.
+				line := sn.lines().Line(plan.Diagnostic.Span.Start) + 1
+				args, _ := json.Marshal(proposeArgs{URI: sn.uri, Code: plan.Diagnostic.Code, Line: line, Option: o.ID})
+				out = append(out, protocol.CodeAction{
+					Title:       fmt.Sprintf("Propose and assess: %s [%s]", o.Title, o.Safety),
+					Kind:        protocol.CodeActionKind("quickfix.propose"),
+					Diagnostics: []protocol.Diagnostic{pd},
+					Command:     &protocol.Command{Title: "Propose and assess", Command: "capsulang.propose", Arguments: []any{json.RawMessage(args)}},
+				})
+			}
 		}
 	}
 	return out

@@ -145,7 +145,7 @@ func TestCodeActionsFromRepairPlans(t *testing.T) {
 	for _, a := range actions {
 		titles = append(titles, a.Title)
 	}
-	want := []string{"Change `scord` to `scored` [safe]", "Declare state scord in machine Claim [review]"}
+	want := []string{"Change `scord` to `scored` [safe]", "Declare state scord in machine Claim [review]", "Propose and assess: Declare state scord in machine Claim [review]"}
 	if diff := cmp.Diff(want, titles); diff != "" {
 		t.Fatalf("actions (-want +got):\n%s", diff)
 	}
