@@ -205,6 +205,13 @@ func codeLenses(_ context.Context, sn *snapshot) (any, error) {
 		})
 	}
 	for _, d := range pkg.File.Module.Decls {
+		if m, ok := d.(*ast.Machine); ok && m.Name.Valid() && !hasErrors {
+			args, _ := json.Marshal(map[string]any{"uri": sn.uri, "machine": m.Name.Name})
+			out = append(out, protocol.CodeLens{
+				Range:   sn.rng(m.Name.Span),
+				Command: &protocol.Command{Title: "▷ Dry-run", Command: "capsulang.dryRun", Arguments: []any{json.RawMessage(args)}},
+			})
+		}
 		fn, ok := d.(*ast.Function)
 		if !ok || len(fn.Examples) == 0 || !fn.Name.Valid() {
 			continue

@@ -351,3 +351,40 @@ func TestVersionZero(t *testing.T) {
 		t.Fatalf("%+v", pd)
 	}
 }
+
+func TestDryRunAndInlayHints(t *testing.T) {
+	c := start(t, nil)
+	open(t, c, claimSrc, 1)
+	var run struct {
+		Machine, Initial, Final string
+		Steps                   []struct {
+			Event, From, To string
+			Accepted        bool
+			Range           rng
+		}
+	}
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.dryRun", "arguments": []any{map[string]any{"uri": uri, "machine": "Claim"}}}, &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Final != "closed" || len(run.Steps) != 2 || run.Steps[0].To != "scored" || run.Steps[1].To != "closed" || !run.Steps[1].Accepted ||
+		run.Steps[0].Range != (rng{pos{8, 6}, pos{8, 62}}) {
+		t.Fatalf("%+v", run)
+	}
+	var hints []struct {
+		Position pos    `json:"position"`
+		Label    string `json:"label"`
+	}
+	if err := c.Call("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": rng{pos{0, 0}, pos{20, 0}}}, &hints); err != nil {
+		t.Fatal(err)
+	}
+	if len(hints) != 2 || hints[0].Label != "⇒ scored" || hints[0].Position != (pos{8, 62}) || hints[1].Label != "⇒ closed" {
+		t.Fatalf("%+v", hints)
+	}
+	// explicit events, one refused: the hint says why
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.dryRun", "arguments": []any{map[string]any{"uri": uri, "machine": "Claim", "events": []any{map[string]any{"event": "Close"}}}}}, &run); err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Steps) != 1 || run.Steps[0].Accepted || run.Steps[0].To != "open" {
+		t.Fatalf("%+v", run)
+	}
+}

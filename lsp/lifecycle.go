@@ -15,7 +15,8 @@ import (
 // with the 3.17 fields the server implements.
 type serverCapabilities struct {
 	protocol.ServerCapabilities
-	PositionEncoding string `json:"positionEncoding,omitempty"`
+	PositionEncoding  string `json:"positionEncoding,omitempty"`
+	InlayHintProvider bool   `json:"inlayHintProvider,omitempty"`
 }
 
 type initializeResult struct {
@@ -36,6 +37,9 @@ type initializeParams struct {
 			DidChangeWatchedFiles struct {
 				DynamicRegistration bool `json:"dynamicRegistration"`
 			} `json:"didChangeWatchedFiles"`
+			InlayHint struct {
+				RefreshSupport bool `json:"refreshSupport"`
+			} `json:"inlayHint"`
 		} `json:"workspace"`
 	} `json:"capabilities"`
 	WorkspaceFolders []protocol.WorkspaceFolder `json:"workspaceFolders"`
@@ -89,8 +93,9 @@ func initialize(s *Server, params json.RawMessage) (func(context.Context) (any, 
 	s.loader.Roots = append(s.loader.Roots, s.folders...)
 	s.clientProgress = p.Capabilities.Window.WorkDoneProgress
 	s.clientWatch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
+	s.clientInlayRefresh = p.Capabilities.Workspace.InlayHint.RefreshSupport
 	s.mu.Unlock()
-	caps := serverCapabilities{PositionEncoding: encName}
+	caps := serverCapabilities{PositionEncoding: encName, InlayHintProvider: true}
 	caps.TextDocumentSync = &protocol.TextDocumentSyncOptions{
 		OpenClose: true,
 		Change:    protocol.TextDocumentSyncKindIncremental,

@@ -57,6 +57,7 @@ type Server struct {
 	clientProgress bool
 	clientWatch    bool
 	progressN      int
+	clientInlayRefresh bool
 	exited         chan struct{}
 	exitCode       int
 }

@@ -157,7 +157,7 @@ func TestInitializeAdvertisesImplementedFeatures(t *testing.T) {
 }
 
 // advertisedExtras lists capabilities added by feature files as they land.
-var advertisedExtras = []string{"codeActionProvider", "codeLensProvider", "completionProvider", "executeCommandProvider", "documentFormattingProvider", "documentLinkProvider", "documentRangeFormattingProvider", "renameProvider", "semanticTokensProvider", "signatureHelpProvider", "workspaceSymbolProvider"}
+var advertisedExtras = []string{"codeActionProvider", "codeLensProvider", "completionProvider", "executeCommandProvider", "inlayHintProvider", "documentFormattingProvider", "documentLinkProvider", "documentRangeFormattingProvider", "renameProvider", "semanticTokensProvider", "signatureHelpProvider", "workspaceSymbolProvider"}
 
 func sortStrings(s []string) []string {
 	out := append([]string(nil), s...)

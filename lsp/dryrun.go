@@ -1,0 +1,379 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/capsulang/caps/runtime/machine"
+	"github.com/capsulang/caps/runtime/value"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// Dry runs: capsulang.dryRun runs a machine in dry-run mode (effects are
+// planned, never executed) over given events, a scenario file, the
+// scenario files beside the capsule, or, without any, the shortest event
+// path from the initial state to each final state with zero payloads. The
+// last dry run of each machine is kept and drawn as inlay hints at each
+// transition it took.
+func init() {
+	commands["capsulang.dryRun"] = dryRunCommand
+	requests["textDocument/inlayHint"] = documentOnly(inlayHints)
+}
+
+type dryStep struct {
+	Event    string           `json:"event"`
+	From     string           `json:"from"`
+	To       string           `json:"to"`
+	Accepted bool             `json:"accepted"`
+	Effects  []map[string]any `json:"effects"`
+	Context  json.RawMessage  `json:"context,omitempty"`
+	Error    string           `json:"error,omitempty"`
+	Code     string           `json:"code,omitempty"`
+	Range    *protocol.Range  `json:"range,omitempty"`
+	span     syntax.Span
+}
+
+type dryRun struct {
+	Name    string    `json:"name"`
+	Final   string    `json:"final,omitempty"`
+	Blocked bool      `json:"blocked"`
+	Steps   []dryStep `json:"steps"`
+}
+
+// lastRuns remembers the last dry run per document and machine.
+var lastRuns = struct {
+	sync.Mutex
+	m map[protocol.DocumentURI]map[string]dryRun
+}{m: map[protocol.DocumentURI]map[string]dryRun{}}
+
+type dryArgs struct {
+	URI     protocol.DocumentURI `json:"uri"`
+	Machine string               `json:"machine"`
+	Events  []struct {
+		Event   string          `json:"event"`
+		Payload json.RawMessage `json:"payload"`
+	} `json:"events"`
+	Scenario string `json:"scenario"`
+}
+
+func dryRunCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, error), error) {
+	var a dryArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	sn, err := s.snapshotOf(a.URI)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (any, error) {
+		pkg := sn.Package()
+		if pkg.Result.HasErrors() {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "the file has errors; fix them before a dry run"}
+		}
+		mdecl := findMachine(pkg.File.Module, a.Machine)
+		if mdecl == nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "no machine " + a.Machine + " in this document"}
+		}
+		m, err := machine.Compile(pkg.Result, mdecl.Name.Name, machine.Options{})
+		if err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
+		}
+		var runs []dryRun
+		switch {
+		case len(a.Events) > 0:
+			var evs []machine.Event
+			for _, e := range a.Events {
+				evs = append(evs, machine.Event{Name: e.Event, Raw: e.Payload})
+			}
+			runs = append(runs, s.runEvents(sn, m, mdecl, "events", evs))
+		default:
+			files := []string{}
+			if a.Scenario != "" {
+				files = append(files, uriPath(protocol.DocumentURI(a.Scenario)))
+			} else {
+				files = scenarioFiles(sn.path, mdecl.Name.Name)
+			}
+			for _, f := range files {
+				evs, err := scenarioEvents(f)
+				if err != nil {
+					return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s: %v", filepath.Base(f), err)}
+				}
+				runs = append(runs, s.runEvents(sn, m, mdecl, filepath.Base(f), evs))
+			}
+			if len(files) == 0 {
+				for _, p := range shortestPaths(mdecl) {
+					var evs []machine.Event
+					for _, name := range p.events {
+						evs = append(evs, machine.Event{Name: name, Payload: zeroPayload(m, name)})
+					}
+					run := s.runEvents(sn, m, mdecl, "path to "+p.final, evs)
+					run.Final = p.final
+					runs = append(runs, run)
+				}
+			}
+		}
+		// remember the steps for inlay hints: the union of all runs
+		var merged dryRun
+		for _, r := range runs {
+			merged.Steps = append(merged.Steps, r.Steps...)
+		}
+		lastRuns.Lock()
+		if lastRuns.m[sn.uri] == nil {
+			lastRuns.m[sn.uri] = map[string]dryRun{}
+		}
+		lastRuns.m[sn.uri][mdecl.Name.Name] = merged
+		lastRuns.Unlock()
+		s.refreshInlayHints()
+		out := map[string]any{"machine": mdecl.Name.Name, "initial": mdecl.Initial.Name, "runs": runs, "steps": []dryStep{}}
+		if len(runs) > 0 {
+			out["steps"] = runs[0].Steps
+			out["final"] = runs[0].Final
+		}
+		return out, nil
+	}, nil
+}
+
+func findMachine(mod *ast.Module, name string) *ast.Machine {
+	if mod == nil {
+		return nil
+	}
+	var first *ast.Machine
+	for _, d := range mod.Decls {
+		if m, ok := d.(*ast.Machine); ok {
+			if first == nil {
+				first = m
+			}
+			if m.Name.Name == name {
+				return m
+			}
+		}
+	}
+	if name == "" {
+		return first
+	}
+	return nil
+}
+
+// runEvents steps a fresh dry-run instance through events.
+func (s *Server) runEvents(sn *snapshot, m *machine.Machine, mdecl *ast.Machine, name string, evs []machine.Event) dryRun {
+	run := dryRun{Name: name, Steps: []dryStep{}}
+	inst, err := m.NewInstance(machine.InstanceOptions{})
+	if err != nil {
+		run.Blocked = true
+		return run
+	}
+	for _, ev := range evs {
+		r := inst.Step(ev)
+		st := dryStep{Event: r.Event, From: r.From, To: r.To, Accepted: r.OK, Effects: []map[string]any{}, Context: m.ContextJSON(r.Context)}
+		for _, e := range r.Effects {
+			st.Effects = append(st.Effects, map[string]any{"effect": e.Spec.Name, "target": e.Spec.Target})
+		}
+		if r.Failure != nil {
+			st.Error, st.Code = r.Failure.Message, r.Failure.Code
+			run.Blocked = true
+		}
+		if f := transitionForm(mdecl, r.From, r.Event, r.Target); f != nil {
+			st.span = f.Span
+			rg := sn.rng(f.Span)
+			st.Range = &rg
+		}
+		run.Steps = append(run.Steps, st)
+		if r.Failure != nil {
+			break
+		}
+	}
+	return run
+}
+
+// transitionForm finds the (on EVENT ...) clause a step took (or, for a
+// failed event, the first one for the event in that state).
+func transitionForm(m *ast.Machine, from, event, target string) *syntax.Form {
+	var first *syntax.Form
+	for _, st := range m.States {
+		if st.Name.Name != from {
+			continue
+		}
+		for _, t := range st.Transitions {
+			if t.Event.Name != event {
+				continue
+			}
+			if first == nil {
+				first = t.Form
+			}
+			if target == "" || t.Target.Name == target {
+				return t.Form
+			}
+		}
+	}
+	return first
+}
+
+func zeroPayload(m *machine.Machine, event string) map[string]value.Value {
+	et, ok := m.Event(event)
+	if !ok {
+		return nil
+	}
+	p := map[string]value.Value{}
+	for _, f := range et.Fields {
+		if v, ok := value.Zero(f.Type); ok {
+			p[f.Name] = v
+		}
+	}
+	return p
+}
+
+type eventPath struct {
+	final  string
+	events []string
+}
+
+// shortestPaths finds, by breadth-first search over the transitions, the
+// shortest event path from the initial state to each final state.
+func shortestPaths(m *ast.Machine) []eventPath {
+	type node struct {
+		state string
+		path  []string
+	}
+	final := map[string]bool{}
+	for _, st := range m.States {
+		if st.Final {
+			final[st.Name.Name] = true
+		}
+	}
+	seen := map[string]bool{m.Initial.Name: true}
+	queue := []node{{m.Initial.Name, nil}}
+	var out []eventPath
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if final[n.state] {
+			out = append(out, eventPath{n.state, n.path})
+			continue
+		}
+		for _, st := range m.States {
+			if st.Name.Name != n.state {
+				continue
+			}
+			for _, t := range st.Transitions {
+				if seen[t.Target.Name] {
+					continue
+				}
+				seen[t.Target.Name] = true
+				queue = append(queue, node{t.Target.Name, append(append([]string(nil), n.path...), t.Event.Name)})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].final < out[j].final })
+	return out
+}
+
+// scenarioFiles finds scenario files for a machine beside the capsule:
+// scenarios/<file>.<Machine>*.json and <file>.<Machine>*.json.
+func scenarioFiles(path, machineName string) []string {
+	base := strings.TrimSuffix(filepath.Base(path), ".caps")
+	dir := filepath.Dir(path)
+	var out []string
+	for _, pat := range []string{filepath.Join(dir, "scenarios", base+"."+machineName+"*.json"), filepath.Join(dir, base+"."+machineName+"*.json")} {
+		m, _ := filepath.Glob(pat)
+		out = append(out, m...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scenarioEvents reads the events of a scenario file (its expectations
+// are for caps test; a dry run only replays the events).
+func scenarioEvents(path string) ([]machine.Event, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var sc struct {
+		Events []struct {
+			Event   string          `json:"event"`
+			Payload json.RawMessage `json:"payload"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(b, &sc); err != nil {
+		return nil, err
+	}
+	var evs []machine.Event
+	for _, e := range sc.Events {
+		if e.Event != "" {
+			evs = append(evs, machine.Event{Name: e.Event, Raw: e.Payload})
+		}
+	}
+	return evs, nil
+}
+
+// ---- inlay hints (LSP 3.17; go.lsp.dev/protocol stops at 3.16)
+
+type inlayHint struct {
+	Position     protocol.Position `json:"position"`
+	Label        string            `json:"label"`
+	Kind         int               `json:"kind,omitempty"`
+	Tooltip      string            `json:"tooltip,omitempty"`
+	PaddingLeft  bool              `json:"paddingLeft,omitempty"`
+	PaddingRight bool              `json:"paddingRight,omitempty"`
+}
+
+// inlayHints draws the last dry run of each machine at the transitions it
+// took: the resulting state and the effect intents, or why it was refused.
+func inlayHints(_ context.Context, sn *snapshot) (any, error) {
+	out := []inlayHint{}
+	lastRuns.Lock()
+	runs := lastRuns.m[sn.uri]
+	lastRuns.Unlock()
+	src := sn.cst.Src
+	for _, run := range runs {
+		for _, st := range run.Steps {
+			if st.span.End == 0 || st.span.End > len(src) {
+				continue
+			}
+			label := "⇒ " + st.To
+			if !st.Accepted {
+				label = "✗ " + st.Code
+			}
+			var effs []string
+			for _, e := range st.Effects {
+				t, _ := e["target"].(string)
+				effs = append(effs, strings.TrimSpace(fmt.Sprint(e["effect"])+" "+t))
+			}
+			if len(effs) > 0 {
+				label += " · " + strings.Join(effs, ", ")
+			}
+			tip := fmt.Sprintf("dry run (%s): %s -> %s on %s", run.Name, st.From, st.To, st.Event)
+			if st.Error != "" {
+				tip += ": " + st.Error
+			}
+			pos := sn.rng(syntax.Span{Start: st.span.End, End: st.span.End}).Start
+			out = append(out, inlayHint{Position: pos, Label: label, Tooltip: tip, PaddingLeft: true})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Position, out[j].Position
+		return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+	})
+	return out, nil
+}
+
+// refreshInlayHints asks the client to re-request inlay hints, when it
+// supports that.
+func (s *Server) refreshInlayHints() {
+	s.mu.Lock()
+	ok := s.clientInlayRefresh
+	s.mu.Unlock()
+	if ok {
+		go s.conn.Call(context.Background(), "workspace/inlayHint/refresh", nil, nil)
+	}
+}
