@@ -59,8 +59,9 @@ type Options struct {
 	ImportRoots []string
 	// Hooks override the interpreter and command hooks. Nil hooks get the
 	// defaults: examples run with runtime/interp, validation commands run
-	// in a staged copy of the workspace; scenarios and replay stay nil
-	// (not available yet).
+	// in a staged copy of the workspace, scenarios run with the machine
+	// runtime and golden ledgers replay with runtime/replay, all against
+	// the candidate.
 	Hooks propose.Hooks
 	// AllowedPrograms is the validation allow-list; nil means
 	// propose.DefaultAllowedPrograms.
@@ -118,6 +119,12 @@ func Open(root string, opts Options) (*Workspace, error) {
 	}
 	if w.opts.Hooks.Validate == nil {
 		w.opts.Hooks.Validate = w.validate
+	}
+	if w.opts.Hooks.Scenarios == nil {
+		w.opts.Hooks.Scenarios = runScenarios
+	}
+	if w.opts.Hooks.Replay == nil {
+		w.opts.Hooks.Replay = replayLedgers
 	}
 	return w, nil
 }
