@@ -4,7 +4,7 @@
 
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -33,6 +33,9 @@ describe('TextMate grammar', () => {
 
   it("knows every word of tree-sitter-capsulang's highlighter lists", async (t) => {
     const script = path.join(repoRoot, 'tree-sitter-capsulang', 'script', 'gen-highlights.py');
+    // The word lists are the tree-sitter queries' source; a tree without
+    // them has nothing to compare (a missing tool, python3, still fails in CI).
+    if (!existsSync(script)) return t.skip('tree-sitter-capsulang/script/gen-highlights.py is not in this tree');
     const py = spawnSync(
       'python3',
       ['-c', `import io,contextlib,json,runpy\nwith contextlib.redirect_stdout(io.StringIO()): g = runpy.run_path(${JSON.stringify(script)})\nprint(json.dumps({k: g[k] for k in ["CLAUSES","GOVERNANCE","BUILTIN_TYPES","EFFECT_WORDS","SPECIAL_FORMS","BUILTIN_FUNCTIONS","OPERATORS","WORD_OPERATORS"]}))`],
