@@ -82,3 +82,67 @@ func TestProposeAssessCommitRollback(t *testing.T) {
 		t.Fatalf("commit without approval: %v", err)
 	}
 }
+
+// The loop from the language server on a copy of the shipped examples:
+// the assessment runs the machine's scenarios against the candidate.
+func TestProposeLoopOnExamples(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	filepath.WalkDir("../examples", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("../examples", p)
+		dst := filepath.Join(dir, "examples", rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, _ := os.ReadFile(p)
+		return os.WriteFile(dst, b, 0o644)
+	})
+	file := filepath.Join(dir, "examples", "insurance_claim.caps")
+	orig, _ := os.ReadFile(file)
+	c, err := lsptest.Start(capsBin, "lsp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	root := "file://" + dir
+	if err := c.Call("initialize", map[string]any{"rootUri": root, "capabilities": map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.Notify("initialized", map[string]any{})
+	u := root + "/examples/insurance_claim.caps"
+	edited := strings.Replace(string(orig), "(module examples.insurance_claim", ";; reviewed by the adjuster team\n(module examples.insurance_claim", 1)
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "capsulang", "version": 1, "text": edited}})
+	var prop struct {
+		ID, Verdict string
+		Tests       struct {
+			Scenarios struct {
+				Status        string
+				Total, Passed int
+			}
+		}
+	}
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.propose", "arguments": []any{map[string]any{"uri": u, "reason": "doc comment"}}}, &prop); err != nil {
+		t.Fatal(err)
+	}
+	if prop.Verdict != "pass" || prop.Tests.Scenarios.Status != "passed" || prop.Tests.Scenarios.Total < 2 || prop.Tests.Scenarios.Passed != prop.Tests.Scenarios.Total {
+		t.Fatalf("%+v", prop)
+	}
+	var com struct {
+		EventID string `json:"event_id"`
+	}
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.commit", "arguments": []any{map[string]any{"uri": u, "id": prop.ID}}}, &com); err != nil {
+		t.Fatal(err)
+	}
+	if disk, _ := os.ReadFile(file); string(disk) != edited {
+		t.Fatalf("committed file differs")
+	}
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.rollback", "arguments": []any{map[string]any{"uri": u, "event_id": com.EventID}}}, &com); err != nil {
+		t.Fatal(err)
+	}
+	if disk, _ := os.ReadFile(file); string(disk) != string(orig) {
+		t.Fatalf("rollback did not restore the file")
+	}
+}
