@@ -53,13 +53,13 @@ type Server struct {
 	cancels     map[string]context.CancelFunc
 	ws          *workspace
 	// from the client's initialize params
-	folders        []string
-	clientProgress bool
-	clientWatch    bool
-	progressN      int
+	folders            []string
+	clientProgress     bool
+	clientWatch        bool
+	progressN          int
 	clientInlayRefresh bool
-	exited         chan struct{}
-	exitCode       int
+	exited             chan struct{}
+	exitCode           int
 }
 
 // document is an open editor document.
