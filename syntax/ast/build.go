@@ -318,7 +318,7 @@ func Closest(name string, candidates []string) string {
 		if c == name {
 			continue
 		}
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		d := EditDistance(strings.ToLower(name), strings.ToLower(c))
 		if d < bestD || d == bestD && c < best {
 			best, bestD = c, d
 		}
@@ -333,8 +333,11 @@ func Closest(name string, candidates []string) string {
 	return ""
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, counting a
+// transposition of neighbours as one edit.
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -348,12 +351,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			// transposition
 			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev[j-1]) // approximate Damerau
+				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/capsulang/caps/syntax/ast"
 	"io"
 	"os"
 	"reflect"
@@ -325,7 +326,7 @@ func flagLines(cmd *Command) [][2]string {
 func Suggest(name string) string {
 	best, bestD := "", 3
 	for _, c := range Commands() {
-		d := editDistance(name, c.Name)
+		d := ast.EditDistance(name, c.Name)
 		if len(name) >= 2 && strings.HasPrefix(c.Name, name) {
 			d = min(d, 1)
 		}
@@ -334,33 +335,6 @@ func Suggest(name string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, counting a
-// transposition of neighbours as one edit.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }
 
 // Load loads a source file for the command (see the package function Load);

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"flag"
+	"github.com/capsulang/caps/syntax/ast"
 	"strings"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestEditDistance(t *testing.T) {
 		{"héllo", "hello", 1},
 	}
 	for _, tt := range tests {
-		if d := editDistance(tt.a, tt.b); d != tt.d {
+		if d := ast.EditDistance(tt.a, tt.b); d != tt.d {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, d, tt.d)
 		}
 	}
