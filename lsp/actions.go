@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	requests["textDocument/codeAction"] = codeActions
+	requests["textDocument/codeAction"] = onDocument(func(p *protocol.CodeActionParams) protocol.DocumentURI { return p.TextDocument.URI }, codeActions)
 	extraFeatures = append(extraFeatures, func(c *protocol.ServerCapabilities) {
 		c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: codeActionKinds()}
 	})
@@ -29,44 +29,34 @@ func codeActionKinds() []protocol.CodeActionKind {
 	return kinds
 }
 
-func codeActions(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
-	var p protocol.CodeActionParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context) (any, error) {
-		out := []protocol.CodeAction{}
-		want := func(k protocol.CodeActionKind) bool {
-			if len(p.Context.Only) == 0 {
+func codeActions(ctx context.Context, s *Server, sn *snapshot, p *protocol.CodeActionParams) (any, error) {
+	out := []protocol.CodeAction{}
+	want := func(k protocol.CodeActionKind) bool {
+		if len(p.Context.Only) == 0 {
+			return true
+		}
+		for _, o := range p.Context.Only {
+			if o == k || len(k) > len(o) && k[:len(o)] == o && k[len(o)] == '.' {
 				return true
 			}
-			for _, o := range p.Context.Only {
-				if o == k || len(k) > len(o) && k[:len(o)] == o && k[len(o)] == '.' {
-					return true
-				}
-			}
-			return false
 		}
-		if want(protocol.QuickFix) {
-			sel, err := sn.lines().Span(toSyntaxRange(p.Range), sn.enc)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, sn.quickFixes(sel)...)
+		return false
+	}
+	if want(protocol.QuickFix) {
+		sel, err := sn.lines().Span(toSyntaxRange(p.Range), sn.enc)
+		if err != nil {
+			return nil, err
 		}
-		for kind, f := range sourceActions {
-			if len(p.Context.Only) > 0 && want(kind) {
-				if a := f(sn); a != nil {
-					out = append(out, *a)
-				}
+		out = append(out, sn.quickFixes(sel)...)
+	}
+	for kind, f := range sourceActions {
+		if len(p.Context.Only) > 0 && want(kind) {
+			if a := f(sn); a != nil {
+				out = append(out, *a)
 			}
 		}
-		return out, nil
-	}, nil
+	}
+	return out, nil
 }
 
 func toSyntaxRange(r protocol.Range) syntax.Range {

@@ -3,7 +3,6 @@ package lsp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"sort"
 	"strings"
 
@@ -24,7 +23,7 @@ const (
 
 func init() {
 	requests["textDocument/formatting"] = documentOnly(formatDocument)
-	requests["textDocument/rangeFormatting"] = rangeFormatting
+	requests["textDocument/rangeFormatting"] = onDocument(func(p *protocol.DocumentRangeFormattingParams) protocol.DocumentURI { return p.TextDocument.URI }, rangeFormatting)
 	extraFeatures = append(extraFeatures, func(c *protocol.ServerCapabilities) {
 		c.DocumentFormattingProvider = true
 		c.DocumentRangeFormattingProvider = true
@@ -81,29 +80,19 @@ func formatDocument(_ context.Context, sn *snapshot) (any, error) {
 	return formatEdits(sn)
 }
 
-func rangeFormatting(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
-	var p protocol.DocumentRangeFormattingParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(p.TextDocument.URI)
+func rangeFormatting(ctx context.Context, s *Server, sn *snapshot, p *protocol.DocumentRangeFormattingParams) (any, error) {
+	sp, err := sn.lines().Span(toSyntaxRange(p.Range), sn.enc)
 	if err != nil {
-		return nil, err
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
 	}
-	return func(context.Context) (any, error) {
-		sp, err := sn.lines().Span(toSyntaxRange(p.Range), sn.enc)
-		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
-		}
-		a, b, text, err := format.Range(sn.cst.Src, sp.Start, sp.End)
-		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
-		}
-		if bytes.Equal(sn.cst.Src[a:b], text) {
-			return []protocol.TextEdit{}, nil
-		}
-		return []protocol.TextEdit{{Range: sn.rng(syntax.Span{Start: a, End: b}), NewText: string(text)}}, nil
-	}, nil
+	a, b, text, err := format.Range(sn.cst.Src, sp.Start, sp.End)
+	if err != nil {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
+	}
+	if bytes.Equal(sn.cst.Src[a:b], text) {
+		return []protocol.TextEdit{}, nil
+	}
+	return []protocol.TextEdit{{Range: sn.rng(syntax.Span{Start: a, End: b}), NewText: string(text)}}, nil
 }
 
 // organizeAction sorts the module's declarations by kind (in the order of

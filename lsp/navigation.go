@@ -20,11 +20,11 @@ func init() {
 	requests["textDocument/hover"] = positional(hover)
 	requests["textDocument/definition"] = positional(definition)
 	requests["textDocument/declaration"] = positional(definition)
-	requests["textDocument/references"] = references
+	requests["textDocument/references"] = onDocument(func(p *protocol.ReferenceParams) protocol.DocumentURI { return p.TextDocument.URI }, references)
 	requests["textDocument/documentHighlight"] = positional(highlight)
 	requests["textDocument/documentSymbol"] = documentOnly(documentSymbols)
 	requests["textDocument/foldingRange"] = documentOnly(foldingRanges)
-	requests["textDocument/selectionRange"] = selectionRanges
+	requests["textDocument/selectionRange"] = onDocument(func(p *protocol.SelectionRangeParams) protocol.DocumentURI { return p.TextDocument.URI }, selectionRanges)
 }
 
 // enableFeatures advertises exactly the features registered here.
@@ -45,41 +45,43 @@ func enableFeatures(c *protocol.ServerCapabilities) {
 // extraFeatures lets other files advertise what they register.
 var extraFeatures []func(*protocol.ServerCapabilities)
 
-// positional adapts a handler taking (snapshot, offset).
-func positional(f func(ctx context.Context, sn *snapshot, off int) (any, error)) requestHandler {
+// onDocument adapts a handler whose params name one open document: the
+// params are decoded and the document's snapshot taken synchronously (in
+// order with the notifications before it); run executes on the request's
+// own goroutine.
+func onDocument[P any](uri func(*P) protocol.DocumentURI, run func(ctx context.Context, s *Server, sn *snapshot, p *P) (any, error)) requestHandler {
 	return func(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
-		var p protocol.TextDocumentPositionParams
-		if err := decode(params, &p); err != nil {
+		p := new(P)
+		if err := decode(params, p); err != nil {
 			return nil, err
 		}
-		sn, err := s.snapshotOf(p.TextDocument.URI)
+		sn, err := s.snapshotOf(uri(p))
 		if err != nil {
 			return nil, err
 		}
-		return func(ctx context.Context) (any, error) {
+		return func(ctx context.Context) (any, error) { return run(ctx, s, sn, p) }, nil
+	}
+}
+
+// positional adapts a handler taking (snapshot, offset).
+func positional(f func(ctx context.Context, sn *snapshot, off int) (any, error)) requestHandler {
+	return onDocument(func(p *protocol.TextDocumentPositionParams) protocol.DocumentURI { return p.TextDocument.URI },
+		func(ctx context.Context, _ *Server, sn *snapshot, p *protocol.TextDocumentPositionParams) (any, error) {
 			off, err := sn.offset(p.Position)
 			if err != nil {
 				return nil, err
 			}
 			return f(ctx, sn, off)
-		}, nil
-	}
+		})
+}
+
+type documentParams struct {
+	TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
 }
 
 func documentOnly(f func(ctx context.Context, sn *snapshot) (any, error)) requestHandler {
-	return func(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
-		var p struct {
-			TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
-		}
-		if err := decode(params, &p); err != nil {
-			return nil, err
-		}
-		sn, err := s.snapshotOf(p.TextDocument.URI)
-		if err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context) (any, error) { return f(ctx, sn) }, nil
-	}
+	return onDocument(func(p *documentParams) protocol.DocumentURI { return p.TextDocument.URI },
+		func(ctx context.Context, _ *Server, sn *snapshot, _ *documentParams) (any, error) { return f(ctx, sn) })
 }
 
 func (sn *snapshot) location(sym *check.Symbol) protocol.Location {
@@ -239,38 +241,28 @@ func definition(_ context.Context, sn *snapshot, off int) (any, error) {
 	return []protocol.Location{sn.location(sym)}, nil
 }
 
-func references(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
-	var p protocol.ReferenceParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(p.TextDocument.URI)
+func references(ctx context.Context, s *Server, sn *snapshot, p *protocol.ReferenceParams) (any, error) {
+	off, err := sn.offset(p.Position)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) (any, error) {
-		off, err := sn.offset(p.Position)
-		if err != nil {
-			return nil, err
-		}
-		ix := sn.Index()
-		sym, _, _ := ix.at(off)
-		out := []protocol.Location{}
-		if sym == nil {
-			return out, nil
-		}
-		if p.Context.IncludeDeclaration {
-			out = append(out, sn.location(sym))
-		}
-		for _, sp := range ix.uses[sym] {
-			out = append(out, protocol.Location{URI: sn.uri, Range: sn.rng(sp)})
-		}
-		// uses in the other workspace files
-		for path, spans := range s.fileUses(sn, sym) {
-			out = append(out, s.locations(path, spans, sn.enc)...)
-		}
+	ix := sn.Index()
+	sym, _, _ := ix.at(off)
+	out := []protocol.Location{}
+	if sym == nil {
 		return out, nil
-	}, nil
+	}
+	if p.Context.IncludeDeclaration {
+		out = append(out, sn.location(sym))
+	}
+	for _, sp := range ix.uses[sym] {
+		out = append(out, protocol.Location{URI: sn.uri, Range: sn.rng(sp)})
+	}
+	// uses in the other workspace files
+	for path, spans := range s.fileUses(sn, sym) {
+		out = append(out, s.locations(path, spans, sn.enc)...)
+	}
+	return out, nil
 }
 
 func highlight(_ context.Context, sn *snapshot, off int) (any, error) {
@@ -326,37 +318,26 @@ func foldingRanges(_ context.Context, sn *snapshot) (any, error) {
 	return out, nil
 }
 
-func selectionRanges(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
-	var p protocol.SelectionRangeParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context) (any, error) {
-		pkg := sn.Package()
-		out := []*protocol.SelectionRange{}
-		for _, pos := range p.Positions {
-			off, err := sn.offset(pos)
-			if err != nil {
-				return nil, err
-			}
-			path := formPath(pkg.File.Source.Forms, off)
-			var cur *protocol.SelectionRange
-			full := syntax.Span{Start: 0, End: len(sn.cst.Src)}
-			cur = &protocol.SelectionRange{Range: sn.rng(full)}
-			for _, f := range path {
-				cur = &protocol.SelectionRange{Range: sn.rng(f.Span), Parent: cur}
-			}
-			if len(path) == 0 {
-				cur = &protocol.SelectionRange{Range: sn.rng(syntax.Span{Start: off, End: off}), Parent: cur}
-			}
-			out = append(out, cur)
+func selectionRanges(ctx context.Context, _ *Server, sn *snapshot, p *protocol.SelectionRangeParams) (any, error) {
+	pkg := sn.Package()
+	out := []*protocol.SelectionRange{}
+	for _, pos := range p.Positions {
+		off, err := sn.offset(pos)
+		if err != nil {
+			return nil, err
 		}
-		return out, nil
-	}, nil
+		path := formPath(pkg.File.Source.Forms, off)
+		full := syntax.Span{Start: 0, End: len(sn.cst.Src)}
+		cur := &protocol.SelectionRange{Range: sn.rng(full)}
+		for _, f := range path {
+			cur = &protocol.SelectionRange{Range: sn.rng(f.Span), Parent: cur}
+		}
+		if len(path) == 0 {
+			cur = &protocol.SelectionRange{Range: sn.rng(syntax.Span{Start: off, End: off}), Parent: cur}
+		}
+		out = append(out, cur)
+	}
+	return out, nil
 }
 
 // codeHover explains a diagnostic code named at off (in a comment, say).

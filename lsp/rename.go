@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 
@@ -15,7 +14,7 @@ import (
 
 func init() {
 	requests["textDocument/prepareRename"] = positional(prepareRename)
-	requests["textDocument/rename"] = rename
+	requests["textDocument/rename"] = onDocument(func(p *protocol.RenameParams) protocol.DocumentURI { return p.TextDocument.URI }, rename)
 	extraFeatures = append(extraFeatures, func(c *protocol.ServerCapabilities) {
 		c.RenameProvider = &protocol.RenameOptions{PrepareProvider: true}
 	})
@@ -50,45 +49,35 @@ func prepareRename(_ context.Context, sn *snapshot, off int) (any, error) {
 	}{sn.rng(sp), sym.Name}, nil
 }
 
-func rename(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
-	var p protocol.RenameParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(p.TextDocument.URI)
+func rename(ctx context.Context, s *Server, sn *snapshot, p *protocol.RenameParams) (any, error) {
+	off, err := sn.offset(p.Position)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) (any, error) {
-		off, err := sn.offset(p.Position)
-		if err != nil {
-			return nil, err
+	sym, _, err := renamable(sn, off)
+	if err != nil {
+		return nil, err
+	}
+	if !identRE.MatchString(p.NewName) {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%q is not a valid name (letters, digits, _ and -, not starting with a digit)", p.NewName)}
+	}
+	ix := sn.Index()
+	// refuse a rename that would collide with a sibling
+	for _, other := range sn.pkg.Result.Symbols {
+		if other != sym && other.Name == p.NewName && other.Parent == sym.Parent && other.Kind == sym.Kind && other.File == sym.File {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s %s already exists", other.Kind, p.NewName)}
 		}
-		sym, _, err := renamable(sn, off)
-		if err != nil {
-			return nil, err
+	}
+	changes := map[protocol.DocumentURI][]protocol.TextEdit{}
+	decl := sn.location(sym)
+	changes[decl.URI] = append(changes[decl.URI], protocol.TextEdit{Range: decl.Range, NewText: p.NewName})
+	for _, sp := range ix.uses[sym] {
+		changes[sn.uri] = append(changes[sn.uri], protocol.TextEdit{Range: sn.rng(sp), NewText: p.NewName})
+	}
+	for path, spans := range s.fileUses(sn, sym) {
+		for _, l := range s.locations(path, spans, sn.enc) {
+			changes[l.URI] = append(changes[l.URI], protocol.TextEdit{Range: l.Range, NewText: p.NewName})
 		}
-		if !identRE.MatchString(p.NewName) {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%q is not a valid name (letters, digits, _ and -, not starting with a digit)", p.NewName)}
-		}
-		ix := sn.Index()
-		// refuse a rename that would collide with a sibling
-		for _, other := range sn.pkg.Result.Symbols {
-			if other != sym && other.Name == p.NewName && other.Parent == sym.Parent && other.Kind == sym.Kind && other.File == sym.File {
-				return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s %s already exists", other.Kind, p.NewName)}
-			}
-		}
-		changes := map[protocol.DocumentURI][]protocol.TextEdit{}
-		decl := sn.location(sym)
-		changes[decl.URI] = append(changes[decl.URI], protocol.TextEdit{Range: decl.Range, NewText: p.NewName})
-		for _, sp := range ix.uses[sym] {
-			changes[sn.uri] = append(changes[sn.uri], protocol.TextEdit{Range: sn.rng(sp), NewText: p.NewName})
-		}
-		for path, spans := range s.fileUses(sn, sym) {
-			for _, l := range s.locations(path, spans, sn.enc) {
-				changes[l.URI] = append(changes[l.URI], protocol.TextEdit{Range: l.Range, NewText: p.NewName})
-			}
-		}
-		return &protocol.WorkspaceEdit{Changes: changes}, nil
-	}, nil
+	}
+	return &protocol.WorkspaceEdit{Changes: changes}, nil
 }

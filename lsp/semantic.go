@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 	"strconv"
 	"sync"
@@ -39,7 +38,7 @@ const (
 
 func init() {
 	requests["textDocument/semanticTokens/full"] = documentOnly(semanticTokensFull)
-	requests["textDocument/semanticTokens/full/delta"] = semanticTokensDelta
+	requests["textDocument/semanticTokens/full/delta"] = onDocument(func(p *protocol.SemanticTokensDeltaParams) protocol.DocumentURI { return p.TextDocument.URI }, semanticTokensDelta)
 	extraFeatures = append(extraFeatures, func(c *protocol.ServerCapabilities) {
 		c.SemanticTokensProvider = map[string]any{
 			"legend": map[string]any{"tokenTypes": tokenTypes, "tokenModifiers": tokenMods},
@@ -248,39 +247,29 @@ func semanticTokensFull(_ context.Context, sn *snapshot) (any, error) {
 	return &protocol.SemanticTokens{ResultID: remember(sn.uri, data), Data: data}, nil
 }
 
-func semanticTokensDelta(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
-	var p protocol.SemanticTokensDeltaParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
+func semanticTokensDelta(ctx context.Context, s *Server, sn *snapshot, p *protocol.SemanticTokensDeltaParams) (any, error) {
+	data := encode(sn, tokens(sn))
+	resultCache.Lock()
+	prev, ok := resultCache.data[sn.uri]
+	resultCache.Unlock()
+	id := remember(sn.uri, data)
+	if !ok || prev.id != p.PreviousResultID {
+		return &protocol.SemanticTokens{ResultID: id, Data: data}, nil
 	}
-	sn, err := s.snapshotOf(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
+	// one edit: the common prefix and suffix stay
+	a, b := prev.data, data
+	start := 0
+	for start < len(a) && start < len(b) && a[start] == b[start] {
+		start++
 	}
-	return func(context.Context) (any, error) {
-		data := encode(sn, tokens(sn))
-		resultCache.Lock()
-		prev, ok := resultCache.data[sn.uri]
-		resultCache.Unlock()
-		id := remember(sn.uri, data)
-		if !ok || prev.id != p.PreviousResultID {
-			return &protocol.SemanticTokens{ResultID: id, Data: data}, nil
-		}
-		// one edit: the common prefix and suffix stay
-		a, b := prev.data, data
-		start := 0
-		for start < len(a) && start < len(b) && a[start] == b[start] {
-			start++
-		}
-		ea, eb := len(a), len(b)
-		for ea > start && eb > start && a[ea-1] == b[eb-1] {
-			ea--
-			eb--
-		}
-		edits := []protocol.SemanticTokensEdit{}
-		if start != ea || start != eb {
-			edits = append(edits, protocol.SemanticTokensEdit{Start: uint32(start), DeleteCount: uint32(ea - start), Data: append([]uint32{}, b[start:eb]...)})
-		}
-		return &protocol.SemanticTokensDelta{ResultID: id, Edits: edits}, nil
-	}, nil
+	ea, eb := len(a), len(b)
+	for ea > start && eb > start && a[ea-1] == b[eb-1] {
+		ea--
+		eb--
+	}
+	edits := []protocol.SemanticTokensEdit{}
+	if start != ea || start != eb {
+		edits = append(edits, protocol.SemanticTokensEdit{Start: uint32(start), DeleteCount: uint32(ea - start), Data: append([]uint32{}, b[start:eb]...)})
+	}
+	return &protocol.SemanticTokensDelta{ResultID: id, Edits: edits}, nil
 }
