@@ -110,7 +110,8 @@ func (c *CST) Next(i int32) int32 { return c.Nodes[i].Next }
 // Missing reports whether node i was inserted by error recovery.
 func (c *CST) Missing(i int32) bool { return c.Nodes[i].Flags&capsulang.FlagMissing != 0 }
 
-// HasError reports whether node i or a descendant is an error.
+// HasError reports whether node i is an error or a missing node; for the
+// root (i == 0) whether the tree has an error anywhere.
 func (c *CST) HasError(i int32) bool {
 	return c.Nodes[i].Flags&(capsulang.FlagHasError|capsulang.FlagError|capsulang.FlagMissing) != 0
 }

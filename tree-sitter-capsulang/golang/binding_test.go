@@ -48,19 +48,13 @@ func TestFlattenMatchesNodeAPI(t *testing.T) {
 		walk = func(n *sitter.Node, parent int32) {
 			idx := int32(len(want))
 			var f uint16
-			if n.IsNamed() {
-				f |= FlagNamed
-			}
 			if n.IsMissing() {
 				f |= FlagMissing
 			}
 			if n.IsError() {
 				f |= FlagError
 			}
-			if n.IsExtra() {
-				f |= FlagExtra
-			}
-			if n.HasError() {
+			if parent < 0 && n.HasError() {
 				f |= FlagHasError
 			}
 			want = append(want, RawNode{Start: n.StartByte(), End: n.EndByte(), Parent: parent, Next: -1, Last: -1, Symbol: uint16(n.Symbol()), Flags: f})

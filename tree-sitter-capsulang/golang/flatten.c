@@ -28,6 +28,10 @@ uint32_t caps_node_count(const TSTree *tree) {
 	return ts_node_descendant_count(ts_tree_root_node(tree));
 }
 
+// fill records one node. Only the flags the syntax layer reads are
+// computed per node (each accessor decodes the subtree again): MISSING, and
+// ERROR from the symbol. HAS_ERROR is set for the root alone, by
+// caps_flatten.
 static void fill(CapsNode *n, TSNode node, int32_t parent) {
 	n->start = ts_node_start_byte(node);
 	n->end = ts_node_end_byte(node);
@@ -36,11 +40,8 @@ static void fill(CapsNode *n, TSNode node, int32_t parent) {
 	n->last = -1;
 	n->symbol = ts_node_symbol(node);
 	uint16_t f = 0;
-	if (ts_node_is_named(node)) f |= CAPS_NAMED;
+	if (n->symbol == (uint16_t)-1) f |= CAPS_ERROR;
 	if (ts_node_is_missing(node)) f |= CAPS_MISSING;
-	if (ts_node_is_error(node)) f |= CAPS_ERROR;
-	if (ts_node_is_extra(node)) f |= CAPS_EXTRA;
-	if (ts_node_has_error(node)) f |= CAPS_HAS_ERROR;
 	n->flags = f;
 }
 
@@ -57,6 +58,7 @@ uint32_t caps_flatten(const TSTree *tree, CapsNode *out, uint32_t cap) {
 	TSTreeCursor c = ts_tree_cursor_new(root);
 	uint32_t n = 0;
 	fill(&out[n], root, -1);
+	if (ts_node_has_error(root)) out[n].flags |= CAPS_HAS_ERROR;
 	int32_t cur = (int32_t)n++;
 	for (;;) {
 		if (n >= cap) break;

@@ -9,12 +9,10 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// Node flags, as set by Flatten.
+// Node flags, as set by Flatten. FlagHasError is set on the root only.
 const (
-	FlagNamed    = C.CAPS_NAMED
 	FlagMissing  = C.CAPS_MISSING
 	FlagError    = C.CAPS_ERROR
-	FlagExtra    = C.CAPS_EXTRA
 	FlagHasError = C.CAPS_HAS_ERROR
 )
 

@@ -7,11 +7,9 @@
 typedef struct TSTree TSTree;
 
 enum {
-	CAPS_NAMED = 1,
-	CAPS_MISSING = 2,
-	CAPS_ERROR = 4,
-	CAPS_EXTRA = 8,
-	CAPS_HAS_ERROR = 16,
+	CAPS_MISSING = 2,   // inserted by error recovery
+	CAPS_ERROR = 4,     // an ERROR node
+	CAPS_HAS_ERROR = 16, // on the root only: the tree has an error somewhere
 };
 
 // CapsNode is one tree node. Links are indexes into the same array, -1 when
