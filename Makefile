@@ -89,6 +89,9 @@ grammar-check:
 	set -e; cd tree-sitter-capsulang; \
 	echo "TREE_SITTER=$(TS) script/generate --check"; \
 	TREE_SITTER="$(TS)" script/generate --check; \
+	echo "queries: highlights.scm and locals.scm match script/gen-highlights.py"; \
+	python3 script/gen-highlights.py | diff -u queries/highlights.scm - ; \
+	python3 script/gen-highlights.py --locals | diff -u queries/locals.scm - ; \
 	echo "tree-sitter test"; \
 	"$(TS)" test
 
