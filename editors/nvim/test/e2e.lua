@@ -68,6 +68,21 @@ local ok, err = pcall(function()
     local cleared = vim.wait(10000, function() return #vim.diagnostic.get(bufnr) == 0 end, 20)
     check("diagnostic clears", cleared, vim.diagnostic.get(bufnr))
   end
+
+  -- :CapsDryRun draws each step as virtual text at its transition
+  local cmds = require("capsulang.commands")
+  vim.api.nvim_set_current_buf(bufnr)
+  local run = cmds.dry_run(bufnr, "Claim")
+  local marks = vim.api.nvim_buf_get_extmarks(bufnr, cmds.ns, 0, -1, { details = true })
+  local texts = {}
+  for _, m in ipairs(marks) do table.insert(texts, (m[2] + 1) .. ":" .. m[4].virt_text[1][1]) end
+  check("dry-run virtual text", #marks == 2 and texts[1] == "9:⇒ scored" and texts[2] == "11:⇒ closed", { texts = texts, run = run })
+  check(":CapsDryRun registered", vim.fn.exists(":CapsDryRun") == 2)
+
+  -- :CapsExplain opens the explanation
+  local ex = cmds.explain(bufnr, "E_UNKNOWN_STATE")
+  local first = vim.api.nvim_buf_get_lines(0, 0, 1, false)[1]
+  check("explain", ex ~= nil and first:find("# E_UNKNOWN_STATE", 1, true) == 1, first)
 end)
 if not ok then
   failed = failed + 1

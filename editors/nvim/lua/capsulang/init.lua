@@ -32,6 +32,7 @@ end
 --- Configure the plugin and start the server for Capsulang buffers.
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", M.config, opts or {})
+  require("capsulang.commands").register()
   local group = vim.api.nvim_create_augroup("capsulang", { clear = true })
   vim.api.nvim_create_autocmd("FileType", {
     group = group,
