@@ -79,6 +79,21 @@ local ok, err = pcall(function()
   check("dry-run virtual text", #marks == 2 and texts[1] == "9:⇒ scored" and texts[2] == "11:⇒ closed", { texts = texts, run = run })
   check(":CapsDryRun registered", vim.fn.exists(":CapsDryRun") == 2)
 
+  -- tree-sitter highlighting from the grammar's queries
+  vim.api.nvim_set_current_buf(bufnr)
+  local function captures(row, col)
+    local names = {}
+    for _, c in ipairs(vim.treesitter.get_captures_at_pos(bufnr, row, col)) do table.insert(names, c.capture) end
+    return table.concat(names, ",")
+  end
+  local kw, st, ev = captures(2, 3), captures(9, 11), captures(8, 11)
+  check("tree-sitter highlights", kw:find("keyword.type", 1, true) ~= nil and st:find("label", 1, true) ~= nil and ev:find("constructor", 1, true) ~= nil, { machine = kw, state = st, event = ev })
+
+  -- :checkhealth capsulang reports no errors
+  vim.cmd("checkhealth capsulang")
+  local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  check("checkhealth", health:find("caps: caps", 1, true) ~= nil and health:find("tree-sitter parser:", 1, true) ~= nil and health:find("ERROR", 1, true) == nil, health)
+
   -- :CapsExplain opens the explanation
   local ex = cmds.explain(bufnr, "E_UNKNOWN_STATE")
   local first = vim.api.nvim_buf_get_lines(0, 0, 1, false)[1]

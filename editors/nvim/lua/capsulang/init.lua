@@ -6,6 +6,11 @@ M.config = {
   cmd = { "caps", "lsp" },
   -- extra settings passed to vim.lsp.start
   lsp = {},
+  -- tree-sitter highlighting, folds and indents from tree-sitter-capsulang
+  -- (compiled with a C compiler on first use)
+  treesitter = true,
+  -- where tree-sitter-capsulang is (default: beside editors/ in this repo)
+  grammar_dir = nil,
 }
 
 local function root_dir(bufnr)
@@ -33,11 +38,27 @@ end
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", M.config, opts or {})
   require("capsulang.commands").register()
+  local ts_ok = false
+  if M.config.treesitter then
+    local ok, err = require("capsulang.treesitter").setup(M.config)
+    if ok then
+      ts_ok = true
+    else
+      vim.notify("capsulang: tree-sitter support disabled: " .. err, vim.log.levels.WARN)
+    end
+  end
   local group = vim.api.nvim_create_augroup("capsulang", { clear = true })
   vim.api.nvim_create_autocmd("FileType", {
     group = group,
     pattern = "capsulang",
-    callback = function(args) M.start(args.buf) end,
+    callback = function(args)
+      if ts_ok then
+        pcall(vim.treesitter.start, args.buf, "capsulang")
+        vim.wo.foldmethod, vim.wo.foldexpr = "expr", "v:lua.vim.treesitter.foldexpr()"
+        vim.wo.foldenable = false
+      end
+      M.start(args.buf)
+    end,
   })
   -- buffers already open
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
