@@ -510,29 +510,27 @@ func appendList(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 	return l
 }
 
-func optionPred(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
-	if arity(c, e, 1) {
-		t := c.expr(x, e.Args[0], nil)
-		if _, ok := t.(*types.Option); !ok && !types.IsInvalid(t) {
-			c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(%s ...) takes an Option, not %s", e.Func.Text(), types.Describe(t))
+// shapePred builds the checker of a one-argument predicate on Options or
+// Results (is-some, is-none, is-ok, is-err); what names the shape in the
+// message ("an Option").
+func shapePred(what string, is func(types.Type) bool) builtin {
+	return func(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
+		if arity(c, e, 1) {
+			t := c.expr(x, e.Args[0], nil)
+			if !is(t) && !types.IsInvalid(t) {
+				c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(%s ...) takes %s, not %s", e.Func.Text(), what, types.Describe(t))
+			}
+		} else {
+			c.args(x, e.Args)
 		}
-	} else {
-		c.args(x, e.Args)
+		return types.TBool
 	}
-	return types.TBool
 }
 
-func resultPred(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
-	if arity(c, e, 1) {
-		t := c.expr(x, e.Args[0], nil)
-		if _, ok := t.(*types.Result); !ok && !types.IsInvalid(t) {
-			c.errorf(TypeMismatch, e.Args[0].ExprSpan(), "(%s ...) takes a Result, not %s", e.Func.Text(), types.Describe(t))
-		}
-	} else {
-		c.args(x, e.Args)
-	}
-	return types.TBool
-}
+var (
+	optionPred = shapePred("an Option", func(t types.Type) bool { _, ok := t.(*types.Option); return ok })
+	resultPred = shapePred("a Result", func(t types.Type) bool { _, ok := t.(*types.Result); return ok })
+)
 
 func unwrapOr(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 	if !arity(c, e, 2) {
