@@ -210,9 +210,14 @@ func (d *Document) Edit(start, end int, text []byte) error {
 	if err != nil {
 		return fmt.Errorf("reparse: %w", err)
 	}
+	nodes := splice(old, tree, start, end, newEnd)
 	d.tree.Close()
 	d.tree = tree
-	d.cst = newCST(tree, src, lines)
+	if nodes == nil {
+		d.cst = newCST(tree, src, lines)
+		return nil
+	}
+	d.cst = &CST{Src: src, Nodes: nodes, Lines: lines}
 	return nil
 }
 

@@ -71,6 +71,8 @@ type Source struct {
 	Forms       []*Form
 	Comments    []Span
 	Diagnostics []Diagnostic
+	// depth is how many lists enclose the forms read (ReadNode).
+	depth int
 }
 
 type token struct {
@@ -97,6 +99,19 @@ func Read(c *CST) *Source {
 	return s
 }
 
+// ReadNode reads the subtree of node i alone, as Read would read it as part
+// of the whole file, provided the file has no syntax error (HasError(0) is
+// false; otherwise Read's paren recovery may regroup tokens across forms).
+// depth is the number of lists that enclose node i, for MaxDepth. The
+// result holds the node's form (Forms has one element for a list or atom),
+// the comments inside it and its lexical diagnostics.
+func ReadNode(c *CST, i int32, depth int) *Source {
+	s := &Source{CST: c, depth: depth}
+	toks := s.tokensIn(i, c.skip(i))
+	s.assemble(toks, false)
+	return s
+}
+
 // skip returns the index of the first node after node i's subtree.
 func (c *CST) skip(i int32) int32 {
 	for k := i; k >= 0; k = c.Nodes[k].Parent {
@@ -114,9 +129,14 @@ func (s *Source) errorf(code string, sp Span, format string, args ...any) {
 // tokens lists the file's tokens in order and records comments and lexical
 // errors.
 func (s *Source) tokens() []token {
+	return s.tokensIn(0, int32(len(s.CST.Nodes)))
+}
+
+// tokensIn lists the tokens of nodes [from, to), a run of whole subtrees.
+func (s *Source) tokensIn(from, to int32) []token {
 	c := s.CST
-	toks := make([]token, 0, len(c.Nodes)/2+1)
-	for i := int32(0); i < int32(len(c.Nodes)); {
+	toks := make([]token, 0, (to-from)/2+1)
+	for i := from; i < to; {
 		n := &c.Nodes[i]
 		switch c.Kind(i) {
 		case KindLParen, KindRParen:
@@ -218,7 +238,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			end = f.open.end
 		}
 		arena = append(arena, Form{Kind: FormList, Span: Span{f.open.start, end}, Items: itemArena[start:len(itemArena):len(itemArena)], Closed: closed})
-		if len(stack) < MaxDepth {
+		if s.depth+len(stack) < MaxDepth {
 			pending = append(pending, &arena[len(arena)-1])
 		}
 		if !closed {
@@ -249,7 +269,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 					closeList(0, false)
 				}
 			}
-			if len(stack) >= MaxDepth {
+			if s.depth+len(stack) >= MaxDepth {
 				if !tooDeep {
 					s.errorf(CodeParse, Span{t.start, t.end}, "lists nest deeper than %d levels; the rest of this form is ignored", MaxDepth)
 					tooDeep = true
@@ -270,7 +290,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			}
 			closeList(t.end, true)
 		default:
-			if len(stack) > MaxDepth {
+			if s.depth+len(stack) > MaxDepth {
 				continue
 			}
 			f := Form{Span: Span{t.start, t.end}}

@@ -419,3 +419,17 @@ func (b *builder) protocol(c *Clause) *Protocol {
 	}
 	return p
 }
+
+// BuildDecl builds one declaration form read on its own (syntax.ReadNode),
+// as Build would build it inside a module, and returns it with the
+// diagnostics building it reported. It returns nil when f is not a
+// declaration. The declaration's Doc is empty: the comments before a form
+// are not part of it.
+func BuildDecl(s *syntax.Source, f *syntax.Form) (Decl, []syntax.Diagnostic) {
+	b := &builder{src: s, file: &File{Source: s}}
+	if f.Kind != syntax.FormList {
+		return nil, nil
+	}
+	d := b.decl(f)
+	return d, b.file.Diagnostics
+}

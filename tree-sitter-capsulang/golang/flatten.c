@@ -17,6 +17,8 @@ bool ts_node_is_missing(TSNode self);
 bool ts_node_is_extra(TSNode self);
 bool ts_node_is_error(TSNode self);
 bool ts_node_has_error(TSNode self);
+TSNode ts_node_child(TSNode self, uint32_t child_index);
+uint32_t ts_node_child_count(TSNode self);
 TSTreeCursor ts_tree_cursor_new(TSNode node);
 void ts_tree_cursor_delete(TSTreeCursor *self);
 TSNode ts_tree_cursor_current_node(const TSTreeCursor *self);
@@ -52,13 +54,13 @@ static void link_child(CapsNode *out, int32_t parent, int32_t child) {
 	out[parent].last = child;
 }
 
-uint32_t caps_flatten(const TSTree *tree, CapsNode *out, uint32_t cap) {
+// flatten_node writes node's subtree in preorder, node first (with parent
+// -1), and returns how many nodes it wrote.
+static uint32_t flatten_node(TSNode root, CapsNode *out, uint32_t cap) {
 	if (cap == 0) return 0;
-	TSNode root = ts_tree_root_node(tree);
 	TSTreeCursor c = ts_tree_cursor_new(root);
 	uint32_t n = 0;
 	fill(&out[n], root, -1);
-	if (ts_node_has_error(root)) out[n].flags |= CAPS_HAS_ERROR;
 	int32_t cur = (int32_t)n++;
 	for (;;) {
 		if (n >= cap) break;
@@ -70,7 +72,7 @@ uint32_t caps_flatten(const TSTree *tree, CapsNode *out, uint32_t cap) {
 		}
 		bool moved = false;
 		while (!(moved = ts_tree_cursor_goto_next_sibling(&c))) {
-			if (!ts_tree_cursor_goto_parent(&c)) break;
+			if (cur == 0 || !ts_tree_cursor_goto_parent(&c)) break;
 			cur = out[cur].parent;
 		}
 		if (!moved) break;
@@ -81,4 +83,58 @@ uint32_t caps_flatten(const TSTree *tree, CapsNode *out, uint32_t cap) {
 	}
 	ts_tree_cursor_delete(&c);
 	return n;
+}
+
+uint32_t caps_flatten(const TSTree *tree, CapsNode *out, uint32_t cap) {
+	TSNode root = ts_tree_root_node(tree);
+	uint32_t n = flatten_node(root, out, cap);
+	if (n > 0 && ts_node_has_error(root)) out[0].flags |= CAPS_HAS_ERROR;
+	return n;
+}
+
+// at follows path (child indexes) down from the root. It reports false
+// when an index is out of range.
+static bool at(const TSTree *tree, const uint32_t *path, uint32_t depth, TSNode *node) {
+	TSNode n = ts_tree_root_node(tree);
+	for (uint32_t i = 0; i < depth; i++) {
+		if (path[i] >= ts_node_child_count(n)) return false;
+		n = ts_node_child(n, path[i]);
+	}
+	*node = n;
+	return true;
+}
+
+uint32_t caps_flatten_at(const TSTree *tree, const uint32_t *path, uint32_t depth, CapsNode *out, uint32_t cap) {
+	TSNode n;
+	if (!at(tree, path, depth, &n)) return 0;
+	return flatten_node(n, out, cap);
+}
+
+uint32_t caps_children_at(const TSTree *tree, const uint32_t *path, uint32_t depth, CapsChild *out, uint32_t cap) {
+	TSNode n;
+	if (!at(tree, path, depth, &n)) return 0;
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	uint32_t k = 0;
+	if (ts_tree_cursor_goto_first_child(&c)) {
+		do {
+			if (k >= cap) break;
+			TSNode ch = ts_tree_cursor_current_node(&c);
+			out[k].start = ts_node_start_byte(ch);
+			out[k].end = ts_node_end_byte(ch);
+			out[k].size = ts_node_descendant_count(ch);
+			out[k].symbol = ts_node_symbol(ch);
+			out[k].flags = (ts_node_is_missing(ch) ? CAPS_MISSING : 0) | (ts_node_has_error(ch) ? CAPS_HAS_ERROR : 0);
+			k++;
+		} while (ts_tree_cursor_goto_next_sibling(&c));
+	}
+	ts_tree_cursor_delete(&c);
+	return k;
+}
+
+uint32_t caps_tree_info(const TSTree *tree, uint32_t *has_error, uint32_t *start, uint32_t *end) {
+	TSNode root = ts_tree_root_node(tree);
+	*has_error = ts_node_has_error(root) ? 1 : 0;
+	*start = ts_node_start_byte(root);
+	*end = ts_node_end_byte(root);
+	return ts_node_descendant_count(root);
 }

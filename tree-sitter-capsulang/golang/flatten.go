@@ -67,3 +67,70 @@ func Flatten(t *sitter.Tree, buf []RawNode) []RawNode {
 	got := C.caps_flatten(ts, (*C.CapsNode)(unsafe.Pointer(&buf[0])), C.uint32_t(n))
 	return buf[:got]
 }
+
+// Child describes one child of a tree node, as listed by Children.
+type Child struct {
+	Start  uint32
+	End    uint32
+	Size   uint32 // nodes in its subtree, itself included
+	Symbol uint16
+	Flags  uint16 // FlagMissing, and FlagHasError for an error anywhere inside
+}
+
+func init() {
+	if unsafe.Sizeof(Child{}) != unsafe.Sizeof(C.CapsChild{}) {
+		panic("capsulang: Child and CapsChild layouts differ")
+	}
+}
+
+// TreeInfo summarises a tree without walking it.
+type TreeInfo struct {
+	Nodes      int // node count, the root included
+	HasError   bool
+	Start, End uint32 // the root's byte range
+}
+
+// Info returns the tree's summary.
+func Info(t *sitter.Tree) TreeInfo {
+	var e, a, b C.uint32_t
+	n := C.caps_tree_info(treePtr(t), &e, &a, &b)
+	return TreeInfo{Nodes: int(n), HasError: e != 0, Start: uint32(a), End: uint32(b)}
+}
+
+// Children lists the children of the node reached from the root by
+// following path (child indexes), appending to buf. A path that leaves the
+// tree yields no children.
+func Children(t *sitter.Tree, path []uint32, buf []Child) []Child {
+	ts := treePtr(t)
+	var p *C.uint32_t
+	if len(path) > 0 {
+		p = (*C.uint32_t)(unsafe.Pointer(&path[0]))
+	}
+	// A first call with a small buffer usually suffices; the count is
+	// exact on the second.
+	for size := max(cap(buf)-len(buf), 64); ; size *= 4 {
+		start := len(buf)
+		buf = append(buf, make([]Child, size)...)
+		got := int(C.caps_children_at(ts, p, C.uint32_t(len(path)), (*C.CapsChild)(unsafe.Pointer(&buf[start])), C.uint32_t(size)))
+		if got < size {
+			return buf[:start+got]
+		}
+		buf = buf[:start]
+	}
+}
+
+// FlattenAt flattens the subtree of the node at path (see Children) into a
+// new slice; its root has Parent -1 and Next -1. size is the subtree's node
+// count, as Children reports it.
+func FlattenAt(t *sitter.Tree, path []uint32, size uint32) []RawNode {
+	out := make([]RawNode, size)
+	if size == 0 {
+		return out
+	}
+	var p *C.uint32_t
+	if len(path) > 0 {
+		p = (*C.uint32_t)(unsafe.Pointer(&path[0]))
+	}
+	got := C.caps_flatten_at(treePtr(t), p, C.uint32_t(len(path)), (*C.CapsNode)(unsafe.Pointer(&out[0])), C.uint32_t(size))
+	return out[:got]
+}

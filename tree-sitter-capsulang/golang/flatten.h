@@ -25,7 +25,27 @@ typedef struct {
 	uint16_t flags;
 } CapsNode;
 
+// CapsChild describes one child of a node: its byte range, how many nodes
+// its subtree has (itself included), its symbol, and CAPS_MISSING /
+// CAPS_HAS_ERROR (an error anywhere in the subtree).
+typedef struct {
+	uint32_t start;
+	uint32_t end;
+	uint32_t size;
+	uint16_t symbol;
+	uint16_t flags;
+} CapsChild;
+
 uint32_t caps_node_count(const TSTree *tree);
+// caps_tree_info returns the tree's node count and sets *has_error and the
+// root's byte range.
+uint32_t caps_tree_info(const TSTree *tree, uint32_t *has_error, uint32_t *start, uint32_t *end);
+// caps_flatten_at flattens the subtree of the node reached from the root by
+// following path (depth child indexes); its root gets parent -1. It writes
+// at most cap nodes and returns how many it wrote (0 for a bad path).
+uint32_t caps_flatten_at(const TSTree *tree, const uint32_t *path, uint32_t depth, CapsNode *out, uint32_t cap);
+// caps_children_at lists the children of the node at path.
+uint32_t caps_children_at(const TSTree *tree, const uint32_t *path, uint32_t depth, CapsChild *out, uint32_t cap);
 // caps_flatten writes at most cap nodes and returns how many it wrote.
 uint32_t caps_flatten(const TSTree *tree, CapsNode *out, uint32_t cap);
 #endif
