@@ -124,6 +124,10 @@ type Result struct {
 	Types map[ast.Expr]types.Type
 	// FuncEffects lists the effects each function performs in its body.
 	FuncEffects map[*ast.Function][]EffectUse
+
+	// checker is the state the check ended in (the module's declarations,
+	// signatures and resolved types), kept for Recheck.
+	checker *checker
 }
 
 // ExampleInfo is one (example ...) clause to evaluate.
@@ -166,6 +170,7 @@ func Check(f *ast.File, opts Options) *Result {
 		c.module(f.Module)
 	}
 	sortDiagnostics(c.res.Diagnostics)
+	c.res.checker = c
 	return c.res
 }
 
@@ -208,6 +213,28 @@ type checker struct {
 	children map[*Symbol][]*Symbol
 	// sigs caches function signatures.
 	sigs map[*ast.Function]*signature
+	// base is set on a checker that re-checks changed declarations against
+	// an earlier check's state (Recheck): decls, sigs and children hold
+	// only what the changed declarations add, and lookups fall back to
+	// base's, which is never written.
+	base *checker
+}
+
+// declNamed returns the module declaration called name, or nil.
+func (c *checker) declNamed(name string) *Symbol {
+	if s, ok := c.decls[name]; ok || c.base == nil {
+		return s
+	}
+	return c.base.decls[name]
+}
+
+// cachedSig returns fn's signature if it was resolved already.
+func (c *checker) cachedSig(fn *ast.Function) (*signature, bool) {
+	if s, ok := c.sigs[fn]; ok || c.base == nil {
+		return s, ok
+	}
+	s, ok := c.base.sigs[fn]
+	return s, ok
 }
 
 func (c *checker) report(code string, sev syntax.Severity, sp syntax.Span, format string, args ...any) *syntax.Diagnostic {
@@ -242,7 +269,12 @@ func (c *checker) define(s *Symbol) *Symbol {
 }
 
 // members returns the symbols whose parent is s.
-func (c *checker) members(s *Symbol) []*Symbol { return c.children[s] }
+func (c *checker) members(s *Symbol) []*Symbol {
+	if m, ok := c.children[s]; ok || c.base == nil {
+		return m
+	}
+	return c.base.children[s]
+}
 
 // didYouMean appends a suggestion for name among candidates.
 func didYouMean(name string, candidates []string) string {

@@ -268,7 +268,7 @@ func (c *checker) name(x ectx, n *ast.Name) types.Type {
 		c.ref(first.Span, s)
 		t = s.Type
 	default:
-		if s := c.decls[first.Name]; s != nil {
+		if s := c.declNamed(first.Name); s != nil {
 			if td, ok := s.Decl.(*ast.TypeDecl); ok && len(rest) > 0 {
 				c.ref(first.Span, s)
 				return c.typeMember(s, c.declType(td), rest, n)
@@ -326,7 +326,7 @@ func (c *checker) selectFields(t types.Type, parts []ast.Ident) types.Type {
 			c.errorf(UnknownField, p.Span, "%s has no field `%s`%s", types.Describe(r), p.Name, didYouMean(p.Name, names))
 			return types.TInvalid
 		}
-		if s := c.decls[r.Name]; s != nil {
+		if s := c.declNamed(r.Name); s != nil {
 			c.ref(p.Span, c.member(s, SymField, p.Name))
 		}
 		t = ft
@@ -524,7 +524,7 @@ func (c *checker) variantCtor(x ectx, e *ast.Call) types.Type {
 	var owner *Symbol
 	caseName := name
 	if len(e.Func.Parts) == 2 {
-		if s := c.decls[e.Func.Parts[0].Name]; s != nil {
+		if s := c.declNamed(e.Func.Parts[0].Name); s != nil {
 			if td, ok := s.Decl.(*ast.TypeDecl); ok {
 				if v, ok := c.declType(td).(*types.Variant); ok && v.Case(e.Func.Parts[1].Name) != nil {
 					found, owner, caseName = []*types.Variant{v}, s, e.Func.Parts[1].Name
@@ -536,7 +536,7 @@ func (c *checker) variantCtor(x ectx, e *ast.Call) types.Type {
 			if td, ok := d.(*ast.TypeDecl); ok {
 				if v, ok := c.declType(td).(*types.Variant); ok && v.Case(name) != nil {
 					found = append(found, v)
-					owner = c.decls[td.Name.Name]
+					owner = c.declNamed(td.Name.Name)
 				}
 			}
 		}
@@ -610,7 +610,7 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 		}
 	case ast.PatMember:
 		parts := p.Name.Parts
-		s, rest := c.decls[parts[0].Name], parts[1:]
+		s, rest := c.declNamed(parts[0].Name), parts[1:]
 		if s != nil {
 			c.ref(parts[0].Span, s)
 		} else if c.imports[parts[0].Name] != nil && len(parts) > 2 {
@@ -689,7 +689,7 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 			c.invalidBinds(p.Args, binds)
 			return
 		}
-		if s := c.decls[v.Name]; s != nil {
+		if s := c.declNamed(v.Name); s != nil {
 			c.ref(p.Name.Parts[len(p.Name.Parts)-1].Span, c.member(s, SymVariantCase, caseName))
 		}
 		if arity(len(cs.Fields)) {

@@ -19,12 +19,12 @@ func (c *checker) signature(fn *ast.Function) *signature {
 	if c.sigs == nil {
 		c.sigs = map[*ast.Function]*signature{}
 	}
-	if s, ok := c.sigs[fn]; ok {
+	if s, ok := c.cachedSig(fn); ok {
 		return s
 	}
 	sig := &signature{result: types.TInvalid}
 	c.sigs[fn] = sig
-	parent := c.decls[fn.Name.Name]
+	parent := c.declNamed(fn.Name.Name)
 	if parent != nil && parent.Decl != fn {
 		parent = nil
 	}
@@ -157,7 +157,7 @@ func (c *checker) example(x ectx, fn *ast.Function, sig *signature, e *ast.Examp
 	if e.Func.Name != fn.Name.Name {
 		c.errorf(UnknownName, e.Func.Span, "an example of %s must call %s, not %s", fn.Name.Name, fn.Name.Name, e.Func.Name)
 	} else {
-		c.ref(e.Func.Span, c.decls[fn.Name.Name])
+		c.ref(e.Func.Span, c.declNamed(fn.Name.Name))
 	}
 	if len(e.Args) != len(sig.params) {
 		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, the example gives %d", fn.Name.Name, len(sig.params), plural(len(sig.params)), len(e.Args))

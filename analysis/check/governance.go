@@ -259,7 +259,7 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool) (string, stri
 			return "", ""
 		}
 		var s *Symbol
-		if s = c.decls[a.Text]; s != nil {
+		if s = c.declNamed(a.Text); s != nil {
 			for _, k := range kinds {
 				if string(s.Kind) == k {
 					c.ref(a.Span, s)
@@ -358,7 +358,7 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool) (string, stri
 			return "unknown reference kind `" + prefix + ":`; use a declaration kind such as contract:, eval-suite:, gate: or an actor such as approval:", UnknownName
 		}
 		sp := syntax.Span{Start: a.Span.Start + i + 1, End: a.Span.End}
-		if s := c.decls[name]; s != nil && string(s.Kind) == prefix {
+		if s := c.declNamed(name); s != nil && string(s.Kind) == prefix {
 			c.ref(sp, s)
 			return "", ""
 		}

@@ -17,7 +17,7 @@ type machineInfo struct {
 }
 
 func (c *checker) machine(m *ast.Machine) {
-	parent := c.decls[m.Name.Name]
+	parent := c.declNamed(m.Name.Name)
 	if parent != nil && parent.Decl != m {
 		parent = nil
 	}

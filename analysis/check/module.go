@@ -61,7 +61,7 @@ func (c *checker) module(m *ast.Module) {
 	for _, d := range m.Decls {
 		if td, ok := d.(*ast.TypeDecl); ok {
 			t := c.declType(td)
-			if s := c.decls[td.Name.Name]; s != nil && s.Decl == d {
+			if s := c.declNamed(td.Name.Name); s != nil && s.Decl == d {
 				s.Type = t
 				s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
 			}
@@ -241,7 +241,7 @@ func (c *checker) fromFailedImport(name string) bool {
 // lookupDecl finds a declaration by name, including imported ones written
 // alias.Name. It records the reference.
 func (c *checker) lookupDecl(name string, sp syntax.Span) *Symbol {
-	if s := c.decls[name]; s != nil {
+	if s := c.declNamed(name); s != nil {
 		c.ref(sp, s)
 		return s
 	}
@@ -262,7 +262,7 @@ func (c *checker) lookupDecl(name string, sp syntax.Span) *Symbol {
 // imported module. Its types were resolved by that module's check and must
 // not be resolved again here, in the wrong scope and file.
 func (c *checker) isImported(s *Symbol) bool {
-	return s.File != c.opts.Path || c.decls[s.Name] != s
+	return s.File != c.opts.Path || c.declNamed(s.Name) != s
 }
 
 // importedSignature builds the signature of an imported function from the
@@ -271,7 +271,7 @@ func (c *checker) importedSignature(s *Symbol, fn *ast.Function) *signature {
 	if c.sigs == nil {
 		c.sigs = map[*ast.Function]*signature{}
 	}
-	if sig, ok := c.sigs[fn]; ok {
+	if sig, ok := c.cachedSig(fn); ok {
 		return sig
 	}
 	sig := &signature{result: s.Type}
@@ -457,7 +457,7 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 // typeMembers defines the fields, enum members and variant cases of a type
 // declaration as symbols and reports duplicates.
 func (c *checker) typeMembers(td *ast.TypeDecl, t types.Type) {
-	parent := c.decls[td.Name.Name]
+	parent := c.declNamed(td.Name.Name)
 	switch def := td.Def.(type) {
 	case *ast.RecordDef:
 		s := c.newScope("field")
@@ -483,7 +483,7 @@ func (c *checker) typeMembers(td *ast.TypeDecl, t types.Type) {
 
 // member finds a field/member symbol of a declaration by name.
 func (c *checker) member(parent *Symbol, kind SymbolKind, name string) *Symbol {
-	for _, s := range c.children[parent] {
+	for _, s := range c.members(parent) {
 		if s.Kind == kind && s.Name == name {
 			return s
 		}

@@ -10,7 +10,7 @@ import (
 var knownBackends = []string{"surrealdb", "typedb", "file", "memory", "postgres", "sqlite", "ledger"}
 
 func (c *checker) declSym(d ast.Decl) *Symbol {
-	s := c.decls[d.Base().Name.Name]
+	s := c.declNamed(d.Base().Name.Name)
 	if s != nil && s.Decl == d {
 		return s
 	}
@@ -119,7 +119,7 @@ func (c *checker) surface(s *ast.Surface) {
 			for _, ev := range mi.Events {
 				if ev.Name.Name == e.Name {
 					found = true
-					if ms := c.decls[mi.Name.Name]; ms != nil {
+					if ms := c.declNamed(mi.Name.Name); ms != nil {
 						c.ref(e.Span, c.member(ms, SymEvent, e.Name))
 					}
 				}

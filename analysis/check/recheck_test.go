@@ -1,0 +1,175 @@
+package check
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+func checkCST(c *syntax.CST) *Result {
+	return Check(ast.Build(syntax.Read(c)), Options{Path: "/virtual/test.caps"})
+}
+
+// bodyEdit returns a random edit of the kind typing inside declarations
+// makes: spaces, letters (new or misspelt names), digits, calls, deleted
+// lists, and now and then a lone parenthesis that breaks the file.
+func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
+	n := len(src)
+	at := r.Intn(n + 1)
+	switch r.Intn(9) {
+	case 0, 1:
+		return at, at, " "
+	case 2:
+		return at, at, []string{"x", "q", "é", "😀"}[r.Intn(4)]
+	case 3:
+		for i := at; i < n && i < at+200; i++ {
+			if c := src[i]; c >= '0' && c <= '9' {
+				return i, i + 1, string(rune('0' + r.Intn(10)))
+			}
+		}
+	case 4:
+		return at, at, []string{" (f 1)", " (+ 1 2)", " (ok 3)", " true", " \"s\""}[r.Intn(5)]
+	case 5, 6:
+		for i := at; i < n && i < at+40; i++ {
+			if c := src[i]; c >= 'a' && c <= 'z' || c == '_' {
+				return i, i + 1, ""
+			}
+		}
+	case 7:
+		for i := at; i < n; i++ {
+			if src[i] == '(' {
+				for j := i + 1; j < n && src[j] != '('; j++ {
+					if src[j] == ')' {
+						return i, j + 1, ""
+					}
+				}
+				break
+			}
+		}
+	case 8:
+		return at, at, []string{"(", ")"}[r.Intn(2)]
+	}
+	return at, at, ""
+}
+
+// undoTo returns the one edit that turns cur into good.
+func undoTo(cur, good []byte) (start, end int, text string) {
+	p := 0
+	for p < len(cur) && p < len(good) && cur[p] == good[p] {
+		p++
+	}
+	s := 0
+	for s < len(cur)-p && s < len(good)-p && cur[len(cur)-1-s] == good[len(good)-1-s] {
+		s++
+	}
+	return p, len(cur) - s, string(good[p : len(good)-s])
+}
+
+// TestRecheckMatchesCheck edits files at random and checks after every
+// edit that Recheck, against a base checked some edits earlier, reports
+// exactly what a full check of the new text reports, whenever it answers.
+func TestRecheckMatchesCheck(t *testing.T) {
+	srcs := map[string][]byte{"gen": gen.Module(300)}
+	for _, pattern := range []string{"../../examples/*.caps", "../../testdata/check/*.caps"} {
+		files, _ := filepath.Glob(pattern)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srcs[filepath.Base(f)] = b
+		}
+	}
+	answered, edits, withDiags := 0, 0, 0
+	for name, src := range srcs {
+		r := rand.New(rand.NewSource(int64(len(src))))
+		d, err := syntax.NewDocument(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := checkCST(d.CST())
+		good := src
+		for i := 0; i < 60; i++ {
+			cur := d.Text()
+			start, end, text := bodyEdit(r, cur)
+			if d.CST().HasError(0) && r.Intn(3) > 0 {
+				start, end, text = undoTo(cur, good)
+			}
+			if err := d.Edit(start, end, []byte(text)); err != nil {
+				t.Fatal(err)
+			}
+			edits++
+			c := d.CST()
+			full := checkCST(c)
+			want := full.Diagnostics
+			got, ok := base.Recheck(c)
+			if !ok || r.Intn(4) == 0 {
+				base = full // the server checks in full when Recheck cannot answer, and when idle
+			}
+			if ok {
+				answered++
+				if len(want) > 0 {
+					withDiags++
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("%s: edit %d [%d,%d)->%q: Recheck differs from Check (-check +recheck):\n%s", name, i, start, end, text, diff)
+				}
+			}
+			if !c.HasError(0) {
+				good = d.Text()
+			}
+		}
+		d.Close()
+	}
+	if answered < edits/3 || withDiags < answered/10 {
+		t.Fatalf("Recheck answered %d of %d edits (%d with diagnostics); the test does not exercise it", answered, edits, withDiags)
+	}
+	t.Logf("%d edits, Recheck answered %d (%d with diagnostics)", edits, answered, withDiags)
+}
+
+// TestRecheckConcurrent rechecks several versions against one base at
+// once (the server does, for overlapping edits); run with -race.
+func TestRecheckConcurrent(t *testing.T) {
+	src := gen.Module(200)
+	base := checkCST(mustParse(t, src))
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			r := rand.New(rand.NewSource(int64(g)))
+			for i := 0; i < 20; i++ {
+				start, end, text := bodyEdit(r, src)
+				next := append(append(append([]byte(nil), src[:start]...), text...), src[end:]...)
+				c, err := syntax.Parse(next)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got, ok := base.Recheck(c); ok {
+					if diff := cmp.Diff(checkCST(c).Diagnostics, got); diff != "" {
+						t.Errorf("goroutine %d edit %d: Recheck differs from Check:\n%s", g, i, diff)
+					}
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+}
+
+func mustParse(t *testing.T, src []byte) *syntax.CST {
+	t.Helper()
+	c, err := syntax.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
