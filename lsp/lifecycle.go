@@ -123,11 +123,12 @@ func didOpen(s *Server, params json.RawMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old, ok := s.docs[u]; ok {
-		old.doc.Close()
+		old.close()
 	}
 	d := &document{uri: u, path: uriPath(u), doc: doc, published: -1}
 	d.snap = s.newSnapshot(d, p.TextDocument.Version)
 	s.docs[u] = d
+	s.forgetImportingBases(d)
 	s.scheduleDiagnostics(d)
 	return nil
 }
@@ -177,6 +178,7 @@ func didChange(s *Server, params json.RawMessage) error {
 	d.snap = s.newSnapshot(d, p.TextDocument.Version)
 	// files importing this one must see the new text
 	s.loader.Forget(d.path)
+	s.forgetImportingBases(d)
 	s.scheduleDiagnostics(d)
 	return nil
 }
@@ -193,7 +195,8 @@ func didClose(s *Server, params json.RawMessage) error {
 		return nil
 	}
 	delete(s.docs, p.TextDocument.URI)
-	d.doc.Close()
+	d.close()
+	s.forgetImportingBases(nil)
 	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
 	return nil
 }

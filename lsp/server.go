@@ -13,12 +13,14 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/runtime/examples"
@@ -60,6 +62,7 @@ type Server struct {
 	clientInlayRefresh bool
 	exited             chan struct{}
 	exitCode           int
+	snapshots          uint64 // how many snapshots were made
 }
 
 // document is an open editor document.
@@ -72,6 +75,31 @@ type document struct {
 	// publishedFinal whether they included the examples' results.
 	published      int32
 	publishedFinal bool
+	// base is the newest full check of this document, from which later
+	// versions are re-checked incrementally (check.Result.Recheck); nil
+	// when there is none or another file it imports may have changed.
+	base *check.Result
+	// fullCheck is the pending full check after incremental ones.
+	fullCheck *time.Timer
+}
+
+// close releases the document's tree and stops its pending full check.
+func (d *document) close() {
+	if d.fullCheck != nil {
+		d.fullCheck.Stop()
+	}
+	d.doc.Close()
+}
+
+// forgetImportingBases drops the incremental bases of the open documents
+// other than except whose checks resolved imports: a change elsewhere may
+// change what they import.
+func (s *Server) forgetImportingBases(except *document) {
+	for _, d := range s.docs {
+		if d != except && d.base != nil && len(d.base.Imports) > 0 {
+			d.base = nil
+		}
+	}
 }
 
 // Serve runs a server on r/w until the client exits or the input ends. It
@@ -118,7 +146,7 @@ func (s *Server) closeAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.docs {
-		d.doc.Close()
+		d.close()
 	}
 	s.docs = map[protocol.DocumentURI]*document{}
 }
@@ -324,8 +352,10 @@ func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
 	return d.snap, nil
 }
 
+// newSnapshot makes the document's current snapshot; s.mu must be held.
 func (s *Server) newSnapshot(d *document, version int32) *snapshot {
-	return &snapshot{uri: d.uri, path: d.path, version: version, cst: d.doc.CST(), loader: s.loader, enc: s.enc}
+	s.snapshots++
+	return &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc}
 }
 
 // snapshot is an immutable view of one document version.
@@ -333,6 +363,7 @@ type snapshot struct {
 	uri     protocol.DocumentURI
 	path    string
 	version int32
+	seq     uint64 // unique among the server's snapshots
 	cst     *syntax.CST
 	enc     syntax.Encoding
 	loader  *load.Loader
@@ -396,10 +427,22 @@ func (sn *snapshot) rng(sp syntax.Span) protocol.Range {
 
 // ---- diagnostics
 
+// fullCheckDelay is how long the server waits, after publishing
+// diagnostics it re-checked incrementally, before it checks the version in
+// full (to evaluate the examples and to refresh the incremental base): a
+// new edit within it makes the full check unnecessary.
+const fullCheckDelay = 120 * time.Millisecond
+
+// quickChecks counts the diagnostics the server computed incrementally,
+// for tests and the debug request.
+var quickChecks atomic.Int64
+
 // scheduleDiagnostics checks the document's current snapshot after the
 // debounce and publishes its diagnostics if it is still current.
+// The goroutine holds only the snapshot's name until it runs, so that a
+// burst of edits does not keep every version alive.
 func (s *Server) scheduleDiagnostics(d *document) {
-	snap := d.snap
+	u, seq := d.uri, d.snap.seq
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -409,23 +452,99 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		if s.opts.Debounce > 0 {
 			time.Sleep(s.opts.Debounce)
 		}
-		if !s.isCurrent(snap) {
+		s.mu.Lock()
+		d, ok := s.docs[u]
+		if !ok || d.snap.seq != seq {
+			s.mu.Unlock()
 			return
 		}
-		// Phase 1: parse and check diagnostics, as soon as they exist.
-		diags := s.diagnostics(snap, false)
-		if !s.publish(snap, diags, false) {
+		snap, base := d.snap, d.base
+		s.mu.Unlock()
+		// Phase 1: parse and check diagnostics, as soon as they exist:
+		// re-checking only what changed since the base when that is sound,
+		// checking in full otherwise.
+		quick := false
+		var diags []syntax.Diagnostic
+		if base != nil {
+			diags, quick = base.Recheck(snap.cst)
+		}
+		if quick {
+			quickChecks.Add(1)
+		}
+		if !quick {
+			diags = snap.Package().Result.Diagnostics
+			s.setBase(snap)
+		}
+		if !s.publish(snap, s.toProtocol(snap, diags), false) {
 			return
 		}
-		// Phase 2: the same plus the examples' results, when the file
-		// checks cleanly and has examples (a later publish of the same
-		// version replaces the earlier one).
-		pkg := snap.Package()
-		if pkg.Result.HasErrors() || len(pkg.Result.Examples) == 0 || !s.isCurrent(snap) {
+		// Phase 2: the examples' results when the file checks cleanly and
+		// has examples (a later publish of the same version replaces the
+		// earlier one), after a full check; once the edits pause when
+		// phase 1 was incremental.
+		if quick {
+			s.scheduleFullCheck(snap.uri, snap.version)
 			return
 		}
-		s.publish(snap, s.diagnostics(snap, true), true)
+		s.publishExamples(snap)
 	}()
+}
+
+// scheduleFullCheck checks the document in full fullCheckDelay from now,
+// if it is then still at version; a later call for the document replaces
+// an earlier one. Only the document's name and version wait, not its
+// snapshot, so that a burst of edits keeps no old versions alive.
+func (s *Server) scheduleFullCheck(u protocol.DocumentURI, version int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[u]
+	if !ok {
+		return
+	}
+	if d.fullCheck != nil {
+		d.fullCheck.Stop()
+	}
+	d.fullCheck = time.AfterFunc(fullCheckDelay, func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Printf("panic in a full check: %v\n%s", r, debug.Stack())
+			}
+		}()
+		s.mu.Lock()
+		d, ok := s.docs[u]
+		var snap *snapshot
+		if ok && d.snap.version == version {
+			snap = d.snap
+		}
+		s.mu.Unlock()
+		if snap == nil {
+			return
+		}
+		snap.Package()
+		s.setBase(snap)
+		s.publishExamples(snap)
+	})
+}
+
+// publishExamples publishes the snapshot's diagnostics with its examples'
+// results when it checks cleanly and has examples.
+func (s *Server) publishExamples(snap *snapshot) {
+	pkg := snap.Package()
+	if pkg.Result.HasErrors() || len(pkg.Result.Examples) == 0 || !s.isCurrent(snap) {
+		return
+	}
+	s.publish(snap, s.diagnostics(snap, true), true)
+}
+
+// setBase makes the snapshot's full check the base of later incremental
+// checks, if the snapshot is still its document's current one.
+func (s *Server) setBase(snap *snapshot) {
+	res := snap.Package().Result
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[snap.uri]; ok && d.snap == snap {
+		d.base = res
+	}
 }
 
 // publish sends a snapshot's diagnostics if it is still the document's
@@ -460,6 +579,11 @@ func (s *Server) diagnostics(snap *snapshot, withExamples bool) []protocol.Diagn
 	if withExamples {
 		diags = append(append([]syntax.Diagnostic(nil), diags...), examples.Diagnostics(snap.Examples())...)
 	}
+	return s.toProtocol(snap, diags)
+}
+
+// toProtocol converts diagnostics of a snapshot to the protocol.
+func (s *Server) toProtocol(snap *snapshot, diags []syntax.Diagnostic) []protocol.Diagnostic {
 	out := make([]protocol.Diagnostic, 0, len(diags))
 	for _, d := range diags {
 		pd := protocol.Diagnostic{

@@ -130,6 +130,15 @@ func TestRandomizedSync(t *testing.T) {
 		t.Fatalf("server text differs after %d edits (version %d vs %d):\nserver %q\nclient %q", edits, got.Version, version, got.Text, text)
 	}
 	// The diagnostics for the last version equal a fresh check of the text.
+	if diff := diagnosticsVsFresh(t, c, version, text); diff != "" {
+		t.Fatalf("diagnostics differ from a fresh check (-fresh +server):\n%s", diff)
+	}
+}
+
+// diagnosticsVsFresh waits for the diagnostics of version and compares
+// them with a fresh check of text; it returns the difference.
+func diagnosticsVsFresh(t *testing.T, c *lsptest.Client, version int, text string) string {
+	t.Helper()
 	m, err := c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
 		var pd struct{ Version int }
 		json.Unmarshal(p, &pd)
@@ -173,7 +182,5 @@ func TestRandomizedSync(t *testing.T) {
 	}
 	sortD(want)
 	sortD(have)
-	if diff := cmp.Diff(want, have); diff != "" {
-		t.Fatalf("diagnostics differ from a fresh check (-fresh +server):\n%s", diff)
-	}
+	return cmp.Diff(want, have)
 }

@@ -231,6 +231,7 @@ func didChangeWatchedFiles(s *Server, params json.RawMessage) error {
 	// open documents that import a changed file need new diagnostics
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.forgetImportingBases(nil)
 	for _, d := range s.docs {
 		d.snap = s.newSnapshot(d, d.snap.version)
 		d.published, d.publishedFinal = d.snap.version-1, false
