@@ -27,6 +27,15 @@ import (
 // Invalid JSON, invalid UTF-8 (or an escaped lone surrogate) and trailing
 // data are errors.
 func Canonical(b []byte) ([]byte, error) {
+	if isCanonical(b) {
+		return bytes.Clone(b), nil
+	}
+	return canonicalSlow(b)
+}
+
+// canonicalSlow is Canonical for input that is not canonical already: it
+// parses b and writes it again.
+func canonicalSlow(b []byte) ([]byte, error) {
 	if !utf8.Valid(b) {
 		return nil, errors.New("chain: JSON is not valid UTF-8")
 	}

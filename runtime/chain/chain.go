@@ -39,6 +39,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"strconv"
 )
 
@@ -146,9 +147,8 @@ func (e *CorruptError) Error() string {
 
 // hashRecord computes a record's hash from its parts (payload canonical).
 func hashRecord(seq uint64, prev string, payload []byte) string {
-	h := sha256.New()
-	h.Write(hashInput(seq, prev, payload))
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(hashInput(seq, prev, payload))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // hashInput is the canonical JSON of the record without its hash:
@@ -190,6 +190,78 @@ func newRecord(head Head, payload []byte) Record {
 	return Record{Seq: seq, Prev: prev, Hash: hashRecord(seq, prev, payload), Payload: payload}
 }
 
+// lineOverhead bounds the bytes of a line besides its payload (members,
+// two hashes, a 20-digit seq, the newline).
+const lineOverhead = 200
+
+// appendLine appends the line of the record that follows head, with the
+// canonical payload, to b and returns the record. The record's Payload
+// points into b. It is encodeLine and hashRecord in one pass, without
+// allocating but for the hash string: the hashed bytes are the line
+// itself from its payload member on, with a '{' in place of the comma
+// before it.
+func appendLine(b []byte, head Head, payload []byte) ([]byte, Record) {
+	seq := head.Seq + 1
+	prev := head.Hash
+	if prev == "" {
+		prev = Genesis
+	}
+	b = append(b, `{"hash":"sha256:`...)
+	at := len(b)
+	b = append(b, Genesis[len("sha256:"):]...) // placeholder for the hex digest
+	b = append(b, '"')
+	brace := len(b)
+	b = append(b, `{"payload":`...)
+	p := len(b)
+	b = append(b, payload...)
+	b = append(b, `,"prev":`...)
+	b = appendString(b, prev)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, '}')
+	sum := sha256.Sum256(b[brace:])
+	hex.Encode(b[at:at+2*sha256.Size], sum[:])
+	b[brace] = ','
+	b = append(b, '\n')
+	return b, Record{Seq: seq, Prev: prev, Hash: string(b[at-len("sha256:") : at+2*sha256.Size]), Payload: b[p : p+len(payload) : p+len(payload)]}
+}
+
+// appendString appends s as a JSON string with minimal escaping (as
+// writeString).
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"':
+			b = append(b, `\"`...)
+		case '\\':
+			b = append(b, `\\`...)
+		case '\b':
+			b = append(b, `\b`...)
+		case '\t':
+			b = append(b, `\t`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\f':
+			b = append(b, `\f`...)
+		case '\r':
+			b = append(b, `\r`...)
+		default:
+			b = append(b, `\u00`...)
+			b = append(b, hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
 type rawRecord struct {
 	Seq     json.Number     `json:"seq"`
 	Prev    *string         `json:"prev"`
@@ -201,35 +273,41 @@ type rawRecord struct {
 // its form and its own hash but not its place in the chain. It returns a
 // problem kind and reason for a bad line.
 func parseLine(line []byte) (Record, string, string) {
-	if r, ok := fastParse(line); ok {
-		if want := "sha256:" + hexSum(line[len(linePrefix)+len(Genesis)+2:], true); want != r.Hash {
-			return r, ProblemHash, fmt.Sprintf("record %d: hash does not match its content (altered): stored %s, computed %s", r.Seq, r.Hash, want)
-		}
-		if !json.Valid(r.Payload) {
-			return r, ProblemMalformed, fmt.Sprintf("record %d: payload is not valid JSON", r.Seq)
-		}
-		return r, "", ""
+	var h hasher
+	lp, kind, reason := h.check(line)
+	if lp.ok {
+		return Record{Seq: lp.seq, Prev: string(lp.prev), Hash: string(lp.hash), Payload: lp.payload}, kind, reason
 	}
 	return slowParse(line)
 }
 
 const linePrefix = `{"hash":"`
 
-// fastParse splits a line of the exact canonical shape
+// lineParts is a line of the exact canonical shape
 //
 //	{"hash":"sha256:H","payload":P,"prev":"sha256:R","seq":N}
 //
-// without decoding the payload.
-func fastParse(line []byte) (Record, bool) {
+// split into its members, which point into the line.
+type lineParts struct {
+	ok            bool
+	seq           uint64
+	hash, prev    []byte // "sha256:..."
+	payload       []byte
+	hashedFromOff int // the hashed bytes are "{" + line[hashedFromOff:]
+}
+
+// splitLine splits a line of the exact canonical shape without decoding
+// the payload or allocating; ok is false for any other line.
+func splitLine(line []byte) lineParts {
 	const hashLen = len(Genesis) // "sha256:" + 64 hex
 	rest, ok := bytes.CutPrefix(line, []byte(linePrefix))
 	if !ok || len(rest) < hashLen+2 || !isHash(rest[:hashLen]) {
-		return Record{}, false
+		return lineParts{}
 	}
-	hash := string(rest[:hashLen])
+	hash := rest[:hashLen]
 	rest, ok = bytes.CutPrefix(rest[hashLen:], []byte(`","payload":`))
 	if !ok || len(rest) == 0 || rest[len(rest)-1] != '}' {
-		return Record{}, false
+		return lineParts{}
 	}
 	// Digits of seq, backwards from the final '}'.
 	j := len(rest) - 1
@@ -238,45 +316,101 @@ func fastParse(line []byte) (Record, bool) {
 	}
 	digits := rest[j : len(rest)-1]
 	if len(digits) == 0 || len(digits) > 20 || digits[0] == '0' {
-		return Record{}, false
+		return lineParts{}
 	}
-	seq, err := strconv.ParseUint(string(digits), 10, 64)
-	if err != nil {
-		return Record{}, false
+	var seq uint64
+	for _, d := range digits {
+		v := uint64(d - '0')
+		if seq > (1<<64-1-v)/10 {
+			return lineParts{} // overflows uint64
+		}
+		seq = seq*10 + v
 	}
 	const prevKey, seqKey = `,"prev":"`, `","seq":`
 	k := j - len(seqKey) - hashLen - len(prevKey)
 	if k < 1 || string(rest[j-len(seqKey):j]) != seqKey || string(rest[k:k+len(prevKey)]) != prevKey {
-		return Record{}, false
+		return lineParts{}
 	}
 	prev := rest[k+len(prevKey) : j-len(seqKey)]
 	if !isHash(prev) {
+		return lineParts{}
+	}
+	return lineParts{ok: true, seq: seq, hash: hash, prev: prev, payload: rest[:k], hashedFromOff: len(linePrefix) + hashLen + 2}
+}
+
+// fastParse splits a line of the exact canonical shape
+//
+//	{"hash":"sha256:H","payload":P,"prev":"sha256:R","seq":N}
+//
+// without decoding the payload.
+func fastParse(line []byte) (Record, bool) {
+	lp := splitLine(line)
+	if !lp.ok {
 		return Record{}, false
 	}
-	return Record{Seq: seq, Prev: string(prev), Hash: hash, Payload: rest[:k]}, true
+	return Record{Seq: lp.seq, Prev: string(lp.prev), Hash: string(lp.hash), Payload: lp.payload}, true
 }
 
 func isHash(b []byte) bool {
 	if len(b) != len(Genesis) || string(b[:7]) != "sha256:" {
 		return false
 	}
+	// A table and no early exit: hex digits come in random order, which
+	// defeats branch prediction.
+	var bad byte
 	for _, c := range b[7:] {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
+		bad |= notLowerHex[c]
 	}
-	return true
+	return bad == 0
 }
 
-// hexSum returns the hex SHA-256 of "{" + rest when brace is set, else of
-// rest. (The hash input is the line without its leading hash member.)
-func hexSum(rest []byte, brace bool) string {
-	h := sha256.New()
-	if brace {
-		h.Write([]byte{'{'})
+// notLowerHex is 1 for every byte but 0-9 and a-f.
+var notLowerHex = func() (t [256]byte) {
+	for c := range t {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			t[c] = 1
+		}
 	}
-	h.Write(rest)
-	return hex.EncodeToString(h.Sum(nil))
+	return t
+}()
+
+var openBrace = []byte{'{'}
+
+// hasher computes line hashes; one per goroutine, reused.
+type hasher struct {
+	h   hash.Hash
+	sum [sha256.Size]byte
+	hex [2 * sha256.Size]byte
+}
+
+// lineHash returns the lowercase hex SHA-256 of "{" + rest, in h's
+// buffer (valid until the next call).
+func (h *hasher) lineHash(rest []byte) []byte {
+	if h.h == nil {
+		h.h = sha256.New()
+	}
+	h.h.Reset()
+	h.h.Write(openBrace)
+	h.h.Write(rest)
+	hex.Encode(h.hex[:], h.h.Sum(h.sum[:0]))
+	return h.hex[:]
+}
+
+// check checks a line's form and its own hash (not its place in the
+// chain) when it has the exact canonical shape; lp.ok is false for any
+// other line, which the caller passes to slowParse.
+func (h *hasher) check(line []byte) (lp lineParts, kind, reason string) {
+	lp = splitLine(line)
+	if !lp.ok {
+		return lp, "", ""
+	}
+	if got := h.lineHash(line[lp.hashedFromOff:]); string(got) != string(lp.hash[len("sha256:"):]) {
+		return lp, ProblemHash, fmt.Sprintf("record %d: hash does not match its content (altered): stored %s, computed sha256:%s", lp.seq, lp.hash, got)
+	}
+	if !isCanonical(lp.payload) && !json.Valid(lp.payload) {
+		return lp, ProblemMalformed, fmt.Sprintf("record %d: payload is not valid JSON", lp.seq)
+	}
+	return lp, "", ""
 }
 
 // slowParse decodes a line that is not in the exact canonical shape, to
@@ -308,45 +442,4 @@ func slowParse(line []byte) (Record, string, string) {
 		return r, ProblemHash, fmt.Sprintf("record %d: hash does not match its content (altered): stored %s, computed %s", seq, r.Hash, want)
 	}
 	return r, ProblemNonCanonical, fmt.Sprintf("record %d is not in canonical form (altered)", seq)
-}
-
-// verifier checks records one line at a time.
-type verifier struct {
-	rep  Report
-	line int
-	off  int64
-}
-
-func newVerifier() *verifier {
-	return &verifier{rep: Report{OK: true, Head: Head{Hash: Genesis}}}
-}
-
-// add checks one complete line; it returns false at the first problem.
-func (v *verifier) add(line []byte) (Record, bool) {
-	v.line++
-	off := v.off
-	v.off += int64(len(line)) + 1
-	fail := func(kind, reason string) (Record, bool) {
-		v.rep.OK = false
-		v.rep.Problem = &Problem{Line: v.line, Offset: off, Kind: kind, Reason: reason}
-		return Record{}, false
-	}
-	r, kind, reason := parseLine(line)
-	if kind != "" {
-		return fail(kind, reason)
-	}
-	want := v.rep.Head.Seq + 1
-	if r.Seq != want {
-		what := "a record is missing before it or the records are out of order"
-		if r.Seq < want {
-			what = "it repeats or goes back: a record was inserted or reordered"
-		}
-		return fail(ProblemSeq, fmt.Sprintf("record has seq %d, expected %d: %s", r.Seq, want, what))
-	}
-	if r.Prev != v.rep.Head.Hash {
-		return fail(ProblemPrev, fmt.Sprintf("record %d: prev %s is not the hash of record %d (%s): the chain is broken", r.Seq, r.Prev, want-1, v.rep.Head.Hash))
-	}
-	v.rep.Records++
-	v.rep.Head = Head{Seq: r.Seq, Hash: r.Hash}
-	return r, true
 }

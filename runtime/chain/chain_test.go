@@ -514,3 +514,154 @@ func TestRecordsDoNotAlias(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainRun(t *testing.T) {
+	for _, s := range []string{"", "abc", "abcdefgh\"", "abcdefghijklmnop", "ab\\cdefghij", "abcdefghijk\x1f", "é\x00", "\x7f\x80\xff\"", "0123456789abcdef\"0123"} {
+		for k := 0; k <= len(s); k++ { // every alignment
+			sub := s[k:]
+			want := 0
+			for want < len(sub) && sub[want] >= 0x20 && sub[want] != '"' && sub[want] != '\\' {
+				want++
+			}
+			if got := plainRun([]byte(sub)); got != want {
+				t.Errorf("plainRun(%q) = %d, want %d", sub, got, want)
+			}
+		}
+	}
+}
+
+// TestIsCanonical: the fast path answers true exactly for inputs that the
+// canonicalizer leaves unchanged (or, for a few canonical inputs, false).
+func TestIsCanonical(t *testing.T) {
+	tests := []struct {
+		in   string
+		fast bool // whether the fast path must accept it
+	}{
+		{`{"a":[true,false,null],"b":1}`, true},
+		{`{"b":1,"a":2}`, false},
+		{`{"a":1,"a":2}`, false},
+		{`{"a":1,"b":{"c":[1,2.50,-0e+3,{}]}}`, true},
+		{`{"a" :1}`, false},
+		{` 1`, false},
+		{`"\u0001\b\t\n\f\r\"\\"`, true},
+		{`"\u0008"`, false},
+		{`"\u001F"`, false},
+		{`"\u0041"`, false},
+		{`"\/"`, false},
+		{`"é😀"`, true},
+		{"\"\x01\"", false},
+		{"\"\xff\"", false},
+		{`01`, false},
+		{`-`, false},
+		{`1.`, false},
+		{`1e`, false},
+		{`[1,]`, false},
+		{`{"a\n":1}`, false}, // canonical, but keys with escapes take the slow path
+		{`{"E":3,"e":2,"é":1}`, true},
+		{`{"é":1,"e":2}`, false},
+		{`tru`, false},
+		{`nulll`, false},
+		{`{}`, true},
+		{`[]`, true},
+		{``, false},
+	}
+	for _, tt := range tests {
+		got := isCanonical([]byte(tt.in))
+		if got != tt.fast {
+			t.Errorf("isCanonical(%q) = %v, want %v", tt.in, got, tt.fast)
+		}
+		if got {
+			c, err := canonicalSlow([]byte(tt.in))
+			if err != nil || string(c) != tt.in {
+				t.Errorf("isCanonical(%q) but the canonical form is %q, %v", tt.in, c, err)
+			}
+		}
+	}
+}
+
+// TestVerifyAcrossBlocks: a log larger than one verification block is
+// verified in parallel blocks; a problem anywhere is reported at its line,
+// with the records before it, the same by VerifyFile and by Load.
+func TestVerifyAcrossBlocks(t *testing.T) {
+	l, path := openTemp(t, Options{Sync: SyncNever})
+	batch := make([][]byte, 100)
+	for k := 0; k < 40; k++ {
+		for i := range batch {
+			batch[i] = []byte(fmt.Sprintf(`{"i":%d,"pad":%q}`, k*100+i, strings.Repeat("x", 150)))
+		}
+		if _, err := l.AppendBatch(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 3*blockSize {
+		t.Fatalf("only %d bytes", len(data))
+	}
+	rng := rand.New(rand.NewSource(2))
+	for k := 0; k < 30; k++ {
+		i := rng.Intn(len(data) - 1)
+		mut := append([]byte(nil), data...)
+		mut[i] ^= 0x01
+		os.WriteFile(path, mut, 0o644)
+		line := bytes.Count(data[:i], []byte("\n")) + 1
+		rep, err := VerifyFile(path)
+		if err != nil || rep.OK || rep.Problem.Line != line || rep.Records != line-1 || rep.Head.Seq != uint64(line-1) {
+			t.Fatalf("flip at %d (line %d): %+v %+v %v", i, line, rep, rep.Problem, err)
+		}
+		f, err := Open(path, Options{Sync: SyncNever})
+		if err != nil {
+			if line == 4000 {
+				continue // the last record is checked on open
+			}
+			t.Fatal(err)
+		}
+		n := 0
+		verify, err := f.Load(func(seq uint64, p []byte) { n++ })
+		if err != nil {
+			t.Fatal(err)
+		}
+		lrep, err := verify()
+		f.Close()
+		if err != nil || lrep.OK || *lrep.Problem != *rep.Problem || lrep.Records != rep.Records || lrep.Head != rep.Head {
+			t.Fatalf("Load: %+v, VerifyFile: %+v", lrep, rep)
+		}
+		if n < line-1 {
+			t.Fatalf("Load gave %d records before line %d", n, line)
+		}
+	}
+	os.WriteFile(path, data, 0o644)
+	rep, err := VerifyFile(path)
+	if err != nil || !rep.OK || rep.Records != 4000 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+}
+
+// TestWriteBatchThenSync: written records are visible at once and
+// continue the chain; Sync makes them durable.
+func TestWriteBatchThenSync(t *testing.T) {
+	l, path := openTemp(t, Options{})
+	if _, err := l.WriteBatch([][]byte{payload(0), payload(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(payload(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.WriteBatch([][]byte{payload(3)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if err := l.Sync(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Sync after Close: %v", err)
+	}
+	rep, err := VerifyFile(path)
+	if err != nil || !rep.OK || rep.Records != 4 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+}

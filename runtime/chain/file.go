@@ -58,14 +58,22 @@ type File struct {
 	cond    *sync.Cond
 	queue   []*request
 	writing bool  // a leader is writing a batch
+	syncing bool  // Sync is in progress
 	closed  bool  //
 	broken  error // a failed write or sync: no more appends
 	size    int64 // bytes of acknowledged records
 	head    Head
-	torn    int64 // bytes removed by recovery at Open
+	torn    int64  // bytes removed by recovery at Open
+	wbuf    []byte // the leader's write buffer, reused
 }
 
+// writeChunk is the most a batch buffers before it writes: a large batch
+// goes out in writes of this size (and one sync), so that its buffer is
+// reused and stays in the cache.
+const writeChunk = 1 << 20
+
 type request struct {
+	nosync   bool // WriteBatch: the caller syncs later
 	payloads [][]byte
 	recs     []Record
 	err      error
@@ -204,18 +212,69 @@ func (l *File) Append(p []byte) (Record, error) {
 }
 
 // AppendBatch implements Log. The payloads are canonicalized first; an
-// invalid one fails the whole batch before anything is written.
+// invalid one fails the whole batch before anything is written. A payload
+// that is canonical already is used as it is, so the returned record's
+// Payload shares its memory.
 func (l *File) AppendBatch(ps [][]byte) ([]Record, error) {
+	return l.appendBatch(ps, false)
+}
+
+// WriteBatch is AppendBatch without the durability barrier: the records
+// are written (they survive a crash of the process, and Iterate and
+// Verify see them) but not yet synced, and they are acknowledged only
+// once a later Sync returns. A single writer can so write one batch while
+// the previous one is being synced.
+func (l *File) WriteBatch(ps [][]byte) ([]Record, error) {
+	return l.appendBatch(ps, true)
+}
+
+// Sync makes every record written so far durable (fdatasync, under
+// SyncAlways; nothing under SyncNever). It may run while another
+// goroutine writes; records written before Sync was called are durable
+// when it returns without error. A failed sync leaves the file in an
+// unknown state: the log then refuses every later append.
+func (l *File) Sync() error {
+	l.mu.Lock()
+	if err := l.usable(); err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	if l.opts.Sync != SyncAlways {
+		l.mu.Unlock()
+		return nil
+	}
+	l.syncing = true
+	l.mu.Unlock()
+	err := syncData(l.f)
+	l.mu.Lock()
+	l.syncing = false
+	if err != nil {
+		err = fmt.Errorf("chain: %s: sync: %w", l.path, err)
+		if l.broken == nil {
+			l.broken = err
+		}
+	}
+	l.cond.Broadcast()
+	l.mu.Unlock()
+	return err
+}
+
+func (l *File) appendBatch(ps [][]byte, nosync bool) ([]Record, error) {
 	if len(ps) == 0 {
 		return nil, nil
 	}
-	req := &request{payloads: make([][]byte, len(ps))}
+	req := &request{nosync: nosync, payloads: make([][]byte, len(ps))}
 	for i, p := range ps {
-		c, err := Canonical(p)
-		if err != nil {
-			return nil, err
+		// A canonical payload (the usual case) is used as it is: the
+		// records returned share it.
+		c := p
+		if !isCanonical(p) {
+			var err error
+			if c, err = canonicalSlow(p); err != nil {
+				return nil, err
+			}
 		}
-		if len(c) > l.opts.MaxRecordSize-200 {
+		if len(c) > l.opts.MaxRecordSize-lineOverhead {
 			return nil, fmt.Errorf("chain: payload of %d bytes exceeds the record size limit", len(c))
 		}
 		req.payloads[i] = c
@@ -294,33 +353,57 @@ func (l *File) finish(batch []*request, head Head, size int64, broken bool, err 
 // Only the leader calls it. broken reports a failure that leaves the end
 // of the file unknown.
 func (l *File) write(batch []*request, head Head, size int64) (_ Head, _ int64, broken bool, _ error) {
-	var buf bytes.Buffer
+	buf := l.wbuf[:0]
+	off := size
+	flush := func() error {
+		if testHookBeforeWrite != nil {
+			testHookBeforeWrite(l, buf, off)
+		}
+		if _, err := l.f.WriteAt(buf, off); err != nil {
+			return err
+		}
+		off += int64(len(buf))
+		buf = buf[:0]
+		return nil
+	}
+	var err error
 	for _, r := range batch {
 		r.recs = make([]Record, len(r.payloads))
 		for i, p := range r.payloads {
-			rec := newRecord(head, p)
-			encodeLine(&buf, &rec)
-			r.recs[i] = rec
-			head = Head{Seq: rec.Seq, Hash: rec.Hash}
+			buf, r.recs[i] = appendLine(buf, head, p)
+			// The record keeps the canonical payload it was given, not
+			// the reused buffer.
+			r.recs[i].Payload = p
+			head = Head{Seq: r.recs[i].Seq, Hash: r.recs[i].Hash}
+			if len(buf) >= writeChunk && err == nil {
+				err = flush()
+			}
 		}
 	}
-	if testHookBeforeWrite != nil {
-		testHookBeforeWrite(l, buf.Bytes(), size)
+	if len(buf) > 0 && err == nil {
+		err = flush()
 	}
-	if _, err := l.f.WriteAt(buf.Bytes(), size); err != nil {
+	if cap(buf) <= 4*writeChunk {
+		l.wbuf = buf
+	}
+	if err != nil {
 		// Take back whatever part was written; if that fails too, the
 		// file's end is unknown and the log stops accepting appends.
 		terr := l.f.Truncate(size)
 		return Head{}, 0, terr != nil, fmt.Errorf("chain: %s: write: %w", l.path, err)
 	}
-	if l.opts.Sync == SyncAlways {
+	sync := false
+	for _, r := range batch {
+		sync = sync || !r.nosync
+	}
+	if l.opts.Sync == SyncAlways && sync {
 		if err := syncData(l.f); err != nil {
 			// After a failed fsync the state of the written bytes is
 			// unknown: refuse further appends rather than guess.
 			return Head{}, 0, true, fmt.Errorf("chain: %s: sync: %w", l.path, err)
 		}
 	}
-	return head, size + int64(buf.Len()), false, nil
+	return head, off, false, nil
 }
 
 // testHookBeforeWrite, when set by tests, sees each batch before it is
@@ -376,7 +459,7 @@ func (l *File) Verify() (*Report, error) {
 // Close implements Log. It waits for a write in progress.
 func (l *File) Close() error {
 	l.mu.Lock()
-	for l.writing {
+	for l.writing || l.syncing {
 		l.cond.Wait()
 	}
 	if l.closed {
@@ -408,7 +491,14 @@ func iterateReader(r io.Reader, max int, fn func(Record) error) error {
 			return err
 		}
 		line++
-		rec, kind, reason := parseLine(b)
+		// Only a malformed line stops the iteration. A line of the
+		// canonical shape with a canonical payload cannot be malformed,
+		// whatever its hash: skip hashing it.
+		rec, ok := fastParse(b)
+		kind, reason := "", ""
+		if !ok || !isCanonical(rec.Payload) {
+			rec, kind, reason = parseLine(b)
+		}
 		if kind == ProblemMalformed {
 			return fmt.Errorf("chain: line %d: %s", line, reason)
 		}
@@ -453,29 +543,6 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 		}
 		return nil, err
 	}
-}
-
-func verifyReader(r io.Reader, max int) (*Report, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	v := newVerifier()
-	for {
-		b, err := readLine(br, max)
-		if err == io.EOF {
-			break
-		}
-		var p errPartial
-		if errors.As(err, &p) {
-			v.rep.TornBytes = p.n
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if _, ok := v.add(b); !ok {
-			break
-		}
-	}
-	return &v.rep, nil
 }
 
 // VerifyFile verifies the log at path without locking it, so it can run

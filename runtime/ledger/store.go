@@ -54,6 +54,28 @@ func (s ChainStore) Append(payloads [][]byte) error {
 	return err
 }
 
+// Write appends the payloads without waiting for them to be durable when
+// the log can (chain.File's WriteBatch); Sync makes them durable. With any
+// other log it is Append.
+func (s ChainStore) Write(payloads [][]byte) error {
+	if w, ok := s.Log.(interface {
+		WriteBatch([][]byte) ([]chain.Record, error)
+	}); ok {
+		_, err := w.WriteBatch(payloads)
+		return err
+	}
+	return s.Append(payloads)
+}
+
+// Sync makes everything written so far durable (per the log's sync
+// policy).
+func (s ChainStore) Sync() error {
+	if y, ok := s.Log.(interface{ Sync() error }); ok {
+		return y.Sync()
+	}
+	return nil
+}
+
 // Iterate implements Store.
 func (s ChainStore) Iterate(fn func(uint64, []byte) error) error {
 	return s.Log.Iterate(func(r chain.Record) error { return fn(r.Seq, r.Payload) })
@@ -64,6 +86,57 @@ func (s ChainStore) Verify() (*chain.Report, error) { return s.Log.Verify() }
 
 // Close implements Store.
 func (s ChainStore) Close() error { return s.Log.Close() }
+
+// loader is a chain.Log that reads itself into memory in one pass while
+// it verifies (chain.File).
+type loader interface {
+	Load(fn func(seq uint64, payload []byte)) (func() (*chain.Report, error), error)
+}
+
+// Load reads every record of the store, in order, and verifies the store.
+// With a chain file it reads the file once and verifies it on other
+// goroutines while the caller goes on with the entries: verify waits for
+// the verification and returns its report (the error is for I/O
+// failures). The entries must not be trusted until verify reports the
+// store OK.
+func (s ChainStore) Load() (entries []Entry, verify func() (*chain.Report, error), err error) {
+	ld, ok := s.Log.(loader)
+	if !ok {
+		return loadSlow(s)
+	}
+	verify, err = ld.Load(func(seq uint64, p []byte) {
+		entries = append(entries, Entry{Seq: seq, Type: TypeOf(p), Payload: p})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return entries, verify, nil
+}
+
+// Load is ChainStore.Load for any store: stores without a one-pass load
+// are verified first, then read.
+func Load(s Store) (entries []Entry, verify func() (*chain.Report, error), err error) {
+	if cs, ok := s.(ChainStore); ok {
+		return cs.Load()
+	}
+	return loadSlow(s)
+}
+
+func loadSlow(s Store) ([]Entry, func() (*chain.Report, error), error) {
+	rep, err := s.Verify()
+	if err != nil {
+		return nil, nil, err
+	}
+	verify := func() (*chain.Report, error) { return rep, nil }
+	if !rep.OK {
+		return nil, verify, nil
+	}
+	entries, err := ReadAll(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return entries, verify, nil
+}
 
 // FileName is the chain file inside a ledger directory.
 const FileName = "ledger.jsonl"

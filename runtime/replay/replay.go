@@ -102,26 +102,31 @@ func Dir(dir string, opts Options) *Report {
 	return Store(ledger.ChainStore{Log: f}, opts)
 }
 
-// Store replays a ledger store.
+// Store replays a ledger store. The hash chain is verified first: a
+// broken chain is reported as tampering, with no replay. (A file store is
+// read once and verified on other goroutines while the replay runs; the
+// replay's findings count only once the chain is known to be intact.)
 func Store(s ledger.Store, opts Options) *Report {
-	rep := &Report{}
-	vr, err := s.Verify()
+	entries, verify, err := ledger.Load(s)
 	if err != nil {
-		rep.Error = err.Error()
-		return rep
+		return &Report{Error: err.Error()}
+	}
+	rep := &Report{}
+	if len(entries) > 0 {
+		rep.Records = len(entries)
+		Entries(entries, opts, rep)
+	}
+	vr, err := verify()
+	if err != nil {
+		return &Report{Error: err.Error()}
 	}
 	if !vr.OK {
-		rep.Tamper = vr.Problem
-		rep.Records = vr.Records
-		return rep
+		return &Report{Tamper: vr.Problem, Records: vr.Records}
 	}
-	entries, err := ledger.ReadAll(s)
-	if err != nil {
-		rep.Error = err.Error()
-		return rep
+	if len(entries) == 0 {
+		rep.Records = 0
+		Entries(entries, opts, rep)
 	}
-	rep.Records = len(entries)
-	Entries(entries, opts, rep)
 	return rep
 }
 

@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash/fnv"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -272,6 +273,10 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		i += plainASCII(s[i:])
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -312,4 +317,29 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plainASCII returns the length of the run of bytes at the start of s
+// that AppendString copies as they are without looking further: printable
+// ASCII but '"' and '\\'. It looks at 8 bytes at a time.
+func plainASCII(s string) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q := x ^ (lo * '"')
+		e := x ^ (lo * '\\')
+		// The lowest flagged byte is the first quote, backslash, control
+		// or non-ASCII byte (flags above it may be false).
+		if m := ((q-lo)&^q | (e-lo)&^e | (x-lo*0x20)&^x | x) & hi; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			break
+		}
+	}
+	return i
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/capsulang/caps/runtime/trace"
 	"github.com/google/go-cmp/cmp"
@@ -74,6 +75,53 @@ func TestAppendStringCanonical(t *testing.T) {
 	} {
 		if got := string(trace.AppendString(nil, s)); got != want {
 			t.Errorf("%q: %s, want %s", s, got, want)
+		}
+	}
+}
+
+// appendStringRef is AppendString written byte by byte, as it was before
+// its 8-bytes-at-a-time fast path.
+func appendStringRef(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c == '\b':
+				b = append(b, '\\', 'b')
+			case c == '\f':
+				b = append(b, '\\', 'f')
+			case c < 0x20:
+				b = append(b, `\u00`...)
+				b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		b = utf8.AppendRune(b, r)
+		i += size
+	}
+	return append(b, '"')
+}
+
+func TestAppendStringFastPath(t *testing.T) {
+	for _, s := range []string{"", "plain ascii text, long enough", "quote\" in the middle of it", "back\\slash and more text", "ctl\x01\x1f\n\t\b\f\r and more", "é and 😀 here and there", "bad \xff utf-8 byte in a long string", "0123456789abcdef\x7f"} {
+		for k := 0; k <= len(s); k++ { // every alignment
+			sub := s[k:]
+			if got, want := string(trace.AppendString(nil, sub)), string(appendStringRef(nil, sub)); got != want {
+				t.Errorf("AppendString(%q) = %s, want %s", sub, got, want)
+			}
 		}
 	}
 }
