@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
@@ -36,9 +37,18 @@ docs/editors.md. Logs go to stderr, or to FILE with --log.`,
 					defer f.Close()
 					logw = f
 				}
+				if os.Getenv("GOMEMLIMIT") == "" {
+					// A soft limit keeps the heap near its live size while
+					// edits allocate fast; the Go runtime caps the extra GC
+					// work, and GOMEMLIMIT overrides it (docs/lsp.md).
+					debug.SetMemoryLimit(lspMemoryLimit)
+				}
 				return lsp.Serve(context.Background(), c.Stdin, c.Stdout, lsp.Options{Debounce: *debounce, Log: logw, Version: version})
 			}
 		},
 	})
 	_ = time.Second
 }
+
+// lspMemoryLimit is the language server's default soft memory limit.
+const lspMemoryLimit = 64 << 20
