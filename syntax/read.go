@@ -135,7 +135,7 @@ func (s *Source) tokens() []token {
 // tokensIn lists the tokens of nodes [from, to), a run of whole subtrees.
 func (s *Source) tokensIn(from, to int32) []token {
 	c := s.CST
-	toks := make([]token, 0, (to-from)/2+1)
+	toks := make([]token, 0, to-from) // at most one token a node
 	for i := from; i < to; {
 		n := &c.Nodes[i]
 		switch c.Kind(i) {

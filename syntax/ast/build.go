@@ -258,12 +258,16 @@ func (b *builder) decl(f *syntax.Form) Decl {
 		if !db.Name.Valid() && len(f.Items) > 1 && f.Items[1].Kind == syntax.FormList {
 			start = 1
 		}
-		for _, it := range f.Items[min(start, len(f.Items)):] {
+		items := f.Items[min(start, len(f.Items)):]
+		clauses := make([]Clause, 0, len(items)) // one allocation for them all
+		db.Clauses = make([]*Clause, 0, len(items))
+		for _, it := range items {
 			if it.Kind != syntax.FormList || it.Head() == "" {
 				b.errorf(CodeUnknownForm, it.Span, "unexpected %s in %s %s; expected a clause such as (KEY value)", describe(it), head, db.Name.Name)
 				continue
 			}
-			db.Clauses = append(db.Clauses, &Clause{Form: it, Key: Ident{it.Head(), it.Items[0].Span}, Args: it.Items[1:]})
+			clauses = append(clauses, Clause{Form: it, Key: Ident{it.Head(), it.Items[0].Span}, Args: it.Items[1:]})
+			db.Clauses = append(db.Clauses, &clauses[len(clauses)-1])
 		}
 		return db
 	}

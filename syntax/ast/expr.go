@@ -1,45 +1,60 @@
 package ast
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/capsulang/caps/syntax"
 )
 
-var (
-	intRE      = regexp.MustCompile(`^-?[0-9]+$`)
-	decimalRE  = regexp.MustCompile(`^-?[0-9]+\.[0-9]+$`)
-	durationRE = regexp.MustCompile(`^([0-9]+)(ms|s|m|h|d)$`)
-)
-
 var durationUnit = map[string]int64{"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+// digits returns how many ASCII digits text starts with.
+func digits(text string) int {
+	n := 0
+	for n < len(text) && text[n] >= '0' && text[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// numberShape splits a number's text: an optional '-', an integer part, and
+// what follows it (a fraction ".123", a unit "ms", or nothing).
+func numberShape(text string) (neg bool, whole, rest string) {
+	if strings.HasPrefix(text, "-") {
+		neg, text = true, text[1:]
+	}
+	n := digits(text)
+	return neg, text[:n], text[n:]
+}
 
 // ParseNumber classifies the text of a number token: *IntLit, *DecimalLit or
 // *Duration; nil if the text is not a valid number.
 func ParseNumber(text string, sp Span) Expr {
+	neg, whole, rest := numberShape(text)
 	switch {
-	case intRE.MatchString(text):
-		lit := &IntLit{Span: sp, Text: text, Neg: strings.HasPrefix(text, "-")}
-		v, err := strconv.ParseUint(strings.TrimPrefix(text, "-"), 10, 64)
+	case whole == "":
+		return nil
+	case rest == "": // -?[0-9]+
+		lit := &IntLit{Span: sp, Text: text, Neg: neg}
+		v, err := strconv.ParseUint(whole, 10, 64)
 		lit.Mag, lit.Overflow = v, err != nil
 		if lit.Neg && lit.Mag == 0 {
 			lit.Neg = false
 		}
 		return lit
-	case decimalRE.MatchString(text):
+	case rest[0] == '.' && len(rest) > 1 && digits(rest[1:]) == len(rest)-1: // -?[0-9]+\.[0-9]+
 		return &DecimalLit{Span: sp, Text: text}
 	}
-	if m := durationRE.FindStringSubmatch(text); m != nil {
-		n, err := strconv.ParseInt(m[1], 10, 64)
-		unit := durationUnit[m[2]]
-		if err != nil || n > (1<<62)/unit {
-			return nil
-		}
-		return &Duration{Span: sp, Text: text, Millis: n * unit}
+	unit, ok := durationUnit[rest] // [0-9]+(ms|s|m|h|d)
+	if neg || !ok {
+		return nil
 	}
-	return nil
+	n, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || n > (1<<62)/unit {
+		return nil
+	}
+	return &Duration{Span: sp, Text: text, Millis: n * unit}
 }
 
 // number reads a number form, reporting malformed ones.
@@ -57,13 +72,17 @@ func (b *builder) number(f *syntax.Form) Expr {
 
 // nameExpr splits a symbol into a dotted name.
 func nameExpr(f *syntax.Form) *Name {
-	n := &Name{Span: f.Span}
-	off := f.Span.Start
-	for _, part := range strings.Split(f.Text, ".") {
-		n.Parts = append(n.Parts, Ident{part, Span{Start: off, End: off + len(part)}})
-		off += len(part) + 1
+	n := &Name{Span: f.Span, Parts: make([]Ident, 0, strings.Count(f.Text, ".")+1)}
+	off, text := f.Span.Start, f.Text
+	for {
+		i := strings.IndexByte(text, '.')
+		if i < 0 {
+			n.Parts = append(n.Parts, Ident{text, Span{Start: off, End: off + len(text)}})
+			return n
+		}
+		n.Parts = append(n.Parts, Ident{text[:i], Span{Start: off, End: off + i}})
+		off, text = off+i+1, text[i+1:]
 	}
-	return n
 }
 
 // NameOf returns the dotted name of a symbol form.
