@@ -1,7 +1,7 @@
 package wasm
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -49,7 +49,8 @@ var (
 	opEnd         = ins{op: 0x0B, name: "end"}
 	opDrop        = ins{op: 0x1A, name: "drop"}
 	opI32Eqz      = ins{op: 0x45, name: "i32.eqz"}
-	opI32GeU      = ins{op: 0x4F, name: "i32.ge_u"}
+	opI32LeS      = ins{op: 0x4C, name: "i32.le_s"}
+	opI32And      = ins{op: 0x71, name: "i32.and"}
 	opI32Add      = ins{op: 0x6A, name: "i32.add"}
 	opI32Sub      = ins{op: 0x6B, name: "i32.sub"}
 	opI32Shl      = ins{op: 0x74, name: "i32.shl"}
@@ -144,27 +145,32 @@ func (x ins) encode(b []byte) []byte {
 	return b
 }
 
-// text writes the instruction in the WAT flat syntax.
-func (x ins) text(names func(ins) string) string {
-	s := x.name
+// writeText writes the instruction in the WAT flat syntax.
+func (x ins) writeText(b *strings.Builder, names func(ins) string) {
+	b.WriteString(x.name)
 	switch x.imm {
 	case immI32, immI64:
-		s += fmt.Sprintf(" %d", x.i)
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(x.i, 10))
 	case immIdx:
-		s += " " + names(x)
+		b.WriteByte(' ')
+		b.WriteString(names(x))
 	case immBlock:
 		if x.b != tVoid {
-			s += " (result " + typeName(x.b) + ")"
+			b.WriteString(" (result ")
+			b.WriteString(typeName(x.b))
+			b.WriteByte(')')
 		}
 	case immMem:
 		if x.i != 0 {
-			s += fmt.Sprintf(" offset=%d", x.i)
+			b.WriteString(" offset=")
+			b.WriteString(strconv.FormatInt(x.i, 10))
 		}
 	}
 	if x.note != "" {
-		s += "  ;; " + x.note
+		b.WriteString("  ;; ")
+		b.WriteString(x.note)
 	}
-	return s
 }
 
 // section appends a section with its id and size.

@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -53,16 +54,21 @@ func (r *Runtime) Close(ctx context.Context) error { return r.rt.Close(ctx) }
 
 // Instance is an instantiated compiled module.
 type Instance struct {
-	Module   *cwasm.Module
-	mod      api.Module
-	mem      api.Memory
-	depth    api.MutableGlobal
-	maxDepth api.MutableGlobal
-	fuel     api.MutableGlobal
-	trapSite api.Global
-	fns      []api.Function
-	pages    uint32
-	stack    []uint64
+	Module     *cwasm.Module
+	mod        api.Module
+	mem        api.Memory
+	depth      api.Global
+	entryDepth api.MutableGlobal
+	fuel       api.MutableGlobal
+	trapSite   api.MutableGlobal
+	fns        []api.Function
+	nparams    []int // of each function
+	pages      uint32
+	stack      []uint64
+	// entry is the value of caps.entry_depth, which only the host sets;
+	// stackDepth is the depth budget the shadow stack has room for.
+	entry      uint64
+	stackDepth int
 }
 
 // Instantiate compiles (or takes from the cache) and instantiates m.
@@ -77,12 +83,12 @@ func (r *Runtime) Instantiate(ctx context.Context, m *cwasm.Module) (*Instance, 
 	}
 	in := &Instance{Module: m, mod: mod, mem: mod.ExportedMemory(cwasm.ExportMemory)}
 	var ok1, ok2, ok3 bool
-	in.depth, ok1 = mod.ExportedGlobal(cwasm.ExportDepth).(api.MutableGlobal)
-	in.maxDepth, ok2 = mod.ExportedGlobal(cwasm.ExportMaxDepth).(api.MutableGlobal)
-	in.fuel, ok3 = mod.ExportedGlobal(cwasm.ExportFuel).(api.MutableGlobal)
-	in.trapSite = mod.ExportedGlobal(cwasm.ExportTrapSite)
-	if !ok1 || !ok2 || !ok3 || in.trapSite == nil || in.mem == nil {
-		return nil, errors.New("the module lacks the caps.* runtime exports")
+	in.depth = mod.ExportedGlobal(cwasm.ExportDepth)
+	in.entryDepth, ok1 = mod.ExportedGlobal(cwasm.ExportEntryDepth).(api.MutableGlobal)
+	in.fuel, ok2 = mod.ExportedGlobal(cwasm.ExportFuel).(api.MutableGlobal)
+	in.trapSite, ok3 = mod.ExportedGlobal(cwasm.ExportTrapSite).(api.MutableGlobal)
+	if !ok1 || !ok2 || !ok3 || in.depth == nil || in.mem == nil {
+		return nil, errors.New("the module lacks the caps.* runtime exports; compile it with this version of codegen/wasm")
 	}
 	for _, f := range m.Core.Funcs {
 		fn := mod.ExportedFunction(f.Name)
@@ -90,8 +96,10 @@ func (r *Runtime) Instantiate(ctx context.Context, m *cwasm.Module) (*Instance, 
 			return nil, fmt.Errorf("the module does not export %s", f.Name)
 		}
 		in.fns = append(in.fns, fn)
+		in.nparams = append(in.nparams, len(f.Params))
 	}
 	in.pages = uint32(m.Pages)
+	in.entry = in.entryDepth.Get()
 	return in, nil
 }
 
@@ -116,43 +124,55 @@ type Budgets struct {
 // CallRaw calls function fi (an index into Module.Core.Funcs) with raw
 // arguments in the ABI representation. It returns the raw result, or a
 // *Trap, or another error.
+//
+// The call runs without a call trace and checks the call budget late. If
+// it traps inside nested calls, or the budget ran out, CallRaw runs it
+// again in the module's trace mode (the functions are pure, so it stops
+// at the same place, or at the exact call that spent the budget) to read
+// the active call sites.
 func (in *Instance) CallRaw(ctx context.Context, fi int, args []uint64, b Budgets) (uint64, error) {
 	maxDepth := b.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = interp.DefaultMaxDepth
 	}
+	if maxDepth >= cwasm.TraceBias {
+		return 0, fmt.Errorf("max depth %d is too large for compiled code; use at most %d", maxDepth, cwasm.TraceBias-1)
+	}
 	fuel := b.MaxSteps
 	if fuel <= 0 {
 		fuel = interp.DefaultMaxSteps
 	}
-	if err := in.ensureStack(maxDepth); err != nil {
-		return 0, err
-	}
-	if maxDepth < 1 {
-		return 0, errors.New("max depth must be positive")
-	}
-	// The host's call is frame 0 of the shadow stack.
-	in.depth.Set(1)
-	in.maxDepth.Set(uint64(uint32(maxDepth)))
-	in.fuel.Set(uint64(fuel))
-	f := in.Module.Core.Funcs[fi]
-	n := max(len(args), 1)
-	if cap(in.stack) < n {
-		in.stack = make([]uint64, n)
-	}
-	st := in.stack[:n]
-	copy(st, args)
-	if len(f.Params) != len(args) {
+	if in.nparams[fi] != len(args) {
+		f := in.Module.Core.Funcs[fi]
 		return 0, fmt.Errorf("%s takes %d arguments, got %d", f.Name, len(f.Params), len(args))
 	}
-	err := in.fns[fi].CallWithStack(ctx, st)
+	// The host's call is the outermost frame: maxDepth-1 nested calls
+	// remain.
+	entry := uint64(uint32(maxDepth - 1))
+	res, err := in.run(ctx, fi, args, entry, fuel)
 	if err == nil {
-		return st[0], nil
+		return res, nil
 	}
 	site := int32(uint32(in.trapSite.Get()))
 	sites := in.Module.Core.Sites
-	if site < 0 || int(site) >= len(sites) {
+	if site != cwasm.TrapFuelLate && (site < 0 || int(site) >= len(sites)) {
 		return 0, fmt.Errorf("compiled code failed: %v", err)
+	}
+	// A trap in the host's own frame, with the call budget not spent, is
+	// complete. Otherwise replay in trace mode: that gives the call trace
+	// and stops exactly at the call that spends the budget.
+	if site == cwasm.TrapFuelLate || int32(uint32(in.depth.Get())) != int32(maxDepth-1) || int64(in.fuel.Get()) < 0 {
+		if err := in.ensureStack(maxDepth); err != nil {
+			return 0, err
+		}
+		in.trapSite.Set(uint64(math.MaxUint32))
+		if _, err2 := in.run(ctx, fi, args, uint64(uint32(int32(maxDepth-1)-cwasm.TraceBias)), fuel); err2 == nil {
+			return 0, fmt.Errorf("compiled code failed (%v) but did not fail again in trace mode", err)
+		}
+		site = int32(uint32(in.trapSite.Get()))
+		if site < 0 || int(site) >= len(sites) {
+			return 0, fmt.Errorf("compiled code failed in trace mode: %v", err)
+		}
 	}
 	t := &Trap{Site: sites[site]}
 	nv := 1
@@ -166,10 +186,15 @@ func (in *Instance) CallRaw(ctx context.Context, fi int, args []uint64, b Budget
 	for i := 0; i < nv && 8*i+8 <= len(buf); i++ {
 		t.Values = append(t.Values, binary.LittleEndian.Uint64(buf[8*i:]))
 	}
-	depth := uint32(in.depth.Get())
-	if depth > 1 {
-		raw, _ := in.mem.Read(uint32(in.Module.StackBase), 4*depth)
-		for i := uint32(1); i < depth && 4*i+4 <= uint32(len(raw)); i++ {
+	// The frame that trapped had d nested calls left; the shadow stack
+	// holds, at index e, the call site of the frame called with e-1 left.
+	d := int(int32(uint32(in.depth.Get())))
+	if d < 0 {
+		d += cwasm.TraceBias
+	}
+	if n := maxDepth - 1 - d; n > 0 && d >= 0 {
+		raw, _ := in.mem.Read(uint32(in.Module.StackBase+4*(d+1)), uint32(4*n))
+		for i := len(raw)/4 - 1; i >= 0; i-- {
 			id := binary.LittleEndian.Uint32(raw[4*i:])
 			if int(id) < len(sites) {
 				t.Calls = append(t.Calls, sites[id])
@@ -179,19 +204,42 @@ func (in *Instance) CallRaw(ctx context.Context, fi int, args []uint64, b Budget
 	return 0, t
 }
 
+// run calls function fi's export with the given depth budget and fuel.
+func (in *Instance) run(ctx context.Context, fi int, args []uint64, entry uint64, fuel int64) (uint64, error) {
+	if entry != in.entry {
+		in.entryDepth.Set(entry)
+		in.entry = entry
+	}
+	in.fuel.Set(uint64(fuel))
+	n := max(len(args), 1)
+	if cap(in.stack) < n {
+		in.stack = make([]uint64, n)
+	}
+	st := in.stack[:n]
+	copy(st, args)
+	if err := in.fns[fi].CallWithStack(ctx, st); err != nil {
+		return 0, err
+	}
+	return st[0], nil
+}
+
 func (t *Trap) Error() string { return fmt.Sprintf("trap at site %d (%s)", t.Site.ID, t.Site.Kind) }
 
 // ensureStack grows the memory so that the shadow stack holds maxDepth
-// entries.
+// entries (for trace mode).
 func (in *Instance) ensureStack(maxDepth int) error {
+	if maxDepth <= in.stackDepth {
+		return nil
+	}
 	need := uint64(in.Module.StackBase) + 4*uint64(maxDepth+1)
 	pages := uint32((need + 65535) / 65536)
 	if pages > in.pages {
 		if _, ok := in.mem.Grow(pages - in.pages); !ok {
-			return fmt.Errorf("cannot grow the wasm memory to %d pages for depth %d", pages, maxDepth)
+			return fmt.Errorf("cannot grow the wasm memory to %d pages for the call trace at depth %d; lower --max-depth", pages, maxDepth)
 		}
 		in.pages = pages
 	}
+	in.stackDepth = maxDepth
 	return nil
 }
 
