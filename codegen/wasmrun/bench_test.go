@@ -14,9 +14,10 @@ import (
 	"github.com/capsulang/caps/runtime/value"
 )
 
-// benchSource holds the benchmark functions: recursive fib, and a
-// loop-heavy function (a counted loop written as tail recursion with
-// arithmetic, a division and comparisons in each iteration).
+// benchSource holds the benchmark functions: recursive fib, and two
+// loop-heavy functions (counted loops written as tail recursion): loop
+// divides twice in each iteration, which bounds compiled code by the
+// latency of 64-bit division; mix does the same without dividing.
 const benchSource = `(module bench.m
   (capsule "1")
   (function fib
@@ -28,6 +29,11 @@ const benchSource = `(module bench.m
     (output U64)
     (body (if (== i 0) acc
             (loop (- i 1) (+ (* acc 31) (% (+ i (/ acc 7)) 1000003))))))
+  (function mix
+    (input (i U64) (acc U64))
+    (output U64)
+    (body (if (== i 0) acc
+            (mix (- i 1) (+ (* acc 31) (- (+ i 17) (* i i)))))))
   (function ident
     (input (x I64))
     (output I64)
@@ -96,6 +102,27 @@ func BenchmarkLoopInterp(b *testing.B) {
 func BenchmarkLoopWasm(b *testing.B) {
 	e := setup(b)
 	fi := e.m.FuncIndex("loop")
+	budgets := wasmrun.Budgets{MaxSteps: 1 << 40}
+	for b.Loop() {
+		if _, err := e.inst.CallRaw(context.Background(), fi, []uint64{loopN, 1}, budgets); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLoopArithInterp(b *testing.B) {
+	e := setup(b)
+	args := []value.Value{value.U64(loopN), value.U64(1)}
+	for b.Loop() {
+		if _, _, err := e.in.Call("mix", args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLoopArithWasm(b *testing.B) {
+	e := setup(b)
+	fi := e.m.FuncIndex("mix")
 	budgets := wasmrun.Budgets{MaxSteps: 1 << 40}
 	for b.Loop() {
 		if _, err := e.inst.CallRaw(context.Background(), fi, []uint64{loopN, 1}, budgets); err != nil {
