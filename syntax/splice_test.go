@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/syntax/edittest"
 	capsulang "github.com/capsulang/caps/tree-sitter-capsulang/golang"
 )
 
@@ -88,7 +89,7 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 			cur := d.Text()
 			start, end, text := randomEdit(r, cur)
 			if d.CST().HasError(0) && r.Intn(3) > 0 {
-				start, end, text = undo(cur, good)
+				start, end, text = edittest.Undo(cur, good)
 			}
 			before := d.CST()
 			if err := d.Edit(start, end, []byte(text)); err != nil {
@@ -117,18 +118,4 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 		t.Fatalf("only %d of %d edits were spliced; the test does not exercise splicing", spliced, edits)
 	}
 	t.Logf("%d edits, %d spliced", edits, spliced)
-}
-
-// undo returns the one edit that turns cur back into good: the bytes
-// between their common prefix and suffix.
-func undo(cur, good []byte) (start, end int, text string) {
-	p := 0
-	for p < len(cur) && p < len(good) && cur[p] == good[p] {
-		p++
-	}
-	s := 0
-	for s < len(cur)-p && s < len(good)-p && cur[len(cur)-1-s] == good[len(good)-1-s] {
-		s++
-	}
-	return p, len(cur) - s, string(good[p : len(good)-s])
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
+	"github.com/capsulang/caps/syntax/edittest"
 )
 
 func checkCST(c *syntax.CST) *Result {
@@ -60,19 +61,6 @@ func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 	return at, at, ""
 }
 
-// undoTo returns the one edit that turns cur into good.
-func undoTo(cur, good []byte) (start, end int, text string) {
-	p := 0
-	for p < len(cur) && p < len(good) && cur[p] == good[p] {
-		p++
-	}
-	s := 0
-	for s < len(cur)-p && s < len(good)-p && cur[len(cur)-1-s] == good[len(good)-1-s] {
-		s++
-	}
-	return p, len(cur) - s, string(good[p : len(good)-s])
-}
-
 // TestRecheckMatchesCheck edits files at random and checks after every
 // edit that Recheck, against a base checked some edits earlier, reports
 // exactly what a full check of the new text reports, whenever it answers.
@@ -101,7 +89,7 @@ func TestRecheckMatchesCheck(t *testing.T) {
 			cur := d.Text()
 			start, end, text := bodyEdit(r, cur)
 			if d.CST().HasError(0) && r.Intn(3) > 0 {
-				start, end, text = undoTo(cur, good)
+				start, end, text = edittest.Undo(cur, good)
 			}
 			if err := d.Edit(start, end, []byte(text)); err != nil {
 				t.Fatal(err)

@@ -53,17 +53,8 @@ func (c *canonChecker) value(depth int) bool {
 			if !c.value(depth + 1) {
 				return false
 			}
-			if c.i >= len(c.b) {
-				return false
-			}
-			switch c.b[c.i] {
-			case ']':
-				c.i++
-				return true
-			case ',':
-				c.i++
-			default:
-				return false
+			if done, ok := c.next(']'); done || !ok {
+				return ok
 			}
 		}
 	case ch == '"':
@@ -119,19 +110,28 @@ func (c *canonChecker) object(depth int) bool {
 		if !c.value(depth + 1) {
 			return false
 		}
-		if c.i >= len(c.b) {
-			return false
-		}
-		switch c.b[c.i] {
-		case '}':
-			c.i++
-			return true
-		case ',':
-			c.i++
-		default:
-			return false
+		if done, ok := c.next('}'); done || !ok {
+			return ok
 		}
 	}
+}
+
+// next consumes what follows a member or element: closer ends the
+// container (done), a comma announces another; anything else is not
+// canonical (ok false).
+func (c *canonChecker) next(closer byte) (done, ok bool) {
+	if c.i >= len(c.b) {
+		return false, false
+	}
+	switch c.b[c.i] {
+	case closer:
+		c.i++
+		return true, true
+	case ',':
+		c.i++
+		return false, true
+	}
+	return false, false
 }
 
 // str checks a string at c.i written with the minimal escaping of
