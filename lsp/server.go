@@ -466,7 +466,7 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		quick := false
 		var diags []syntax.Diagnostic
 		if base != nil {
-			diags, quick = base.Recheck(snap.cst)
+			diags, quick = s.recheck(base, snap)
 		}
 		if quick {
 			quickChecks.Add(1)
@@ -534,6 +534,18 @@ func (s *Server) publishExamples(snap *snapshot) {
 		return
 	}
 	s.publish(snap, s.diagnostics(snap, true), true)
+}
+
+// recheck re-checks snap incrementally against base; a panic in it is
+// logged and answered by the full check instead.
+func (s *Server) recheck(base *check.Result, snap *snapshot) (diags []syntax.Diagnostic, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic in an incremental check of %s (checking in full): %v\n%s", snap.uri, r, debug.Stack())
+			diags, ok = nil, false
+		}
+	}()
+	return base.Recheck(snap.cst)
 }
 
 // setBase makes the snapshot's full check the base of later incremental
