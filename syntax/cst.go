@@ -147,7 +147,7 @@ func newCST(tree *sitter.Tree, src []byte, lines *Lines) *CST {
 	if lines == nil {
 		lines = NewLines(src)
 	}
-	return &CST{Src: src, Nodes: capsulang.Flatten(tree, nil), Lines: lines}
+	return &CST{Src: src, Nodes: capsulang.FlattenParallel(tree, nil), Lines: lines}
 }
 
 // Parse is a convenience that parses src with a fresh parser.

@@ -131,10 +131,43 @@ uint32_t caps_children_at(const TSTree *tree, const uint32_t *path, uint32_t dep
 	return k;
 }
 
-uint32_t caps_tree_info(const TSTree *tree, uint32_t *has_error, uint32_t *start, uint32_t *end) {
+uint32_t caps_tree_info(const TSTree *tree, uint32_t *has_error, uint32_t *start, uint32_t *end, uint16_t *symbol) {
 	TSNode root = ts_tree_root_node(tree);
+	*symbol = ts_node_symbol(root);
 	*has_error = ts_node_has_error(root) ? 1 : 0;
 	*start = ts_node_start_byte(root);
 	*end = ts_node_end_byte(root);
 	return ts_node_descendant_count(root);
+}
+
+uint32_t caps_flatten_children(const TSTree *tree, const uint32_t *path, uint32_t depth, uint32_t from, uint32_t to,
+                               CapsNode *out, uint32_t cap, int32_t base, int32_t parent) {
+	TSNode n;
+	if (!at(tree, path, depth, &n)) return 0;
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	uint32_t written = 0;
+	int32_t prev = -1;
+	if (ts_tree_cursor_goto_first_child(&c)) {
+		uint32_t k = 0;
+		do {
+			if (k >= to) break;
+			if (k++ < from) continue;
+			uint32_t got = flatten_node(ts_tree_cursor_current_node(&c), out + written, cap - written);
+			if (got == 0) break;
+			int32_t off = base + (int32_t)written;
+			for (uint32_t i = written; i < written + got; i++) {
+				CapsNode *x = &out[i];
+				x->parent += off;
+				if (x->next >= 0) x->next += off;
+				if (x->last >= 0) x->last += off;
+			}
+			out[written].parent = parent;
+			out[written].next = -1;
+			if (prev >= 0) out[prev].next = off;
+			prev = (int32_t)written;
+			written += got;
+		} while (ts_tree_cursor_goto_next_sibling(&c));
+	}
+	ts_tree_cursor_delete(&c);
+	return written;
 }

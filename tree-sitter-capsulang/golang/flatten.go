@@ -4,6 +4,8 @@ package capsulang
 import "C"
 
 import (
+	"runtime"
+	"sync"
 	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -88,13 +90,15 @@ type TreeInfo struct {
 	Nodes      int // node count, the root included
 	HasError   bool
 	Start, End uint32 // the root's byte range
+	Symbol     uint16 // the root's symbol
 }
 
 // Info returns the tree's summary.
 func Info(t *sitter.Tree) TreeInfo {
 	var e, a, b C.uint32_t
-	n := C.caps_tree_info(treePtr(t), &e, &a, &b)
-	return TreeInfo{Nodes: int(n), HasError: e != 0, Start: uint32(a), End: uint32(b)}
+	var sym C.uint16_t
+	n := C.caps_tree_info(treePtr(t), &e, &a, &b, &sym)
+	return TreeInfo{Nodes: int(n), HasError: e != 0, Start: uint32(a), End: uint32(b), Symbol: uint16(sym)}
 }
 
 // Children lists the children of the node reached from the root by
@@ -133,4 +137,126 @@ func FlattenAt(t *sitter.Tree, path []uint32, size uint32) []RawNode {
 	}
 	got := C.caps_flatten_at(treePtr(t), p, C.uint32_t(len(path)), (*C.CapsNode)(unsafe.Pointer(&out[0])), C.uint32_t(size))
 	return out[:got]
+}
+
+// parallelMin is the node count from which FlattenParallel splits the work.
+const parallelMin = 20_000
+
+// FlattenParallel is Flatten for large trees on more than one CPU: the
+// children of the root's largest child (a file's module form) are
+// flattened by two goroutines at once, each into its own part of the
+// result, whose offsets follow from the subtree sizes. Trees are immutable,
+// so concurrent reads of one are safe. The result equals Flatten's.
+func FlattenParallel(t *sitter.Tree, buf []RawNode) []RawNode {
+	info := Info(t)
+	if info.Nodes < parallelMin || runtime.GOMAXPROCS(0) < 2 {
+		return Flatten(t, buf)
+	}
+	roots := Children(t, nil, nil)
+	big := 0
+	for i := range roots {
+		if roots[i].Size > roots[big].Size {
+			big = i
+		}
+	}
+	if len(roots) == 0 || int(roots[big].Size) < info.Nodes/2 {
+		return Flatten(t, buf)
+	}
+	kids := Children(t, []uint32{uint32(big)}, nil)
+	if cap(buf) < info.Nodes {
+		buf = make([]RawNode, info.Nodes)
+	}
+	out := buf[:info.Nodes]
+	out[0] = RawNode{Start: info.Start, End: info.End, Parent: -1, Next: -1, Last: -1, Symbol: info.Symbol, Flags: nodeFlags(info.Symbol, false)}
+	if info.HasError {
+		out[0].Flags |= FlagHasError
+	}
+	idx, prev := 1, -1
+	link := func(parent, c int) {
+		if prev >= 0 {
+			out[prev].Next = int32(c)
+		}
+		out[parent].Last = int32(c)
+		prev = c
+	}
+	for i, r := range roots {
+		if i != big {
+			n := flattenChildren(t, nil, i, i+1, out, idx, 0)
+			if n != int(r.Size) {
+				return Flatten(t, buf)
+			}
+			link(0, idx)
+			idx += n
+			continue
+		}
+		b := idx
+		out[b] = RawNode{Start: r.Start, End: r.End, Parent: 0, Next: -1, Last: -1, Symbol: r.Symbol, Flags: nodeFlags(r.Symbol, r.Flags&FlagMissing != 0)}
+		link(0, b)
+		// split the children where half of the nodes come before
+		total, half, split := 0, int(r.Size-1)/2, len(kids)
+		for k := range kids {
+			if total >= half && split == len(kids) {
+				split = k
+			}
+			total += int(kids[k].Size)
+		}
+		if total != int(r.Size)-1 {
+			return Flatten(t, buf)
+		}
+		firstLen := 0
+		for _, k := range kids[:split] {
+			firstLen += int(k.Size)
+		}
+		path := []uint32{uint32(big)}
+		var wg sync.WaitGroup
+		var n2 int
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n2 = flattenChildren(t, path, split, len(kids), out, b+1+firstLen, b)
+		}()
+		n1 := flattenChildren(t, path, 0, split, out, b+1, b)
+		wg.Wait()
+		if n1 != firstLen || n2 != total-firstLen {
+			return Flatten(t, buf)
+		}
+		if len(kids) > 0 {
+			if split > 0 && split < len(kids) {
+				out[b+1+firstLen-int(kids[split-1].Size)].Next = int32(b + 1 + firstLen)
+			}
+			out[b].Last = int32(b + 1 + total - int(kids[len(kids)-1].Size))
+		}
+		idx += 1 + total
+	}
+	if idx != info.Nodes {
+		return Flatten(t, buf)
+	}
+	return out
+}
+
+// nodeFlags are the flags fill gives a node.
+func nodeFlags(symbol uint16, missing bool) uint16 {
+	var f uint16
+	if symbol == 0xFFFF {
+		f |= FlagError
+	}
+	if missing {
+		f |= FlagMissing
+	}
+	return f
+}
+
+// flattenChildren flattens children [from, to) of the node at path into
+// out from index base, as children of parent, and returns the node count.
+func flattenChildren(t *sitter.Tree, path []uint32, from, to int, out []RawNode, base, parent int) int {
+	if from >= to || base >= len(out) {
+		return 0
+	}
+	var p *C.uint32_t
+	if len(path) > 0 {
+		p = (*C.uint32_t)(unsafe.Pointer(&path[0]))
+	}
+	n := C.caps_flatten_children(treePtr(t), p, C.uint32_t(len(path)), C.uint32_t(from), C.uint32_t(to),
+		(*C.CapsNode)(unsafe.Pointer(&out[base])), C.uint32_t(len(out)-base), C.int32_t(base), C.int32_t(parent))
+	return int(n)
 }

@@ -37,9 +37,9 @@ typedef struct {
 } CapsChild;
 
 uint32_t caps_node_count(const TSTree *tree);
-// caps_tree_info returns the tree's node count and sets *has_error and the
-// root's byte range.
-uint32_t caps_tree_info(const TSTree *tree, uint32_t *has_error, uint32_t *start, uint32_t *end);
+// caps_tree_info returns the tree's node count and sets *has_error, the
+// root's byte range and its symbol.
+uint32_t caps_tree_info(const TSTree *tree, uint32_t *has_error, uint32_t *start, uint32_t *end, uint16_t *symbol);
 // caps_flatten_at flattens the subtree of the node reached from the root by
 // following path (depth child indexes); its root gets parent -1. It writes
 // at most cap nodes and returns how many it wrote (0 for a bad path).
@@ -48,4 +48,10 @@ uint32_t caps_flatten_at(const TSTree *tree, const uint32_t *path, uint32_t dept
 uint32_t caps_children_at(const TSTree *tree, const uint32_t *path, uint32_t depth, CapsChild *out, uint32_t cap);
 // caps_flatten writes at most cap nodes and returns how many it wrote.
 uint32_t caps_flatten(const TSTree *tree, CapsNode *out, uint32_t cap);
+// caps_flatten_children flattens children [from, to) of the node at path
+// into out as consecutive preorder subtrees, numbering nodes from base:
+// each subtree's root gets parent parent and the next root as its next
+// sibling (the last one -1). It returns how many nodes it wrote.
+uint32_t caps_flatten_children(const TSTree *tree, const uint32_t *path, uint32_t depth, uint32_t from, uint32_t to,
+                               CapsNode *out, uint32_t cap, int32_t base, int32_t parent);
 #endif
