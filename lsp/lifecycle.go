@@ -128,7 +128,9 @@ func didOpen(s *Server, params json.RawMessage) error {
 	d := &document{uri: u, path: uriPath(u), doc: doc, published: -1}
 	d.snap = s.newSnapshot(d, p.TextDocument.Version)
 	s.docs[u] = d
-	s.forgetImportingBases(d)
+	// files importing this one must see the editor's text, not the disk's
+	s.loader.Forget(d.path)
+	s.refreshImporters(d)
 	s.scheduleDiagnostics(d)
 	return nil
 }
@@ -178,7 +180,7 @@ func didChange(s *Server, params json.RawMessage) error {
 	d.snap = s.newSnapshot(d, p.TextDocument.Version)
 	// files importing this one must see the new text
 	s.loader.Forget(d.path)
-	s.forgetImportingBases(d)
+	s.refreshImporters(d)
 	s.scheduleDiagnostics(d)
 	return nil
 }
@@ -196,7 +198,8 @@ func didClose(s *Server, params json.RawMessage) error {
 	}
 	delete(s.docs, p.TextDocument.URI)
 	d.close()
-	s.forgetImportingBases(nil)
+	s.loader.Forget(d.path) // back to the disk's text
+	s.refreshImporters(nil)
 	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
 	return nil
 }

@@ -91,15 +91,28 @@ func (d *document) close() {
 	d.doc.Close()
 }
 
-// forgetImportingBases drops the incremental bases of the open documents
-// other than except whose checks resolved imports: a change elsewhere may
-// change what they import.
-func (s *Server) forgetImportingBases(except *document) {
+// refreshImporters is called, with s.mu held, when a document's text or a
+// watched file changes: documents other than except whose module imports
+// anything may see different imports now. Each gets a new snapshot of its
+// unchanged text (so checks still running on the old one publish nothing
+// and set no base), loses its incremental base, and is checked in full
+// after the usual pause.
+func (s *Server) refreshImporters(except *document) {
 	for _, d := range s.docs {
-		if d != except && d.base != nil && len(d.base.Imports) > 0 {
-			d.base = nil
+		if d == except || !importsAnything(d.base) {
+			continue
 		}
+		d.base = nil
+		d.snap = s.newSnapshot(d, d.snap.version)
+		d.published, d.publishedFinal = d.snap.version-1, false
+		s.scheduleFullCheckLocked(d, d.snap.seq)
 	}
+}
+
+// importsAnything reports whether a checked module has an import form
+// (resolved or not: a failed import may resolve after a change).
+func importsAnything(r *check.Result) bool {
+	return r != nil && r.File != nil && r.File.Module != nil && len(r.File.Module.Imports) > 0
 }
 
 // Serve runs a server on r/w until the client exits or the input ends. It
@@ -480,10 +493,10 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		}
 		// Phase 2: the examples' results when the file checks cleanly and
 		// has examples (a later publish of the same version replaces the
-		// earlier one), after a full check; once the edits pause when
-		// phase 1 was incremental.
+		// earlier one); after an incremental phase 1, a full check once the
+		// edits pause.
 		if quick {
-			s.scheduleFullCheck(snap.uri, snap.version)
+			s.scheduleFullCheck(snap.uri, snap.seq)
 			return
 		}
 		s.publishExamples(snap)
@@ -491,19 +504,29 @@ func (s *Server) scheduleDiagnostics(d *document) {
 }
 
 // scheduleFullCheck checks the document in full fullCheckDelay from now,
-// if it is then still at version; a later call for the document replaces
-// an earlier one. Only the document's name and version wait, not its
-// snapshot, so that a burst of edits keeps no old versions alive.
-func (s *Server) scheduleFullCheck(u protocol.DocumentURI, version int32) {
+// if its snapshot is then still the one numbered seq, and publishes the
+// result as the version's final diagnostics (see publishFull). A later call
+// for the document replaces an earlier one; a call for a snapshot that is
+// no longer current does nothing. Only the document's name and the
+// snapshot's number wait, not the snapshot, so that a burst of edits keeps
+// no old versions alive.
+func (s *Server) scheduleFullCheck(u protocol.DocumentURI, seq uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d, ok := s.docs[u]
-	if !ok {
+	if d, ok := s.docs[u]; ok {
+		s.scheduleFullCheckLocked(d, seq)
+	}
+}
+
+// scheduleFullCheckLocked is scheduleFullCheck with s.mu held.
+func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
+	if d.snap.seq != seq {
 		return
 	}
 	if d.fullCheck != nil {
 		d.fullCheck.Stop()
 	}
+	u := d.uri
 	d.fullCheck = time.AfterFunc(fullCheckDelay, func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -513,17 +536,25 @@ func (s *Server) scheduleFullCheck(u protocol.DocumentURI, version int32) {
 		s.mu.Lock()
 		d, ok := s.docs[u]
 		var snap *snapshot
-		if ok && d.snap.version == version {
+		if ok && d.snap.seq == seq {
 			snap = d.snap
 		}
 		s.mu.Unlock()
-		if snap == nil {
-			return
+		if snap != nil {
+			s.publishFull(snap)
 		}
-		snap.Package()
-		s.setBase(snap)
-		s.publishExamples(snap)
 	})
+}
+
+// publishFull checks snap in full, makes it the document's base, and
+// publishes its diagnostics, with the examples' results when it checks
+// cleanly, as the version's final ones: they replace what an incremental
+// check published, so that the full check always has the last word.
+func (s *Server) publishFull(snap *snapshot) {
+	pkg := snap.Package()
+	s.setBase(snap)
+	examples := !pkg.Result.HasErrors() && len(pkg.Result.Examples) > 0
+	s.publish(snap, s.diagnostics(snap, examples), true)
 }
 
 // publishExamples publishes the snapshot's diagnostics with its examples'

@@ -231,8 +231,10 @@ func didChangeWatchedFiles(s *Server, params json.RawMessage) error {
 	// open documents that import a changed file need new diagnostics
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.forgetImportingBases(nil)
 	for _, d := range s.docs {
+		if importsAnything(d.base) {
+			d.base = nil
+		}
 		d.snap = s.newSnapshot(d, d.snap.version)
 		d.published, d.publishedFinal = d.snap.version-1, false
 		s.scheduleDiagnostics(d)

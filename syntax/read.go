@@ -71,6 +71,9 @@ type Source struct {
 	Forms       []*Form
 	Comments    []Span
 	Diagnostics []Diagnostic
+	// TooDeep reports that a list nests deeper than MaxDepth (reported
+	// once, at the first such list).
+	TooDeep bool
 	// depth is how many lists enclose the forms read (ReadNode).
 	depth int
 }
@@ -273,6 +276,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 				if !tooDeep {
 					s.errorf(CodeParse, Span{t.start, t.end}, "lists nest deeper than %d levels; the rest of this form is ignored", MaxDepth)
 					tooDeep = true
+					s.TooDeep = true
 				}
 			}
 			stack = append(stack, frame{open: t, items: len(pending), line: line, col: col})

@@ -39,6 +39,9 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 	if old == nil || cur == nil || len(old.Nodes) == 0 || len(cur.Nodes) == 0 || old.HasError(0) || cur.HasError(0) {
 		return nil, false
 	}
+	if r.File.Source.TooDeep {
+		return nil, false // Read reports only the first list nested too deep in a file
+	}
 	ou, nu := units(old), units(cur)
 	if len(ou) != len(nu) {
 		return nil, false

@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -160,4 +161,26 @@ func mustParse(t *testing.T, src []byte) *syntax.CST {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestRecheckDepthLimit: Read reports only the first list nested deeper
+// than syntax.MaxDepth in a file, so when the first one is edited away the
+// second must be reported; Recheck declines rather than miss it.
+func TestRecheckDepthLimit(t *testing.T) {
+	deep := strings.Repeat("(not ", 300) + "true" + strings.Repeat(")", 300)
+	src := "(module m (capsule \"1.0\")\n  (function b (output Bool) (body " + deep + "))\n  (function c (output Bool) (body " + deep + ")))\n"
+	base := checkCST(mustParse(t, []byte(src)))
+	next := mustParse(t, []byte(strings.Replace(src, deep, "true", 1)))
+	want := checkCST(next).Diagnostics
+	if got, ok := base.Recheck(next); ok {
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("Recheck differs from Check (-check +recheck):\n%s", diff)
+		}
+	}
+	for _, d := range want {
+		if d.Code == syntax.CodeParse {
+			return
+		}
+	}
+	t.Fatalf("the full check should report the second deep list: %+v", want)
 }
