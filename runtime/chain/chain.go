@@ -35,6 +35,7 @@ package chain
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -226,6 +227,30 @@ func appendLine(b []byte, head Head, payload []byte) ([]byte, Record) {
 	return b, Record{Seq: seq, Prev: prev, Hash: string(b[at-len("sha256:") : at+2*sha256.Size]), Payload: b[p : p+len(payload) : p+len(payload)]}
 }
 
+// appendLineAfter is appendLine without building a record: it appends
+// the line of record seq, whose previous record's hash ("sha256:…") is
+// in prev, and writes the new record's hash into prev.
+func appendLineAfter(b []byte, seq uint64, prev *[len(Genesis)]byte, payload []byte) []byte {
+	const digest = len("sha256:")
+	b = append(b, `{"hash":"sha256:`...)
+	at := len(b)
+	b = append(b, prev[digest:]...) // placeholder for the hex digest
+	b = append(b, '"')
+	brace := len(b)
+	b = append(b, `{"payload":`...)
+	b = append(b, payload...)
+	b = append(b, `,"prev":"`...)
+	b = append(b, prev[:]...)
+	b = append(b, `","seq":`...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, '}')
+	sum := sha256.Sum256(b[brace:])
+	hex.Encode(b[at:at+2*sha256.Size], sum[:])
+	copy(prev[digest:], b[at:at+2*sha256.Size])
+	b[brace] = ','
+	return append(b, '\n')
+}
+
 // appendString appends s as a JSON string with minimal escaping (as
 // writeString).
 func appendString(b []byte, s string) []byte {
@@ -355,24 +380,28 @@ func isHash(b []byte) bool {
 	if len(b) != len(Genesis) || string(b[:7]) != "sha256:" {
 		return false
 	}
-	// A table and no early exit: hex digits come in random order, which
-	// defeats branch prediction.
-	var bad byte
-	for _, c := range b[7:] {
-		bad |= notLowerHex[c]
-	}
-	return bad == 0
+	return isLowerHex64(b[7:])
 }
 
-// notLowerHex is 1 for every byte but 0-9 and a-f.
-var notLowerHex = func() (t [256]byte) {
-	for c := range t {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			t[c] = 1
-		}
+// isLowerHex64 reports whether the 64 bytes of b are all lowercase hex
+// digits. It checks 8 bytes at a time, with no branch per byte: hex
+// digits come in random order, which defeats branch prediction.
+func isLowerHex64(b []byte) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	_ = b[63]
+	ok := uint64(hi)
+	for i := 0; i < 64; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// For bytes below 0x80 (checked by the last term) the sums do
+		// not carry from one byte into the next; a byte's high bit in
+		// x+0x50 says it is >= '0', in x+0x46 that it is > '9', in
+		// x+0x1f that it is >= 'a', in x+0x19 that it is > 'f'.
+		digit := (x + lo*0x50) &^ (x + lo*0x46)
+		alpha := (x + lo*0x1f) &^ (x + lo*0x19)
+		ok &= (digit | alpha) &^ x
 	}
-	return t
-}()
+	return ok&hi == hi
+}
 
 var openBrace = []byte{'{'}
 

@@ -612,30 +612,139 @@ func TestVerifyAcrossBlocks(t *testing.T) {
 		if err != nil || rep.OK || rep.Problem.Line != line || rep.Records != line-1 || rep.Head.Seq != uint64(line-1) {
 			t.Fatalf("flip at %d (line %d): %+v %+v %v", i, line, rep, rep.Problem, err)
 		}
-		f, err := Open(path, Options{Sync: SyncNever})
-		if err != nil {
-			if line == 4000 {
-				continue // the last record is checked on open
+		if line == 4000 {
+			continue // the last record is checked on open
+		}
+		// Load reads in chunks: of the default size, smaller than a
+		// block, and smaller than a line.
+		for _, chunk := range []int64{loadChunk, 10000, 100} {
+			lrep, n := loadChunked(t, path, chunk, nil)
+			if lrep.OK || *lrep.Problem != *rep.Problem || lrep.Records != rep.Records || lrep.Head != rep.Head {
+				t.Fatalf("Load in chunks of %d: %+v, VerifyFile: %+v", chunk, lrep, rep)
 			}
-			t.Fatal(err)
-		}
-		n := 0
-		verify, err := f.Load(func(seq uint64, p []byte) { n++ })
-		if err != nil {
-			t.Fatal(err)
-		}
-		lrep, err := verify()
-		f.Close()
-		if err != nil || lrep.OK || *lrep.Problem != *rep.Problem || lrep.Records != rep.Records || lrep.Head != rep.Head {
-			t.Fatalf("Load: %+v, VerifyFile: %+v", lrep, rep)
-		}
-		if n < line-1 {
-			t.Fatalf("Load gave %d records before line %d", n, line)
+			if n < line-1 {
+				t.Fatalf("Load in chunks of %d gave %d records before line %d", chunk, n, line)
+			}
 		}
 	}
 	os.WriteFile(path, data, 0o644)
 	rep, err := VerifyFile(path)
 	if err != nil || !rep.OK || rep.Records != 4000 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	recs, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []int64{loadChunk, 10000, 100} {
+		lrep, n := loadChunked(t, path, chunk, recs)
+		if !lrep.OK || lrep.Records != 4000 || lrep.Head != rep.Head || n != 4000 {
+			t.Fatalf("Load in chunks of %d: %d records, %+v", chunk, n, lrep)
+		}
+	}
+}
+
+// loadChunked loads the log at path reading chunks of the given size and
+// returns the report and the number of records loaded, which must be
+// those of want (when given).
+func loadChunked(t *testing.T, path string, chunk int64, want []Record) (*Report, int) {
+	t.Helper()
+	defer func(c int64) { loadChunk = c }(loadChunk)
+	loadChunk = chunk
+	f, err := Open(path, Options{Sync: SyncNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	verify, err := f.Load(func(seq uint64, p []byte) {
+		if want != nil && (want[n].Seq != seq || !bytes.Equal(want[n].Payload, p)) {
+			t.Errorf("chunks of %d: record %d: seq %d, payload %s", chunk, n+1, seq, p)
+		}
+		n++
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, n
+}
+
+func TestIsLowerHex64(t *testing.T) {
+	valid := []byte(strings.Repeat("0123456789abcdef", 4))
+	if !isLowerHex64(valid) || !isHash([]byte(Genesis)) {
+		t.Fatal("valid hex refused")
+	}
+	// Every byte value at every position.
+	for pos := 0; pos < 64; pos++ {
+		for c := 0; c < 256; c++ {
+			b := bytes.Clone(valid)
+			b[pos] = byte(c)
+			want := c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
+			if got := isLowerHex64(b); got != want {
+				t.Fatalf("byte %#x at %d: %v, want %v", c, pos, got, want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{Genesis, true},
+		{"sha256:" + strings.Repeat("f", 64), true},
+		{"sha256:" + strings.Repeat("F", 64), false},
+		{"sha256:" + strings.Repeat("0", 63), false},
+		{"sha512:" + strings.Repeat("0", 64), false},
+		{"sha256:" + strings.Repeat("\xff", 64), false},
+		{"sha256:" + strings.Repeat("\x80", 32) + strings.Repeat("0", 32), false},
+	} {
+		if got := isHash([]byte(tc.in)); got != tc.want {
+			t.Errorf("isHash(%q) = %v", tc.in, got)
+		}
+	}
+}
+
+// TestWriteCanonical: WriteCanonical writes the same bytes as
+// WriteBatch, continues the chain from either, and lets the caller reuse
+// the payloads' memory.
+func TestWriteCanonical(t *testing.T) {
+	a, pa := openTemp(t, Options{Sync: SyncNever})
+	b, pb := openTemp(t, Options{Sync: SyncNever})
+	scratch := make([]byte, 0, 64)
+	for k := 0; k < 50; k++ {
+		ps := [][]byte{payload(k), []byte(`{"a":"\u0001é","b":[1,2.5,{}]}`)}
+		if _, err := a.WriteBatch(ps); err != nil {
+			t.Fatal(err)
+		}
+		if k%3 == 0 {
+			if _, err := b.AppendBatch(ps); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		// Payloads in a buffer the caller overwrites after the call.
+		scratch = append(scratch[:0], payload(k)...)
+		if err := b.WriteCanonical([][]byte{scratch, ps[1]}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range scratch {
+			scratch[i] = 'x'
+		}
+	}
+	if ha, hb := a.Head(), b.Head(); ha != hb {
+		t.Fatalf("heads differ: %+v %+v", ha, hb)
+	}
+	a.Close()
+	b.Close()
+	da, _ := os.ReadFile(pa)
+	db, _ := os.ReadFile(pb)
+	if !bytes.Equal(da, db) {
+		t.Fatal("WriteCanonical wrote other bytes than WriteBatch")
+	}
+	if rep, err := VerifyFile(pb); err != nil || !rep.OK || rep.Records != 100 {
 		t.Fatalf("%+v %v", rep, err)
 	}
 }

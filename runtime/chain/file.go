@@ -74,6 +74,7 @@ const writeChunk = 1 << 20
 
 type request struct {
 	nosync   bool // WriteBatch: the caller syncs later
+	norecs   bool // WriteCanonical: no records returned
 	payloads [][]byte
 	recs     []Record
 	err      error
@@ -228,6 +229,21 @@ func (l *File) WriteBatch(ps [][]byte) ([]Record, error) {
 	return l.appendBatch(ps, true)
 }
 
+// WriteCanonical is WriteBatch for payloads that are canonical by
+// construction, which it writes without checking them: each must be
+// exactly what Canonical would return for it (the machine ledger's
+// encoder builds its records so, and its tests compare them with
+// Canonical). A payload from anywhere else must go through WriteBatch or
+// AppendBatch, which canonicalize it; one that is not canonical here
+// would be stored as it is and fail verification.
+//
+// It returns no records, and it does not keep the payloads after it
+// returns: the caller may reuse their memory.
+func (l *File) WriteCanonical(ps [][]byte) error {
+	_, err := l.appendPayloads(ps, true, true)
+	return err
+}
+
 // Sync makes every record written so far durable (fdatasync, under
 // SyncAlways; nothing under SyncNever). It may run while another
 // goroutine writes; records written before Sync was called are durable
@@ -260,15 +276,27 @@ func (l *File) Sync() error {
 }
 
 func (l *File) appendBatch(ps [][]byte, nosync bool) ([]Record, error) {
+	return l.appendPayloads(ps, nosync, false)
+}
+
+// appendPayloads appends the payloads, checking and canonicalizing them
+// unless they are canonical by construction (WriteCanonical: then no
+// records are built, and the payloads are not kept).
+func (l *File) appendPayloads(ps [][]byte, nosync, canonical bool) ([]Record, error) {
 	if len(ps) == 0 {
 		return nil, nil
 	}
-	req := &request{nosync: nosync, payloads: make([][]byte, len(ps))}
+	req := &request{nosync: nosync, norecs: canonical}
+	if canonical {
+		req.payloads = ps
+	} else {
+		req.payloads = make([][]byte, len(ps))
+	}
 	for i, p := range ps {
 		// A canonical payload (the usual case) is used as it is: the
 		// records returned share it.
 		c := p
-		if !isCanonical(p) {
+		if !canonical && !isCanonical(p) {
 			var err error
 			if c, err = canonicalSlow(p); err != nil {
 				return nil, err
@@ -368,6 +396,22 @@ func (l *File) write(batch []*request, head Head, size int64) (_ Head, _ int64, 
 	}
 	var err error
 	for _, r := range batch {
+		if r.norecs && isHash([]byte(head.Hash)) {
+			// No records to build: the hash of the last line is all
+			// that is kept.
+			var prev [len(Genesis)]byte
+			copy(prev[:], head.Hash)
+			seq := head.Seq
+			for _, p := range r.payloads {
+				seq++
+				buf = appendLineAfter(buf, seq, &prev, p)
+				if len(buf) >= writeChunk && err == nil {
+					err = flush()
+				}
+			}
+			head = Head{Seq: seq, Hash: string(prev[:])}
+			continue
+		}
 		r.recs = make([]Record, len(r.payloads))
 		for i, p := range r.payloads {
 			buf, r.recs[i] = appendLine(buf, head, p)

@@ -259,31 +259,67 @@ func (l *File) Load(fn func(seq uint64, payload []byte)) (verify func() (*Report
 	if err != nil {
 		return nil, err
 	}
-	data := make([]byte, size)
-	if _, err := l.f.ReadAt(data, 0); err != nil && err != io.EOF {
-		return nil, err
-	}
-	if tooLong(data, l.opts.MaxRecordSize) {
-		rep, err := verifyReader(bytes.NewReader(data), l.opts.MaxRecordSize)
-		return func() (*Report, error) { return rep, err }, nil
-	}
+	max := l.opts.MaxRecordSize
+	// The file is read in chunks of whole lines, each handed to the
+	// verifier as soon as it is read: reading overlaps verifying.
 	v := newBlockVerifier()
+	chunks := make(chan []byte, int(size/loadChunk)+1)
 	queued := make(chan struct{})
-	go func(all []byte) {
+	go func() {
 		defer close(queued)
-		v.add(all)
-	}(data)
-	for len(data) > 0 {
-		nl := bytes.IndexByte(data, '\n')
-		lp := splitLine(data[:nl])
-		if !lp.ok {
-			break
+		for c := range chunks {
+			v.add(c)
 		}
-		fn(lp.seq, lp.payload)
-		data = data[nl+1:]
+	}()
+	var carry []byte
+	loading := true
+	for off := int64(0); off < size; {
+		n := size - off
+		if n > loadChunk {
+			n = loadChunk
+		}
+		buf := make([]byte, len(carry)+int(n))
+		copy(buf, carry)
+		if _, err := l.f.ReadAt(buf[len(carry):], off); err != nil && err != io.EOF {
+			close(chunks)
+			<-queued
+			v.finish()
+			return nil, err
+		}
+		off += n
+		end := bytes.LastIndexByte(buf, '\n') + 1
+		if tooLong(buf[:end], max) || len(buf)-end > max {
+			// A line over the limit: verify it the way VerifyFile
+			// does, which reports it.
+			close(chunks)
+			<-queued
+			v.finish()
+			rep, err := verifyReader(io.NewSectionReader(l.f, 0, size), max)
+			return func() (*Report, error) { return rep, err }, nil
+		}
+		data := buf[:end]
+		carry = buf[end:]
+		if len(data) == 0 {
+			continue
+		}
+		chunks <- data
+		for loading && len(data) > 0 {
+			nl := bytes.IndexByte(data, '\n')
+			lp := splitLine(data[:nl])
+			if !lp.ok {
+				loading = false
+				break
+			}
+			fn(lp.seq, lp.payload)
+			data = data[nl+1:]
+		}
 	}
+	close(chunks)
 	return func() (*Report, error) {
 		<-queued
 		return v.finish(), nil
 	}, nil
 }
+
+// loadChunk is the size of the reads of Load (a variable for tests).
+var loadChunk int64 = 4 << 20

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/capsulang/caps/runtime/chain"
 	"github.com/capsulang/caps/runtime/machine"
@@ -35,17 +36,90 @@ type Encoder struct {
 	modulePath string
 	ctxOrder   []int            // context fields sorted by name
 	evOrder    map[string][]int // event fields sorted by name
+
+	// doubt is set when a payload took a path that is not canonical by
+	// construction (a value whose JSON chain.Canonical refused); the
+	// recorder then has the store check the payload (vouched).
+	doubt bool
+	// unsure is set when the machine's context or event field names
+	// cannot be written as canonical keys as they are sorted (invalid
+	// UTF-8, a name given twice): no payload is vouched for.
+	unsure bool
+	// reuse, with buf, makes every payload share one buffer (ReuseBuffer).
+	reuse bool
+	buf   []byte
+	last  [numKinds]int // the length of the last payload of each kind
 }
+
+// Payload kinds, for the buffer size estimates of alloc.
+const (
+	kInstance = iota
+	kInput
+	kStep
+	kEffects
+	kSnapshot
+	kTrace
+	numKinds
+)
 
 // NewEncoder returns the encoder of an instance of m; modulePath is the
 // module's path as recorded in the descriptor.
 func NewEncoder(m *machine.Machine, modulePath string) *Encoder {
 	e := &Encoder{m: m, modulePath: modulePath, evOrder: map[string][]int{}}
 	e.ctxOrder = sortedOrder(len(m.Context), func(k int) string { return m.Context[k].Name })
+	e.unsure = !canonicalKeys(e.ctxOrder, func(k int) string { return m.Context[k].Name })
 	for _, et := range m.Events {
-		e.evOrder[et.Name] = sortedOrder(len(et.Fields), func(k int) string { return et.Fields[k].Name })
+		name := func(k int) string { return et.Fields[k].Name }
+		e.evOrder[et.Name] = sortedOrder(len(et.Fields), name)
+		e.unsure = e.unsure || !canonicalKeys(e.evOrder[et.Name], name)
 	}
 	return e
+}
+
+// canonicalKeys reports whether names, in the given order, are object
+// keys in canonical order: valid UTF-8, strictly increasing.
+func canonicalKeys(order []int, name func(int) string) bool {
+	for n, k := range order {
+		if !utf8.ValidString(name(k)) || n > 0 && name(order[n-1]) >= name(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// ReuseBuffer makes the encoder write every payload into one buffer that
+// it reuses: a payload is then valid only until the next call. For a
+// reader that compares each payload and drops it (a replay); a recorder,
+// which queues its payloads, must not use it.
+func (e *Encoder) ReuseBuffer() { e.reuse = true }
+
+// alloc returns an empty buffer for a payload of the kind of about n
+// bytes, or a little more than the last one of the kind: a buffer that
+// has to grow is allocated twice.
+func (e *Encoder) alloc(kind, n int) []byte {
+	if e.reuse {
+		return e.buf[:0]
+	}
+	return make([]byte, 0, max(n, e.last[kind]+e.last[kind]/8))
+}
+
+// done returns a finished payload of the kind, keeping its buffer for
+// reuse and its length for the next estimate.
+func (e *Encoder) done(kind int, b []byte) []byte {
+	if e.reuse {
+		e.buf = b
+	}
+	e.last[kind] = len(b)
+	return b
+}
+
+// vouched reports whether every payload since the last call is canonical
+// by construction (what chain.Canonical would return for it), and starts
+// over.
+func (e *Encoder) vouched() bool {
+	ok := !e.doubt && !e.unsure
+	e.doubt = false
+	return ok
 }
 
 func sortedOrder(n int, name func(int) string) []int {
@@ -60,7 +134,7 @@ func sortedOrder(n int, name func(int) string) []int {
 // Instance is the descriptor, the ledger's first record.
 func (e *Encoder) Instance(i *machine.Instance) []byte {
 	m := e.m
-	b := make([]byte, 0, 384)
+	b := e.alloc(kInstance, 384)
 	b = append(b, `{"capsule_hash":`...)
 	b = str(b, m.Hash)
 	b = append(b, `,"format":`...)
@@ -79,12 +153,12 @@ func (e *Encoder) Instance(i *machine.Instance) []byte {
 	b = str(b, e.modulePath)
 	b = append(b, `,"type":"instance","version":`...)
 	b = str(b, m.Version)
-	return append(b, '}')
+	return e.done(kInstance, append(b, '}'))
 }
 
 // Input is an input record.
 func (e *Encoder) Input(in *machine.Input) []byte {
-	b := make([]byte, 0, 160)
+	b := e.alloc(kInput, 160)
 	switch in.Kind {
 	case machine.InputAdvance:
 		b = append(b, `{"by_ms":`...)
@@ -107,7 +181,7 @@ func (e *Encoder) Input(in *machine.Input) []byte {
 	}
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, in.Seq, 10)
-	return append(b, `,"type":"input"}`...)
+	return e.done(kInput, append(b, `,"type":"input"}`...))
 }
 
 // appendPayload writes ,"payload":{...} (or ,"payload_text":"..." for a
@@ -145,6 +219,11 @@ func (e *Encoder) appendPayload(b []byte, ev *machine.Event) []byte {
 	if names == nil && len(ev.Payload) > 0 {
 		for k := range ev.Payload {
 			names = append(names, k)
+			// Sorted by bytes, keys are in canonical order only when
+			// they are valid UTF-8 (str writes invalid bytes as U+FFFD).
+			if !utf8.ValidString(k) {
+				e.doubt = true
+			}
 		}
 		sort.Strings(names)
 	}
@@ -154,7 +233,7 @@ func (e *Encoder) appendPayload(b []byte, ev *machine.Event) []byte {
 		}
 		b = str(b, k)
 		b = append(b, ':')
-		b = appendValue(b, ev.Payload[k])
+		b = e.appendValue(b, ev.Payload[k])
 	}
 	return append(b, '}')
 }
@@ -162,7 +241,7 @@ func (e *Encoder) appendPayload(b []byte, ev *machine.Event) []byte {
 // Step is the record of a decided step: a transition with its intents, or
 // a failed event (or cancellation) with its diagnostic.
 func (e *Encoder) Step(r *machine.StepResult) []byte {
-	b := make([]byte, 0, 256+96*len(r.Effects))
+	b := e.alloc(kStep, 256+96*len(r.Effects))
 	if f := r.Failure; f != nil {
 		b = append(b, '{')
 		if f.Actual != "" {
@@ -196,7 +275,7 @@ func (e *Encoder) Step(r *machine.StepResult) []byte {
 		b = str(b, r.From)
 		b = append(b, `,"step":`...)
 		b = strconv.AppendUint(b, r.Step, 10)
-		return append(b, `,"type":"failed"}`...)
+		return e.done(kStep, append(b, `,"type":"failed"}`...))
 	}
 	b = append(b, `{"cause":`...)
 	b = str(b, string(r.Cause))
@@ -213,7 +292,7 @@ func (e *Encoder) Step(r *machine.StepResult) []byte {
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = appendIntent(b, &r.Effects[k])
+		b = e.appendIntent(b, &r.Effects[k])
 	}
 	b = append(b, `],"seq":`...)
 	b = strconv.AppendUint(b, r.Seq, 10)
@@ -221,19 +300,19 @@ func (e *Encoder) Step(r *machine.StepResult) []byte {
 	b = strconv.AppendUint(b, r.Step, 10)
 	b = append(b, `,"to":`...)
 	b = str(b, r.Target)
-	return append(b, `,"type":"transition"}`...)
+	return e.done(kStep, append(b, `,"type":"transition"}`...))
 }
 
-func appendIntent(b []byte, e *machine.Effect) []byte {
-	s := e.Spec
+func (e *Encoder) appendIntent(b []byte, x *machine.Effect) []byte {
+	s := x.Spec
 	b = append(b, '{')
-	if len(e.Args) > 0 {
+	if len(x.Args) > 0 {
 		b = append(b, `"args":[`...)
-		for k, a := range e.Args {
+		for k, a := range x.Args {
 			if k > 0 {
 				b = append(b, ',')
 			}
-			b = appendValue(b, a)
+			b = e.appendValue(b, a)
 		}
 		b = append(b, `],`...)
 	}
@@ -241,18 +320,18 @@ func appendIntent(b []byte, e *machine.Effect) []byte {
 	b = str(b, s.Name)
 	if len(s.Extra) > 0 {
 		b = append(b, `,"extra_targets":[`...)
-		for k, x := range s.Extra {
+		for k, t := range s.Extra {
 			if k > 0 {
 				b = append(b, ',')
 			}
-			b = str(b, x)
+			b = str(b, t)
 		}
 		b = append(b, ']')
 	}
 	b = append(b, `,"id":`...)
-	b = str(b, e.ID)
+	b = str(b, x.ID)
 	b = append(b, `,"index":`...)
-	b = strconv.AppendInt(b, int64(e.Index), 10)
+	b = strconv.AppendInt(b, int64(x.Index), 10)
 	if s.OnError != nil {
 		b = append(b, `,"on_error":`...)
 		b = str(b, s.OnError.Name)
@@ -278,7 +357,7 @@ func (e *Encoder) Effects(r *machine.StepResult) []byte {
 	if r.Failure != nil || len(r.Effects) == 0 || r.Effects[0].Status == machine.Planned {
 		return nil
 	}
-	b := make([]byte, 0, 128+160*len(r.Effects))
+	b := e.alloc(kEffects, 128+160*len(r.Effects))
 	b = append(b, `{"results":[`...)
 	for k := range r.Effects {
 		x := &r.Effects[k]
@@ -327,7 +406,7 @@ func (e *Encoder) Effects(r *machine.StepResult) []byte {
 	b = strconv.AppendUint(b, r.Seq, 10)
 	b = append(b, `,"step":`...)
 	b = strconv.AppendUint(b, r.Step, 10)
-	return append(b, `,"type":"effects"}`...)
+	return e.done(kEffects, append(b, `,"type":"effects"}`...))
 }
 
 func appendAttempt(b []byte, o *machine.Outcome) []byte {
@@ -377,7 +456,7 @@ func (e *Encoder) Snapshot(i *machine.Instance, r *machine.StepResult) []byte {
 	if r != nil {
 		seq, step = r.Seq, r.Step
 	}
-	b := make([]byte, 0, 192+24*len(e.ctxOrder))
+	b := e.alloc(kSnapshot, 192+24*len(e.ctxOrder))
 	b = append(b, `{"clock":`...)
 	b = strconv.AppendInt(b, i.Clock(), 10)
 	b = append(b, `,"context":`...)
@@ -397,7 +476,7 @@ func (e *Encoder) Snapshot(i *machine.Instance, r *machine.StepResult) []byte {
 		b = str(b, to.Event.Name)
 		b = append(b, '}')
 	}
-	return append(b, `,"type":"snapshot"}`...)
+	return e.done(kSnapshot, append(b, `,"type":"snapshot"}`...))
 }
 
 func (e *Encoder) appendContext(b []byte, ctx []value.Value) []byte {
@@ -408,7 +487,7 @@ func (e *Encoder) appendContext(b []byte, ctx []value.Value) []byte {
 		}
 		b = str(b, e.m.Context[k].Name)
 		b = append(b, ':')
-		b = appendValue(b, ctx[k])
+		b = e.appendValue(b, ctx[k])
 	}
 	return append(b, '}')
 }
@@ -426,7 +505,7 @@ func (e *Encoder) Trace(r *machine.StepResult) []byte {
 		return nil
 	}
 	t0 := &r.Trace[0]
-	b := make([]byte, 0, 96+200*len(r.Trace))
+	b := e.alloc(kTrace, 96+200*len(r.Trace))
 	b = append(b, `{"clock_ms":`...)
 	b = strconv.AppendInt(b, t0.ClockMs, 10)
 	b = append(b, `,"records":[`...)
@@ -442,7 +521,7 @@ func (e *Encoder) Trace(r *machine.StepResult) []byte {
 	b = strconv.AppendUint(b, r.Step, 10)
 	b = append(b, `,"trace_id":`...)
 	b = str(b, t0.TraceID)
-	return append(b, `,"type":"trace"}`...)
+	return e.done(kTrace, append(b, `,"type":"trace"}`...))
 }
 
 // DefaultComponent is the component a trace event implies.
@@ -549,7 +628,7 @@ func optStr(b []byte, key, s string) []byte {
 func str(b []byte, s string) []byte { return trace.AppendString(b, s) }
 
 // appendValue writes a value's JSON encoding in canonical form.
-func appendValue(b []byte, v value.Value) []byte {
+func (e *Encoder) appendValue(b []byte, v value.Value) []byte {
 	switch v.Kind() {
 	case value.KindBool, value.KindInt, value.KindText, value.KindInvalid:
 		if v.Kind() != value.KindInt || v.IntKind() != value.IntWei {
@@ -562,6 +641,7 @@ func appendValue(b []byte, v value.Value) []byte {
 	}
 	c, err := chain.Canonical(j)
 	if err != nil {
+		e.doubt = true
 		return append(b, j...)
 	}
 	return append(b, c...)

@@ -48,7 +48,8 @@ func (r *Recorder) Encoder() *Encoder { return r.enc }
 // snapshot.
 func (r *Recorder) Start(i *machine.Instance) error {
 	r.live = i.Mode() == machine.Live
-	if err := r.w.put(r.enc.Instance(i), r.enc.Snapshot(i, nil)); err != nil {
+	desc, snap := r.enc.Instance(i), r.enc.Snapshot(i, nil)
+	if err := r.w.put(r.enc.vouched(), desc, snap); err != nil {
 		return err
 	}
 	return r.Flush()
@@ -56,13 +57,15 @@ func (r *Recorder) Start(i *machine.Instance) error {
 
 // Input implements machine.Observer.
 func (r *Recorder) Input(i *machine.Instance, in *machine.Input) error {
-	return r.w.put(r.enc.Input(in))
+	p := r.enc.Input(in)
+	return r.w.put(r.enc.vouched(), p)
 }
 
 // Committed implements machine.Observer. In live mode the step's intents
 // are made durable before any effect executes (write-ahead).
 func (r *Recorder) Committed(i *machine.Instance, res *machine.StepResult) error {
-	if err := r.w.put(r.enc.Step(res)); err != nil {
+	p := r.enc.Step(res)
+	if err := r.w.put(r.enc.vouched(), p); err != nil {
 		return err
 	}
 	if r.live && res.Failure == nil && len(res.Effects) > 0 {
@@ -75,13 +78,14 @@ func (r *Recorder) Committed(i *machine.Instance, res *machine.StepResult) error
 func (r *Recorder) Finished(i *machine.Instance, res *machine.StepResult) error {
 	var err error
 	if fx := r.enc.Effects(res); fx != nil {
-		err = r.w.put(fx)
+		err = r.w.put(r.enc.vouched(), fx)
 	}
 	if err == nil && res.Failure == nil {
-		err = r.w.put(r.enc.Snapshot(i, res))
+		p := r.enc.Snapshot(i, res)
+		err = r.w.put(r.enc.vouched(), p)
 	}
 	if tr := r.enc.Trace(res); err == nil && tr != nil {
-		err = r.w.put(tr)
+		err = r.w.put(r.enc.vouched(), tr)
 	}
 	if err == nil && r.sync == SyncStep {
 		err = r.Flush()
@@ -110,15 +114,27 @@ type writer struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	queue    [][]byte
-	queued   uint64 // records ever queued
-	wrote    uint64 // records handed to the store
-	written  uint64 // records durably written
+	doubted  int             // payloads in queue their encoder did not vouch for
+	cw       canonicalWriter // nil: the store cannot skip the check
+	spare    [][]byte        // an empty queue to reuse
+	idle     bool            // the write loop waits for records
+	queued   uint64          // records ever queued
+	wrote    uint64          // records handed to the store
+	written  uint64          // records durably written
 	err      error
 	closed   bool
 	running  bool // the write loop runs
 	syncing  bool // the sync loop runs
 	finished chan struct{}
 	synced   chan struct{}
+}
+
+// canonicalWriter is a deferredStore that can write payloads canonical
+// by construction without checking them again (chain.File's
+// WriteCanonical). The recorder uses it for batches of payloads all
+// vouched for by its encoder.
+type canonicalWriter interface {
+	writeCanonical(payloads [][]byte) error
 }
 
 // deferredStore is a Store whose writes can be made durable later, in
@@ -137,6 +153,7 @@ func newWriter(s Store, max int) *writer {
 	w.running = true
 	if ds, ok := s.(deferredStore); ok {
 		w.ds = ds
+		w.cw, _ = s.(canonicalWriter)
 		w.syncing = true
 		go w.syncLoop()
 	} else {
@@ -148,7 +165,9 @@ func newWriter(s Store, max int) *writer {
 
 var errClosed = errors.New("ledger: recorder is closed")
 
-func (w *writer) put(ps ...[]byte) error {
+// put queues payloads; vouched says that the encoder vouches for all of
+// them being canonical by construction.
+func (w *writer) put(vouched bool, ps ...[]byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for len(w.queue) >= w.max && w.err == nil && !w.closed {
@@ -161,8 +180,16 @@ func (w *writer) put(ps ...[]byte) error {
 		return errClosed
 	}
 	w.queue = append(w.queue, ps...)
+	if !vouched {
+		w.doubted += len(ps)
+	}
 	w.queued += uint64(len(ps))
-	w.cond.Broadcast()
+	// Only the write loop waits for records to be queued; waking the
+	// other waiters (the sync loop, Flush) for nothing would cost a
+	// context switch per record.
+	if w.idle {
+		w.cond.Broadcast()
+	}
 	return nil
 }
 
@@ -171,7 +198,9 @@ func (w *writer) loop() {
 	w.mu.Lock()
 	for {
 		for len(w.queue) == 0 && !w.closed {
+			w.idle = true
 			w.cond.Wait()
+			w.idle = false
 		}
 		if len(w.queue) == 0 && w.closed {
 			w.running = false
@@ -179,13 +208,23 @@ func (w *writer) loop() {
 			w.mu.Unlock()
 			return
 		}
-		batch := w.queue
-		w.queue = nil
+		batch, checked := w.queue, w.doubted == 0
+		w.queue, w.doubted = w.spare, 0
+		w.spare = nil
 		w.mu.Unlock()
 		var err error
-		if w.ds != nil {
+		switch {
+		case w.cw != nil && checked:
+			err = w.cw.writeCanonical(batch)
+			// The store kept nothing: the batch's slice can hold a
+			// later queue.
+			clear(batch)
+			w.mu.Lock()
+			w.spare = batch[:0]
+			w.mu.Unlock()
+		case w.ds != nil:
 			err = w.ds.Write(batch)
-		} else {
+		default:
 			err = w.store.Append(batch)
 		}
 		w.mu.Lock()

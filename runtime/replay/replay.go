@@ -174,6 +174,8 @@ func Entries(entries []ledger.Entry, opts Options, rep *Report) {
 		return
 	}
 	v := &verifier{entries: entries, enc: ledger.NewEncoder(m, desc.ModulePath), rep: rep, trace: opts.Trace}
+	// Each regenerated record is compared and dropped: one buffer does.
+	v.enc.ReuseBuffer()
 	var exec machine.Executor
 	if desc.Mode != machine.DryRun {
 		exec = &executor{mode: desc.Mode, v: v}
