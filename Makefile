@@ -124,7 +124,7 @@ vscode:
 
 bench: build
 	@mkdir -p build
-	$(GO) test -run '^$$' -bench . -benchmem ./... | tee build/bench.txt
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./... | tee build/bench.txt
 	@echo; echo "== benchmark summary (build/bench.txt; load on this machine skews figures: compare ratios) =="
 	@$(GO) run ./bench/summary build/bench.txt
 	@echo; echo "== machine runtime, side by side with XState v5 (bench/machinecmp, bench/xstate) =="
