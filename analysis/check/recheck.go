@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 
 	"github.com/capsulang/caps/analysis/types"
@@ -55,14 +56,85 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 			changed = append(changed, i)
 		}
 	}
-	m := &unitMap{old: old, cur: cur, ou: ou, nu: nu}
+	if len(changed) == 0 {
+		return r.mapDiagnostics(&unitMap{old: old, cur: cur, ou: ou, nu: nu})
+	}
+	rc := &rechecker{
+		r: r, base: base, old: old, cur: cur, ou: ou, nu: nu,
+		oldDecls: make(map[int]ast.Decl, len(r.File.Module.Decls)),
+		jobs:     map[int]*recheckJob{},
+		ch: &checker{
+			res:           &Result{Path: r.Path, File: r.File, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
+			opts:          base.opts,
+			mod:           base.mod,
+			decls:         map[string]*Symbol{},
+			typeCache:     base.typeCache,
+			resolving:     base.resolving,
+			imports:       base.imports,
+			failedImports: base.failedImports,
+			base:          base,
+		},
+	}
+	for _, d := range r.File.Module.Decls {
+		rc.oldDecls[d.Base().Form.Span.Start] = d
+	}
+	// The changed units, then the units that use a function whose
+	// signature changed: they are checked again although their text is
+	// the same.
+	var resigned []*Symbol
+	for _, i := range changed {
+		if old.Kind(ou[i].node) == syntax.KindComment && cur.Kind(nu[i].node) == syntax.KindComment {
+			continue // comments carry no diagnostics
+		}
+		j := rc.prepare(i)
+		if j == nil {
+			return nil, false
+		}
+		if f, ok := j.decl.(*ast.Function); ok {
+			oldSig, ok := base.sigs[j.old.(*ast.Function)]
+			if !ok {
+				return nil, false
+			}
+			if !sameSignature(oldSig, rc.ch.signature(f)) {
+				resigned = append(resigned, base.decls[f.Name.Name])
+			}
+		}
+	}
+	if len(resigned) > 0 {
+		m := &unitMap{old: old, cur: cur, ou: ou, nu: nu}
+		for _, ref := range r.Refs {
+			if !slices.Contains(resigned, ref.Sym) {
+				continue
+			}
+			i, in := m.locate(ref.Span.Start, false)
+			if !in {
+				return nil, false
+			}
+			if rc.jobs[i] == nil {
+				ou[i].changed = true
+				if rc.prepare(i) == nil {
+					return nil, false
+				}
+			}
+		}
+	}
+	diags, ok = r.mapDiagnostics(&unitMap{old: old, cur: cur, ou: ou, nu: nu})
+	if !ok {
+		return nil, false
+	}
+	return rc.check(diags)
+}
+
+// mapDiagnostics returns r's diagnostics outside the changed units of m,
+// moved to their new offsets; ok is false when one cannot be moved.
+func (r *Result) mapDiagnostics(m *unitMap) (diags []syntax.Diagnostic, ok bool) {
 	for _, d := range r.Diagnostics {
 		inside, ok := m.classify(d.Span)
 		if !ok {
 			return nil, false
 		}
 		if inside {
-			continue // regenerated below
+			continue // regenerated
 		}
 		d.Span = m.span(d.Span)
 		if len(d.Related) > 0 {
@@ -80,85 +152,110 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 		}
 		diags = append(diags, d)
 	}
-	if len(changed) == 0 {
-		return diags, true
+	return diags, true
+}
+
+// rechecker holds the state of one Recheck.
+type rechecker struct {
+	r         *Result
+	base      *checker
+	old, cur  *syntax.CST
+	ou, nu    []unit
+	oldDecls  map[int]ast.Decl // the base's declarations by offset
+	ch        *checker         // checks the units again over base
+	jobs      map[int]*recheckJob
+	order     []int // the jobs' units, in the order prepared
+	readBuilt []syntax.Diagnostic
+}
+
+// recheckJob is one unit to check again.
+type recheckJob struct {
+	unit int
+	decl ast.Decl // as built from the new text
+	old  ast.Decl // as in the base
+}
+
+// prepare reads and builds unit i of the new version and makes its
+// declaration the one its name resolves to; nil when the unit cannot be
+// checked alone.
+func (rc *rechecker) prepare(i int) *recheckJob {
+	o, n := rc.ou[i], rc.nu[i]
+	if n.item < 2 {
+		return nil // the module's name, or not in the module
 	}
-	oldDecls := make(map[int]ast.Decl, len(r.File.Module.Decls))
-	for _, d := range r.File.Module.Decls {
-		oldDecls[d.Base().Form.Span.Start] = d
+	oldDecl := rc.oldDecls[o.span.Start]
+	src := syntax.ReadNode(rc.cur, n.node, 1)
+	if oldDecl == nil || len(src.Forms) != 1 {
+		return nil
 	}
-	ch := &checker{
-		res:           &Result{Path: r.Path, File: r.File, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
-		opts:          base.opts,
-		mod:           base.mod,
-		decls:         map[string]*Symbol{},
-		typeCache:     base.typeCache,
-		resolving:     base.resolving,
-		imports:       base.imports,
-		failedImports: base.failedImports,
-		base:          base,
+	for _, d := range src.Diagnostics {
+		if d.Code == syntax.CodeParse {
+			return nil // nesting too deep: Read reports it once per file
+		}
 	}
-	for _, i := range changed {
-		o, n := ou[i], nu[i]
-		if old.Kind(o.node) == syntax.KindComment && cur.Kind(n.node) == syntax.KindComment {
-			continue // comments carry no diagnostics
-		}
-		if n.item < 2 {
-			return nil, false // the module's name, or not in the module
-		}
-		oldDecl := oldDecls[o.span.Start]
-		src := syntax.ReadNode(cur, n.node, 1)
-		if oldDecl == nil || len(src.Forms) != 1 {
-			return nil, false
-		}
-		for _, d := range src.Diagnostics {
-			if d.Code == syntax.CodeParse {
-				return nil, false // nesting too deep: Read reports it once per file
+	decl, built := ast.BuildDecl(src, src.Forms[0])
+	if decl == nil || decl.Kind() != oldDecl.Kind() {
+		return nil
+	}
+	name := decl.Base().Name
+	if !name.Valid() || name.Name != oldDecl.Base().Name.Name {
+		return nil
+	}
+	if s := rc.base.decls[name.Name]; s == nil || s.Decl != oldDecl {
+		return nil // a second declaration of the name
+	}
+	switch decl.(type) {
+	case *ast.Function:
+	case *ast.Machine:
+		for _, other := range rc.base.mod.Decls {
+			if s, ok := other.(*ast.Surface); ok && s.Bind.Name == name.Name {
+				return nil
 			}
 		}
-		decl, built := ast.BuildDecl(src, src.Forms[0])
-		if decl == nil || decl.Kind() != oldDecl.Kind() {
-			return nil, false
-		}
-		name := decl.Base().Name
-		if !name.Valid() || name.Name != oldDecl.Base().Name.Name {
-			return nil, false
-		}
-		if s := base.decls[name.Name]; s == nil || s.Decl != oldDecl {
-			return nil, false // a second declaration of the name
-		}
-		first := len(ch.res.Diagnostics)
-		ch.decls[name.Name] = &Symbol{Kind: SymbolKind(decl.Kind()), Name: name.Name, Span: name.Span, Full: decl.Base().Form.Span, Decl: decl, Detail: string(decl.Kind()) + " " + name.Name, File: base.opts.Path}
-		switch d := decl.(type) {
+	default:
+		return nil
+	}
+	rc.ch.decls[name.Name] = &Symbol{Kind: SymbolKind(decl.Kind()), Name: name.Name, Span: name.Span, Full: decl.Base().Form.Span, Decl: decl, Detail: string(decl.Kind()) + " " + name.Name, File: rc.base.opts.Path}
+	rc.readBuilt = append(append(rc.readBuilt, src.Diagnostics...), built...)
+	j := &recheckJob{unit: i, decl: decl, old: oldDecl}
+	rc.jobs[i] = j
+	rc.order = append(rc.order, i)
+	return j
+}
+
+// check checks every prepared unit against the base and returns their
+// diagnostics merged with moved, the others'.
+func (rc *rechecker) check(moved []syntax.Diagnostic) ([]syntax.Diagnostic, bool) {
+	for _, i := range rc.order {
+		switch d := rc.jobs[i].decl.(type) {
 		case *ast.Function:
-			oldSig, ok := base.sigs[oldDecl.(*ast.Function)]
-			if !ok || !sameSignature(oldSig, ch.signature(d)) {
-				return nil, false
-			}
-			ch.function(d)
+			rc.ch.function(d)
 		case *ast.Machine:
-			for _, other := range base.mod.Decls {
-				if s, ok := other.(*ast.Surface); ok && s.Bind.Name == name.Name {
-					return nil, false
-				}
+			rc.ch.machine(d)
+		}
+	}
+	// Every new diagnostic must lie inside a unit checked again, as must
+	// its related places.
+	inJob := func(sp syntax.Span) bool {
+		for _, i := range rc.order {
+			if within(rc.nu[i].span, sp) {
+				return true
 			}
-			ch.machine(d)
-		default:
+		}
+		return false
+	}
+	fresh := append(rc.readBuilt, rc.ch.res.Diagnostics...)
+	for _, d := range fresh {
+		if !inJob(d.Span) {
 			return nil, false
 		}
-		mine := append(append(src.Diagnostics, built...), ch.res.Diagnostics[first:]...)
-		for _, d := range mine {
-			if !within(n.span, d.Span) {
+		for _, rl := range d.Related {
+			if rl.File == "" && !inJob(rl.Span) {
 				return nil, false
 			}
-			for _, rl := range d.Related {
-				if rl.File == "" && !within(n.span, rl.Span) {
-					return nil, false
-				}
-			}
 		}
-		diags = append(diags, mine...)
 	}
+	diags := append(moved, fresh...)
 	sortDiagnostics(diags)
 	return diags, true
 }

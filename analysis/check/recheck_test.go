@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ func checkCST(c *syntax.CST) *Result {
 func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 	n := len(src)
 	at := r.Intn(n + 1)
-	switch r.Intn(9) {
+	switch r.Intn(11) {
 	case 0, 1:
 		return at, at, " "
 	case 2:
@@ -58,6 +59,24 @@ func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 		}
 	case 8:
 		return at, at, []string{"(", ")"}[r.Intn(2)]
+	case 9:
+		// a parameter or result type: I64 <-> I32, U64 <-> U32
+		for i := at; i+3 <= n; i++ {
+			if w := string(src[i : i+3]); w == "I64" || w == "U64" || w == "I32" || w == "U32" {
+				if w[1:] == "64" {
+					return i + 1, i + 3, "32"
+				}
+				return i + 1, i + 3, "64"
+			}
+		}
+	case 10:
+		// declared effects
+		if i := bytes.Index(src[at:], []byte("(effects pure)")); i >= 0 {
+			return at + i + 9, at + i + 13, "(db.read ops.items)"
+		}
+		if i := bytes.Index(src[at:], []byte("(effects (db.read ops.items))")); i >= 0 {
+			return at + i + 9, at + i + 28, "pure"
+		}
 	}
 	return at, at, ""
 }
@@ -183,4 +202,52 @@ func TestRecheckDepthLimit(t *testing.T) {
 		}
 	}
 	t.Fatalf("the full check should report the second deep list: %+v", want)
+}
+
+// TestRecheckSignatureChange changes a callee's signature: its callers are
+// checked again with it, and Recheck still answers.
+func TestRecheckSignatureChange(t *testing.T) {
+	src := `(module m
+  (capsule "1.0")
+  (store ops (backend surrealdb) (authority runtime-state))
+  (function callee
+    (input (x I64))
+    (output I64)
+    (effects pure)
+    (body (+ x 1)))
+  (function caller
+    (input (y I64))
+    (output I64)
+    (body (callee y)))
+  (function other
+    (output Bool)
+    (body true))
+  (machine M
+    (context (n I64))
+    (event Go)
+    (initial a)
+    (state a (on Go (guard (> (callee n) 0)) (target b)))
+    (state b (type final))))
+`
+	base := checkCST(mustParse(t, []byte(src)))
+	for _, tc := range []struct{ from, to string }{
+		{"(input (x I64))", "(input (x I32))"},
+		{"(output I64)\n    (effects pure)", "(output Bool)\n    (effects pure)"},
+		{"(effects pure)", "(effects (db.read ops.items))"},
+		{"(input (x I64))", "(input (x I64) (z I64))"},
+	} {
+		next := mustParse(t, []byte(strings.Replace(src, tc.from, tc.to, 1)))
+		want := checkCST(next).Diagnostics
+		got, ok := base.Recheck(next)
+		if !ok {
+			t.Errorf("%s -> %s: Recheck declined", tc.from, tc.to)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s -> %s: Recheck differs from Check (-check +recheck):\n%s", tc.from, tc.to, diff)
+		}
+		if len(want) == 0 {
+			t.Errorf("%s -> %s: the change should break a caller", tc.from, tc.to)
+		}
+	}
 }

@@ -97,9 +97,10 @@ func main() {
 	}
 	results = append(results, summarize("edit-to-diagnostics (10k lines)", lat))
 
-	// The same, moving between ten function bodies spread over the file,
-	// and editing a function's signature: a changed signature makes the
-	// server check the whole file again (its fallback), shown for honesty.
+	// The same, moving between ten function bodies spread over the file;
+	// editing a function's signature (its users are checked again); and
+	// editing the module's capsule clause, which makes the server check the
+	// whole file (its fallback), shown for honesty.
 	var bodies []pos
 	for i := 0; i < len(lines) && len(bodies) < 10; i += len(lines) / 12 {
 		j := i
@@ -143,7 +144,27 @@ func main() {
 		waitVersion(c, version)
 		lat = append(lat, time.Since(start))
 	}
-	results = append(results, summarize("  signature edits, full re-check", lat))
+	results = append(results, summarize("  signature edits", lat))
+	lat = nil
+	capLine := 0
+	for !strings.Contains(lines[capLine], "(capsule \"") {
+		capLine++
+	}
+	capCol := strings.Index(lines[capLine], "\"") + 1
+	for i := 0; i < *edits/4; i++ {
+		version++
+		// the capsule version's first digit: 1 -> 2 -> 1
+		text := "2"
+		if i%2 == 1 {
+			text = "1"
+		}
+		change := map[string]any{"range": map[string]any{"start": pos{capLine, capCol}, "end": pos{capLine, capCol + 1}}, "text": text}
+		start := time.Now()
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		waitVersion(c, version)
+		lat = append(lat, time.Since(start))
+	}
+	results = append(results, summarize("  module header edits, full check", lat))
 
 	// Requests against the settled document.
 	td := map[string]any{"uri": uri}
