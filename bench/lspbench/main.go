@@ -194,6 +194,24 @@ func main() {
 		results = append(results, summarize(q.name+" (10k lines)", ds))
 	}
 
+	// Completion sent right after an edit, as editors do while typing: the
+	// server checks the new version in full on demand (informational).
+	lat = nil
+	for i := 0; i < *edits/4; i++ {
+		version++
+		change := map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col}}, "text": " "}
+		if i%2 == 1 {
+			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col + 1}}, "text": ""}
+		}
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		start := time.Now()
+		_, err := c.CallRaw("textDocument/completion", map[string]any{"textDocument": td, "position": pos{stateLine, stateCol}})
+		must(err)
+		lat = append(lat, time.Since(start))
+		waitVersion(c, version)
+	}
+	results = append(results, summarize("completion right after an edit", lat))
+
 	// Memory across many edits: RSS before, every fifth of the way, after.
 	rss0 := rss(c)
 	var rssAt []string
