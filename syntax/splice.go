@@ -35,6 +35,12 @@ func splice(old *CST, tree *sitter.Tree, start, oldEnd, newEnd int) []Node {
 	return sp.out
 }
 
+// maxSpliceDepth bounds how deep splice descends towards an edit: each
+// level costs a walk from the root (tree-sitter nodes have no parent
+// links), so in a pathologically nested file the deepest lists are
+// flattened afresh instead.
+const maxSpliceDepth = 64
+
 type splicer struct {
 	old    *CST
 	tree   *sitter.Tree
@@ -100,7 +106,7 @@ func (sp *splicer) container(oi int32, hdr Node, parent int32) bool {
 	oldWin, newWin := oldKids[p:len(oldKids)-s], newKids[p:len(newKids)-s]
 	if len(oldWin) == 1 && len(newWin) == 1 {
 		o, n := nodes[oldWin[0]], newWin[0]
-		if n.Symbol == o.Symbol && o.Last >= 0 && int(o.Start) <= sp.start && sp.oldEnd <= int(o.End) && n.Size > 1 {
+		if n.Symbol == o.Symbol && o.Last >= 0 && int(o.Start) <= sp.start && sp.oldEnd <= int(o.End) && n.Size > 1 && len(sp.path) < maxSpliceDepth {
 			o.Start, o.End = n.Start, n.End
 			c := int32(len(sp.out))
 			sp.path = append(sp.path, uint32(p))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -118,4 +119,29 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 		t.Fatalf("only %d of %d edits were spliced; the test does not exercise splicing", spliced, edits)
 	}
 	t.Logf("%d edits, %d spliced", edits, spliced)
+}
+
+// TestSpliceDeepNesting edits the middle of 50,000 nested lists: splicing
+// stops descending at maxSpliceDepth (each level walks from the root), so
+// the edit stays fast, and the nodes still equal a full flatten.
+func TestSpliceDeepNesting(t *testing.T) {
+	const depth = 50_000
+	src := []byte(strings.Repeat("(a ", depth) + strings.Repeat(")", depth))
+	d, err := NewDocument(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	mid := 3 * depth / 2 // inside the nesting, on an "a"
+	for i := 0; i < 4; i++ {
+		if err := d.Edit(mid, mid, []byte("b")); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Edit(mid, mid+1, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := capsulang.Flatten(d.tree, nil); !slices.Equal(want, d.CST().Nodes) {
+		t.Fatal("the document's nodes differ from a full flatten")
+	}
 }
