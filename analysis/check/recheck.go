@@ -216,6 +216,11 @@ func (rc *rechecker) prepare(i int) *recheckJob {
 		return nil
 	}
 	rc.ch.decls[name.Name] = &Symbol{Kind: SymbolKind(decl.Kind()), Name: name.Name, Span: name.Span, Full: decl.Base().Form.Span, Decl: decl, Detail: string(decl.Kind()) + " " + name.Name, File: rc.base.opts.Path}
+	if f, ok := decl.(*ast.Function); ok {
+		// as in a full check, every signature is resolved (and the
+		// symbol's type set) before any body is checked
+		rc.ch.signature(f)
+	}
 	rc.readBuilt = append(append(rc.readBuilt, src.Diagnostics...), built...)
 	j := &recheckJob{unit: i, decl: decl, old: oldDecl}
 	rc.jobs[i] = j
@@ -260,13 +265,17 @@ func (rc *rechecker) check(moved []syntax.Diagnostic) ([]syntax.Diagnostic, bool
 	return diags, true
 }
 
-// sameSignature reports whether two signatures look the same to callers.
+// sameSignature reports whether two signatures look the same to callers,
+// in their messages too: a type must be identical and spelled the same
+// (Int and I64 are one type, but a caller's diagnostic names the one the
+// signature uses).
 func sameSignature(a, b *signature) bool {
-	if len(a.params) != len(b.params) || !types.Identical(a.result, b.result) || len(a.effects) != len(b.effects) {
+	same := func(x, y types.Type) bool { return types.Identical(x, y) && x.String() == y.String() }
+	if len(a.params) != len(b.params) || !same(a.result, b.result) || len(a.effects) != len(b.effects) {
 		return false
 	}
 	for i := range a.params {
-		if !types.Identical(a.params[i], b.params[i]) {
+		if !same(a.params[i], b.params[i]) {
 			return false
 		}
 	}

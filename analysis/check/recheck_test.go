@@ -72,10 +72,10 @@ func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 	case 10:
 		// declared effects
 		if i := bytes.Index(src[at:], []byte("(effects pure)")); i >= 0 {
-			return at + i + 9, at + i + 13, "(db.read ops.items)"
+			return at + i + 9, at + i + 13, "(db.write ops.items)"
 		}
-		if i := bytes.Index(src[at:], []byte("(effects (db.read ops.items))")); i >= 0 {
-			return at + i + 9, at + i + 28, "pure"
+		if i := bytes.Index(src[at:], []byte("(effects (db.write ops.items))")); i >= 0 {
+			return at + i + 9, at + i + 29, "pure"
 		}
 	}
 	return at, at, ""
@@ -233,7 +233,7 @@ func TestRecheckSignatureChange(t *testing.T) {
 	for _, tc := range []struct{ from, to string }{
 		{"(input (x I64))", "(input (x I32))"},
 		{"(output I64)\n    (effects pure)", "(output Bool)\n    (effects pure)"},
-		{"(effects pure)", "(effects (db.read ops.items))"},
+		{"(effects pure)", "(effects (db.write ops.items))"},
 		{"(input (x I64))", "(input (x I64) (z I64))"},
 	} {
 		next := mustParse(t, []byte(strings.Replace(src, tc.from, tc.to, 1)))
@@ -248,6 +248,29 @@ func TestRecheckSignatureChange(t *testing.T) {
 		}
 		if len(want) == 0 {
 			t.Errorf("%s -> %s: the change should break a caller", tc.from, tc.to)
+		}
+	}
+}
+
+// TestRecheckSignatureSubtleties: a signature that changes only in how a
+// type is spelled (Int and I64 are one type) changes callers' messages;
+// and a user checked again because of a signature change must have its
+// own type resolved before other units' bodies look at it, as in a full
+// check (found by fuzzing).
+func TestRecheckSignatureSubtleties(t *testing.T) {
+	for _, tc := range []struct{ src, from, to string }{
+		{"(module m\n  (capsule \"1.0\")\n  (function callee\n    (input (x I64))\n    (output I64)\n    (body x))\n  (function caller\n    (output Bool)\n    (body (callee true))))\n", "(input (x I64))", "(input (x Int))"},
+		{"(module m\n  (capsule \"1.0\")\n  (function callee\n    (input (x I64))\n    (output I64)\n    (body x))\n  (function caller\n    (output Bool)\n    (body (callee true))))\n", "(output I64)", "(output Int)"},
+		{"(module m\n  (capsule \"1.0\")\n  (function f (input (a I64)) (output I64) (body (do (record g) 1)))\n  (function g (output I64) (body (f 1))))\n", "(a I64)", "(a I32)"},
+		{"(module m\n  (capsule \"1.0\")\n  (type Color (enum red blue))\n  (function f\n    (input (x I64) (c Color))\n    (output I64)\n    (body (match c (y.red 1) (_ 2))))\n  (function y\n    (output Color)\n    (body (do (f 1 Color.red) Color.red))))\n", "(x I64)", "(x I32)"},
+	} {
+		base := checkCST(mustParse(t, []byte(tc.src)))
+		next := mustParse(t, []byte(strings.Replace(tc.src, tc.from, tc.to, 1)))
+		want := checkCST(next).Diagnostics
+		if got, ok := base.Recheck(next); ok {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s -> %s: Recheck differs from Check (-check +recheck):\n%s", tc.from, tc.to, diff)
+			}
 		}
 	}
 }
