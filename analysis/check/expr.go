@@ -278,7 +278,7 @@ func (c *checker) name(x ectx, n *ast.Name) types.Type {
 			return types.TInvalid
 		}
 		if imp := c.imports[first.Name]; imp != nil && len(rest) > 1 {
-			if s := c.lookupDecl(first.Name+"."+rest[0].Name, syntax.Span{Start: first.Span.Start, End: rest[0].Span.End}); s != nil && s.Type != nil {
+			if s := c.lookupDecl(first.Name+"."+rest[0].Name, syntax.Span{Start: first.Span.Start, End: rest[0].Span.End}); s != nil && s.Type != nil && s.Kind == SymbolKind(ast.KindType) {
 				return c.typeMember(s, s.Type, rest[1:], n)
 			}
 		}
@@ -379,6 +379,13 @@ func (c *checker) recordLit(x ectx, e *ast.RecordLit) types.Type {
 	}
 	if s == nil {
 		c.errorf(UnknownType, e.Type.Span, "unknown record type `%s`%s", e.Type.Name, didYouMean(e.Type.Name, c.declNames(ast.KindType)))
+		for _, f := range e.Fields {
+			c.expr(x, f.Value, nil)
+		}
+		return types.TInvalid
+	}
+	if s.Kind != SymbolKind(ast.KindType) {
+		c.errorf(TypeMismatch, e.Type.Span, "`%s` is a %s, not a type; (record TYPE (field value)...) names a record type", e.Type.Name, s.Kind)
 		for _, f := range e.Fields {
 			c.expr(x, f.Value, nil)
 		}
@@ -621,6 +628,10 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 			if !c.failedImports[parts[0].Name] {
 				c.errorf(UnknownName, parts[0].Span, "unknown type `%s` in pattern", parts[0].Name)
 			}
+			return
+		}
+		if s.Kind != SymbolKind(ast.KindType) {
+			c.errorf(TypeMismatch, parts[0].Span, "`%s` is a %s, not a type; a pattern names a member as Type.member", parts[0].Name, s.Kind)
 			return
 		}
 		mt := c.typeMember(s, s.Type, rest, p.Name)
