@@ -220,6 +220,15 @@ type checker struct {
 	base *checker
 }
 
+// declAt is where a problem with a whole declaration is reported: its
+// name, or its keyword when the name is missing (the builder reported that).
+func declAt(d ast.Decl) syntax.Span {
+	if b := d.Base(); b.Name.Valid() {
+		return b.Name.Span
+	}
+	return d.Base().Keyword.Span
+}
+
 // declNamed returns the module declaration called name, or nil.
 func (c *checker) declNamed(name string) *Symbol {
 	if s, ok := c.decls[name]; ok || c.base == nil {

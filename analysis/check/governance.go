@@ -60,7 +60,7 @@ func (c *checker) clauseDecl(d *ast.ClauseDecl) {
 	}
 	for _, sc := range schema.Clauses {
 		if sc.Required && seen[sc.Key] == nil {
-			c.errorf(MissingClause, d.Name.Span, "%s %s has no (%s ...) clause", d.DeclKind, d.Name.Name, sc.Key)
+			c.errorf(MissingClause, declAt(d), "%s %s has no (%s ...) clause", d.DeclKind, d.Name.Name, sc.Key)
 		}
 	}
 }

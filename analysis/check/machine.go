@@ -62,7 +62,7 @@ func (c *checker) machine(m *ast.Machine) {
 		c.stateRef(mi, m.Initial)
 	}
 	if len(m.States) == 0 {
-		c.errorf(MissingClause, m.Name.Span, "machine %s has no states; add (state NAME ...)", m.Name.Name)
+		c.errorf(MissingClause, declAt(m), "machine %s has no states; add (state NAME ...)", m.Name.Name)
 	}
 	if m.Persistence != nil {
 		c.persistence(m.Persistence)
@@ -130,7 +130,11 @@ func (c *checker) persistence(p *ast.Clause) {
 func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 	if st.Final {
 		for _, t := range st.Transitions {
-			c.errorf(FinalStateTransition, t.Event.Span, "final state %s cannot have transitions; remove this (on %s ...) or make the state non-final", st.Name.Name, t.Event.Name)
+			sp := t.Event.Span
+			if !t.Event.Valid() {
+				sp = t.Form.Items[0].Span // (on) without an event name: the keyword
+			}
+			c.errorf(FinalStateTransition, sp, "final state %s cannot have transitions; remove this (on %s...) or make the state non-final", st.Name.Name, eventWord(t.Event))
 		}
 		if st.Timeout != nil {
 			c.errorf(FinalStateTransition, st.Timeout.Form.Span, "final state %s cannot have a timeout", st.Name.Name)
@@ -267,4 +271,12 @@ func (c *checker) reachability(mi *machineInfo) {
 			c.warnf(UnreachableState, st.Name.Span, "state %s is unreachable from the initial state %s", st.Name.Name, m.Initial.Name)
 		}
 	}
+}
+
+// eventWord is an event name followed by a space, or "" for a missing one.
+func eventWord(id ast.Ident) string {
+	if !id.Valid() {
+		return ""
+	}
+	return id.Name + " "
 }

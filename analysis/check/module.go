@@ -410,7 +410,7 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 	}
 	if c.resolving[td] {
 		if _, alias := td.Def.(*ast.AliasDef); alias {
-			c.errorf(UnknownType, td.Name.Span, "type %s is defined in terms of itself", td.Name.Name)
+			c.errorf(UnknownType, declAt(td), "type %s is defined in terms of itself", td.Name.Name)
 			return types.TInvalid
 		}
 	}

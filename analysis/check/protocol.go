@@ -29,7 +29,7 @@ func (c *checker) store(st *ast.Store) {
 			c.warnf(UnknownBackend, st.Backend.Span, "unknown store backend `%s`%s", st.Backend.Name, didYouMean(st.Backend.Name, knownBackends))
 		}
 	} else {
-		c.errorf(MissingClause, st.Name.Span, "store %s has no (backend NAME) clause", st.Name.Name)
+		c.errorf(MissingClause, declAt(st), "store %s has no (backend NAME) clause", st.Name.Name)
 	}
 	c.duplicateClauses(st.Clauses, "backend", "authority")
 }
@@ -107,7 +107,7 @@ func (c *checker) surface(s *ast.Surface) {
 			c.errorf(UnknownName, s.Bind.Span, "`%s` is a %s; a surface binds a machine", s.Bind.Name, sym.Kind)
 		}
 	} else if len(s.Events) > 0 {
-		c.errorf(MissingClause, s.Name.Span, "surface %s lists events but binds no machine; add (bind MACHINE)", s.Name.Name)
+		c.errorf(MissingClause, declAt(s), "surface %s lists events but binds no machine; add (bind MACHINE)", s.Name.Name)
 	}
 	if mi != nil {
 		var names []string

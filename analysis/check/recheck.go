@@ -129,6 +129,9 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 // moved to their new offsets; ok is false when one cannot be moved.
 func (r *Result) mapDiagnostics(m *unitMap) (diags []syntax.Diagnostic, ok bool) {
 	for _, d := range r.Diagnostics {
+		if d.Span == (syntax.Span{}) {
+			return nil, false // the span of a missing name: which unit reported it is unknown
+		}
 		inside, ok := m.classify(d.Span)
 		if !ok {
 			return nil, false

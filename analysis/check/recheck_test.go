@@ -274,3 +274,24 @@ func TestRecheckSignatureSubtleties(t *testing.T) {
 		}
 	}
 }
+
+// TestRecheckMissingEventName: a transition without an event name in a
+// final state was reported at offset 0, outside its unit, so Recheck kept
+// it after the transition was deleted (found by fuzzing). The report is now
+// on the `on` keyword, and Recheck declines on any diagnostic at offset 0.
+func TestRecheckMissingEventName(t *testing.T) {
+	src := "(module m\n  (capsule \"1\")\n  (machine P\n    (initial a)\n    (event Go)\n    (state a (on Go (target b)))\n    (state b\n      (type final)\n      (on 14d Go)\n      (on Go (target a)))))\n"
+	base := checkCST(mustParse(t, []byte(src)))
+	for _, d := range base.Diagnostics {
+		if d.Span == (syntax.Span{}) {
+			t.Errorf("a diagnostic at offset 0: %+v", d)
+		}
+	}
+	next := mustParse(t, []byte(strings.Replace(src, "      (on 14d Go)\n", "      2147483648\n", 1)))
+	want := checkCST(next).Diagnostics
+	if got, ok := base.Recheck(next); ok {
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("Recheck differs from Check (-check +recheck):\n%s", diff)
+		}
+	}
+}
