@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/capsulang/caps/lsp/lsptest"
 )
 
 func TestCrossFileNavigation(t *testing.T) {
@@ -17,16 +15,7 @@ func TestCrossFileNavigation(t *testing.T) {
 	mainSrc := "(module main\n  (capsule \"1\")\n  (import units)\n  (function f\n    (output I64)\n    (body (units.double 4))))\n"
 	os.WriteFile(filepath.Join(dir, "units.caps"), []byte(units), 0o644)
 	os.WriteFile(filepath.Join(dir, "main.caps"), []byte(mainSrc), 0o644)
-	c, err := lsptest.Start(capsBin, "lsp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Kill()
-	root := "file://" + dir
-	if err := c.Call("initialize", map[string]any{"rootUri": root, "capabilities": map[string]any{}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	c.Notify("initialized", map[string]any{})
+	c, root := startIn(t, dir)
 	mainURI := root + "/main.caps"
 	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": mainURI, "languageId": "capsulang", "version": 1, "text": mainSrc}})
 	if _, err := c.Wait("textDocument/publishDiagnostics", nil); err != nil {

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/capsulang/caps/lsp/lsptest"
 )
 
 // TestImportersFollowTheImportedDocument fixes a broken import by editing
@@ -20,16 +18,7 @@ func TestImportersFollowTheImportedDocument(t *testing.T) {
 	aSrc := "(module a\n  (capsule \"1\")\n  (import b)\n  (function f\n    (output I64)\n    (body 1)))\n"
 	os.WriteFile(filepath.Join(dir, "b.caps"), []byte(bDisk), 0o644)
 	os.WriteFile(filepath.Join(dir, "a.caps"), []byte(aSrc), 0o644)
-	c, err := lsptest.Start(capsBin, "lsp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Kill()
-	root := "file://" + dir
-	if err := c.Call("initialize", map[string]any{"rootUri": root, "capabilities": map[string]any{}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	c.Notify("initialized", map[string]any{})
+	c, root := startIn(t, dir)
 	aURI, bURI := root+"/a.caps", root+"/b.caps"
 	type diags struct {
 		URI         string `json:"uri"`

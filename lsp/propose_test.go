@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/capsulang/caps/lsp/lsptest"
 )
 
 func TestProposeAssessCommitRollback(t *testing.T) {
@@ -15,16 +13,7 @@ func TestProposeAssessCommitRollback(t *testing.T) {
 	file := filepath.Join(dir, "claims.caps")
 	orig := strings.Replace(claimSrc, "(target scored)", "(target scord)", 1)
 	os.WriteFile(file, []byte(orig), 0o644)
-	c, err := lsptest.Start(capsBin, "lsp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Kill()
-	root := "file://" + dir
-	if err := c.Call("initialize", map[string]any{"rootUri": root, "capabilities": map[string]any{}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	c.Notify("initialized", map[string]any{})
+	c, root := startIn(t, dir)
 	u := root + "/claims.caps"
 	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "capsulang", "version": 1, "text": orig}})
 	c.Wait("textDocument/publishDiagnostics", nil)
@@ -77,7 +66,7 @@ func TestProposeAssessCommitRollback(t *testing.T) {
 	if prop.Verdict != "needs-approval" {
 		t.Fatalf("widening proposal: %+v", prop)
 	}
-	err = c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.commit", "arguments": []any{map[string]any{"uri": u, "proposal": prop.ID}}}, &com)
+	err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.commit", "arguments": []any{map[string]any{"uri": u, "proposal": prop.ID}}}, &com)
 	if err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("commit without approval: %v", err)
 	}
@@ -102,16 +91,7 @@ func TestProposeLoopOnExamples(t *testing.T) {
 	})
 	file := filepath.Join(dir, "examples", "insurance_claim.caps")
 	orig, _ := os.ReadFile(file)
-	c, err := lsptest.Start(capsBin, "lsp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Kill()
-	root := "file://" + dir
-	if err := c.Call("initialize", map[string]any{"rootUri": root, "capabilities": map[string]any{}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	c.Notify("initialized", map[string]any{})
+	c, root := startIn(t, dir)
 	u := root + "/examples/insurance_claim.caps"
 	edited := strings.Replace(string(orig), "(module examples.insurance_claim", ";; reviewed by the adjuster team\n(module examples.insurance_claim", 1)
 	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "capsulang", "version": 1, "text": edited}})

@@ -326,3 +326,21 @@ func TestUTF16Positions(t *testing.T) {
 		t.Fatalf("%+v", pd.Diagnostics)
 	}
 }
+
+// startIn starts caps lsp with dir as its workspace folder, initialized,
+// and returns the client and dir's file URI; the server is killed when
+// the test ends.
+func startIn(t *testing.T, dir string) (*lsptest.Client, string) {
+	t.Helper()
+	c, err := lsptest.Start(capsBin, "lsp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	root := "file://" + dir
+	if err := c.Call("initialize", map[string]any{"rootUri": root, "capabilities": map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.Notify("initialized", map[string]any{})
+	return c, root
+}
