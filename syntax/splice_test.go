@@ -15,56 +15,6 @@ import (
 	capsulang "github.com/capsulang/caps/tree-sitter-capsulang/golang"
 )
 
-// randomEdit returns an edit of src: mostly edits that keep a valid file
-// valid (spaces, letters inside symbols, balanced lists, deleting a token),
-// sometimes ones that break it (a lone paren, a quote) so that the next
-// edits also start from and return to broken trees.
-func randomEdit(r *rand.Rand, src []byte) (start, end int, text string) {
-	n := len(src)
-	at := r.Intn(n + 1)
-	switch r.Intn(10) {
-	case 0, 1:
-		return at, at, " "
-	case 2:
-		return at, at, []string{"x", "é", "😀", "7"}[r.Intn(4)]
-	case 3:
-		return at, at, []string{"(f a)", "(g \"s\" 1)", "\n  (h)", "\r\n"}[r.Intn(4)]
-	case 4, 5:
-		// delete one byte that is a letter or a space, if there is one here
-		for i := at; i < n && i < at+40; i++ {
-			if c := src[i]; c == ' ' || c >= 'a' && c <= 'z' {
-				return i, i + 1, ""
-			}
-		}
-		return at, at, ""
-	case 6:
-		// delete a whole innermost list
-		for i := at; i < n; i++ {
-			if src[i] == '(' {
-				for j := i + 1; j < n && src[j] != '('; j++ {
-					if src[j] == ')' {
-						return i, j + 1, ""
-					}
-				}
-				break
-			}
-		}
-		return at, at, ""
-	case 7:
-		return at, at, []string{"(", ")", "\"", ";"}[r.Intn(4)]
-	case 8:
-		// undo a breakage: delete a lone paren or quote
-		for i := at; i < n && i < at+200; i++ {
-			if c := src[i]; c == '(' || c == ')' || c == '"' {
-				return i, i + 1, ""
-			}
-		}
-		return at, at, ""
-	}
-	end = min(n, at+r.Intn(8))
-	return at, end, ""
-}
-
 // TestSpliceMatchesFlatten edits documents at random and checks after
 // every edit that the spliced node array equals a full flattening of the
 // same tree, node for node.
@@ -88,7 +38,7 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 		good := src // the last error-free text
 		for i := 0; i < 150; i++ {
 			cur := d.Text()
-			start, end, text := randomEdit(r, cur)
+			start, end, text := edittest.Random(r, cur)
 			if d.CST().HasError(0) && r.Intn(3) > 0 {
 				start, end, text = edittest.Undo(cur, good)
 			}

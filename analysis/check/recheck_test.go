@@ -21,45 +21,13 @@ func checkCST(c *syntax.CST) *Result {
 	return Check(ast.Build(syntax.Read(c)), Options{Path: "/virtual/test.caps"})
 }
 
-// bodyEdit returns a random edit of the kind typing inside declarations
-// makes: spaces, letters (new or misspelt names), digits, calls, deleted
-// lists, and now and then a lone parenthesis that breaks the file.
+// bodyEdit returns a random edit of src: one of edittest.Random's, or a
+// change of a signature (a parameter or result type, declared effects).
 func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 	n := len(src)
 	at := r.Intn(n + 1)
-	switch r.Intn(11) {
-	case 0, 1:
-		return at, at, " "
-	case 2:
-		return at, at, []string{"x", "q", "é", "😀"}[r.Intn(4)]
-	case 3:
-		for i := at; i < n && i < at+200; i++ {
-			if c := src[i]; c >= '0' && c <= '9' {
-				return i, i + 1, string(rune('0' + r.Intn(10)))
-			}
-		}
-	case 4:
-		return at, at, []string{" (f 1)", " (+ 1 2)", " (ok 3)", " true", " \"s\""}[r.Intn(5)]
-	case 5, 6:
-		for i := at; i < n && i < at+40; i++ {
-			if c := src[i]; c >= 'a' && c <= 'z' || c == '_' {
-				return i, i + 1, ""
-			}
-		}
-	case 7:
-		for i := at; i < n; i++ {
-			if src[i] == '(' {
-				for j := i + 1; j < n && src[j] != '('; j++ {
-					if src[j] == ')' {
-						return i, j + 1, ""
-					}
-				}
-				break
-			}
-		}
-	case 8:
-		return at, at, []string{"(", ")"}[r.Intn(2)]
-	case 9:
+	switch r.Intn(6) {
+	case 0:
 		// a parameter or result type: I64 <-> I32, U64 <-> U32
 		for i := at; i+3 <= n; i++ {
 			if w := string(src[i : i+3]); w == "I64" || w == "U64" || w == "I32" || w == "U32" {
@@ -69,7 +37,7 @@ func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 				return i + 1, i + 3, "64"
 			}
 		}
-	case 10:
+	case 1:
 		// declared effects
 		if i := bytes.Index(src[at:], []byte("(effects pure)")); i >= 0 {
 			return at + i + 9, at + i + 13, "(db.write ops.items)"
@@ -78,7 +46,7 @@ func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 			return at + i + 9, at + i + 29, "pure"
 		}
 	}
-	return at, at, ""
+	return edittest.Random(r, src)
 }
 
 // TestRecheckMatchesCheck edits files at random and checks after every
