@@ -23,11 +23,14 @@ import (
 // the caller checks cur in full, unless:
 //   - neither version has a syntax error (an error-free list's structure
 //     follows from its text alone) and both have the same number of units;
-//   - every changed unit is a function or machine in the module that keeps
-//     its name, is not a second declaration of that name, and (a function)
-//     keeps its signature: parameter and result types and declared
-//     effects, or (a machine) is bound by no surface;
-//   - every diagnostic of r that involves a changed unit lies inside it.
+//   - every changed unit is a comment, or a function or machine in the
+//     module that keeps its name, is not a second declaration of that name
+//     and (a machine) is bound by no surface;
+//   - when a function's signature changed (parameter and result types,
+//     declared effects), every unit that refers to it is such a function or
+//     machine too: those units are checked again with the new signature;
+//   - every diagnostic of r that involves a unit checked again lies inside
+//     it, and none lies at offset 0 (the span of a missing name).
 //
 // The imports r resolved are taken as they were; the caller must not use a
 // result whose imports may have changed since.
@@ -50,17 +53,18 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 	var changed []int
 	for i := range ou {
 		o, n := &ou[i], &nu[i]
-		if o.item != n.item || o.span.End-o.span.Start != n.span.End-n.span.Start || old.Nodes[o.node].Symbol != cur.Nodes[n.node].Symbol ||
+		if o.item != n.item || old.Nodes[o.node].Symbol != cur.Nodes[n.node].Symbol ||
 			!bytes.Equal(old.Src[o.span.Start:o.span.End], cur.Src[n.span.Start:n.span.End]) {
 			o.changed = true
 			changed = append(changed, i)
 		}
 	}
+	m := &unitMap{old: old, cur: cur, ou: ou, nu: nu}
 	if len(changed) == 0 {
-		return r.mapDiagnostics(&unitMap{old: old, cur: cur, ou: ou, nu: nu})
+		return r.mapDiagnostics(m)
 	}
 	rc := &rechecker{
-		r: r, base: base, old: old, cur: cur, ou: ou, nu: nu,
+		unitMap: m, base: base,
 		oldDecls: make(map[int]ast.Decl, len(r.File.Module.Decls)),
 		jobs:     map[int]*recheckJob{},
 		ch: &checker{
@@ -101,7 +105,6 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 		}
 	}
 	if len(resigned) > 0 {
-		m := &unitMap{old: old, cur: cur, ou: ou, nu: nu}
 		for _, ref := range r.Refs {
 			if !slices.Contains(resigned, ref.Sym) {
 				continue
@@ -118,7 +121,7 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 			}
 		}
 	}
-	diags, ok = r.mapDiagnostics(&unitMap{old: old, cur: cur, ou: ou, nu: nu})
+	diags, ok = r.mapDiagnostics(m)
 	if !ok {
 		return nil, false
 	}
@@ -160,10 +163,8 @@ func (r *Result) mapDiagnostics(m *unitMap) (diags []syntax.Diagnostic, ok bool)
 
 // rechecker holds the state of one Recheck.
 type rechecker struct {
-	r         *Result
+	*unitMap
 	base      *checker
-	old, cur  *syntax.CST
-	ou, nu    []unit
 	oldDecls  map[int]ast.Decl // the base's declarations by offset
 	ch        *checker         // checks the units again over base
 	jobs      map[int]*recheckJob
@@ -173,7 +174,6 @@ type rechecker struct {
 
 // recheckJob is one unit to check again.
 type recheckJob struct {
-	unit int
 	decl ast.Decl // as built from the new text
 	old  ast.Decl // as in the base
 }
@@ -225,7 +225,7 @@ func (rc *rechecker) prepare(i int) *recheckJob {
 		rc.ch.signature(f)
 	}
 	rc.readBuilt = append(append(rc.readBuilt, src.Diagnostics...), built...)
-	j := &recheckJob{unit: i, decl: decl, old: oldDecl}
+	j := &recheckJob{decl: decl, old: oldDecl}
 	rc.jobs[i] = j
 	rc.order = append(rc.order, i)
 	return j
