@@ -1,6 +1,8 @@
 package syntax
 
 import (
+	"slices"
+
 	sitter "github.com/smacker/go-tree-sitter"
 
 	capsulang "github.com/capsulang/caps/tree-sitter-capsulang/golang"
@@ -119,8 +121,15 @@ func (sp *splicer) container(oi int32, hdr Node, parent int32) bool {
 			newWin = nil
 		}
 	}
-	for i := range newWin {
-		link(sp.fresh(uint32(p+i), newWin[i].Size, ni))
+	if len(newWin) > 0 {
+		c := int32(len(sp.out))
+		if !sp.fresh(p, newWin, ni) {
+			return false
+		}
+		for _, w := range newWin {
+			link(c)
+			c += int32(w.Size)
+		}
 	}
 	for i := len(oldKids) - s; i < len(oldKids); i++ {
 		c, ok := sp.copySubtree(oldKids[i], newKids[i-len(oldKids)+len(newKids)].Size, sp.delta, ni)
@@ -161,23 +170,14 @@ func (sp *splicer) copySubtree(oi int32, size uint32, delta int, parent int32) (
 	return ni, true
 }
 
-// fresh appends the new tree's subtree at child k of the current container.
-func (sp *splicer) fresh(k, size uint32, parent int32) int32 {
-	sp.path = append(sp.path, k)
-	nodes := capsulang.FlattenAt(sp.tree, sp.path, size)
-	sp.path = sp.path[:len(sp.path)-1]
-	ni := int32(len(sp.out))
-	for i := range nodes {
-		n := &nodes[i]
-		n.Parent += ni
-		if n.Next >= 0 {
-			n.Next += ni
-		}
-		if n.Last >= 0 {
-			n.Last += ni
-		}
+// fresh appends the new tree's children of the current container from
+// index from on, those described by kids, as children of parent.
+func (sp *splicer) fresh(from int, kids []capsulang.Child, parent int32) bool {
+	total := 0
+	for _, k := range kids {
+		total += int(k.Size)
 	}
-	nodes[0].Parent, nodes[0].Next = parent, -1
-	sp.out = append(sp.out, nodes...)
-	return ni
+	base := len(sp.out)
+	sp.out = slices.Grow(sp.out, total)[:base+total]
+	return capsulang.FlattenChildren(sp.tree, sp.path, from, from+len(kids), sp.out, base, int(parent)) == total
 }

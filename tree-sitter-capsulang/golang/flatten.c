@@ -104,12 +104,6 @@ static bool at(const TSTree *tree, const uint32_t *path, uint32_t depth, TSNode 
 	return true;
 }
 
-uint32_t caps_flatten_at(const TSTree *tree, const uint32_t *path, uint32_t depth, CapsNode *out, uint32_t cap) {
-	TSNode n;
-	if (!at(tree, path, depth, &n)) return 0;
-	return flatten_node(n, out, cap);
-}
-
 uint32_t caps_children_at(const TSTree *tree, const uint32_t *path, uint32_t depth, CapsChild *out, uint32_t cap) {
 	TSNode n;
 	if (!at(tree, path, depth, &n)) return 0;

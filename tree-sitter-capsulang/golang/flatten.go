@@ -123,22 +123,6 @@ func Children(t *sitter.Tree, path []uint32, buf []Child) []Child {
 	}
 }
 
-// FlattenAt flattens the subtree of the node at path (see Children) into a
-// new slice; its root has Parent -1 and Next -1. size is the subtree's node
-// count, as Children reports it.
-func FlattenAt(t *sitter.Tree, path []uint32, size uint32) []RawNode {
-	out := make([]RawNode, size)
-	if size == 0 {
-		return out
-	}
-	var p *C.uint32_t
-	if len(path) > 0 {
-		p = (*C.uint32_t)(unsafe.Pointer(&path[0]))
-	}
-	got := C.caps_flatten_at(treePtr(t), p, C.uint32_t(len(path)), (*C.CapsNode)(unsafe.Pointer(&out[0])), C.uint32_t(size))
-	return out[:got]
-}
-
 // parallelMin is the node count from which FlattenParallel splits the work.
 const parallelMin = 20_000
 
@@ -181,7 +165,7 @@ func FlattenParallel(t *sitter.Tree, buf []RawNode) []RawNode {
 	}
 	for i, r := range roots {
 		if i != big {
-			n := flattenChildren(t, nil, i, i+1, out, idx, 0)
+			n := FlattenChildren(t, nil, i, i+1, out, idx, 0)
 			if n != int(r.Size) {
 				return Flatten(t, buf)
 			}
@@ -213,9 +197,9 @@ func FlattenParallel(t *sitter.Tree, buf []RawNode) []RawNode {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n2 = flattenChildren(t, path, split, len(kids), out, b+1+firstLen, b)
+			n2 = FlattenChildren(t, path, split, len(kids), out, b+1+firstLen, b)
 		}()
-		n1 := flattenChildren(t, path, 0, split, out, b+1, b)
+		n1 := FlattenChildren(t, path, 0, split, out, b+1, b)
 		wg.Wait()
 		if n1 != firstLen || n2 != total-firstLen {
 			return Flatten(t, buf)
@@ -246,9 +230,11 @@ func nodeFlags(symbol uint16, missing bool) uint16 {
 	return f
 }
 
-// flattenChildren flattens children [from, to) of the node at path into
-// out from index base, as children of parent, and returns the node count.
-func flattenChildren(t *sitter.Tree, path []uint32, from, to int, out []RawNode, base, parent int) int {
+// FlattenChildren flattens children [from, to) of the node at path (see
+// Children) into out from index base, as consecutive subtrees numbered as
+// they stand in out: each subtree root gets parent parent and the next root
+// as its next sibling (the last one -1). It returns the node count.
+func FlattenChildren(t *sitter.Tree, path []uint32, from, to int, out []RawNode, base, parent int) int {
 	if from >= to || base >= len(out) {
 		return 0
 	}

@@ -40,10 +40,6 @@ uint32_t caps_node_count(const TSTree *tree);
 // caps_tree_info returns the tree's node count and sets *has_error, the
 // root's byte range and its symbol.
 uint32_t caps_tree_info(const TSTree *tree, uint32_t *has_error, uint32_t *start, uint32_t *end, uint16_t *symbol);
-// caps_flatten_at flattens the subtree of the node reached from the root by
-// following path (depth child indexes); its root gets parent -1. It writes
-// at most cap nodes and returns how many it wrote (0 for a bad path).
-uint32_t caps_flatten_at(const TSTree *tree, const uint32_t *path, uint32_t depth, CapsNode *out, uint32_t cap);
 // caps_children_at lists the children of the node at path.
 uint32_t caps_children_at(const TSTree *tree, const uint32_t *path, uint32_t depth, CapsChild *out, uint32_t cap);
 // caps_flatten writes at most cap nodes and returns how many it wrote.
