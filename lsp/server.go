@@ -392,13 +392,19 @@ type snapshot struct {
 // Examples evaluates the function examples of a snapshot that checks
 // without errors (once); nil otherwise.
 func (sn *snapshot) Examples() []examples.Outcome {
-	pkg := sn.Package()
 	sn.exOnce.Do(func() {
-		if !pkg.Result.HasErrors() && len(pkg.Result.Examples) > 0 {
-			sn.ex = examples.Evaluate(pkg.Result)
+		if sn.runsExamples() {
+			sn.ex = examples.Evaluate(sn.Package().Result)
 		}
 	})
 	return sn.ex
+}
+
+// runsExamples reports whether the snapshot's examples are evaluated: it
+// checks without errors and has some.
+func (sn *snapshot) runsExamples() bool {
+	res := sn.Package().Result
+	return !res.HasErrors() && len(res.Examples) > 0
 }
 
 // Package parses and checks the snapshot (once).
@@ -465,14 +471,10 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		if s.opts.Debounce > 0 {
 			time.Sleep(s.opts.Debounce)
 		}
-		s.mu.Lock()
-		d, ok := s.docs[u]
-		if !ok || d.snap.seq != seq {
-			s.mu.Unlock()
+		snap, base := s.current(u, seq)
+		if snap == nil {
 			return
 		}
-		snap, base := d.snap, d.base
-		s.mu.Unlock()
 		// Phase 1: parse and check diagnostics, as soon as they exist:
 		// re-checking only what changed since the base when that is sound,
 		// checking in full otherwise.
@@ -483,8 +485,7 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		}
 		if quick {
 			quickChecks.Add(1)
-		}
-		if !quick {
+		} else {
 			diags = snap.Package().Result.Diagnostics
 			s.setBase(snap)
 		}
@@ -501,6 +502,17 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		}
 		s.publishExamples(snap)
 	}()
+}
+
+// current returns the document's snapshot and incremental base if the
+// snapshot is still the one numbered seq, else nil.
+func (s *Server) current(u protocol.DocumentURI, seq uint64) (*snapshot, *check.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[u]; ok && d.snap.seq == seq {
+		return d.snap, d.base
+	}
+	return nil, nil
 }
 
 // scheduleFullCheck checks the document in full fullCheckDelay from now,
@@ -533,14 +545,7 @@ func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
 				s.log.Printf("panic in a full check: %v\n%s", r, debug.Stack())
 			}
 		}()
-		s.mu.Lock()
-		d, ok := s.docs[u]
-		var snap *snapshot
-		if ok && d.snap.seq == seq {
-			snap = d.snap
-		}
-		s.mu.Unlock()
-		if snap != nil {
+		if snap, _ := s.current(u, seq); snap != nil {
 			s.publishFull(snap)
 		}
 	})
@@ -551,17 +556,14 @@ func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
 // cleanly, as the version's final ones: they replace what an incremental
 // check published, so that the full check always has the last word.
 func (s *Server) publishFull(snap *snapshot) {
-	pkg := snap.Package()
 	s.setBase(snap)
-	examples := !pkg.Result.HasErrors() && len(pkg.Result.Examples) > 0
-	s.publish(snap, s.diagnostics(snap, examples), true)
+	s.publish(snap, s.diagnostics(snap, snap.runsExamples()), true)
 }
 
 // publishExamples publishes the snapshot's diagnostics with its examples'
 // results when it checks cleanly and has examples.
 func (s *Server) publishExamples(snap *snapshot) {
-	pkg := snap.Package()
-	if pkg.Result.HasErrors() || len(pkg.Result.Examples) == 0 || !s.isCurrent(snap) {
+	if !snap.runsExamples() || !s.isCurrent(snap) {
 		return
 	}
 	s.publish(snap, s.diagnostics(snap, true), true)
