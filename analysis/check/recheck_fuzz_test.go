@@ -1,15 +1,12 @@
 package check
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/syntax"
 )
 
@@ -61,16 +58,9 @@ func mutate(src string, op [3]byte) string {
 // each mutation, that Recheck against the unmutated module's check either
 // declines or agrees with a full check of the mutated text.
 func FuzzRecheck(f *testing.F) {
-	seeds := map[string]string{"gen": string(gen.Module(120))}
-	for _, pattern := range []string{"../../examples/*.caps", "../../testdata/check/*.caps"} {
-		files, _ := filepath.Glob(pattern)
-		for _, p := range files {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			seeds[filepath.Base(p)] = string(b)
-		}
+	seeds := map[string]string{}
+	for name, b := range seedSources(f, 120) {
+		seeds[name] = string(b)
 	}
 	var names []string
 	for k := range seeds {

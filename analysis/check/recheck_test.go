@@ -49,11 +49,11 @@ func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 	return edittest.Random(r, src)
 }
 
-// TestRecheckMatchesCheck edits files at random and checks after every
-// edit that Recheck, against a base checked some edits earlier, reports
-// exactly what a full check of the new text reports, whenever it answers.
-func TestRecheckMatchesCheck(t *testing.T) {
-	srcs := map[string][]byte{"gen": gen.Module(300)}
+// seedSources returns the files Recheck is tested on, by name: the
+// examples, the checker's fixtures and a generated module of about
+// genLines lines.
+func seedSources(t testing.TB, genLines int) map[string][]byte {
+	srcs := map[string][]byte{"gen": gen.Module(genLines)}
 	for _, pattern := range []string{"../../examples/*.caps", "../../testdata/check/*.caps"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
@@ -64,6 +64,14 @@ func TestRecheckMatchesCheck(t *testing.T) {
 			srcs[filepath.Base(f)] = b
 		}
 	}
+	return srcs
+}
+
+// TestRecheckMatchesCheck edits files at random and checks after every
+// edit that Recheck, against a base checked some edits earlier, reports
+// exactly what a full check of the new text reports, whenever it answers.
+func TestRecheckMatchesCheck(t *testing.T) {
+	srcs := seedSources(t, 300)
 	answered, edits, withDiags := 0, 0, 0
 	for name, src := range srcs {
 		r := rand.New(rand.NewSource(int64(len(src))))
