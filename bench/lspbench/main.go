@@ -52,6 +52,20 @@ type pos struct {
 	Character int `json:"character"`
 }
 
+// replaceAt is a change that replaces n characters at p with text.
+func replaceAt(p pos, n int, text string) map[string]any {
+	return map[string]any{"range": map[string]any{"start": p, "end": pos{p.Line, p.Character + n}}, "text": text}
+}
+
+// spaceToggle is the change number i of a pair that types a space at p
+// (even i) and deletes it again (odd i).
+func spaceToggle(p pos, i int) map[string]any {
+	if i%2 == 0 {
+		return replaceAt(p, 0, " ")
+	}
+	return replaceAt(p, 1, "")
+}
+
 func main() {
 	caps := flag.String("caps", "build/caps", "the caps binary")
 	edits := flag.Int("edits", 200, "edits to time")
@@ -79,22 +93,26 @@ func main() {
 	for !strings.Contains(lines[line], "(body") {
 		line++
 	}
-	col := strings.Index(lines[line], "(body") + 1
-	var lat []time.Duration
+	at := pos{line, strings.Index(lines[line], "(body") + 1}
 	version := 1
-	for i := 0; i < *edits; i++ {
+	// edit sends a change as the next version.
+	edit := func(change map[string]any) {
 		version++
-		var change map[string]any
-		if i%2 == 0 {
-			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col}}, "text": " "}
-		} else {
-			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col + 1}}, "text": ""}
-		}
-		start := time.Now()
 		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
-		waitVersion(c, version)
-		lat = append(lat, time.Since(start))
 	}
+	// timeEdits sends n changes, each once the previous version's
+	// diagnostics arrived, and returns how long each took to get its own.
+	timeEdits := func(n int, change func(i int) map[string]any) []time.Duration {
+		var lat []time.Duration
+		for i := 0; i < n; i++ {
+			start := time.Now()
+			edit(change(i))
+			waitVersion(c, version)
+			lat = append(lat, time.Since(start))
+		}
+		return lat
+	}
+	lat := timeEdits(*edits, func(i int) map[string]any { return spaceToggle(at, i) })
 	results = append(results, summarize("edit-to-diagnostics (10k lines)", lat))
 
 	// The same, moving between ten function bodies spread over the file;
@@ -111,59 +129,23 @@ func main() {
 			bodies = append(bodies, pos{j, strings.Index(lines[j], "(body") + 1})
 		}
 	}
-	lat = nil
-	for i := 0; i < *edits; i++ {
-		version++
-		p := bodies[(i/2)%len(bodies)]
-		change := map[string]any{"range": map[string]any{"start": p, "end": p}, "text": " "}
-		if i%2 == 1 {
-			change = map[string]any{"range": map[string]any{"start": p, "end": pos{p.Line, p.Character + 1}}, "text": ""}
-		}
-		start := time.Now()
-		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
-		waitVersion(c, version)
-		lat = append(lat, time.Since(start))
-	}
+	lat = timeEdits(*edits, func(i int) map[string]any { return spaceToggle(bodies[(i/2)%len(bodies)], i) })
 	results = append(results, summarize("  across 10 functions (10k lines)", lat))
 	sigLine := line
 	for !strings.Contains(lines[sigLine], "(x I64)") {
 		sigLine--
 	}
-	sigCol := strings.Index(lines[sigLine], "I64")
-	lat = nil
-	for i := 0; i < *edits/4; i++ {
-		version++
-		// I64 -> I32 -> I64: the parameter's type changes every edit
-		text := "32"
-		if i%2 == 1 {
-			text = "64"
-		}
-		change := map[string]any{"range": map[string]any{"start": pos{sigLine, sigCol + 1}, "end": pos{sigLine, sigCol + 3}}, "text": text}
-		start := time.Now()
-		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
-		waitVersion(c, version)
-		lat = append(lat, time.Since(start))
-	}
+	sig := pos{sigLine, strings.Index(lines[sigLine], "I64") + 1}
+	// I64 -> I32 -> I64: the parameter's type changes every edit
+	lat = timeEdits(*edits/4, func(i int) map[string]any { return replaceAt(sig, 2, []string{"32", "64"}[i%2]) })
 	results = append(results, summarize("  signature edits", lat))
-	lat = nil
 	capLine := 0
 	for !strings.Contains(lines[capLine], "(capsule \"") {
 		capLine++
 	}
-	capCol := strings.Index(lines[capLine], "\"") + 1
-	for i := 0; i < *edits/4; i++ {
-		version++
-		// the capsule version's first digit: 1 -> 2 -> 1
-		text := "2"
-		if i%2 == 1 {
-			text = "1"
-		}
-		change := map[string]any{"range": map[string]any{"start": pos{capLine, capCol}, "end": pos{capLine, capCol + 1}}, "text": text}
-		start := time.Now()
-		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
-		waitVersion(c, version)
-		lat = append(lat, time.Since(start))
-	}
+	capsule := pos{capLine, strings.Index(lines[capLine], "\"") + 1}
+	// the capsule version's first digit: 1 -> 2 -> 1
+	lat = timeEdits(*edits/4, func(i int) map[string]any { return replaceAt(capsule, 1, []string{"2", "1"}[i%2]) })
 	results = append(results, summarize("  module header edits, full check", lat))
 
 	// Requests against the settled document.
@@ -198,12 +180,7 @@ func main() {
 	// server checks the new version in full on demand (informational).
 	lat = nil
 	for i := 0; i < *edits/4; i++ {
-		version++
-		change := map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col}}, "text": " "}
-		if i%2 == 1 {
-			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col + 1}}, "text": ""}
-		}
-		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		edit(spaceToggle(at, i))
 		start := time.Now()
 		_, err := c.CallRaw("textDocument/completion", map[string]any{"textDocument": td, "position": pos{stateLine, stateCol}})
 		must(err)
@@ -220,14 +197,7 @@ func main() {
 			waitVersion(c, version)
 			rssAt = append(rssAt, fmt.Sprintf("%.0f", rss(c)))
 		}
-		version++
-		var change map[string]any
-		if i%2 == 0 {
-			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col}}, "text": " "}
-		} else {
-			change = map[string]any{"range": map[string]any{"start": pos{line, col}, "end": pos{line, col + 1}}, "text": ""}
-		}
-		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		edit(spaceToggle(at, i))
 		if i%500 == 0 {
 			waitVersion(c, version)
 		}
