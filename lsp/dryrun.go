@@ -176,7 +176,11 @@ func (s *Server) runEvents(sn *snapshot, m *machine.Machine, mdecl *ast.Machine,
 		r := inst.Step(ev)
 		st := dryStep{Event: r.Event, From: r.From, To: r.To, Accepted: r.OK, Effects: []map[string]any{}, Context: m.ContextJSON(r.Context)}
 		for _, e := range r.Effects {
-			st.Effects = append(st.Effects, map[string]any{"effect": e.Spec.Name, "target": e.Spec.Target})
+			em := map[string]any{"effect": e.Spec.Name, "target": e.Spec.Target, "status": string(e.Status)}
+			if e.Authority != nil {
+				em["authority"] = e.Authority
+			}
+			st.Effects = append(st.Effects, em)
 		}
 		if r.Failure != nil {
 			st.Error, st.Code = r.Failure.Message, r.Failure.Code
@@ -347,7 +351,11 @@ func inlayHints(_ context.Context, sn *snapshot) (any, error) {
 			var effs []string
 			for _, e := range st.Effects {
 				t, _ := e["target"].(string)
-				effs = append(effs, strings.TrimSpace(fmt.Sprint(e["effect"])+" "+t))
+				eff := strings.TrimSpace(fmt.Sprint(e["effect"]) + " " + t)
+				if status, _ := e["status"].(string); status != "" && status != "planned" {
+					eff += " (" + status + ")" // what the authority would deny, escalate, defer or hold
+				}
+				effs = append(effs, eff)
 			}
 			if len(effs) > 0 {
 				label += " · " + strings.Join(effs, ", ")

@@ -46,6 +46,9 @@ const (
 	FinalStateTransition  = "E_FINAL_STATE_TRANSITION"
 	ImportNotFound        = "E_IMPORT_NOT_FOUND"
 	ImportCycle           = "E_IMPORT_CYCLE"
+	ConditionSyntax       = "E_CONDITION_SYNTAX"  // an authority-policy condition does not parse (package cond)
+	ConditionType         = "E_CONDITION_TYPE"    // a policy condition compares values of the wrong types
+	ConditionUnknown      = "E_CONDITION_UNKNOWN" // a policy condition names what a decision cannot see
 	BadLiteral            = syntax.CodeBadLiteral
 	UnreachableState      = "W_UNREACHABLE_STATE"
 	UnusedEvent           = "W_UNUSED_EVENT"

@@ -112,6 +112,7 @@ func (c *checker) module(m *ast.Module) {
 			c.surface(s)
 		}
 	}
+	c.policyConditions(m)
 }
 
 func typeDetail(td *ast.TypeDecl, t types.Type) string {

@@ -46,6 +46,9 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 	if r.File.Source.TooDeep {
 		return nil, false // Read reports only the first list nested too deep in a file
 	}
+	if governed(r.File.Module) {
+		return nil, false // policy conditions read every governed machine's context
+	}
 	ou, nu := units(old), units(cur)
 	if len(ou) != len(nu) {
 		return nil, false
@@ -419,4 +422,14 @@ func (m *unitMap) pos(p int, end bool) (int, bool) {
 // within reports whether inner lies inside outer.
 func within(outer, inner syntax.Span) bool {
 	return outer.Start <= inner.Start && inner.End <= outer.End
+}
+
+// governed reports whether m declares an authority-policy.
+func governed(m *ast.Module) bool {
+	for _, d := range m.Decls {
+		if cd, ok := d.(*ast.ClauseDecl); ok && cd.DeclKind == ast.KindAuthorityPolicy {
+			return true
+		}
+	}
+	return false
 }

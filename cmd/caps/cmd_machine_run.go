@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/capsulang/caps/analysis/authority"
 	"path/filepath"
 	"strings"
 
@@ -195,29 +196,35 @@ type stepErrorJSON struct {
 }
 
 type effectJSON struct {
-	Effect   string            `json:"effect"`
-	Target   string            `json:"target,omitempty"`
-	Extra    []string          `json:"extra_targets,omitempty"`
-	Args     []value.Value     `json:"args,omitempty"`
-	ID       string            `json:"id,omitempty"`
-	Status   string            `json:"status"`
-	Retry    int               `json:"retry,omitempty"`
-	Timeout  string            `json:"timeout,omitempty"`
-	OnError  string            `json:"on_error,omitempty"`
-	Decision string            `json:"decision,omitempty"`
-	Attempts []machine.Outcome `json:"attempts,omitempty"`
-	Result   json.RawMessage   `json:"result,omitempty"`
-	Code     string            `json:"code,omitempty"`
-	Error    string            `json:"error,omitempty"`
+	Effect   string        `json:"effect"`
+	Target   string        `json:"target,omitempty"`
+	Extra    []string      `json:"extra_targets,omitempty"`
+	Args     []value.Value `json:"args,omitempty"`
+	ID       string        `json:"id,omitempty"`
+	Status   string        `json:"status"`
+	Retry    int           `json:"retry,omitempty"`
+	Timeout  string        `json:"timeout,omitempty"`
+	OnError  string        `json:"on_error,omitempty"`
+	Decision string        `json:"decision,omitempty"`
+	// Authority is the module's authority decision (docs/authority.md);
+	// absent for an intent skipped before it was decided.
+	Authority *authority.Decision `json:"authority,omitempty"`
+	Attempts  []machine.Outcome   `json:"attempts,omitempty"`
+	Result    json.RawMessage     `json:"result,omitempty"`
+	Code      string              `json:"code,omitempty"`
+	Error     string              `json:"error,omitempty"`
 }
 
-func effectsJSON(effs []machine.Effect) []effectJSON {
+func effectsJSON(effs []machine.Effect, governed bool) []effectJSON {
 	out := []effectJSON{}
 	for k := range effs {
 		e := &effs[k]
 		ej := effectJSON{Effect: e.Spec.Name, Target: e.Spec.Target, Extra: e.Spec.Extra, Args: e.Args, ID: e.ID,
 			Status: string(e.Status), Retry: e.Spec.Retry, Timeout: e.Spec.TimeoutText, Decision: e.Decision,
-			Attempts: e.Attempts, Result: e.Result(), Code: e.Code, Error: e.Error}
+			Authority: e.Authority, Attempts: e.Attempts, Result: e.Result(), Code: e.Code, Error: e.Error}
+		if !governed && e.Status != machine.Skipped {
+			ej.Authority = authority.Ungoverned
+		}
 		if e.Spec.OnError != nil {
 			ej.OnError = e.Spec.OnError.Name
 		}
@@ -334,7 +341,7 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 		for k := range steps {
 			r := &steps[k]
 			sj := stepJSON{Seq: r.Seq, Event: r.Event, Cause: string(r.Cause), From: r.From, To: r.To, OK: r.OK,
-				Context: m.ContextJSON(r.Context), Effects: effectsJSON(r.Effects), Route: r.Route, Clock: value.FormatDuration(r.Clock)}
+				Context: m.ContextJSON(r.Context), Effects: effectsJSON(r.Effects, m.Governed()), Route: r.Route, Clock: value.FormatDuration(r.Clock)}
 			if r.Payload != nil {
 				sj.Payload = m.AppendPayloadOf(nil, r.Event, r.Payload)
 			}

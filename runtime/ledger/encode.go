@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"encoding/json"
+	"github.com/capsulang/caps/analysis/authority"
 	"sort"
 	"strconv"
 	"strings"
@@ -316,6 +317,10 @@ func (e *Encoder) appendIntent(b []byte, x *machine.Effect) []byte {
 		}
 		b = append(b, `],`...)
 	}
+	if d := x.Authority; d != nil {
+		b = appendDecision(b, d)
+		b = append(b, ',')
+	}
 	b = append(b, `"effect":`...)
 	b = str(b, s.Name)
 	if len(s.Extra) > 0 {
@@ -351,10 +356,31 @@ func (e *Encoder) appendIntent(b []byte, x *machine.Effect) []byte {
 	return append(b, '}')
 }
 
+// appendDecision writes an intent's authority decision: "authority" and
+// an object with the decision's fields in key order.
+func appendDecision(b []byte, d *authority.Decision) []byte {
+	b = append(b, `"authority":{`...)
+	b = optStr(b, `"capability":`, d.Capability)
+	b = optStr(b, `"capability_id":`, d.CapabilityID)
+	b = optStr(b, `"delegation":`, d.Delegation)
+	b = optStr(b, `"mandate":`, d.Mandate)
+	b = append(b, `"outcome":`...)
+	b = str(b, string(d.Outcome))
+	b = append(b, ',')
+	b = optStr(b, `"policy":`, d.Policy)
+	b = optStr(b, `"principal":`, d.Principal)
+	b = append(b, `"reason":`...)
+	b = str(b, d.Reason)
+	b = append(b, `,"rule":`...)
+	b = str(b, d.Rule)
+	return append(b, '}')
+}
+
 // Effects is the record of the observed effect results of a step, or nil
-// when nothing was executed (dry-run, a failed event, no intents).
+// when nothing was executed or held (dry-run without authority
+// decisions to report, a failed event, no intents).
 func (e *Encoder) Effects(r *machine.StepResult) []byte {
-	if r.Failure != nil || len(r.Effects) == 0 || r.Effects[0].Status == machine.Planned {
+	if r.Failure != nil || len(r.Effects) == 0 || allPlanned(r.Effects) {
 		return nil
 	}
 	b := e.alloc(kEffects, 128+160*len(r.Effects))
@@ -407,6 +433,16 @@ func (e *Encoder) Effects(r *machine.StepResult) []byte {
 	b = append(b, `,"step":`...)
 	b = strconv.AppendUint(b, r.Step, 10)
 	return e.done(kEffects, append(b, `,"type":"effects"}`...))
+}
+
+// allPlanned reports whether no intent got further than planned.
+func allPlanned(effs []machine.Effect) bool {
+	for k := range effs {
+		if effs[k].Status != machine.Planned {
+			return false
+		}
+	}
+	return true
 }
 
 func appendAttempt(b []byte, o *machine.Outcome) []byte {
@@ -531,6 +567,8 @@ func DefaultComponent(event string) string {
 		return trace.ComponentEffect
 	case strings.HasPrefix(event, "adapter."):
 		return trace.ComponentAdapter
+	case strings.HasPrefix(event, "policy."), strings.HasPrefix(event, "capability."):
+		return trace.ComponentAuthority
 	}
 	return trace.ComponentMachine
 }
@@ -560,9 +598,12 @@ func appendCompactTrace(b []byte, r *trace.Record) []byte {
 	b = append(b, `"body":`...)
 	b = str(b, r.Body)
 	b = append(b, ',')
+	b = optStr(b, `"capability_jti":`, r.CapabilityJTI)
 	if r.Component != DefaultComponent(r.Event) {
 		b = optStr(b, `"component":`, r.Component)
 	}
+	b = optStr(b, `"decision":`, r.Decision)
+	b = optStr(b, `"delegation_id":`, r.DelegationID)
 	if r.DurationMs != 0 {
 		b = append(b, `"duration_ms":`...)
 		b = strconv.AppendInt(b, r.DurationMs, 10)
@@ -577,10 +618,13 @@ func appendCompactTrace(b []byte, r *trace.Record) []byte {
 	b = optStr(b, `"expected":`, r.Expected)
 	b = optStr(b, `"from_state":`, r.FromState)
 	b = optStr(b, `"machine_event":`, r.MachineEvent)
+	b = optStr(b, `"mandate_id":`, r.MandateID)
 	b = append(b, `"operation":`...)
 	b = str(b, r.Operation)
 	b = append(b, ',')
 	b = optStr(b, `"parent_span_id":`, r.ParentSpanID)
+	b = optStr(b, `"policy_id":`, r.PolicyID)
+	b = optStr(b, `"principal_id":`, r.PrincipalID)
 	b = optStr(b, `"reason":`, r.Reason)
 	if r.Severity != DefaultSeverity(r.Event, r.ErrorCode) {
 		b = optStr(b, `"severity_text":`, r.Severity)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/runtime/value"
 )
 
@@ -117,8 +118,11 @@ type Effect struct {
 	Args []value.Value
 	// Status is Planned in dry-run mode.
 	Status   EffectStatus
-	Decision string // the policy rule that approved or denied it
-	Attempts []Outcome
+	Decision string // the host policy rule that approved or denied it
+	// Authority is the module's authority decision (nil: the module is
+	// ungoverned, or the intent was skipped before it was decided).
+	Authority *authority.Decision
+	Attempts  []Outcome
 	// Error and Code describe the final failure of a failed or denied
 	// intent.
 	Error string

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/runtime/chain"
 	"github.com/capsulang/caps/runtime/interp"
@@ -188,6 +189,7 @@ type Instance struct {
 	traceID  string     // the trace id of the input being handled
 	traceSeq uint64
 	traceBuf []trace.Record
+	auth     authority.State // capabilities issued to the instance
 }
 
 // DefaultID is the id of an instance created without one: the machine's
@@ -480,6 +482,12 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 			effects[k].ID = i.IntentID(i.step, k)
 		}
 	}
+	if m.governed && len(effects) > 0 {
+		if !tr.hasArgs && !i.withIDs { // the planned slice is shared
+			effects = append([]Effect(nil), effects...)
+		}
+		i.authorize(effects, newCtx)
+	}
 	// Commit: move, arm timers, emit.
 	for _, a := range tr.assigns {
 		i.vars[m.Context[a.field].Name] = newCtx[a.field]
@@ -505,7 +513,7 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 			i.err = err
 		}
 	}
-	if i.exec != nil && len(effects) > 0 && i.err == nil {
+	if (i.exec != nil || m.governed) && len(effects) > 0 && i.err == nil {
 		i.execute(ctx, r, root)
 	}
 	if i.tracing {
@@ -641,7 +649,17 @@ func (i *Instance) execute(ctx context.Context, r *StepResult, root string) {
 	for k := range effs {
 		e := &effs[k]
 		span := i.effectSpan(k)
-		if failed {
+		if i.tracing {
+			i.authorityRecords(r, e, span, root)
+		}
+		if e.Authority != nil && !e.Authority.Allowed() {
+			failed = true
+			if e.Status == Denied {
+				i.route(r, k, root)
+			}
+			continue
+		}
+		if failed || e.Status == Skipped {
 			e.Status = Skipped
 			if i.tracing {
 				rec := i.record(r, trace.EffectSkipped, trace.ComponentEffect, e.Spec.Label(), span, root)
@@ -649,6 +667,13 @@ func (i *Instance) execute(ctx context.Context, r *StepResult, root string) {
 				rec.EffectIntentID, rec.Effect, rec.Target = e.ID, e.Spec.Name, e.Spec.Target
 				i.emit(r, rec)
 			}
+			continue
+		}
+		if i.exec == nil { // dry-run: decided, planned, not executed
+			continue
+		}
+		if e.Authority != nil && isControl(e.Spec) {
+			i.control(r, e, span, root)
 			continue
 		}
 		call := Call{Machine: i.m, InstanceID: i.id, IntentID: e.ID, Seq: r.Seq, Step: r.Step, Spec: e.Spec, Args: e.Args,

@@ -18,7 +18,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/cond"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/value"
@@ -54,6 +56,12 @@ type Machine struct {
 	// eventVar is true when a context field is called "event", which
 	// changes how event.FIELD compiles; the fast paths are then off.
 	eventVar bool
+	// auth is the module's Authority IR; governed is set when it declares
+	// an authority-policy, and envs holds each policy's condition
+	// environment for this machine's context.
+	auth     *authority.Model
+	governed bool
+	envs     map[*authority.Policy]*cond.Env
 }
 
 // Field is a context or event field.
@@ -320,6 +328,7 @@ func Compile(res *check.Result, name string, opts Options) (*Machine, error) {
 			s.on[tr.Event.Index] = append(s.on[tr.Event.Index], tr)
 		}
 	}
+	m.compileAuthority()
 	return m, nil
 }
 

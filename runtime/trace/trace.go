@@ -48,6 +48,9 @@ const (
 	ComponentMachine = "machine"
 	ComponentEffect  = "effect"
 	ComponentAdapter = "adapter"
+	// ComponentAuthority is the authority runtime: policy decisions and
+	// capabilities (docs/authority.md).
+	ComponentAuthority = "authority"
 )
 
 // Severities (OpenTelemetry severity_text).
@@ -89,6 +92,15 @@ type Record struct {
 	Actual            string `json:"actual,omitempty"`
 	ErrorCode         string `json:"error_code,omitempty"`
 	DurationMs        int64  `json:"duration_ms"`
+	// The authority decision of an authority record: the outcome and the
+	// ids of the policy, principal, mandate, delegation and capability
+	// (the attribution fields of the spec's telemetry obligations).
+	Decision      string `json:"decision,omitempty"`
+	PolicyID      string `json:"policy_id,omitempty"`
+	PrincipalID   string `json:"principal_id,omitempty"`
+	MandateID     string `json:"mandate_id,omitempty"`
+	DelegationID  string `json:"delegation_id,omitempty"`
+	CapabilityJTI string `json:"capability_jti,omitempty"`
 	// TraceHistory holds the breadcrumbs that led to an error-level
 	// record (the most recent last); empty on other records.
 	TraceHistory []Breadcrumb `json:"trace_history,omitempty"`
@@ -220,6 +232,12 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	b = optString(b, `,"error_code":`, r.ErrorCode)
 	b = append(b, `,"duration_ms":`...)
 	b = strconv.AppendInt(b, r.DurationMs, 10)
+	b = optString(b, `,"decision":`, r.Decision)
+	b = optString(b, `,"policy_id":`, r.PolicyID)
+	b = optString(b, `,"principal_id":`, r.PrincipalID)
+	b = optString(b, `,"mandate_id":`, r.MandateID)
+	b = optString(b, `,"delegation_id":`, r.DelegationID)
+	b = optString(b, `,"capability_jti":`, r.CapabilityJTI)
 	if len(r.TraceHistory) > 0 {
 		b = append(b, `,"trace_history":[`...)
 		for i, c := range r.TraceHistory {

@@ -1,0 +1,150 @@
+package check
+
+import (
+	"unicode/utf8"
+
+	"github.com/capsulang/caps/analysis/authority"
+	"github.com/capsulang/caps/analysis/cond"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// policyConditions parses and type-checks the condition of every
+// (on OUTCOME (if "CONDITION")) of the module's authority-policies,
+// against the context of each machine the policy governs. A problem is
+// reported once per rule, inside the string.
+func (c *checker) policyConditions(m *ast.Module) {
+	model := authority.FromModule(m)
+	if !model.Governed() {
+		return
+	}
+	for _, p := range model.Policies {
+		machines := c.governedMachines(m, model, p)
+		for _, r := range p.Rules {
+			if r.Err != nil {
+				c.conditionError(r, r.Err, "")
+				continue
+			}
+			if len(machines) == 0 {
+				c.checkCondition(r, p, nil, "")
+				continue
+			}
+			for _, mach := range machines {
+				if c.checkCondition(r, p, c.contextFields(mach), mach.Name.Name) {
+					break
+				}
+			}
+		}
+	}
+}
+
+// checkCondition checks one rule against a machine's context; it reports
+// whether it found problems.
+func (c *checker) checkCondition(r *authority.Rule, p *authority.Policy, ctx []authority.Field, machine string) bool {
+	errs := cond.Check(r.Expr, p.Env(ctx), ast.Closest)
+	for _, e := range errs {
+		c.conditionError(r, e, machine)
+	}
+	return len(errs) > 0
+}
+
+func (c *checker) conditionError(r *authority.Rule, e *cond.Error, machine string) {
+	msg := e.Msg
+	if machine != "" && e.Code == cond.CodeUnknown {
+		msg += " (deciding intents of machine " + machine + ")"
+	}
+	c.errorf(e.Code, c.stringSpan(r.Str, e.Start, e.End), "%s", msg)
+}
+
+// governedMachines lists the machines whose intents p decides: those with
+// a (policy.evaluate P) in a transition, and, when p is the module's only
+// policy, every machine with an intent that is not a control effect.
+func (c *checker) governedMachines(m *ast.Module, model *authority.Model, p *authority.Policy) []*ast.Machine {
+	var out []*ast.Machine
+	for _, d := range m.Decls {
+		mach, ok := d.(*ast.Machine)
+		if !ok {
+			continue
+		}
+		uses := false
+		for _, st := range mach.States {
+			for _, t := range st.Transitions {
+				for _, e := range t.Effects {
+					switch {
+					case e.Name.Name == "policy.evaluate":
+						uses = uses || len(e.Targets) > 0 && e.Targets[0].Name == p.Name
+					case len(model.Policies) == 1 && !authority.ControlEffects[e.Name.Name]:
+						uses = true
+					}
+				}
+			}
+		}
+		if uses {
+			out = append(out, mach)
+		}
+	}
+	return out
+}
+
+// contextFields is a machine's context with the checked field types.
+func (c *checker) contextFields(mach *ast.Machine) []authority.Field {
+	parent := c.declSym(mach)
+	var out []authority.Field
+	for _, s := range c.res.Symbols {
+		if s.Kind == SymContextField && s.Parent == parent && s.Parent != nil {
+			out = append(out, authority.Field{Name: s.Name, Type: s.Type})
+		}
+	}
+	return out
+}
+
+// stringSpan maps [start, end) of a string literal's decoded text to the
+// source, through its escapes; the whole literal when the mapping fails.
+func (c *checker) stringSpan(str *syntax.Form, start, end int) syntax.Span {
+	whole := str.Span
+	f := c.res.File
+	if f == nil || f.Source == nil || f.Source.CST == nil || whole.End > len(f.Source.CST.Src) {
+		return whole
+	}
+	offs := decodedOffsets(f.Source.CST.Src[whole.Start:whole.End])
+	if offs == nil || len(offs) != len(str.Text)+1 || start > end || end >= len(offs) {
+		return whole
+	}
+	s, e := whole.Start+offs[start], whole.Start+offs[end]
+	if e == s && e < whole.End-1 {
+		e++ // an empty range (the end of the text) still shows
+	}
+	return syntax.Span{Start: s, End: e}
+}
+
+// decodedOffsets maps each byte offset of a quoted literal's decoded text
+// (and its end) to an offset in raw, which includes the quotes; nil when
+// raw holds an escape it does not know.
+func decodedOffsets(raw []byte) []int {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil
+	}
+	var offs []int
+	i := 1
+	for i < len(raw)-1 {
+		if raw[i] != '\\' {
+			_, n := utf8.DecodeRune(raw[i:])
+			for k := 0; k < n; k++ {
+				offs = append(offs, i+k)
+			}
+			i += n
+			continue
+		}
+		if i+1 >= len(raw)-1 {
+			return nil
+		}
+		switch raw[i+1] {
+		case '"', '\\', 'n', 'r', 't', '0':
+			offs = append(offs, i)
+			i += 2
+		default:
+			return nil
+		}
+	}
+	return append(offs, i)
+}

@@ -1,0 +1,107 @@
+package machine_test
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand"
+	"testing"
+
+	"github.com/capsulang/caps/runtime/machine"
+)
+
+// spy is an executor that records what reached it and fails the test when
+// an intent the authority did not allow arrives.
+type spy struct {
+	t    *testing.T
+	inst **machine.Instance
+	seen int
+}
+
+func (s *spy) Mode() machine.Mode { return machine.Mock }
+
+func (s *spy) Approve(c *machine.Call) machine.Decision {
+	return machine.Decision{Allowed: true, Rule: "spy"}
+}
+
+func (s *spy) Execute(ctx context.Context, c *machine.Call) machine.Outcome {
+	s.seen++
+	if c.Spec.Name == "policy.evaluate" || c.Spec.Name == "capability.issue" {
+		s.t.Errorf("control effect %s reached the executor", c.Spec.Label())
+	}
+	return machine.Outcome{OK: true, Adapter: "spy"}
+}
+
+// TestNoDeniedIntentReachesAnAdapter drives random inputs through governed
+// machines in mock mode. Every intent that reaches the executor must have
+// been allowed; every intent the authority held must not have reached it.
+func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
+	targets := []struct{ path, machine string }{
+		{"testdata/refund_reviewer.caps", "EnclosedAgent"},
+		{"../../examples/authority.caps", "InvoicePayment"},
+	}
+	const sequences = 400
+	rng := rand.New(rand.NewSource(12))
+	held, allowed := 0, 0
+	for _, tc := range targets {
+		m := compile(t, tc.path, tc.machine)
+		if !m.Governed() {
+			t.Fatalf("%s is not governed", tc.path)
+		}
+		for n := 0; n < sequences; n++ {
+			ex := &spy{t: t}
+			inst, err := m.NewInstance(machine.InstanceOptions{Executor: ex})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < 12; k++ {
+				if rng.Intn(5) == 0 {
+					if _, err := inst.Advance(int64(rng.Intn(20)) * 60_000); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				et := m.Events[rng.Intn(len(m.Events))]
+				payload := map[string]any{}
+				for _, f := range et.Fields {
+					switch f.Type.String() {
+					case "Text":
+						payload[f.Name] = "x"
+					case "Bool":
+						payload[f.Name] = rng.Intn(2) == 0
+					default:
+						payload[f.Name] = rng.Intn(120)
+					}
+				}
+				raw, _ := json.Marshal(payload)
+				before := ex.seen
+				r := inst.Step(machine.Event{Name: et.Name, Raw: raw})
+				reached := 0
+				for _, e := range r.Effects {
+					if e.Authority == nil && e.Status != machine.Skipped {
+						t.Fatalf("%s: intent %s has no decision", tc.path, e.Spec.Label())
+					}
+					switch e.Status {
+					case machine.Executed, machine.Failed:
+						if e.Authority == nil || !e.Authority.Allowed() {
+							t.Fatalf("%s: %s executed without an allow decision: %+v", tc.path, e.Spec.Label(), e.Authority)
+						}
+						allowed++
+						if e.Spec.Name != "policy.evaluate" && e.Spec.Name != "capability.issue" && e.Spec.Name != "capability.revoke" &&
+							e.Spec.Name != "approval.request" && e.Spec.Name != "receipt.emit" {
+							reached++
+						}
+					case machine.Denied, machine.Escalated, machine.Deferred:
+						held++
+					}
+				}
+				if ex.seen-before != reached {
+					t.Fatalf("%s: %d intents reached the executor, %d were allowed adapter intents", tc.path, ex.seen-before, reached)
+				}
+			}
+		}
+	}
+	t.Logf("%d random sequences: %d intents allowed, %d held by the authority; none held reached the executor", 2*sequences, allowed, held)
+	if held == 0 || allowed == 0 {
+		t.Errorf("the sequences never exercised both outcomes: %d allowed, %d held", allowed, held)
+	}
+}
