@@ -26,6 +26,8 @@ func FuzzServerMessages(f *testing.F) {
 		frame(`{`), "Content-Length: 99999999999\r\n\r\n", "garbage\r\n\r\n", frame(`[]`),
 		frame(`{"jsonrpc":"2.0","id":3,"method":"textDocument/rename","params":{"textDocument":{"uri":"file:///f.caps"},"position":{"line":0,"character":9},"newName":"()"}}`),
 		frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`),
+		// issue 19, item 8: a change without text
+		frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///f.caps","version":4},"contentChanges":[{}]}}`),
 		// issue 19, item 7: a Content-Length shorter than the body
 		"Content-Length: 10\r\n\r\n" + `{"jsonrpc":"2.0","id":8,"method":"textDocument/documentSymbol","params":{"textDocument":{"uri":"file:///f.caps"}}}`,
 	}
