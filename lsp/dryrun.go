@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -97,29 +96,11 @@ func dryRunCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, 
 			}
 			runs = append(runs, s.runEvents(sn, m, mdecl, "events", evs))
 		default:
-			files := []string{}
-			if a.Scenario != "" {
-				files = append(files, uriPath(protocol.DocumentURI(a.Scenario)))
-			} else {
-				files = scenarioFiles(sn.path, mdecl.Name.Name)
+			if runs, err = s.scenarioRuns(sn, m, mdecl, a.Scenario); err != nil {
+				return nil, err
 			}
-			for _, f := range files {
-				evs, err := scenarioEvents(f)
-				if err != nil {
-					return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s: %v", filepath.Base(f), err)}
-				}
-				runs = append(runs, s.runEvents(sn, m, mdecl, filepath.Base(f), evs))
-			}
-			if len(files) == 0 {
-				for _, p := range shortestPaths(mdecl) {
-					var evs []machine.Event
-					for _, name := range p.events {
-						evs = append(evs, machine.Event{Name: name, Payload: zeroPayload(m, name)})
-					}
-					run := s.runEvents(sn, m, mdecl, "path to "+p.final, evs)
-					run.Final = p.final
-					runs = append(runs, run)
-				}
+			if len(runs) == 0 {
+				runs = s.pathRuns(sn, m, mdecl)
 			}
 		}
 		// remember the steps for inlay hints: the union of all runs
@@ -281,43 +262,51 @@ func shortestPaths(m *ast.Machine) []eventPath {
 	return out
 }
 
-// scenarioFiles finds scenario files for a machine beside the capsule:
-// scenarios/<file>.<Machine>*.json and <file>.<Machine>*.json.
-func scenarioFiles(path, machineName string) []string {
-	base := strings.TrimSuffix(filepath.Base(path), ".caps")
-	dir := filepath.Dir(path)
-	var out []string
-	for _, pat := range []string{filepath.Join(dir, "scenarios", base+"."+machineName+"*.json"), filepath.Join(dir, base+"."+machineName+"*.json")} {
-		m, _ := filepath.Glob(pat)
-		out = append(out, m...)
+// scenarioRuns replays the scenario file named by the command, or else
+// those beside the capsule; an unusable file is an InvalidParams error.
+func (s *Server) scenarioRuns(sn *snapshot, m *machine.Machine, mdecl *ast.Machine, arg string) ([]dryRun, error) {
+	files, err := s.scenarioFiles(sn.path, arg, mdecl.Name.Name)
+	if err != nil {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
 	}
-	sort.Strings(out)
-	return out
+	var runs []dryRun
+	for _, f := range files {
+		evs, err := f.events(mdecl.Name.Name)
+		if err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+		}
+		runs = append(runs, s.runEvents(sn, m, mdecl, filepath.Base(f.name), evs))
+	}
+	return runs, nil
 }
 
-// scenarioEvents reads the events of a scenario file (its expectations
-// are for caps test; a dry run only replays the events).
-func scenarioEvents(path string) ([]machine.Event, error) {
-	b, err := os.ReadFile(path)
+// pathRuns runs the shortest event path to each final state, with zero
+// payloads.
+func (s *Server) pathRuns(sn *snapshot, m *machine.Machine, mdecl *ast.Machine) []dryRun {
+	var runs []dryRun
+	for _, p := range shortestPaths(mdecl) {
+		var evs []machine.Event
+		for _, name := range p.events {
+			evs = append(evs, machine.Event{Name: name, Payload: zeroPayload(m, name)})
+		}
+		run := s.runEvents(sn, m, mdecl, "path to "+p.final, evs)
+		run.Final = p.final
+		runs = append(runs, run)
+	}
+	return runs
+}
+
+// scenarioFiles returns the scenario files a dry run replays: the one
+// named by the command, or else those beside the capsule.
+func (s *Server) scenarioFiles(docPath, arg, machineName string) ([]scenarioFile, error) {
+	if arg == "" {
+		return besideScenarios(docPath, machineName)
+	}
+	f, err := s.namedScenario(docPath, arg)
 	if err != nil {
 		return nil, err
 	}
-	var sc struct {
-		Events []struct {
-			Event   string          `json:"event"`
-			Payload json.RawMessage `json:"payload"`
-		} `json:"events"`
-	}
-	if err := json.Unmarshal(b, &sc); err != nil {
-		return nil, err
-	}
-	var evs []machine.Event
-	for _, e := range sc.Events {
-		if e.Event != "" {
-			evs = append(evs, machine.Event{Name: e.Event, Raw: e.Payload})
-		}
-	}
-	return evs, nil
+	return []scenarioFile{f}, nil
 }
 
 // ---- inlay hints (LSP 3.17; go.lsp.dev/protocol stops at 3.16)

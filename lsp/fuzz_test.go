@@ -26,6 +26,13 @@ func FuzzServerMessages(f *testing.F) {
 		frame(`{`), "Content-Length: 99999999999\r\n\r\n", "garbage\r\n\r\n", frame(`[]`),
 		frame(`{"jsonrpc":"2.0","id":3,"method":"textDocument/rename","params":{"textDocument":{"uri":"file:///f.caps"},"position":{"line":0,"character":9},"newName":"()"}}`),
 		frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`),
+		// issue 19, item 9: a dry run's scenario outside the workspace
+		frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///g.caps","languageId":"capsulang","version":1,"text":"(module g (capsule \"1\") (machine M (event Go) (initial a) (state a (on Go (target b))) (state b (type final))))"}}}`) +
+			frame(`{"jsonrpc":"2.0","id":7,"method":"workspace/executeCommand","params":{"command":"capsulang.dryRun","arguments":[{"uri":"file:///g.caps","machine":"M","scenario":"/proc/self/environ"}]}}`),
+		// issue 19, item 8: a change without text
+		frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///f.caps","version":4},"contentChanges":[{}]}}`),
+		// issue 19, item 7: a Content-Length shorter than the body
+		"Content-Length: 10\r\n\r\n" + `{"jsonrpc":"2.0","id":8,"method":"textDocument/documentSymbol","params":{"textDocument":{"uri":"file:///f.caps"}}}`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

@@ -136,17 +136,35 @@ func didOpen(s *Server, params json.RawMessage) error {
 }
 
 // contentChange is TextDocumentContentChangeEvent with an optional range
-// (absent means the whole document).
+// (absent means the whole document). Text is required: a change without
+// it is refused rather than read as "delete".
 type contentChange struct {
 	Range *protocol.Range `json:"range"`
-	Text  string          `json:"text"`
+	Text  *string         `json:"text"`
 }
 
-func didChange(s *Server, params json.RawMessage) error {
-	var p struct {
-		TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-		ContentChanges []contentChange                          `json:"contentChanges"`
+// didChangeParams are the params of textDocument/didChange.
+type didChangeParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []contentChange                          `json:"contentChanges"`
+}
+
+// validate checks what can be checked before any change is applied, so
+// that a malformed notification leaves the document as it was.
+func (p *didChangeParams) validate(current int32) error {
+	for i, ch := range p.ContentChanges {
+		if ch.Text == nil {
+			return fmt.Errorf(`invalid params: content change %d of version %d has no "text"; the document was left as it was (version %d): close and reopen the file`, i+1, p.TextDocument.Version, current)
+		}
 	}
+	return nil
+}
+
+// didChange applies a notification's content changes in order and makes a
+// snapshot of the result. A change without text is refused before any is
+// applied; a change whose range does not fit stops the rest.
+func didChange(s *Server, params json.RawMessage) error {
+	var p didChangeParams
 	if err := decode(params, &p); err != nil {
 		return err
 	}
@@ -156,25 +174,12 @@ func didChange(s *Server, params json.RawMessage) error {
 	if !ok {
 		return fmt.Errorf("didChange for a document that is not open: %s", p.TextDocument.URI)
 	}
+	if err := p.validate(d.snap.version); err != nil {
+		return err
+	}
 	for i, ch := range p.ContentChanges {
-		if ch.Range == nil {
-			if err := d.doc.Replace([]byte(ch.Text)); err != nil {
-				return err
-			}
-			continue
-		}
-		lines := d.doc.CST().Lines
-		sp, err := lines.Span(syntax.Range{
-			Start: syntax.Position{Line: int(ch.Range.Start.Line), Character: int(ch.Range.Start.Character)},
-			End:   syntax.Position{Line: int(ch.Range.End.Line), Character: int(ch.Range.End.Character)},
-		}, s.enc)
-		if err != nil {
-			// The client and server disagree about the text; ask for a resync
-			// rather than corrupting the document.
-			return fmt.Errorf("change %d of version %d does not fit the document (%v); close and reopen the file", i, p.TextDocument.Version, err)
-		}
-		if err := d.doc.Edit(sp.Start, sp.End, []byte(ch.Text)); err != nil {
-			return err
+		if err := s.applyChange(d, ch); err != nil {
+			return fmt.Errorf("content change %d of version %d %w", i+1, p.TextDocument.Version, err)
 		}
 	}
 	d.snap = s.newSnapshot(d, p.TextDocument.Version)
@@ -183,6 +188,36 @@ func didChange(s *Server, params json.RawMessage) error {
 	s.refreshImporters(d)
 	s.scheduleDiagnostics(d)
 	return nil
+}
+
+// applyChange applies one content change to the document's text; s.mu
+// must be held. Its error completes "content change N of version V".
+func (s *Server) applyChange(d *document, ch contentChange) error {
+	text := []byte(*ch.Text)
+	var err error
+	if ch.Range == nil {
+		err = d.doc.Replace(text)
+	} else {
+		var sp syntax.Span
+		if sp, err = d.doc.CST().Lines.Span(protocolRange(*ch.Range), s.enc); err != nil {
+			// The client and server disagree about the text; ask for a
+			// resync rather than corrupting the document.
+			return fmt.Errorf("does not fit the document (%v); close and reopen the file", err)
+		}
+		err = d.doc.Edit(sp.Start, sp.End, text)
+	}
+	if err != nil {
+		return fmt.Errorf("could not be applied: %w", err)
+	}
+	return nil
+}
+
+// protocolRange converts a protocol range to the syntax package's.
+func protocolRange(r protocol.Range) syntax.Range {
+	return syntax.Range{
+		Start: syntax.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
+		End:   syntax.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
+	}
 }
 
 func didClose(s *Server, params json.RawMessage) error {

@@ -18,9 +18,11 @@ const MaxMessageSize = 64 << 20
 
 // stream frames JSON-RPC messages with Content-Length headers. Unlike the
 // stock jsonrpc2 stream it survives bad input: a body that is not valid
-// JSON-RPC is answered with a parse error (id null) and skipped, an
-// oversized body is drained and refused, and only the end of the input (or
-// a broken header stream) ends the connection.
+// JSON-RPC is answered with a parse error (id null) and skipped, the rest
+// of a body longer than its Content-Length is skipped up to the next
+// Content-Length header, an oversized body is drained and refused, and
+// only the end of the input (or a broken header stream) ends the
+// connection.
 type stream struct {
 	in  *bufio.Reader
 	out io.Writer
@@ -93,7 +95,7 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 			}
 			return nil, total, fmt.Errorf("reading message header: %w", err)
 		}
-		line = strings.TrimRight(line, "\r\n")
+		line = resync(strings.TrimRight(line, "\r\n"))
 		if line == "" {
 			if length >= 0 {
 				break
@@ -126,6 +128,38 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 		return nil, total, fmt.Errorf("reading message body: %w", err)
 	}
 	return body, total + length, nil
+}
+
+// contentLength is the header every frame has, in lower case.
+const contentLength = "content-length:"
+
+// resync returns the header in a header line. The rest of a body whose
+// Content-Length was too short runs into the next frame's first header
+// line; what comes before the last Content-Length header in a line is
+// that leftover, and dropping it resynchronises the stream on the next
+// frame instead of skipping every frame up to a stray blank line.
+func resync(line string) string {
+	for i := len(line) - len(contentLength); i > 0; i-- {
+		if asciiEqualFold(line[i:i+len(contentLength)], contentLength) {
+			return line[i:]
+		}
+	}
+	return line
+}
+
+// asciiEqualFold reports whether s equals the lower-case ASCII text lower,
+// ignoring the case of ASCII letters only.
+func asciiEqualFold(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func strconvQuote(s string) string { return strconv.Quote(strings.TrimSpace(s)) }

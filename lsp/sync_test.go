@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand"
 	"strings"
@@ -183,4 +184,65 @@ func diagnosticsVsFresh(t *testing.T, c *lsptest.Client, version int, text strin
 	sortD(want)
 	sortD(have)
 	return cmp.Diff(want, have)
+}
+
+// documentText asks the server for its copy of a document.
+func documentText(t *testing.T, c *lsptest.Client, uri string) (version int, text string) {
+	t.Helper()
+	var got struct {
+		Version int    `json:"version"`
+		Text    string `json:"text"`
+	}
+	if err := c.Call("capsulang/debug.documentText", map[string]any{"textDocument": map[string]any{"uri": uri}}, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got.Version, got.Text
+}
+
+// showMessage waits for the next window/showMessage and returns its type
+// and text.
+func showMessage(t *testing.T, c *lsptest.Client) (int, string) {
+	t.Helper()
+	m, err := c.Wait("window/showMessage", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Type    int    `json:"type"`
+		Message string `json:"message"`
+	}
+	json.Unmarshal(m.Params, &p)
+	return p.Type, p.Message
+}
+
+// A content change without "text" is invalid params: the notification is
+// dropped with an error message and the server's text stays as it was,
+// even when other changes of the same notification are valid (issue 19,
+// item 8).
+func TestChangeWithoutTextKeepsTheText(t *testing.T) {
+	c := startInProcess(t)
+	const uri = "file:///tmp/sync/notext.caps"
+	text := "(module m (capsule \"1\") (function f (output I64) (body 1)))"
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "capsulang", "version": 1, "text": text}})
+	valid := map[string]any{"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "text": ";"}
+	for _, changes := range [][]any{
+		{map[string]any{}},
+		{map[string]any{"text": nil}},
+		{valid, map[string]any{"range": valid["range"]}},
+	} {
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": changes})
+		typ, msg := showMessage(t, c)
+		want := `Capsulang: textDocument/didChange failed: invalid params: content change ` + fmt.Sprint(len(changes)) + ` of version 2 has no "text"; the document was left as it was (version 1): close and reopen the file`
+		if typ != 1 || msg != want {
+			t.Errorf("changes %v: message %d %q, want 1 %q", changes, typ, msg, want)
+		}
+		if v, got := documentText(t, c, uri); v != 1 || got != text {
+			t.Errorf("changes %v: the server has version %d %q, want version 1 %q", changes, v, got, text)
+		}
+	}
+	// A valid change still applies afterwards.
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 3}, "contentChanges": []any{valid}})
+	if v, got := documentText(t, c, uri); v != 3 || got != ";"+text {
+		t.Errorf("after a valid change: version %d %q", v, got)
+	}
 }

@@ -244,19 +244,38 @@ func (l *Loader) cycle(to string) string {
 
 // within checks that path, after resolving symbolic links, stays under root.
 func within(root, path string) error {
-	r, err := filepath.EvalSymlinks(root)
+	r, p, inside, err := resolveUnder(root, path)
 	if err != nil {
 		return err
 	}
-	p, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return err
-	}
-	rel, err := filepath.Rel(r, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !inside {
 		return fmt.Errorf("import resolves to %s, outside the import root %s; imports cannot leave their roots", p, r)
 	}
 	return nil
+}
+
+// Inside reports whether path, once its symbolic links are resolved, lies
+// under root (its links resolved too): the rule that keeps every import in
+// its root, for other files read on a client's behalf (the language
+// server's dry-run scenarios). It returns the resolved path; an error
+// means path or root cannot be resolved (a missing file, say).
+func Inside(root, path string) (string, bool, error) {
+	_, p, inside, err := resolveUnder(root, path)
+	return p, inside, err
+}
+
+// resolveUnder resolves the symbolic links of root and path and reports
+// whether the resolved path lies under the resolved root.
+func resolveUnder(root, path string) (r, p string, inside bool, err error) {
+	if r, err = filepath.EvalSymlinks(root); err != nil {
+		return "", "", false, err
+	}
+	if p, err = filepath.EvalSymlinks(path); err != nil {
+		return "", "", false, err
+	}
+	rel, err := filepath.Rel(r, p)
+	inside = err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return r, p, inside, nil
 }
 
 // CheckFile checks an already parsed file as the content of path, without

@@ -105,3 +105,34 @@ func TestReadSourceErrors(t *testing.T) {
 		}
 	}
 }
+
+// Inside is the imports' rule for other files: a path inside its root,
+// after symbolic links, and nothing that a link leads out of.
+func TestInside(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	in := write(t, root, "sub/s.json", "{}")
+	secret := write(t, outside, "secret.json", "{}")
+	link := filepath.Join(root, "link.json")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	realIn, _ := filepath.EvalSymlinks(in)
+	realSecret, _ := filepath.EvalSymlinks(secret)
+	for _, tc := range []struct {
+		path   string
+		want   string
+		inside bool
+	}{
+		{in, realIn, true},
+		{link, realSecret, false},
+		{filepath.Join(root, "sub", "..", "..", filepath.Base(outside), "secret.json"), realSecret, false},
+	} {
+		got, inside, err := Inside(root, tc.path)
+		if err != nil || got != tc.want || inside != tc.inside {
+			t.Errorf("Inside(root, %s) = %s, %v, %v; want %s, %v", tc.path, got, inside, err, tc.want, tc.inside)
+		}
+	}
+	if _, _, err := Inside(root, filepath.Join(root, "missing.json")); err == nil {
+		t.Errorf("a missing file: no error")
+	}
+}
