@@ -144,7 +144,7 @@ func (cc *completer) collect(off int) {
 				cc.add(k, protocol.CompletionItemKindKeyword, "declaration", &completionData{Kind: "keyword", Name: k})
 			}
 		case parentHead == "effects":
-			cc.effects()
+			cc.effects(false)
 		case parentHead == "state" && machine != nil:
 			cc.keywords(ast.StateClauses, "state clause")
 			cc.snippet("on", declSnippets["on"], "a transition")
@@ -290,8 +290,13 @@ func (cc *completer) clauseKeywords(d ast.Decl) {
 	}
 }
 
-func (cc *completer) effects() {
+// effects offers the catalogued effect names: all of them where a budget
+// names effects (withBudgetOnly), else only those that can be performed.
+func (cc *completer) effects(withBudgetOnly bool) {
 	for _, e := range catalog.Effects() {
+		if e.BudgetOnly && !withBudgetOnly {
+			continue
+		}
 		cc.add(e.Name, protocol.CompletionItemKindFunction, e.Description, &completionData{Kind: "effect", Name: e.Name})
 	}
 }
@@ -430,7 +435,7 @@ func (cc *completer) schemaArgs(schema *catalog.Construct, key string, idx int) 
 			cc.add("true", protocol.CompletionItemKindValue, "", nil)
 			cc.add("false", protocol.CompletionItemKindValue, "", nil)
 		case arg == "effect":
-			cc.effects()
+			cc.effects(true)
 		}
 	}
 }

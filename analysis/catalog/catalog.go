@@ -34,6 +34,13 @@ type Effect struct {
 	OptionalTarget bool   `json:"optional_target,omitempty"`
 	// ExtraTargets says what further targets name (db.project's projection).
 	ExtraTargets string `json:"extra_targets,omitempty"`
+	// BudgetOnly marks a name catalogued only so that budgets can allow or
+	// deny it (deploy.live, secret.read): no function or transition may
+	// perform it.
+	BudgetOnly bool `json:"budget_only,omitempty"`
+	// Instead names the effect to perform in place of a budget-only one,
+	// when there is a governed equivalent (deploy.promote for deploy.live).
+	Instead string `json:"instead,omitempty"`
 }
 
 // Profile is one profile and the effects it admits.
@@ -155,6 +162,20 @@ func EffectNames() []string {
 	out := make([]string, 0, len(effectList))
 	for _, e := range effectList {
 		out = append(out, e.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PerformableEffectNames returns, sorted, the names of the effects a
+// function or transition may perform: every effect but the budget-only
+// ones.
+func PerformableEffectNames() []string {
+	out := make([]string, 0, len(effectList))
+	for _, e := range effectList {
+		if !e.BudgetOnly {
+			out = append(out, e.Name)
+		}
 	}
 	sort.Strings(out)
 	return out

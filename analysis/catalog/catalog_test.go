@@ -1,6 +1,10 @@
 package catalog
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 func TestTablesLoad(t *testing.T) {
 	if e := LookupEffect("db.write"); e == nil || e.Domain != "db" || e.Target != "store-collection" {
@@ -37,6 +41,43 @@ func TestEffectTargetsKnown(t *testing.T) {
 			if LookupEffect(n) == nil {
 				t.Errorf("profile %s names unknown effect %s", p.Name, n)
 			}
+		}
+	}
+}
+
+// TestBudgetOnlyEffects: exactly the names listed so that budgets can deny
+// them are budget-only, they are not performable, and each Instead names a
+// performable effect.
+func TestBudgetOnlyEffects(t *testing.T) {
+	var budgetOnly []string
+	instead := map[string]string{}
+	for _, e := range Effects() {
+		if e.BudgetOnly {
+			budgetOnly = append(budgetOnly, e.Name)
+		}
+		if e.Instead != "" {
+			instead[e.Name] = e.Instead
+			if !e.BudgetOnly {
+				t.Errorf("%s: instead %s on an effect that is not budget-only", e.Name, e.Instead)
+			}
+			if x := LookupEffect(e.Instead); x == nil || x.BudgetOnly {
+				t.Errorf("%s: instead %s is not a performable effect", e.Name, e.Instead)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"model.train.frontier", "deploy.live", "secret.read"}, budgetOnly); diff != "" {
+		t.Errorf("budget-only effects (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"deploy.live": "deploy.promote", "model.train.frontier": "model.finetune"}, instead); diff != "" {
+		t.Errorf("instead (-want +got):\n%s", diff)
+	}
+	performable := PerformableEffectNames()
+	if got, want := len(performable), len(Effects())-len(budgetOnly); got != want {
+		t.Errorf("%d performable effects, want %d", got, want)
+	}
+	for _, n := range performable {
+		if LookupEffect(n).BudgetOnly {
+			t.Errorf("PerformableEffectNames lists budget-only %s", n)
 		}
 	}
 }

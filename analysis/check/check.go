@@ -41,6 +41,7 @@ const (
 	Arity                 = "E_ARITY"
 	EffectNotDeclared     = "E_EFFECT_NOT_DECLARED"
 	EffectNotAllowed      = "E_EFFECT_NOT_ALLOWED"
+	EffectBudgetOnly      = "E_EFFECT_BUDGET_ONLY"
 	ExampleFailed         = "E_EXAMPLE_FAILED"
 	MissingClause         = ast.CodeMissingClause
 	FinalStateTransition  = "E_FINAL_STATE_TRANSITION"

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/catalog"
@@ -9,13 +10,36 @@ import (
 	"github.com/capsulang/caps/syntax/ast"
 )
 
-// effectRef checks a declared effect (on a function or a transition): the
-// effect is catalogued, its targets resolve, and the module's profiles
-// admit it. It returns the catalog entry, or nil if unknown.
-func (c *checker) effectRef(e *ast.Effect) *catalog.Effect {
+// performedEffectRef checks an effect a function or a transition declares
+// it performs: effectRef's checks, and the effect must not be budget-only.
+// It returns the catalog entry, or nil if unknown or budget-only.
+func (c *checker) performedEffectRef(e *ast.Effect) *catalog.Effect {
+	if eff := catalog.LookupEffect(e.Name.Name); eff != nil && eff.BudgetOnly {
+		c.budgetOnly(eff, e.Name.Span)
+		return nil
+	}
+	return c.effectRef(e, catalog.PerformableEffectNames())
+}
+
+// budgetOnly reports a budget-only effect (deploy.live, secret.read) named
+// where an effect is performed, with a did-you-mean to an effect that can
+// be performed: a close name, else the catalog's governed equivalent.
+func (c *checker) budgetOnly(eff *catalog.Effect, sp syntax.Span) {
+	hint := didYouMean(eff.Name, catalog.PerformableEffectNames())
+	if hint == "" && eff.Instead != "" {
+		hint = fmt.Sprintf("; did you mean `%s`?", eff.Instead)
+	}
+	c.errorf(EffectBudgetOnly, sp, "effect %s is budget-only: budgets may allow or deny it, but no function or transition can perform it; remove this intent%s", eff.Name, hint)
+}
+
+// effectRef checks a declared effect (on a function, a transition or a
+// capability): the effect is catalogued, its targets resolve, and the
+// module's profiles admit it. An unknown effect's did-you-mean picks from
+// names. It returns the catalog entry, or nil if unknown.
+func (c *checker) effectRef(e *ast.Effect, names []string) *catalog.Effect {
 	eff := catalog.LookupEffect(e.Name.Name)
 	if eff == nil {
-		c.errorf(UnknownEffect, e.Name.Span, "unknown effect `%s`%s", e.Name.Name, didYouMean(e.Name.Name, catalog.EffectNames()))
+		c.errorf(UnknownEffect, e.Name.Span, "unknown effect `%s`%s", e.Name.Name, didYouMean(e.Name.Name, names))
 		return nil
 	}
 	c.admit(eff, e.Name.Span)
@@ -189,6 +213,11 @@ func kindOfTarget(kind string) (ast.DeclKind, string) {
 // effectIntent checks an effect performed in a function body:
 // (db.write operational.claims payload).
 func (c *checker) effectIntent(x ectx, e *ast.Call, eff *catalog.Effect) types.Type {
+	if eff.BudgetOnly {
+		c.budgetOnly(eff, e.Func.Span)
+		c.args(x, skipTarget(x, e.Args))
+		return types.TUnit
+	}
 	if x.effects == nil {
 		c.errorf(GuardNotPure, e.Func.Span, "%s must be pure, but performs effect %s", x.pureWhat, eff.Name)
 		args := e.Args

@@ -463,7 +463,7 @@ func (c *checker) call(x ectx, e *ast.Call, want types.Type) types.Type {
 	if strings.Contains(name, ".") {
 		prefix := name[:strings.LastIndexByte(name, '.')]
 		if d := catalog.LookupEffect(prefix); d == nil && effectDomain(name) {
-			c.errorf(UnknownEffect, e.Func.Span, "unknown effect `%s`%s", name, didYouMean(name, catalog.EffectNames()))
+			c.errorf(UnknownEffect, e.Func.Span, "unknown effect `%s`%s", name, didYouMean(name, catalog.PerformableEffectNames()))
 			c.args(x, skipTarget(x, e.Args)) // the first operand is probably its target
 			return types.TInvalid
 		}

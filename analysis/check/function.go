@@ -44,7 +44,7 @@ func (c *checker) signature(fn *ast.Function) *signature {
 	}
 	if fn.Effects != nil {
 		for _, e := range fn.Effects.Items {
-			if eff := c.effectRef(e); eff != nil {
+			if eff := c.performedEffectRef(e); eff != nil {
 				target := ""
 				if len(e.Targets) > 0 {
 					target = e.Targets[0].Name
@@ -143,7 +143,7 @@ func (c *checker) declaredEffect(fn *ast.Function, u EffectUse) bool {
 		if d.Name.Name == u.Name && c.badTargets[d] {
 			return true
 		}
-		if catalog.LookupEffect(d.Name.Name) == nil && ast.Closest(d.Name.Name, catalog.EffectNames()) == u.Name {
+		if catalog.LookupEffect(d.Name.Name) == nil && ast.Closest(d.Name.Name, catalog.PerformableEffectNames()) == u.Name {
 			return true
 		}
 	}

@@ -374,7 +374,7 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool) (string, stri
 					e.Targets = append(e.Targets, ast.Ident{Name: t.Text, Span: t.Span})
 				}
 			}
-			c.effectRef(e)
+			c.effectRef(e, catalog.EffectNames())
 		}
 	case "fields":
 		// one (name Type) field; the clause pattern repeats it

@@ -213,7 +213,7 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 			c.expr(ax, a.Value, want)
 		}
 		for _, e := range t.Effects {
-			c.effectRef(e)
+			c.performedEffectRef(e)
 			if e.OnError.Valid() {
 				c.stateRef(mi, e.OnError)
 			}

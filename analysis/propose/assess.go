@@ -365,20 +365,7 @@ func Assess(ws *Workspace, in AssessInput, hooks Hooks) *Assessment {
 	} else {
 		a.Tests.Scenarios = hooks.Scenarios(ws, relOverlay, scenarioFiles)
 	}
-	ledgers, globs := ws.goldenLedgers(files)
-	if len(ledgers) == 0 && len(globs) == 0 {
-		a.Tests.Replay = TestReport{Status: StatusNone, Reason: "no golden ledgers in the workspace"}
-	} else if hooks.Replay == nil {
-		a.Tests.Replay = TestReport{Status: StatusNotAvailable, Reason: "replay verifier not available", Total: len(ledgers)}
-		for _, g := range ledgers {
-			a.Tests.Replay.Items = append(a.Tests.Replay.Items, TestItem{Name: g, Status: StatusNotAvailable})
-		}
-		for _, g := range globs {
-			a.Tests.Replay.Items = append(a.Tests.Replay.Items, TestItem{Name: g, Status: StatusNone, Message: "no file matches"})
-		}
-	} else {
-		a.Tests.Replay = hooks.Replay(ws, relOverlay, ledgers)
-	}
+	a.Tests.Replay = ws.replayReport(files, relOverlay, hooks)
 	a.Tests.Validation = ws.validation(relOverlay, in.AllowedPrograms, hooks)
 
 	// Verdict rules, in the order of docs/propose.md.
@@ -432,7 +419,7 @@ func Assess(ws *Workspace, in AssessInput, hooks Hooks) *Assessment {
 		if l.parentMod == nil {
 			continue
 		}
-		g := &govEval{l: l, delta: perFile[l.rel], examples: fileExamples(l, hooks), tests: &a.Tests,
+		g := &govEval{ws: ws, l: l, delta: perFile[l.rel], examples: fileExamples(l, hooks), tests: &a.Tests,
 			counts: in.Cycle[l.rel], blast: a.BlastRadius, reason: reason, approval: approval}
 		g.run(&a.Governance)
 	}
@@ -692,53 +679,109 @@ func (ws *Workspace) scenarioFiles(files []*loaded) []string {
 }
 
 // goldenLedgers finds golden ledgers: the files matching the parents'
-// eval-suite (must-pass replay GLOB) patterns, relative to the workspace
-// root or the module's folder, plus ledgers/golden/*.jsonl. It returns the
-// files and the patterns that match nothing.
+// eval-suite (must-pass replay GLOB) patterns (see replayGlob), plus
+// ledgers/golden/*.jsonl. It returns the files and the patterns that match
+// nothing.
 func (ws *Workspace) goldenLedgers(files []*loaded) ([]string, []string) {
 	set := map[string]bool{}
 	var empty []string
-	addGlob := func(dir, pattern string) int {
-		if strings.Contains(pattern, "..") || path.IsAbs(pattern) {
-			return 0
-		}
-		ms, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pattern)))
-		n := 0
-		for _, m := range ms {
-			rel, err := filepath.Rel(ws.Root, m)
-			if err != nil || strings.HasPrefix(rel, "..") {
-				continue
-			}
-			set[filepath.ToSlash(rel)] = true
-			n++
-		}
-		return n
+	for _, m := range ws.globRel(ws.Root, "ledgers/golden/*.jsonl") {
+		set[m] = true
 	}
-	addGlob(ws.Root, "ledgers/golden/*.jsonl")
 	for _, l := range files {
-		m := l.parentMod
-		if m == nil {
-			m = l.candMod
-		}
-		if m == nil {
-			continue
-		}
-		for _, d := range m.Decls {
-			cd, ok := d.(*ast.ClauseDecl)
-			if !ok || cd.DeclKind != ast.KindEvalSuite {
-				continue
+		for _, g := range replayPatterns(l) {
+			ms := ws.replayGlob(l, g)
+			if len(ms) == 0 {
+				empty = append(empty, g)
 			}
-			for _, cl := range cd.Clauses {
-				if cl.Key.Name == "must-pass" && len(cl.Args) == 2 && cl.Args[0].Text == "replay" && cl.Args[1].Kind == syntax.FormString {
-					g := cl.Args[1].Text
-					if addGlob(ws.Root, g)+addGlob(filepath.Dir(l.abs), g) == 0 {
-						empty = append(empty, g)
-					}
-				}
+			for _, m := range ms {
+				set[m] = true
 			}
 		}
 	}
 	return sortedKeys(set), sortedUnique(empty)
+}
+
+// replayPatterns returns the GLOBs of the (must-pass replay GLOB) rules of
+// a file's eval-suites: the parent's, or the candidate's for a new file.
+func replayPatterns(l *loaded) []string {
+	m := l.parentMod
+	if m == nil {
+		m = l.candMod
+	}
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range m.Decls {
+		cd, ok := d.(*ast.ClauseDecl)
+		if !ok || cd.DeclKind != ast.KindEvalSuite {
+			continue
+		}
+		for _, cl := range cd.Clauses {
+			if cl.Key.Name == "must-pass" && len(cl.Args) == 2 && cl.Args[0].Text == "replay" && cl.Args[1].Kind == syntax.FormString {
+				out = append(out, cl.Args[1].Text)
+			}
+		}
+	}
+	return out
+}
+
+// replayGlob returns the workspace-relative files a replay GLOB of a
+// module matches, relative to the workspace root or to the module's
+// folder, sorted and without repeats.
+func (ws *Workspace) replayGlob(l *loaded, pattern string) []string {
+	set := map[string]bool{}
+	for _, m := range append(ws.globRel(ws.Root, pattern), ws.globRel(filepath.Dir(l.abs), pattern)...) {
+		set[m] = true
+	}
+	return sortedKeys(set)
+}
+
+// globRel returns the workspace-relative files that a slash pattern
+// matches under dir. Patterns that are absolute or climb with ".." match
+// nothing, and so do files outside the workspace.
+func (ws *Workspace) globRel(dir, pattern string) []string {
+	if strings.Contains(pattern, "..") || path.IsAbs(pattern) {
+		return nil
+	}
+	ms, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pattern)))
+	var out []string
+	for _, m := range ms {
+		rel, err := filepath.Rel(ws.Root, m)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// replayReport replays the golden ledgers (goldenLedgers) against the
+// candidates. A replay GLOB that matches no file is listed as an item of
+// status none; with no ledger at all, nothing is replayed and the status
+// is none, never passed.
+func (ws *Workspace) replayReport(files []*loaded, overlay map[string][]byte, hooks Hooks) TestReport {
+	ledgers, globs := ws.goldenLedgers(files)
+	var r TestReport
+	switch {
+	case len(ledgers) == 0:
+		r = TestReport{Status: StatusNone, Reason: "no golden ledgers in the workspace"}
+		if len(globs) > 0 {
+			r.Reason = "no golden ledgers: no file matches " + strings.Join(globs, ", ")
+		}
+	case hooks.Replay == nil:
+		r = TestReport{Status: StatusNotAvailable, Reason: "replay verifier not available", Total: len(ledgers)}
+		for _, g := range ledgers {
+			r.Items = append(r.Items, TestItem{Name: g, Status: StatusNotAvailable})
+		}
+	default:
+		r = hooks.Replay(ws, overlay, ledgers)
+	}
+	for _, g := range globs {
+		r.Items = append(r.Items, TestItem{Name: g, Status: StatusNone, Message: "no file matches"})
+	}
+	return r
 }
 
 // validation runs the policy's validation commands.

@@ -24,6 +24,7 @@ const (
 // The parent's rules bind the successor: a candidate cannot escape them by
 // deleting them (and deleting them is itself an authority widening).
 type govEval struct {
+	ws       *Workspace
 	l        *loaded
 	delta    AuthorityDelta
 	examples TestReport
@@ -106,7 +107,7 @@ func (g *govEval) suite(d *ast.ClauseDecl) *SuiteResult {
 					r.Status, r.Message = RuleMissing, "examples not run: "+g.examples.Reason
 				}
 			case "replay":
-				r.Status, r.Message = evidence(g.tests.Replay)
+				r.Status, r.Message = g.replayRule(argText(cl.Args, 1))
 			case "scenario":
 				r.Status, r.Message = evidence(g.tests.Scenarios)
 			case "property":
@@ -125,6 +126,42 @@ func (g *govEval) suite(d *ast.ClauseDecl) *SuiteResult {
 	}
 	s.Status = rollup(s.Rules, "passed", "incomplete")
 	return s
+}
+
+// replayRule evaluates (must-pass replay GLOB): met when every ledger the
+// glob matches replayed against the candidate, failed when one does not,
+// missing when the glob matches no ledger or the ledgers were not
+// replayed.
+func (g *govEval) replayRule(pattern string) (string, string) {
+	files := g.ws.replayGlob(g.l, pattern)
+	if len(files) == 0 {
+		return RuleMissing, fmt.Sprintf("the glob %q matched no ledger (relative to the workspace root or to the module's folder); add golden ledgers that it matches", pattern)
+	}
+	status := map[string]string{}
+	for _, it := range g.tests.Replay.Items {
+		status[it.Name] = it.Status
+	}
+	var failed, notRun []string
+	for _, f := range files {
+		switch status[f] {
+		case StatusPassed:
+		case StatusFailed:
+			failed = append(failed, f)
+		default:
+			notRun = append(notRun, f)
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return RuleFailed, "does not replay: " + strings.Join(failed, ", ")
+	case len(notRun) > 0:
+		why := "not replayed"
+		if g.tests.Replay.Reason != "" {
+			why += " (" + g.tests.Replay.Reason + ")"
+		}
+		return RuleMissing, why + ": " + strings.Join(notRun, ", ")
+	}
+	return RuleMet, ""
 }
 
 func evidence(t TestReport) (string, string) {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
@@ -133,6 +134,8 @@ func (p *planner) options(d syntax.Diagnostic) []Option {
 		if o, ok := p.declareContextField(d); ok {
 			opts = append(opts, o)
 		}
+	case check.EffectBudgetOnly:
+		opts = append(opts, p.budgetOnlyOptions(d)...)
 	case check.UnreachableState:
 		if o, ok := p.removeState(d); ok {
 			opts = append(opts, o)
@@ -332,22 +335,95 @@ func (p *planner) removeState(d syntax.Diagnostic) (Option, bool) {
 		if st.Name.Span != d.Span {
 			continue
 		}
-		sp := st.Form.Span
-		// take the whole line(s) when the state stands alone on them
-		start := sp.Start
-		for start > 0 && (p.src[start-1] == ' ' || p.src[start-1] == '\t') {
-			start--
-		}
-		if start > 0 && p.src[start-1] == '\n' {
-			start--
-			if start > 0 && p.src[start-1] == '\r' {
-				start--
-			}
-			sp.Start = start
-		}
-		return Option{ID: "remove-state", Title: fmt.Sprintf("Remove unreachable state %s", st.Name.Name), Safety: Review, Edits: []Edit{{sp, ""}}}, true
+		return Option{ID: "remove-state", Title: fmt.Sprintf("Remove unreachable state %s", st.Name.Name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(st.Form.Span), ""}}}, true
 	}
 	return Option{}, false
+}
+
+// withLeadingSpace widens a span to the blanks before it, and to the line
+// break before those when the span starts its line, so that deleting it
+// leaves no empty line or double space behind.
+func (p *planner) withLeadingSpace(sp syntax.Span) syntax.Span {
+	start := sp.Start
+	for start > 0 && (p.src[start-1] == ' ' || p.src[start-1] == '\t') {
+		start--
+	}
+	if start > 0 && p.src[start-1] == '\n' {
+		start--
+		if start > 0 && p.src[start-1] == '\r' {
+			start--
+		}
+	}
+	sp.Start = start
+	return sp
+}
+
+// budgetOnlyOptions repairs a budget-only effect (deploy.live) named where
+// an effect is performed: replace it with the effect the diagnostic
+// suggests (it expands authority: the new effect really runs), or remove
+// the intent.
+func (p *planner) budgetOnlyOptions(d syntax.Diagnostic) []Option {
+	if p.in.File.Module == nil {
+		return nil
+	}
+	var opts []Option
+	path := formPath(p.in.File.Module.Form, d.Span)
+	if len(path) < 2 {
+		return nil
+	}
+	intent, parent := path[len(path)-1], path[len(path)-2]
+	name := p.text(d.Span)
+	if s := check.Suggestion(d); s != "" {
+		edit := s
+		if len(intent.Items) == 1 {
+			edit += p.onlyTarget(s)
+		}
+		opts = append(opts, Option{ID: "replace-effect", Title: fmt.Sprintf("Replace %s with %s", name, edit), Safety: ExpandsAuthority, Edits: []Edit{{d.Span, edit}}})
+	}
+	switch {
+	case parent.Head() == "effects" && len(parent.Items) == 2:
+		opts = append(opts, Option{ID: "remove-effect", Title: fmt.Sprintf("Remove the (effects ...) clause holding only %s", name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(parent.Span), ""}}})
+	case parent.Head() == "effects" || parent.Head() == "do" && len(parent.Items) > 2:
+		opts = append(opts, Option{ID: "remove-effect", Title: fmt.Sprintf("Remove the %s intent", name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(intent.Span), ""}}})
+	}
+	return opts
+}
+
+// onlyTarget returns " NAME" when the effect needs a declaration as its
+// target (deploy.promote a deployment-policy) and the module declares
+// exactly one of that kind, else "".
+func (p *planner) onlyTarget(effect string) string {
+	eff := catalog.LookupEffect(effect)
+	if eff == nil || eff.OptionalTarget {
+		return ""
+	}
+	var names []string
+	for _, d := range p.in.File.Module.Decls {
+		if d != nil && string(d.Kind()) == eff.Target && d.Base().Name.Valid() {
+			names = append(names, d.Base().Name.Name)
+		}
+	}
+	if len(names) != 1 {
+		return ""
+	}
+	return " " + names[0]
+}
+
+// formPath returns the lists from root down to the list whose first item
+// spans sp, outermost first, or nil when there is none.
+func formPath(root *syntax.Form, sp syntax.Span) []*syntax.Form {
+	if root == nil || root.Kind != syntax.FormList || !(root.Span.Start <= sp.Start && sp.End <= root.Span.End) {
+		return nil
+	}
+	if len(root.Items) > 0 && root.Items[0].Span == sp {
+		return []*syntax.Form{root}
+	}
+	for _, it := range root.Items {
+		if sub := formPath(it, sp); sub != nil {
+			return append([]*syntax.Form{root}, sub...)
+		}
+	}
+	return nil
 }
 
 // Apply applies edits to src (edits must not overlap).

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -101,6 +103,74 @@ func TestPlansRemoveTheirDiagnostic(t *testing.T) {
 			}
 			if errs := errorsOf(res2); len(errs) > 0 {
 				t.Errorf("repair left errors %v in:\n%s", errs, fixed)
+			}
+		})
+	}
+}
+
+const budgetOnlyBase = `(module r
+  (capsule "1")
+  (profile agentic)
+  (deployment-policy Rollout (mode shadow-first))
+  (function f
+    (input (x U32))
+    (output U32)
+    (effects (secret.read vault))
+    (body (do (secret.read vault) x)))
+  (machine M
+    (event Go)
+    (initial idle)
+    (state idle
+      (on Go (target done) (effects (llm.call) (deploy.live))))
+    (state done (type final))))
+`
+
+// TestBudgetOnlyOptions: a budget-only effect is replaced by the suggested
+// effect (with the module's only target of its kind) or removed; exact
+// titles, labels and results.
+func TestBudgetOnlyOptions(t *testing.T) {
+	type opt struct {
+		ID, Title, Safety string
+		Fixed             string
+	}
+	// edited is the base with one replacement.
+	edited := func(from, to string) string {
+		if !strings.Contains(budgetOnlyBase, from) {
+			t.Fatalf("%q is not in the base", from)
+		}
+		return strings.Replace(budgetOnlyBase, from, to, 1)
+	}
+	tests := []struct {
+		name string
+		line int // 1-based line of the diagnostic
+		want []opt
+	}{
+		{"function effects clause", 8, []opt{
+			{"remove-effect", "Remove the (effects ...) clause holding only secret.read", Review, edited("\n    (effects (secret.read vault))", "")},
+		}},
+		{"function body", 9, []opt{
+			{"remove-effect", "Remove the secret.read intent", Review, edited("(do (secret.read vault) x)", "(do x)")},
+		}},
+		{"transition", 14, []opt{
+			{"replace-effect", "Replace deploy.live with deploy.promote Rollout", ExpandsAuthority, edited("(deploy.live)", "(deploy.promote Rollout)")},
+			{"remove-effect", "Remove the deploy.live intent", Review, edited(" (deploy.live)", "")},
+		}},
+	}
+	f, res := checkSrc(t, budgetOnlyBase)
+	plans := Plans(Input{File: f, Result: res})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []opt
+			for _, p := range plans {
+				if p.Diagnostic.Code != check.EffectBudgetOnly || f.Source.CST.Lines.Line(p.Diagnostic.Span.Start)+1 != tt.line {
+					continue
+				}
+				for _, o := range p.Options {
+					got = append(got, opt{o.ID, o.Title, o.Safety, string(Apply([]byte(budgetOnlyBase), o.Edits))})
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})
 	}
