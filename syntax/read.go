@@ -429,3 +429,49 @@ func closedString(raw string) bool {
 	}
 	return bs%2 == 0
 }
+
+// StringOffsets maps each byte offset of a string literal's decoded value
+// (and the offset just past it) to an offset in raw, the literal's source
+// text with its quotes, following the escapes decodeString reads. It
+// returns nil for a literal that is not closed or has a bad escape.
+func StringOffsets(raw string) []int {
+	if !closedString(raw) {
+		return nil
+	}
+	offs := make([]int, 0, len(raw))
+	end := len(raw) - 1
+	for i := 1; i < end; {
+		if raw[i] != '\\' {
+			_, n := utf8.DecodeRuneInString(raw[i:])
+			for k := 0; k < n; k++ {
+				offs = append(offs, i+k)
+			}
+			i += n
+			continue
+		}
+		if i+1 >= end {
+			return nil
+		}
+		switch raw[i+1] {
+		case 'n', 'r', 't', '0', '\\', '"':
+			offs = append(offs, i)
+			i += 2
+		case 'u':
+			close := strings.IndexByte(raw[i:end], '}')
+			if i+2 >= end || raw[i+2] != '{' || close < 4 {
+				return nil
+			}
+			v, err := strconv.ParseUint(raw[i+3:i+close], 16, 32)
+			if err != nil || !utf8.ValidRune(rune(v)) {
+				return nil
+			}
+			for k := 0; k < utf8.RuneLen(rune(v)); k++ {
+				offs = append(offs, i)
+			}
+			i += close + 1
+		default:
+			return nil
+		}
+	}
+	return append(offs, end)
+}

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,5 +143,26 @@ func TestReadDeepNesting(t *testing.T) {
 	}
 	if depth != MaxDepth-1 {
 		t.Fatalf("kept depth %d", depth)
+	}
+}
+
+func TestStringOffsets(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want []int
+	}{
+		{`"ab"`, []int{1, 2, 3}},
+		{`"a\"b"`, []int{1, 2, 4, 5}},
+		{`"\n\\"`, []int{1, 3, 5}},
+		{`"é"`, []int{1, 2, 3}},
+		{`"\u{E9}x"`, []int{1, 1, 7, 8}},
+		{`"\q"`, nil},
+		{`"ab`, nil},
+		{`"\u{D800}"`, nil},
+	}
+	for _, tc := range tests {
+		if got := StringOffsets(tc.raw); !slices.Equal(got, tc.want) {
+			t.Errorf("StringOffsets(%s) = %v, want %v", tc.raw, got, tc.want)
+		}
 	}
 }

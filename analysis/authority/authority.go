@@ -10,7 +10,6 @@
 package authority
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/cond"
@@ -61,6 +60,10 @@ type Model struct {
 	policies     map[string]*Policy
 	caps         map[string]*Capability
 	byEffect     map[string][]*Capability // "effect target" -> capabilities naming it
+	// principal is the principal the module's machines act as, and
+	// mandate and delegation what it holds without a capability
+	// (derived once, in FromModule).
+	principal, mandate, delegation string
 }
 
 // Principal is a (principal ...) declaration.
@@ -79,14 +82,11 @@ type Mandate struct {
 
 // Delegation is a (delegation ...) declaration.
 type Delegation struct {
-	Name              string
-	From, To, Under   string
-	MayDelegate       bool
-	ExpiresAfterMs    int64    // 0: no expiry of its own
-	Tools             []string // nil: any tool the mandate allows
-	Span              syntax.Span
-	ExpiresAfterSpan  syntax.Span
-	ExpiresAfterGiven bool
+	Name            string
+	From, To, Under string
+	MayDelegate     bool
+	ExpiresAfterMs  int64    // 0: no expiry of its own
+	Tools           []string // nil: any tool the mandate allows
 }
 
 // Capability is a (capability ...) declaration.
@@ -110,7 +110,6 @@ type Policy struct {
 	Outcomes []Outcome
 	Default  Outcome
 	Rules    []*Rule
-	Span     syntax.Span // the policy's name
 }
 
 // Rule is one (on OUTCOME (if "CONDITION")).
@@ -187,6 +186,8 @@ func FromModule(mod *ast.Module) *Model {
 			m.policies[p.Name] = p
 		}
 	}
+	m.principal = m.actingPrincipal()
+	m.mandate, m.delegation = m.standing(m.principal)
 	return m
 }
 
@@ -244,10 +245,7 @@ func durationOf(f *syntax.Form) int64 {
 
 func delegation(cd *ast.ClauseDecl) *Delegation {
 	d := &Delegation{Name: cd.Name.Name, From: word(cd, "from"), To: word(cd, "to"), Under: word(cd, "under"),
-		MayDelegate: word(cd, "may-delegate") == "true", Span: cd.Name.Span}
-	if c := clause(cd, "expires-after"); c != nil && len(c.Args) > 0 {
-		d.ExpiresAfterMs, d.ExpiresAfterSpan, d.ExpiresAfterGiven = durationOf(c.Args[0]), c.Args[0].Span, true
-	}
+		MayDelegate: word(cd, "may-delegate") == "true", ExpiresAfterMs: duration(cd, "expires-after")}
 	for _, c := range cd.Clauses {
 		if c.Key.Name != "tool" {
 			continue
@@ -284,7 +282,7 @@ func capability(cd *ast.ClauseDecl) *Capability {
 }
 
 func policy(cd *ast.ClauseDecl) *Policy {
-	p := &Policy{Name: cd.Name.Name, Default: Deny, Span: cd.Name.Span}
+	p := &Policy{Name: cd.Name.Name, Default: Deny}
 	for _, cl := range cd.Clauses {
 		switch cl.Key.Name {
 		case "input":
@@ -414,13 +412,4 @@ func Tool(target string) string {
 		return target[i+1:]
 	}
 	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -2,6 +2,8 @@ package authority
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/cond"
@@ -62,9 +64,11 @@ type Request struct {
 }
 
 // Principal is the principal a machine of the module acts as: the one
-// principal that the module's capabilities, mandates (issued-to) and
-// delegations (to) all name; "" when there is none or more than one.
-func (m *Model) Principal() string {
+// principal that the module's capabilities (or, without capabilities, its
+// mandates' issued-to) name; "" when there is none or more than one.
+func (m *Model) Principal() string { return m.principal }
+
+func (m *Model) actingPrincipal() string {
 	seen := map[string]bool{}
 	for _, c := range m.Capabilities {
 		if c.Principal != "" {
@@ -92,14 +96,14 @@ func (m *Model) Decide(st *State, req Request) *Decision {
 	if !m.Governed() {
 		return Ungoverned
 	}
-	d := &Decision{Principal: m.Principal()}
+	d := &Decision{Principal: m.principal}
 	caps := m.CapabilitiesFor(req.Effect, req.Target)
 	live, why := st.live(m, caps, req, d.Principal)
 	if live != nil {
 		d.Capability, d.CapabilityID = live.Cap.Name, live.ID
 		d.Mandate, d.Delegation = live.Cap.Mandate, live.Cap.Delegation
 	} else {
-		d.Mandate, d.Delegation = m.standing(d.Principal)
+		d.Mandate, d.Delegation = m.mandate, m.delegation
 	}
 	if d.Capability == "" && len(caps) == 1 {
 		d.Capability = caps[0].Name
@@ -135,15 +139,14 @@ func (m *Model) standing(principal string) (string, string) {
 		}
 	}
 	if mandate == "" {
-		names := sortedKeys(m.Mandates)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(m.Mandates)) {
 			if m.Mandates[n].IssuedTo == principal {
 				mandate = n
 				break
 			}
 		}
 	}
-	for _, n := range sortedKeys(m.Delegations) {
+	for _, n := range slices.Sorted(maps.Keys(m.Delegations)) {
 		if dl := m.Delegations[n]; dl.To == principal && dl.Under == mandate {
 			return mandate, n
 		}
@@ -251,7 +254,7 @@ func (st *State) live(m *Model, caps []*Capability, req Request, principal strin
 			whys = append(whys, fmt.Sprintf("%s is held by %s, not %s", c.Name, c.Principal, principal))
 		default:
 			if tool := Tool(req.Target); tool != "" && c.Delegation != "" {
-				if dl := m.Delegations[c.Delegation]; dl != nil && dl.Tools != nil && !contains(dl.Tools, tool) {
+				if dl := m.Delegations[c.Delegation]; dl != nil && dl.Tools != nil && !slices.Contains(dl.Tools, tool) {
 					whys = append(whys, fmt.Sprintf("delegation %s does not list tool %s", dl.Name, tool))
 					continue
 				}
@@ -278,7 +281,7 @@ func (m *Model) mandateLapsed(mandate, delegation string, req Request) string {
 // Issue carries out (capability.issue NAME) at clock ms with jti id.
 func (m *Model) Issue(st *State, name, id string, ms int64) *Decision {
 	c := m.caps[name]
-	d := &Decision{Outcome: Allow, Rule: "capability.issue", Principal: m.Principal(), Capability: name, CapabilityID: id}
+	d := &Decision{Outcome: Allow, Rule: "capability.issue", Principal: m.principal, Capability: name, CapabilityID: id}
 	if c == nil {
 		d.Outcome, d.Reason = Deny, "the module declares no capability "+name
 		return d
@@ -327,13 +330,4 @@ func Control(effect, target string) *Decision {
 		d.Reason = effect + " " + target
 	}
 	return d
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

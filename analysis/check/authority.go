@@ -1,8 +1,6 @@
 package check
 
 import (
-	"unicode/utf8"
-
 	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/cond"
 	"github.com/capsulang/caps/syntax"
@@ -106,8 +104,8 @@ func (c *checker) stringSpan(str *syntax.Form, start, end int) syntax.Span {
 	if f == nil || f.Source == nil || f.Source.CST == nil || whole.End > len(f.Source.CST.Src) {
 		return whole
 	}
-	offs := decodedOffsets(f.Source.CST.Src[whole.Start:whole.End])
-	if offs == nil || len(offs) != len(str.Text)+1 || start > end || end >= len(offs) {
+	offs := syntax.StringOffsets(string(f.Source.CST.Src[whole.Start:whole.End]))
+	if len(offs) != len(str.Text)+1 || start > end || end >= len(offs) {
 		return whole
 	}
 	s, e := whole.Start+offs[start], whole.Start+offs[end]
@@ -115,36 +113,4 @@ func (c *checker) stringSpan(str *syntax.Form, start, end int) syntax.Span {
 		e++ // an empty range (the end of the text) still shows
 	}
 	return syntax.Span{Start: s, End: e}
-}
-
-// decodedOffsets maps each byte offset of a quoted literal's decoded text
-// (and its end) to an offset in raw, which includes the quotes; nil when
-// raw holds an escape it does not know.
-func decodedOffsets(raw []byte) []int {
-	if len(raw) < 2 || raw[0] != '"' {
-		return nil
-	}
-	var offs []int
-	i := 1
-	for i < len(raw)-1 {
-		if raw[i] != '\\' {
-			_, n := utf8.DecodeRune(raw[i:])
-			for k := 0; k < n; k++ {
-				offs = append(offs, i+k)
-			}
-			i += n
-			continue
-		}
-		if i+1 >= len(raw)-1 {
-			return nil
-		}
-		switch raw[i+1] {
-		case '"', '\\', 'n', 'r', 't', '0':
-			offs = append(offs, i)
-			i += 2
-		default:
-			return nil
-		}
-	}
-	return append(offs, i)
 }

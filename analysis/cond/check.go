@@ -194,28 +194,3 @@ func (c *checker) binary(x *Binary) Kind {
 	}
 	return Bool
 }
-
-// Paths lists the full paths a condition reads, in order of appearance.
-func Paths(x Expr, env *Env) []string {
-	var out []string
-	var walk func(Expr)
-	walk = func(x Expr) {
-		switch x := x.(type) {
-		case *Path:
-			full := x.Name
-			if env != nil {
-				if f, _, ok := env.Resolve(x.Name); ok {
-					full = f
-				}
-			}
-			out = append(out, full)
-		case *Not:
-			walk(x.X)
-		case *Binary:
-			walk(x.X)
-			walk(x.Y)
-		}
-	}
-	walk(x)
-	return out
-}
