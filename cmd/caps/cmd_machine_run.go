@@ -56,7 +56,9 @@ outcomes) and the final state and context; exit 1 when a step failed.
 With --json it prints {"machine", "mode", "instance", "state", "status",
 "clock", "context", "steps": [{"seq", "event", "cause", "payload", "from",
 "to", "ok", "error", "context", "effects": [{"effect", "target", "status",
-...}], "route", "clock"}], "ledger"}.`,
+"authority", ...}], "route", "clock"}], "ledger"}. In a module that
+declares an authority-policy, every intent is first decided by it, in
+every mode (docs/authority.md).`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			mode := fs.String("mode", "dry-run", "dry-run, mock or live")
