@@ -1,8 +1,11 @@
 package lsp
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +114,29 @@ func TestLargeDocumentsKeepTheirText(t *testing.T) {
 		if diff := diagnosticsVsFresh(t, c, version, text); diff != "" {
 			t.Fatalf("diagnostics differ from a fresh check (-fresh +server):\n%s", diff)
 		}
+	}
+}
+
+// An open document over the size limit cannot be imported, as a file over
+// it could not.
+func TestLargeDocumentsCannotBeImported(t *testing.T) {
+	dir := t.TempDir()
+	lib := `(module lib (capsule "1") (function one (output I64) (body 1)))`
+	if err := os.WriteFile(filepath.Join(dir, "lib.caps"), []byte(lib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, c := startServer(t, Options{MaxDocumentSize: 200}, dir)
+	open := func(name, text string) {
+		c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + filepath.Join(dir, name), "languageId": "capsulang", "version": 1, "text": text}})
+	}
+	open("lib.caps", lib+"\n;"+strings.Repeat("x", 200))
+	open("main.caps", `(module main (capsule "1") (import lib) (function f (output I64) (body (lib.one))))`)
+	m, err := c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool { return strings.Contains(string(p), "main.caps") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "cannot read import lib: " + filepath.Join(dir, "lib.caps") + ": this document is 265 bytes, over the 200 bytes limit"
+	if !strings.Contains(string(m.Params), want) || !strings.Contains(string(m.Params), "E_IMPORT_NOT_FOUND") {
+		t.Errorf("diagnostics of main.caps: %s\nwant E_IMPORT_NOT_FOUND saying %q", m.Params, want)
 	}
 }
