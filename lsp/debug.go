@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"runtime"
+	"runtime/debug"
 
 	"go.lsp.dev/protocol"
 )
@@ -18,12 +20,53 @@ func init() {
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		sn, err := s.snapshotOf(p.TextDocument.URI)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		d, err := s.openDocument(p.TextDocument.URI)
 		if err != nil {
 			return nil, err
 		}
-		return func(context.Context) (any, error) {
-			return map[string]any{"version": sn.version, "text": string(sn.cst.Src)}, nil
-		}, nil
+		res := map[string]any{"version": d.version, "text": string(d.text())}
+		return func(context.Context) (any, error) { return res, nil }, nil
+	}
+}
+
+// capsulang/debug.memory reports what the server holds: the soft memory
+// limit in force (`caps lsp` sets one, see docs/lsp.md), the Go heap, and
+// how many documents and imported files it keeps. Tests use it to check
+// the limit and that closed documents are released; it is a debugging aid,
+// not a stable API.
+func init() {
+	requests["capsulang/debug.memory"] = func(s *Server, _ json.RawMessage) (func(context.Context) (any, error), error) {
+		return func(context.Context) (any, error) { return s.memory(), nil }, nil
+	}
+}
+
+// memoryReport is the answer of capsulang/debug.memory; sizes are in bytes.
+type memoryReport struct {
+	// MemoryLimit is the Go runtime's soft memory limit.
+	MemoryLimit int64 `json:"memoryLimit"`
+	// HeapInUse is the Go heap in use; HeapHeld what the heap holds from
+	// the operating system (in use, free, not yet returned).
+	HeapInUse uint64 `json:"heapInUse"`
+	HeapHeld  uint64 `json:"heapHeld"`
+	Documents int    `json:"documents"`
+	// CachedFiles counts the files in the import cache.
+	CachedFiles int `json:"cachedFiles"`
+}
+
+// memory reports what the server holds.
+func (s *Server) memory() memoryReport {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s.mu.Lock()
+	docs := len(s.docs)
+	s.mu.Unlock()
+	return memoryReport{
+		MemoryLimit: debug.SetMemoryLimit(-1),
+		HeapInUse:   ms.HeapInuse,
+		HeapHeld:    ms.HeapSys - ms.HeapReleased,
+		Documents:   docs,
+		CachedFiles: s.loader.Len(),
 	}
 }

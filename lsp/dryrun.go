@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -49,11 +48,26 @@ type dryRun struct {
 	Steps   []dryStep `json:"steps"`
 }
 
-// lastRuns remembers the last dry run per document and machine.
-var lastRuns = struct {
-	sync.Mutex
-	m map[protocol.DocumentURI]map[string]dryRun
-}{m: map[protocol.DocumentURI]map[string]dryRun{}}
+// rememberDryRun makes run the document's last dry run of a machine.
+func (c *docCache) rememberDryRun(machineName string, run dryRun) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dryRuns == nil {
+		c.dryRuns = map[string]dryRun{}
+	}
+	c.dryRuns[machineName] = run
+}
+
+// lastDryRuns returns the document's last dry run of each machine.
+func (c *docCache) lastDryRuns() []dryRun {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]dryRun, 0, len(c.dryRuns))
+	for _, r := range c.dryRuns {
+		out = append(out, r)
+	}
+	return out
+}
 
 type dryArgs struct {
 	URI     protocol.DocumentURI `json:"uri"`
@@ -108,12 +122,7 @@ func dryRunCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, 
 		for _, r := range runs {
 			merged.Steps = append(merged.Steps, r.Steps...)
 		}
-		lastRuns.Lock()
-		if lastRuns.m[sn.uri] == nil {
-			lastRuns.m[sn.uri] = map[string]dryRun{}
-		}
-		lastRuns.m[sn.uri][mdecl.Name.Name] = merged
-		lastRuns.Unlock()
+		sn.cache.rememberDryRun(mdecl.Name.Name, merged)
 		s.refreshInlayHints()
 		out := map[string]any{"machine": mdecl.Name.Name, "initial": mdecl.Initial.Name, "runs": runs, "steps": []dryStep{}}
 		if len(runs) > 0 {
@@ -324,11 +333,8 @@ type inlayHint struct {
 // took: the resulting state and the effect intents, or why it was refused.
 func inlayHints(_ context.Context, sn *snapshot) (any, error) {
 	out := []inlayHint{}
-	lastRuns.Lock()
-	runs := lastRuns.m[sn.uri]
-	lastRuns.Unlock()
 	src := sn.cst.Src
-	for _, run := range runs {
+	for _, run := range sn.cache.lastDryRuns() {
 		for _, st := range run.Steps {
 			if st.span.End == 0 || st.span.End > len(src) {
 				continue

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,10 @@ func FuzzServerMessages(f *testing.F) {
 		frame(`{`), "Content-Length: 99999999999\r\n\r\n", "garbage\r\n\r\n", frame(`[]`),
 		frame(`{"jsonrpc":"2.0","id":3,"method":"textDocument/rename","params":{"textDocument":{"uri":"file:///f.caps"},"position":{"line":0,"character":9},"newName":"()"}}`),
 		frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`),
+		// issue 19, item 2: over the size limit (1 KiB here) and back
+		frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///f.caps","version":5},"contentChanges":[{"text":"(module m (capsule \"1\") (function f (output I64) (body 1)))\n;`+strings.Repeat("😀", 250)+`"}]}}`) +
+			frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///f.caps","version":6},"contentChanges":[{"range":{"start":{"line":1,"character":2},"end":{"line":1,"character":500}},"text":""}]}}`) +
+			frame(`{"jsonrpc":"2.0","id":6,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///f.caps"},"position":{"line":0,"character":30}}}`),
 		// issue 19, item 9: a dry run's scenario outside the workspace
 		frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///g.caps","languageId":"capsulang","version":1,"text":"(module g (capsule \"1\") (machine M (event Go) (initial a) (state a (on Go (target b))) (state b (type final))))"}}}`) +
 			frame(`{"jsonrpc":"2.0","id":7,"method":"workspace/executeCommand","params":{"command":"capsulang.dryRun","arguments":[{"uri":"file:///g.caps","machine":"M","scenario":"/proc/self/environ"}]}}`),
@@ -45,7 +50,8 @@ func FuzzServerMessages(f *testing.F) {
 		sr, cw := io.Pipe()
 		done := make(chan struct{})
 		go func() {
-			Serve(context.Background(), sr, sw, Options{})
+			// A small size limit lets the inputs take documents over it.
+			Serve(context.Background(), sr, sw, Options{MaxDocumentSize: 1 << 10})
 			sw.Close()
 			close(done)
 		}()

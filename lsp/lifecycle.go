@@ -116,8 +116,8 @@ func didOpen(s *Server, params json.RawMessage) error {
 		return err
 	}
 	u := p.TextDocument.URI
-	doc, err := syntax.NewDocument([]byte(p.TextDocument.Text))
-	if err != nil {
+	d := &document{uri: u, path: uriPath(u), published: -1, cache: &docCache{}}
+	if err := s.setText(d, []byte(p.TextDocument.Text)); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -125,14 +125,25 @@ func didOpen(s *Server, params json.RawMessage) error {
 	if old, ok := s.docs[u]; ok {
 		old.close()
 	}
-	d := &document{uri: u, path: uriPath(u), doc: doc, published: -1}
-	d.snap = s.newSnapshot(d, p.TextDocument.Version)
 	s.docs[u] = d
-	// files importing this one must see the editor's text, not the disk's
+	s.textChanged(d, p.TextDocument.Version, false)
+	return nil
+}
+
+// textChanged follows a document's new text (opened or changed), with s.mu
+// held: a new snapshot and diagnostics, or, for a document over the size
+// limit, its one diagnostic (and a message when it has just become too
+// large); files importing it see the new text.
+func (s *Server) textChanged(d *document, version int32, wasLarge bool) {
+	d.version = version
+	if d.doc == nil {
+		s.publishTooLarge(d, !wasLarge)
+	} else {
+		d.snap = s.newSnapshot(d, version)
+		s.scheduleDiagnostics(d)
+	}
 	s.loader.Forget(d.path)
 	s.refreshImporters(d)
-	s.scheduleDiagnostics(d)
-	return nil
 }
 
 // contentChange is TextDocumentContentChangeEvent with an optional range
@@ -174,39 +185,45 @@ func didChange(s *Server, params json.RawMessage) error {
 	if !ok {
 		return fmt.Errorf("didChange for a document that is not open: %s", p.TextDocument.URI)
 	}
-	if err := p.validate(d.snap.version); err != nil {
+	if err := p.validate(d.version); err != nil {
 		return err
 	}
+	wasLarge := d.doc == nil
 	for i, ch := range p.ContentChanges {
 		if err := s.applyChange(d, ch); err != nil {
 			return fmt.Errorf("content change %d of version %d %w", i+1, p.TextDocument.Version, err)
 		}
 	}
-	d.snap = s.newSnapshot(d, p.TextDocument.Version)
-	// files importing this one must see the new text
-	s.loader.Forget(d.path)
-	s.refreshImporters(d)
-	s.scheduleDiagnostics(d)
+	if err := s.parseIfSmall(d); err != nil {
+		return err
+	}
+	s.textChanged(d, p.TextDocument.Version, wasLarge)
 	return nil
 }
 
 // applyChange applies one content change to the document's text; s.mu
-// must be held. Its error completes "content change N of version V".
+// must be held. A change that takes the document over the size limit
+// stops its analysis first. Its error completes "content change N of
+// version V".
 func (s *Server) applyChange(d *document, ch contentChange) error {
 	text := []byte(*ch.Text)
-	var err error
-	if ch.Range == nil {
-		err = d.doc.Replace(text)
-	} else {
-		var sp syntax.Span
-		if sp, err = d.doc.CST().Lines.Span(protocolRange(*ch.Range), s.enc); err != nil {
+	sp := syntax.Span{End: d.size()}
+	if ch.Range != nil {
+		var err error
+		if sp, err = d.span(*ch.Range, s.enc); err != nil {
 			// The client and server disagree about the text; ask for a
 			// resync rather than corrupting the document.
 			return fmt.Errorf("does not fit the document (%v); close and reopen the file", err)
 		}
-		err = d.doc.Edit(sp.Start, sp.End, text)
 	}
-	if err != nil {
+	size := d.size() - sp.Len() + len(text)
+	if size > MaxMessageSize {
+		return fmt.Errorf("would make the document %s, over the %s the server keeps of a document; the change was not applied: close the file", mib(size), mib(MaxMessageSize))
+	}
+	if d.doc != nil && size > s.maxDocument() {
+		d.keepTextOnly()
+	}
+	if err := d.edit(sp, text, ch.Range == nil); err != nil {
 		return fmt.Errorf("could not be applied: %w", err)
 	}
 	return nil
@@ -234,6 +251,10 @@ func didClose(s *Server, params json.RawMessage) error {
 	delete(s.docs, p.TextDocument.URI)
 	d.close()
 	s.loader.Forget(d.path) // back to the disk's text
+	if len(s.docs) == 0 {
+		s.loader.Reset() // no document needs the imports any more
+	}
+	s.scheduleRelease()
 	s.refreshImporters(nil)
 	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
 	return nil

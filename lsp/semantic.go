@@ -4,7 +4,7 @@ import (
 	"context"
 	"sort"
 	"strconv"
-	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/protocol"
 
@@ -217,43 +217,44 @@ func encode(sn *snapshot, toks []semTok) []uint32 {
 	return data
 }
 
-// resultCache remembers the last tokens sent per document for deltas.
-var resultCache = struct {
-	sync.Mutex
-	n    int
-	data map[protocol.DocumentURI]struct {
-		id   string
-		data []uint32
-	}
-}{data: map[protocol.DocumentURI]struct {
+// tokenResult is the semantic tokens last sent for a document, the base of
+// the next delta.
+type tokenResult struct {
 	id   string
 	data []uint32
-}{}}
+}
 
-func remember(u protocol.DocumentURI, data []uint32) string {
-	resultCache.Lock()
-	defer resultCache.Unlock()
-	resultCache.n++
-	id := strconv.Itoa(resultCache.n)
-	resultCache.data[u] = struct {
-		id   string
-		data []uint32
-	}{id, data}
+// tokenResultIDs numbers the token results, across documents and
+// reopenings, so that a stale id never matches.
+var tokenResultIDs atomic.Uint64
+
+// rememberTokens makes data the document's last tokens and returns their
+// result id.
+func (c *docCache) rememberTokens(data []uint32) string {
+	id := strconv.FormatUint(tokenResultIDs.Add(1), 10)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tokens = tokenResult{id, data}
 	return id
+}
+
+// lastTokens returns the document's last tokens (zero if none were sent).
+func (c *docCache) lastTokens() tokenResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tokens
 }
 
 func semanticTokensFull(_ context.Context, sn *snapshot) (any, error) {
 	data := encode(sn, tokens(sn))
-	return &protocol.SemanticTokens{ResultID: remember(sn.uri, data), Data: data}, nil
+	return &protocol.SemanticTokens{ResultID: sn.cache.rememberTokens(data), Data: data}, nil
 }
 
 func semanticTokensDelta(ctx context.Context, s *Server, sn *snapshot, p *protocol.SemanticTokensDeltaParams) (any, error) {
 	data := encode(sn, tokens(sn))
-	resultCache.Lock()
-	prev, ok := resultCache.data[sn.uri]
-	resultCache.Unlock()
-	id := remember(sn.uri, data)
-	if !ok || prev.id != p.PreviousResultID {
+	prev := sn.cache.lastTokens()
+	id := sn.cache.rememberTokens(data)
+	if prev.id == "" || prev.id != p.PreviousResultID {
 		return &protocol.SemanticTokens{ResultID: id, Data: data}, nil
 	}
 	// one edit: the common prefix and suffix stay

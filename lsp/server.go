@@ -37,6 +37,9 @@ type Options struct {
 	Log io.Writer
 	// Version is reported in serverInfo.
 	Version string
+	// MaxDocumentSize is the size in bytes of the largest document the
+	// server analyses; zero means load.MaxFileSize, the CLI's limit.
+	MaxDocumentSize int
 }
 
 // Server is one language server session.
@@ -63,6 +66,8 @@ type Server struct {
 	exited             chan struct{}
 	exitCode           int
 	snapshots          uint64 // how many snapshots were made
+	// release returns closed documents' memory (release.go).
+	release *time.Timer
 }
 
 // document is an open editor document.
@@ -70,7 +75,13 @@ type document struct {
 	uri  protocol.DocumentURI
 	path string
 	doc  *syntax.Document // mutated only by notifications, under Server.mu
-	snap *snapshot
+	// large is the text of a document over the size limit, kept so that
+	// edits apply but never parsed: doc, snap and base are nil meanwhile
+	// (limit.go).
+	large []byte
+	// version is the version of the current text.
+	version int32
+	snap    *snapshot
 	// published is the version of the last published diagnostics, and
 	// publishedFinal whether they included the examples' results.
 	published      int32
@@ -81,6 +92,19 @@ type document struct {
 	base *check.Result
 	// fullCheck is the pending full check after incremental ones.
 	fullCheck *time.Timer
+	// cache is what requests remember about the document, shared with
+	// its snapshots.
+	cache *docCache
+}
+
+// docCache holds what requests remember about a document from one version
+// to the next: the semantic tokens last sent (for deltas) and the last dry
+// run of each machine (for inlay hints). The document and its snapshots
+// share it, so that it goes with them when the document is closed.
+type docCache struct {
+	mu      sync.Mutex
+	tokens  tokenResult
+	dryRuns map[string]dryRun
 }
 
 // close releases the document's tree and stops its pending full check.
@@ -88,7 +112,9 @@ func (d *document) close() {
 	if d.fullCheck != nil {
 		d.fullCheck.Stop()
 	}
-	d.doc.Close()
+	if d.doc != nil {
+		d.doc.Close()
+	}
 }
 
 // refreshImporters is called, with s.mu held, when a document's text or a
@@ -119,6 +145,11 @@ func importsAnything(r *check.Result) bool {
 // returns the process exit code the LSP specification asks for (0 after
 // shutdown, 1 otherwise).
 func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
+	return newServer(r, w, opts).serve(ctx)
+}
+
+// newServer makes a server that talks over r/w.
+func newServer(r io.Reader, w io.Writer, opts Options) *Server {
 	s := &Server{
 		opts:    opts,
 		docs:    map[protocol.DocumentURI]*document{},
@@ -136,6 +167,12 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
 	s.stream = newStream(r, w, nil)
 	s.stream.onBadMessage = func(err error) { s.log.Printf("bad message: %v", err) }
 	s.conn = jsonrpc2.NewConn(s.stream)
+	return s
+}
+
+// serve handles messages until the client exits or the input ends and
+// returns the exit code (see Serve).
+func (s *Server) serve(ctx context.Context) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.conn.Go(ctx, s.handle)
@@ -175,14 +212,17 @@ func envRoots() []string {
 	return out
 }
 
-// readFile serves open documents' text to the import loader.
+// readFile serves open documents' text to the import loader; a document
+// over the size limit cannot be imported, as the file could not.
 func (s *Server) readFile(path string) ([]byte, error) {
 	s.mu.Lock()
 	for _, d := range s.docs {
 		if d.path == path {
-			src := d.snap.cst.Src
-			s.mu.Unlock()
-			return src, nil
+			defer s.mu.Unlock()
+			if d.snap == nil {
+				return nil, fmt.Errorf("%s: %s", path, s.tooLarge(d))
+			}
+			return d.snap.cst.Src, nil
 		}
 	}
 	s.mu.Unlock()
@@ -354,21 +394,34 @@ func uriPath(u protocol.DocumentURI) string {
 	return string(u)
 }
 
-// snapshotOf returns the current snapshot of an open document.
+// snapshotOf returns the current snapshot of an open document; a document
+// over the size limit has none.
 func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	d, err := s.openDocument(u)
+	if err != nil {
+		return nil, err
+	}
+	if d.snap == nil {
+		return nil, s.notAnalysed(d)
+	}
+	return d.snap, nil
+}
+
+// openDocument returns an open document, with s.mu held.
+func (s *Server) openDocument(u protocol.DocumentURI) (*document, error) {
 	d, ok := s.docs[u]
 	if !ok {
 		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "document not open: " + string(u)}
 	}
-	return d.snap, nil
+	return d, nil
 }
 
 // newSnapshot makes the document's current snapshot; s.mu must be held.
 func (s *Server) newSnapshot(d *document, version int32) *snapshot {
 	s.snapshots++
-	return &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc}
+	return &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc, cache: d.cache}
 }
 
 // snapshot is an immutable view of one document version.
@@ -380,6 +433,7 @@ type snapshot struct {
 	cst     *syntax.CST
 	enc     syntax.Encoding
 	loader  *load.Loader
+	cache   *docCache // the document's, shared by its snapshots
 
 	once    sync.Once
 	pkg     *load.Package
@@ -509,7 +563,7 @@ func (s *Server) scheduleDiagnostics(d *document) {
 func (s *Server) current(u protocol.DocumentURI, seq uint64) (*snapshot, *check.Result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if d, ok := s.docs[u]; ok && d.snap.seq == seq {
+	if d, ok := s.docs[u]; ok && d.snap != nil && d.snap.seq == seq {
 		return d.snap, d.base
 	}
 	return nil, nil
@@ -532,7 +586,7 @@ func (s *Server) scheduleFullCheck(u protocol.DocumentURI, seq uint64) {
 
 // scheduleFullCheckLocked is scheduleFullCheck with s.mu held.
 func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
-	if d.snap.seq != seq {
+	if d.snap == nil || d.snap.seq != seq {
 		return
 	}
 	if d.fullCheck != nil {

@@ -232,6 +232,9 @@ func didChangeWatchedFiles(s *Server, params json.RawMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.docs {
+		if d.snap == nil {
+			continue // over the size limit: not analysed
+		}
 		if importsAnything(d.base) {
 			d.base = nil
 		}

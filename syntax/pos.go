@@ -170,7 +170,7 @@ func (l *Lines) Offset(p Position, enc Encoding) (int, error) {
 		if off > end {
 			return end, nil
 		}
-		for off > start && !utf8.RuneStart(l.text[off]) {
+		for off > start && off < end && !utf8.RuneStart(l.text[off]) {
 			off--
 		}
 		return off, nil

@@ -20,7 +20,9 @@ import (
 	"github.com/capsulang/caps/syntax/ast"
 )
 
-// MaxFileSize bounds the size of a source file.
+// MaxFileSize bounds the size of a source file: the CLI reads no larger
+// file (cli.MaxSourceSize is this) and the language server analyses no
+// larger document.
 const MaxFileSize = 16 << 20
 
 // Package is a loaded, checked file.
@@ -182,6 +184,21 @@ func (l *Loader) Forget(path string) {
 			}
 		}
 	}
+}
+
+// Reset drops every cached file (the language server's import cache when
+// no document is open any more).
+func (l *Loader) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cache = nil
+}
+
+// Len returns how many files the loader has cached.
+func (l *Loader) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.cache)
 }
 
 // importer adapts a Loader to check.Importer. It runs with l.mu held.

@@ -11,11 +11,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/syntax"
 )
 
-// MaxSourceSize is the largest source file the toolchain reads: 16 MiB.
-const MaxSourceSize = 16 << 20
+// MaxSourceSize is the largest source file the toolchain reads: 16 MiB,
+// the import loader's limit, which the language server applies to
+// documents too.
+const MaxSourceSize = load.MaxFileSize
 
 // StdinPath is the path argument that means standard input.
 const StdinPath = "-"
