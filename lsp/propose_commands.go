@@ -119,7 +119,7 @@ func assessmentView(w *evolution.Workspace, as *propose.Assessment) map[string]a
 	json.Unmarshal(b, &view)
 	findings := []map[string]any{}
 	for _, r := range as.Reasons {
-		sev := map[string]string{"fail": "error", "needs-approval": "warning"}[r.Level]
+		sev := map[string]string{propose.Fail: "error", propose.Incomplete: "error", propose.NeedsApproval: "warning"}[r.Level]
 		if sev == "" {
 			sev = "info"
 		}

@@ -16,11 +16,15 @@ import (
 	"github.com/capsulang/caps/syntax/ast"
 )
 
-// Verdicts.
+// Verdicts, and the levels of the reasons behind them.
 const (
 	Pass          = "pass"
 	NeedsApproval = "needs-approval"
-	Fail          = "fail"
+	// Incomplete: evidence the module's governance requires is missing.
+	// Approvals cannot stand in for it; a commit is refused until it is
+	// supplied.
+	Incomplete = "incomplete"
+	Fail       = "fail"
 )
 
 // Test statuses.
@@ -35,23 +39,28 @@ const (
 // Assessment is the verdict on a proposal and the evidence behind it. Its
 // JSON form is what `caps assess --json` prints (docs/propose.md).
 type Assessment struct {
-	ID             string           `json:"id"`
-	Verdict        string           `json:"verdict"`
-	Reasons        []Reason         `json:"reasons"`
-	Confidence     float64          `json:"confidence"`
-	BlastRadius    BlastRadius      `json:"blast_radius"`
-	ParentHash     string           `json:"parent_hash"`
-	CandidateHash  string           `json:"candidate_hash"`
-	DiffHash       string           `json:"diff_hash"`
-	AuthorityDelta AuthorityDelta   `json:"authority_delta"`
-	Diagnostics    DiagnosticDelta  `json:"diagnostics"`
-	Tests          Tests            `json:"tests"`
-	Governance     Governance       `json:"governance"`
-	Approvals      []Approval       `json:"approvals_required"`
-	Files          []FileAssessment `json:"files"`
-	Signals        []string         `json:"signals"`
-	AssessedAt     string           `json:"assessed_at"`
-	PolicyHash     string           `json:"policy_hash,omitempty"`
+	ID             string          `json:"id"`
+	Verdict        string          `json:"verdict"`
+	Reasons        []Reason        `json:"reasons"`
+	Confidence     float64         `json:"confidence"`
+	BlastRadius    BlastRadius     `json:"blast_radius"`
+	ParentHash     string          `json:"parent_hash"`
+	CandidateHash  string          `json:"candidate_hash"`
+	DiffHash       string          `json:"diff_hash"`
+	AuthorityDelta AuthorityDelta  `json:"authority_delta"`
+	Diagnostics    DiagnosticDelta `json:"diagnostics"`
+	Tests          Tests           `json:"tests"`
+	Governance     Governance      `json:"governance"`
+	Approvals      []Approval      `json:"approvals_required"`
+	// Unmet lists the governance requirements the candidate does not meet.
+	Unmet      []Requirement    `json:"unmet"`
+	Files      []FileAssessment `json:"files"`
+	Signals    []string         `json:"signals"`
+	AssessedAt string           `json:"assessed_at"`
+	PolicyHash string           `json:"policy_hash,omitempty"`
+	// EvidenceHash fingerprints the golden ledgers and scenario files the
+	// assessment read (see EvidenceHash).
+	EvidenceHash string `json:"evidence_hash,omitempty"`
 }
 
 // Reason is one rule's contribution to the verdict.
@@ -167,6 +176,32 @@ type GateResult struct {
 	Failed  []string `json:"failed"`
 }
 
+// Requirement is a governance requirement the candidate does not meet: a
+// gate's (requires ...) or a successor contract's rule. Status is failed,
+// missing (evidence this tool has not got) or needs-approval; only a
+// needs-approval requirement is met by approvals, of every one of Roles.
+type Requirement struct {
+	// Gate or SuccessorContract names the declaration holding it.
+	Gate              string `json:"gate,omitempty"`
+	SuccessorContract string `json:"successor_contract,omitempty"`
+	Path              string `json:"path"`
+	// Requirement is the requirement as written, without its parentheses
+	// and, for a gate, without "requires".
+	Requirement string   `json:"requirement"`
+	Status      string   `json:"status"`
+	Roles       []string `json:"roles,omitempty"`
+	// Why says why it is not met.
+	Why string `json:"why"`
+}
+
+// String is the requirement on one line: PATH: gate G: requires R: WHY.
+func (r Requirement) String() string {
+	if r.Gate != "" {
+		return fmt.Sprintf("%s: gate %s: requires %s: %s", r.Path, r.Gate, r.Requirement, r.Why)
+	}
+	return fmt.Sprintf("%s: successor-contract %s: %s: %s", r.Path, r.SuccessorContract, r.Requirement, r.Why)
+}
+
 // Approval is an approval a commit needs. Role "" accepts any named
 // approver; otherwise --approve must name the role.
 type Approval struct {
@@ -224,8 +259,8 @@ type loaded struct {
 // (imports, other files, scenario and ledger files) and writes nothing.
 func Assess(ws *Workspace, in AssessInput, hooks Hooks) *Assessment {
 	p := in.Proposal
-	a := &Assessment{ID: p.ID, Signals: p.Signals, AssessedAt: in.Now, PolicyHash: ws.PolicyHash,
-		Reasons: []Reason{}, Approvals: []Approval{}, Files: []FileAssessment{}}
+	a := &Assessment{ID: p.ID, Signals: p.Signals, AssessedAt: in.Now, PolicyHash: ws.PolicyHash, EvidenceHash: EvidenceHash(ws, p),
+		Reasons: []Reason{}, Approvals: []Approval{}, Unmet: []Requirement{}, Files: []FileAssessment{}}
 	if a.Signals == nil {
 		a.Signals = []string{}
 	}
@@ -420,7 +455,8 @@ func Assess(ws *Workspace, in AssessInput, hooks Hooks) *Assessment {
 			continue
 		}
 		g := &govEval{ws: ws, l: l, delta: perFile[l.rel], examples: fileExamples(l, hooks), tests: &a.Tests,
-			counts: in.Cycle[l.rel], blast: a.BlastRadius, reason: reason, approval: approval}
+			counts: in.Cycle[l.rel], blast: a.BlastRadius, reason: reason, approval: approval,
+			unmet: func(r Requirement) { a.Unmet = append(a.Unmet, r) }}
 		g.run(&a.Governance)
 	}
 	if a.AuthorityDelta.Expansion && !hasRole(a.Approvals) {
@@ -439,15 +475,11 @@ func Assess(ws *Workspace, in AssessInput, hooks Hooks) *Assessment {
 		}
 	}
 
-	// Verdict.
+	// Verdict: the most severe level among the reasons.
 	a.Verdict = Pass
 	for _, r := range a.Reasons {
-		if r.Level == Fail {
-			a.Verdict = Fail
-			break
-		}
-		if r.Level == NeedsApproval {
-			a.Verdict = NeedsApproval
+		if levelRank(r.Level) < levelRank(a.Verdict) {
+			a.Verdict = r.Level
 		}
 	}
 	if a.Verdict == Pass {
@@ -460,14 +492,18 @@ func Assess(ws *Workspace, in AssessInput, hooks Hooks) *Assessment {
 
 func hasRole(as []Approval) bool { return len(as) > 0 }
 
+// levelRank orders reason levels and verdicts, the most severe first:
+// fail, incomplete, needs-approval, then pass and info.
 func levelRank(l string) int {
 	switch l {
 	case Fail:
 		return 0
-	case NeedsApproval:
+	case Incomplete:
 		return 1
+	case NeedsApproval:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 func describeItem(it AuthorityItem) string {

@@ -11,6 +11,9 @@ import (
 	"github.com/capsulang/caps/syntax/ast"
 )
 
+// noVerification says why a verification status requirement is missing.
+const noVerification = "no proof checker: this tool cannot establish a verification status, so no commit through it meets this requirement"
+
 // Rule statuses.
 const (
 	RuleMet        = "met"
@@ -33,9 +36,14 @@ type govEval struct {
 	blast    BlastRadius
 	reason   func(level, rule, format string, args ...any)
 	approval func(role, why string)
+	// unmet records a requirement the candidate does not meet.
+	unmet func(Requirement)
 
 	suites map[string]*SuiteResult
 	succ   map[string]*RuleSet
+	// succRoles holds, per successor contract, the roles its rules wait
+	// for.
+	succRoles map[string][]string
 }
 
 func (g *govEval) decls(kind ast.DeclKind) []*ast.ClauseDecl {
@@ -51,6 +59,7 @@ func (g *govEval) decls(kind ast.DeclKind) []*ast.ClauseDecl {
 func (g *govEval) run(out *Governance) {
 	g.suites = map[string]*SuiteResult{}
 	g.succ = map[string]*RuleSet{}
+	g.succRoles = map[string][]string{}
 	for _, d := range g.decls(ast.KindEvalSuite) {
 		s := g.suite(d)
 		g.suites[d.Name.Name] = s
@@ -135,7 +144,7 @@ func (g *govEval) suite(d *ast.ClauseDecl) *SuiteResult {
 func (g *govEval) replayRule(pattern string) (string, string) {
 	files := g.ws.replayGlob(g.l, pattern)
 	if len(files) == 0 {
-		return RuleMissing, fmt.Sprintf("the glob %q matched no ledger (relative to the workspace root or to the module's folder); add golden ledgers that it matches", pattern)
+		return RuleMissing, fmt.Sprintf("the glob %q matched no ledger; add golden ledgers it matches (from the workspace root or the module's folder)", pattern)
 	}
 	status := map[string]string{}
 	for _, it := range g.tests.Replay.Items {
@@ -198,6 +207,7 @@ func (g *govEval) successor(d *ast.ClauseDecl) *RuleSet {
 	for _, cl := range d.Clauses {
 		r := RuleResult{Rule: formText(cl.Form)}
 		args := cl.Args
+		role := "" // the approval a needs-approval rule waits for
 		switch cl.Key.Name {
 		case "preserve":
 			if len(args) == 1 {
@@ -213,17 +223,14 @@ func (g *govEval) successor(d *ast.ClauseDecl) *RuleSet {
 				case !g.delta.Expansion:
 					r.Status = RuleMet
 				case len(args) == 3 && args[1].Text == "unless":
-					role := args[2].Text
-					if i := strings.IndexByte(role, ':'); i >= 0 {
-						role = role[i+1:]
-					}
+					role = approvalRole(args[2].Text)
 					r.Status, r.Message = RuleApproval, "the change expands authority; approval "+role+" is required"
 					g.approval(role, fmt.Sprintf("%s: %s", where, r.Rule))
 				default:
 					r.Status, r.Message = RuleFailed, fmt.Sprintf("the change expands authority (%d item(s))", len(g.delta.Added))
 				}
 			default:
-				r.Status, r.Message = RuleMissing, "not understood by this tool: a human must check it"
+				r.Status, r.Message = RuleMissing, "not understood by this tool"
 			}
 		case "require":
 			if len(args) == 0 {
@@ -231,7 +238,7 @@ func (g *govEval) successor(d *ast.ClauseDecl) *RuleSet {
 			}
 			switch {
 			case args[0].Text == "verification-status":
-				r.Status, r.Message = RuleMissing, "no proof checker: the verification status cannot be established"
+				r.Status, r.Message = RuleMissing, noVerification
 			case args[0].Text == "ledgered":
 				r.Status, r.Message = RuleMet, "the commit is recorded in the evolution ledger"
 			case strings.HasPrefix(args[0].Text, "eval-suite:"):
@@ -246,16 +253,35 @@ func (g *govEval) successor(d *ast.ClauseDecl) *RuleSet {
 			r.Status, r.Message = RuleMissing, "not understood by this tool"
 		}
 		s.Rules = append(s.Rules, r)
+		req := Requirement{SuccessorContract: d.Name.Name, Path: g.l.rel, Requirement: unparen(r.Rule), Status: r.Status, Why: r.Message}
 		switch r.Status {
 		case RuleFailed:
 			g.reason(Fail, "successor-contract", "%s: %s: %s", where, r.Rule, r.Message)
+			g.unmet(req)
 		case RuleMissing:
-			g.reason(NeedsApproval, "successor-contract", "%s: %s: %s", where, r.Rule, r.Message)
-			g.approval("", fmt.Sprintf("%s: %s: missing evidence", where, r.Rule))
+			g.reason(Incomplete, "successor-contract", "%s: %s: %s", where, r.Rule, r.Message)
+			g.unmet(req)
+		case RuleApproval:
+			req.Roles = []string{role}
+			g.succRoles[d.Name.Name] = append(g.succRoles[d.Name.Name], role)
+			g.unmet(req)
 		}
 	}
 	s.Status = rollup(s.Rules, "preserved", "needs-approval")
 	return s
+}
+
+// approvalRole is the role of an approval:ROLE reference.
+func approvalRole(qref string) string {
+	if i := strings.IndexByte(qref, ':'); i >= 0 {
+		return qref[i+1:]
+	}
+	return qref
+}
+
+// unparen strips a form's outer parentheses: "(require x)" -> "require x".
+func unparen(form string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(form, "("), ")")
 }
 
 func (g *govEval) suiteStatus(name string) (string, string) {
@@ -263,19 +289,23 @@ func (g *govEval) suiteStatus(name string) (string, string) {
 	if s == nil {
 		return RuleFailed, "eval-suite " + name + " is not declared"
 	}
-	switch s.Status {
-	case "passed":
+	if s.Status == "passed" {
 		return RuleMet, ""
-	case "failed":
-		return RuleFailed, "eval-suite " + name + " failed"
 	}
-	var missing []string
+	// The rules that are not met, each with its reason.
+	var failed, missing []string
 	for _, r := range s.Rules {
-		if r.Status == RuleMissing {
-			missing = append(missing, r.Rule)
+		switch r.Status {
+		case RuleFailed:
+			failed = append(failed, r.Rule+": "+r.Message)
+		case RuleMissing:
+			missing = append(missing, r.Rule+": "+r.Message)
 		}
 	}
-	return RuleMissing, "eval-suite " + name + " is incomplete: " + strings.Join(missing, ", ")
+	if len(failed) > 0 {
+		return RuleFailed, "eval-suite " + name + " failed: " + strings.Join(failed, "; ")
+	}
+	return RuleMissing, "eval-suite " + name + " is incomplete: " + strings.Join(missing, "; ")
 }
 
 // preserved checks that a KIND:NAME declaration is unchanged in meaning
@@ -332,76 +362,33 @@ func declIR(m *ast.Module, d ast.Decl) []byte {
 	return b
 }
 
-// gate lists which requirements of a gate are met.
+// gate lists which requirements of a gate are met, and records the others
+// as unmet: failed and missing ones block the commit (an approval cannot
+// stand in for evidence); approval ones wait for their roles.
 func (g *govEval) gate(d *ast.ClauseDecl) GateResult {
 	gr := GateResult{Name: d.Name.Name, Path: g.l.rel, Met: []string{}, Missing: []string{}, Failed: []string{}}
 	where := "gate " + d.Name.Name
-	var roles []string
-	for _, cl := range d.Clauses {
-		if cl.Key.Name == "requires" && len(cl.Args) >= 2 && cl.Args[0].Text == "approval" {
-			roles = append(roles, cl.Args[1].Text)
-		}
-	}
 	for _, cl := range d.Clauses {
 		if cl.Key.Name != "requires" || len(cl.Args) == 0 {
 			continue
 		}
-		req := strings.TrimSuffix(strings.TrimPrefix(formText(cl.Form), "(requires "), ")")
-		var st, msg string
-		a := cl.Args
-		switch a[0].Text {
-		case "eval-suite":
-			st, msg = g.suiteStatus(argText(a, 1))
-		case "successor-contract":
-			s := g.succ[argText(a, 1)]
-			switch {
-			case s == nil:
-				st, msg = RuleFailed, "successor-contract "+argText(a, 1)+" is not declared"
-			case s.Status == "preserved":
-				st = RuleMet
-			case s.Status == "failed":
-				st, msg = RuleFailed, "successor-contract "+s.Name+" is not preserved"
-			default:
-				st, msg = RuleMissing, "successor-contract "+s.Name+" needs approval or evidence"
-			}
-		case "approval":
-			role := argText(a, 1)
-			st, msg = RuleApproval, "approval "+role
-			g.approval(role, where+" requires approval "+role)
-		case "verification-hook", "verification-status":
-			st, msg = RuleMissing, "no proof checker"
-		case "ledgered":
-			st = RuleMet
-		case "capability", "policy":
-			kind := a[0].Text
-			if kind == "policy" {
-				kind = "authority-policy"
-			}
-			if findDecl(g.l.candMod, kind, argText(a, 1)) != nil {
-				st = RuleMet
-			} else {
-				st, msg = RuleFailed, kind+" "+argText(a, 1)+" is not declared in the candidate"
-			}
-		default:
-			st, msg = RuleMissing, "not understood by this tool"
-		}
+		req := strings.TrimPrefix(unparen(formText(cl.Form)), "requires ")
+		st, msg, roles := g.requirement(where, cl.Args)
 		switch st {
 		case RuleMet:
 			gr.Met = append(gr.Met, req)
+			continue
 		case RuleFailed:
 			gr.Failed = append(gr.Failed, req)
 			g.reason(Fail, "gate", "%s: requires %s: %s", where, req, msg)
+		case RuleApproval:
+			gr.Missing = append(gr.Missing, req)
+			g.reason(NeedsApproval, "gate", "%s: requires %s: %s", where, req, msg)
 		default:
 			gr.Missing = append(gr.Missing, req)
-			if st == RuleMissing {
-				g.reason(NeedsApproval, "gate", "%s: requires %s: %s", where, req, msg)
-				if len(roles) == 0 {
-					g.approval("", where+": missing evidence must be accepted by a person")
-				}
-			} else {
-				g.reason(NeedsApproval, "gate", "%s requires %s", where, msg)
-			}
+			g.reason(Incomplete, "gate", "%s: requires %s: %s", where, req, msg)
 		}
+		g.unmet(Requirement{Gate: d.Name.Name, Path: g.l.rel, Requirement: req, Status: st, Roles: roles, Why: msg})
 	}
 	switch {
 	case len(gr.Failed) > 0:
@@ -412,6 +399,67 @@ func (g *govEval) gate(d *ast.ClauseDecl) GateResult {
 		gr.Status = "passed"
 	}
 	return gr
+}
+
+// requirement evaluates one (requires ...) of a gate: its status
+// (RuleMet, RuleFailed, RuleMissing or RuleApproval), why it is not met,
+// and for RuleApproval the roles whose approvals meet it.
+func (g *govEval) requirement(where string, a []*syntax.Form) (string, string, []string) {
+	switch a[0].Text {
+	case "eval-suite":
+		st, msg := g.suiteStatus(argText(a, 1))
+		return st, msg, nil
+	case "successor-contract":
+		return g.contractStatus(argText(a, 1))
+	case "approval":
+		role := argText(a, 1)
+		g.approval(role, where+" requires approval "+role)
+		return RuleApproval, "needs approval " + role, []string{role}
+	case "verification-hook", "verification-status":
+		return RuleMissing, noVerification, nil
+	case "ledgered":
+		return RuleMet, "", nil
+	case "capability", "policy":
+		kind := a[0].Text
+		if kind == "policy" {
+			kind = "authority-policy"
+		}
+		if findDecl(g.l.candMod, kind, argText(a, 1)) == nil {
+			return RuleFailed, kind + " " + argText(a, 1) + " is not declared in the candidate", nil
+		}
+		return RuleMet, "", nil
+	}
+	return RuleMissing, "not understood by this tool", nil
+}
+
+// contractStatus is the status of a gate's (requires successor-contract S
+// preserved): met when every rule of S is met, failed when one fails,
+// missing when one lacks evidence, else needs the approvals of S's
+// approval rules.
+func (g *govEval) contractStatus(name string) (string, string, []string) {
+	s := g.succ[name]
+	if s == nil {
+		return RuleFailed, "successor-contract " + name + " is not declared", nil
+	}
+	var missing []string
+	for _, r := range s.Rules {
+		switch r.Status {
+		case RuleFailed:
+			return RuleFailed, "successor-contract " + name + " is not preserved: " + r.Rule + ": " + r.Message, nil
+		case RuleMissing:
+			missing = append(missing, r.Rule)
+		}
+	}
+	roles := g.succRoles[name]
+	switch {
+	case len(missing) > 0:
+		// The contract's rules are unmet requirements of their own, with
+		// their reasons; name them only.
+		return RuleMissing, "successor-contract " + name + " lacks evidence for " + strings.Join(missing, ", "), nil
+	case len(roles) > 0:
+		return RuleApproval, "successor-contract " + name + " needs approval " + strings.Join(roles, ", "), roles
+	}
+	return RuleMet, "", nil
 }
 
 func argText(a []*syntax.Form, i int) string {

@@ -48,10 +48,10 @@ func TestMustPassReplay(t *testing.T) {
 		report  TestReport
 	}{
 		{"no ledger at all", nil, fakeReplay(),
-			RuleResult{Rule: `(must-pass replay "ledgers/m/*.jsonl")`, Status: RuleMissing, Message: `the glob "ledgers/m/*.jsonl" matched no ledger (relative to the workspace root or to the module's folder); add golden ledgers that it matches`},
+			RuleResult{Rule: `(must-pass replay "ledgers/m/*.jsonl")`, Status: RuleMissing, Message: `the glob "ledgers/m/*.jsonl" matched no ledger; add golden ledgers it matches (from the workspace root or the module's folder)`},
 			TestReport{Status: StatusNone, Reason: "no golden ledgers: no file matches ledgers/m/*.jsonl", Items: []TestItem{{Name: "ledgers/m/*.jsonl", Status: StatusNone, Message: "no file matches"}}}},
 		{"only other ledgers", []string{"ledgers/golden/g.jsonl"}, fakeReplay(),
-			RuleResult{Rule: `(must-pass replay "ledgers/m/*.jsonl")`, Status: RuleMissing, Message: `the glob "ledgers/m/*.jsonl" matched no ledger (relative to the workspace root or to the module's folder); add golden ledgers that it matches`},
+			RuleResult{Rule: `(must-pass replay "ledgers/m/*.jsonl")`, Status: RuleMissing, Message: `the glob "ledgers/m/*.jsonl" matched no ledger; add golden ledgers it matches (from the workspace root or the module's folder)`},
 			TestReport{Status: StatusPassed, Total: 1, Passed: 1, Items: []TestItem{{Name: "ledgers/golden/g.jsonl", Status: StatusPassed}, {Name: "ledgers/m/*.jsonl", Status: StatusNone, Message: "no file matches"}}}},
 		{"matched and replayed", []string{"ledgers/m/a.jsonl", "ledgers/m/b.jsonl"}, fakeReplay(),
 			RuleResult{Rule: `(must-pass replay "ledgers/m/*.jsonl")`, Status: RuleMet},

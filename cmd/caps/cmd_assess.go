@@ -17,15 +17,18 @@ func init() {
 		Long: `Assess runs a proposal's candidate files (never the live ones) through the
 checker, the examples, the other tests the workspace has, the module's own
 governance (successor contracts, gates, budgets) and the workspace policy,
-and gives a verdict: pass, needs-approval (authority expansion, a gate that
-needs a person, evidence this tool cannot produce) or fail, with reasons and
-a confidence score. The assessment is stored with the proposal and recorded
-in the evolution ledger. It exits with 1 when the verdict is fail.
+and gives a verdict: pass, needs-approval (authority expansion, a gate or
+successor contract that needs a person's approval), incomplete (evidence a
+gate or successor contract requires is missing; an approval cannot stand
+in for it) or fail, with reasons and a confidence score. The assessment is
+stored with the proposal and recorded in the evolution ledger. It exits
+with 1 when the verdict is fail or incomplete: such a proposal cannot be
+committed.
 
 With --json it prints {"id", "verdict", "reasons", "confidence",
 "blast_radius", "parent_hash", "candidate_hash", "diff_hash",
 "authority_delta", "diagnostics", "tests", "governance",
-"approvals_required", "files", ...}; see docs/propose.md.`,
+"approvals_required", "unmet", "files", ...}; see docs/propose.md.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			ws := fs.String("workspace", "", "the workspace root `DIR`")
@@ -42,7 +45,7 @@ With --json it prints {"id", "verdict", "reasons", "confidence",
 					return evolutionError(c, err)
 				}
 				code = cli.ExitOK
-				if a.Verdict == propose.Fail {
+				if a.Verdict == propose.Fail || a.Verdict == propose.Incomplete {
 					code = cli.ExitFail
 				}
 				if *jsonOut {
@@ -111,11 +114,16 @@ func printAssessment(c *cli.Context, a *propose.Assessment) {
 		}
 		fmt.Fprintln(out)
 	}
+	for _, r := range a.Unmet {
+		fmt.Fprintf(out, "unmet (%s): %s\n", r.Status, r)
+	}
 	switch a.Verdict {
 	case propose.Pass:
 		fmt.Fprintf(out, "next: caps commit %s\n", a.ID)
 	case propose.NeedsApproval:
 		fmt.Fprintf(out, "next: caps commit %s --approve NAME\n", a.ID)
+	case propose.Incomplete:
+		fmt.Fprintln(out, "next: supply the missing evidence (docs/propose.md, Governance), then assess again; approvals cannot stand in for it")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/capsulang/caps/analysis/propose"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/runtime/evolution"
 )
@@ -16,11 +17,14 @@ func init() {
 		Short: "apply an assessed proposal atomically and record it in the ledger",
 		Long: `Commit writes a proposal's candidate files into the workspace and appends a
 commit event, an improvement record and (for a repair) a reusable-solution
-record to the evolution ledger. It refuses, with exit code 1 and the
-reason, a proposal whose verdict is fail, or needs-approval without
---approve: NAME approves a role-less requirement, ROLE or ROLE:NAME a
-requirement of ROLE (a gate's "requires approval ROLE granted", a
-successor contract's "unless approval:ROLE"). --approve may be repeated.
+record to the evolution ledger. It refuses, with exit code 1, naming each
+reason and each unmet requirement on a line of its own, a proposal whose
+verdict is fail; incomplete (evidence that a gate or successor contract
+of the module requires is missing: no approval stands in for evidence);
+or needs-approval without --approve: NAME approves a role-less
+requirement, ROLE or ROLE:NAME a requirement of ROLE (a gate's "requires
+approval ROLE granted", a successor contract's "unless approval:ROLE").
+--approve may be repeated. A refused commit writes and records nothing.
 
 A proposal is re-assessed when it was not assessed, or its files or the
 workspace policy changed since. When a target changed since the proposal,
@@ -30,7 +34,9 @@ files, a journal and renames: a crash leaves each file old or new, and the
 next command finishes the commit.
 
 With --json it prints {"event_id", "proposal", "files", "verdict",
-"approvals"}, or {"error", "verdict", "reasons"} when refused.`,
+"approvals"}, or {"error", "verdict", "reasons", "unmet"} when refused:
+"unmet" lists the requirements not met, each {"gate" or
+"successor_contract", "path", "requirement", "status", "roles", "why"}.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			ws := fs.String("workspace", "", "the workspace root `DIR`")
@@ -49,10 +55,11 @@ With --json it prints {"event_id", "proposal", "files", "verdict",
 					var re *evolution.RefusedError
 					if *jsonOut && errors.As(err, &re) {
 						out := struct {
-							Error   string   `json:"error"`
-							Verdict string   `json:"verdict,omitempty"`
-							Reasons []string `json:"reasons"`
-						}{Error: re.Error(), Reasons: []string{}}
+							Error   string                `json:"error"`
+							Verdict string                `json:"verdict,omitempty"`
+							Reasons []string              `json:"reasons"`
+							Unmet   []propose.Requirement `json:"unmet"`
+						}{Error: re.Error(), Reasons: []string{}, Unmet: append([]propose.Requirement{}, re.Unmet...)}
 						if re.Assessment != nil {
 							out.Verdict = re.Assessment.Verdict
 							for _, r := range re.Assessment.Reasons {

@@ -81,7 +81,7 @@ func TestProposeLoop(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("assess: %d %s", r.code, r.stderr)
 	}
-	want := "approvals_required,assessed_at,authority_delta,blast_radius,candidate_hash,confidence,diagnostics,diff_hash,files,governance,id,parent_hash,reasons,signals,tests,verdict"
+	want := "approvals_required,assessed_at,authority_delta,blast_radius,candidate_hash,confidence,diagnostics,diff_hash,evidence_hash,files,governance,id,parent_hash,reasons,signals,tests,unmet,verdict"
 	if got := strings.Join(jsonKeys(t, r.stdout), ","); got != want {
 		t.Fatalf("assess JSON keys\n got %s\nwant %s", got, want)
 	}
@@ -208,7 +208,7 @@ func TestProposeRepairAndApproval(t *testing.T) {
 		t.Fatalf("assess: %s", r.stdout)
 	}
 	r = runCaps(t, "", "commit", ws, p.ID, "--json")
-	if r.code != 1 || !strings.Contains(r.stderr, "needs approval") || strings.Join(jsonKeys(t, r.stdout), ",") != "error,reasons,verdict" {
+	if r.code != 1 || !strings.Contains(r.stderr, "needs approval") || strings.Join(jsonKeys(t, r.stdout), ",") != "error,reasons,unmet,verdict" {
 		t.Fatalf("commit without approval: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if b, _ := os.ReadFile(path); string(b) != src {

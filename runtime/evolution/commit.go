@@ -27,15 +27,19 @@ func crashPoint(p string) {
 
 // Commit writes a proposal's candidate files into the workspace and
 // records the commit. It refuses (a *RefusedError) a proposal whose
-// verdict is fail, or needs-approval without the approvals required:
-// each approval is NAME or ROLE:NAME, and a required role R is met by an
-// approval R or R:NAME (a role-less requirement by any approval).
+// verdict is fail or incomplete, or needs-approval without the approvals
+// required: each approval is NAME or ROLE:NAME, and a required role R is
+// met by an approval R or R:NAME (a role-less requirement by any
+// approval). Approvals meet approval requirements only, never missing
+// evidence.
 //
 // When a target changed since the proposal was made, the proposal's diff
 // is applied to the current file (strict context, see
 // propose.FilePatch.Apply); if it does not apply the commit is refused as
-// stale. A proposal is re-assessed when it was not assessed, or its files
-// or the workspace policy changed since.
+// stale. A proposal is re-assessed when it was not assessed, or its files,
+// the workspace policy or the evidence files (propose.EvidenceHash)
+// changed since. A refused commit changes nothing: not the workspace, not
+// the proposal's store, not the ledger.
 //
 // Writing is crash-safe: every new file is first written beside its target
 // and synced, then a journal in .caps/txn/ marks the commit as decided,
@@ -76,17 +80,27 @@ func (w *Workspace) Commit(id string, approvals []string) (*Event, error) {
 		if err != nil {
 			return err
 		}
-		if rebased || stale(a, p, w.ws) {
+		fresh := rebased || stale(a, p, w.ws)
+		if fresh {
 			a = w.assess(p, evs)
+		}
+		// A refused commit writes nothing: not the rebased proposal, not
+		// the new assessment, not a ledger record.
+		if err := checkVerdict(a, approvals); err != nil {
+			return err
+		}
+		if rebased {
+			if err := w.rewriteProposal(p); err != nil {
+				return err
+			}
+		}
+		if fresh {
 			if err := w.recordAssessment(l, p, a); err != nil {
 				return err
 			}
 			if evs, err = decodeLog(l); err != nil {
 				return err
 			}
-		}
-		if err := checkVerdict(a, approvals); err != nil {
-			return err
 		}
 		ev, err := w.commit(l, p, a, approvals, evs)
 		out = ev
@@ -103,9 +117,10 @@ func decodeLog(l chain.Log) ([]Event, error) {
 	return decodeEvents(recs)
 }
 
-// stale reports whether an assessment no longer describes the proposal.
+// stale reports whether an assessment no longer describes the proposal:
+// its files, the workspace policy or the evidence files changed since.
 func stale(a *propose.Assessment, p *propose.Proposal, ws *propose.Workspace) bool {
-	if a == nil || a.PolicyHash != ws.PolicyHash || len(a.Files) != len(p.Files) {
+	if a == nil || a.PolicyHash != ws.PolicyHash || len(a.Files) != len(p.Files) || a.EvidenceHash != propose.EvidenceHash(ws, p) {
 		return true
 	}
 	for i, f := range p.Files {
@@ -117,7 +132,8 @@ func stale(a *propose.Assessment, p *propose.Proposal, ws *propose.Workspace) bo
 }
 
 // rebase moves a proposal onto the current files when they changed since
-// it was made. It reports whether it did.
+// it was made, in memory (the caller stores it). It reports whether it
+// did.
 func (w *Workspace) rebase(p *propose.Proposal) (bool, error) {
 	changed := false
 	type cur struct {
@@ -164,41 +180,103 @@ func (w *Workspace) rebase(p *propose.Proposal) (bool, error) {
 		return false, &RefusedError{Reason: fmt.Sprintf("stale: %s changed since proposal %s was made and its change no longer applies (%v); propose again", f.Path, p.ID, err)}
 	}
 	p.Rebased = append(p.Rebased, old...)
-	return true, w.rewriteProposal(p)
+	return true, nil
 }
 
-// checkVerdict refuses a fail, and a needs-approval without the
-// approvals.
+// checkVerdict refuses a commit the assessment does not allow: a fail; an
+// incomplete, whatever the approvals (an approval meets only an approval
+// requirement, never missing evidence); and a needs-approval without every
+// approval it needs. The refusal names each reason and each unmet
+// requirement, one per line.
 func checkVerdict(a *propose.Assessment, approvals []string) error {
-	switch a.Verdict {
-	case propose.Pass:
+	if a.Verdict == propose.Pass {
 		return nil
-	case propose.Fail:
-		var why []string
-		for _, r := range a.Reasons {
-			if r.Level == propose.Fail {
-				why = append(why, r.Message)
-			}
-		}
-		return &RefusedError{Reason: "the assessment failed: " + strings.Join(why, "; "), Assessment: a}
 	}
-	var missing []string
+	var lines []string
+	for _, r := range a.Reasons {
+		// Governance failures are named by their unmet requirements.
+		if r.Level == propose.Fail && r.Rule != "gate" && r.Rule != "successor-contract" {
+			lines = append(lines, r.Message)
+		}
+	}
+	unmet := unmetRequirements(a, approvals)
+	for _, req := range unmet {
+		line := req.String()
+		if req.Status == propose.RuleApproval {
+			line += "; approve with " + approveFlags(req.Roles)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, missingApprovals(a, approvals, unmet)...)
+	if len(lines) == 0 {
+		return nil
+	}
+	head := map[string]string{
+		propose.Fail:          "the assessment failed",
+		propose.Incomplete:    "evidence the module's governance requires is missing, and approvals cannot stand in for it",
+		propose.NeedsApproval: "needs approval",
+	}[a.Verdict]
+	return &RefusedError{Reason: head + ":\n  " + strings.Join(lines, "\n  "), Assessment: a, Unmet: unmet}
+}
+
+// unmetRequirements returns the assessment's unmet governance requirements
+// that the approvals do not meet: all but the approval requirements whose
+// roles are all approved.
+func unmetRequirements(a *propose.Assessment, approvals []string) []propose.Requirement {
+	out := []propose.Requirement{}
+	for _, req := range a.Unmet {
+		if req.Status == propose.RuleApproval && approvedAll(req.Roles, approvals) {
+			continue
+		}
+		out = append(out, req)
+	}
+	return out
+}
+
+// missingApprovals names the required approvals not given that no unmet
+// requirement names already: role-less ones (an authority expansion, open
+// holes) and any role not tied to a requirement.
+func missingApprovals(a *propose.Assessment, approvals []string, unmet []propose.Requirement) []string {
+	named := map[string]bool{}
+	for _, req := range unmet {
+		for _, r := range req.Roles {
+			named[r] = true
+		}
+	}
+	var out []string
 	for _, need := range a.Approvals {
-		if !approved(need.Role, approvals) {
-			who := "a named approver (--approve NAME)"
-			if need.Role != "" {
-				who = "approval " + need.Role + " (--approve " + need.Role + "[:NAME])"
-			}
-			missing = append(missing, fmt.Sprintf("%s: %s", who, need.Reason))
+		if approved(need.Role, approvals) || named[need.Role] {
+			continue
+		}
+		who := "a named approver (--approve NAME)"
+		if need.Role != "" {
+			who = "approval " + need.Role + " (" + approveFlags([]string{need.Role}) + ")"
+		}
+		out = append(out, fmt.Sprintf("%s: %s", who, need.Reason))
+	}
+	if a.Verdict == propose.NeedsApproval && len(a.Approvals) == 0 && len(approvals) == 0 {
+		out = append(out, "a named approver (--approve NAME): the verdict is needs-approval")
+	}
+	return out
+}
+
+// approveFlags spells the --approve flags that meet the roles.
+func approveFlags(roles []string) string {
+	var fs []string
+	for _, r := range roles {
+		fs = append(fs, "--approve "+r+"[:NAME]")
+	}
+	return strings.Join(fs, " ")
+}
+
+// approvedAll reports whether every role is approved.
+func approvedAll(roles []string, approvals []string) bool {
+	for _, r := range roles {
+		if !approved(r, approvals) {
+			return false
 		}
 	}
-	if len(a.Approvals) == 0 && len(approvals) == 0 {
-		missing = append(missing, "a named approver (--approve NAME): the verdict is needs-approval")
-	}
-	if len(missing) > 0 {
-		return &RefusedError{Reason: "needs approval: " + strings.Join(missing, "; "), Assessment: a}
-	}
-	return nil
+	return len(roles) > 0
 }
 
 func approved(role string, approvals []string) bool {

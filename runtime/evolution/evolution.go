@@ -10,7 +10,7 @@
 //	w, err := evolution.Open(root, evolution.Options{})
 //	p, err := w.Propose(propose.Request{Kind: propose.FromRepair, Targets: []string{file},
 //		Repair: &propose.RepairRef{Code: "E_UNKNOWN_NAME", Line: 12}, By: "agent:Fixer"})
-//	a, err := w.Assess(p.ID)              // verdict pass | needs-approval | fail
+//	a, err := w.Assess(p.ID)              // verdict pass | needs-approval | incomplete | fail
 //	ev, err := w.Commit(p.ID, []string{"SecurityOwner:alice"}) // *RefusedError when refused
 //	back, err := w.Rollback(ev.ID, "alice")
 //	h, err := w.History("examples/abs.caps")
@@ -146,6 +146,10 @@ type RefusedError struct {
 	Reason string
 	// Assessment is the assessment that refused a commit, if any.
 	Assessment *propose.Assessment
+	// Unmet lists the governance requirements that refused a commit: the
+	// assessment's unmet requirements less the approval ones the commit's
+	// approvals meet.
+	Unmet []propose.Requirement
 }
 
 func (e *RefusedError) Error() string { return "refused: " + e.Reason }

@@ -30,6 +30,9 @@ type Options struct {
 	// Module, when set, is the module file to replay against instead of
 	// the path the ledger records.
 	Module string
+	// Base, when set, is the folder a relative module path recorded in
+	// the ledger is resolved against, instead of the current folder.
+	Base string
 	// Trace also regenerates the semantic trace records and compares them
 	// with the ledger's. Without it the trace records are verified by the
 	// hash chain only (they are evidence, not state).
@@ -149,6 +152,9 @@ func Entries(entries []ledger.Entry, opts Options, rep *Report) {
 	path := opts.Module
 	if path == "" {
 		path = filepath.FromSlash(desc.ModulePath)
+		if opts.Base != "" && !filepath.IsAbs(path) {
+			path = filepath.Join(opts.Base, path)
+		}
 	}
 	l := opts.Loader
 	if l == nil {

@@ -239,7 +239,8 @@ export interface ProposeResult {
   summary?: string;
 }
 
-export type Verdict = 'pass' | 'needs-approval' | 'warn' | 'fail';
+/** `incomplete`: evidence the module's governance requires is missing; no approval meets it. */
+export type Verdict = 'pass' | 'needs-approval' | 'warn' | 'incomplete' | 'fail';
 
 export interface Finding {
   severity: string;
@@ -514,7 +515,9 @@ function parseAssess(v: unknown): AssessResult {
   const r: Reader = new Reader(ServerCommand.assess);
   const o = r.object(v, '');
   const verdict = r.string(o, 'verdict', '');
-  if (verdict !== 'pass' && verdict !== 'needs-approval' && verdict !== 'warn' && verdict !== 'fail') r.fail('verdict', '"pass", "needs-approval", "warn" or "fail"');
+  if (verdict !== 'pass' && verdict !== 'needs-approval' && verdict !== 'warn' && verdict !== 'incomplete' && verdict !== 'fail') {
+    r.fail('verdict', '"pass", "needs-approval", "warn", "incomplete" or "fail"');
+  }
   const findings = r.array(o, 'findings', '', true).map((x, i) => {
     const p = `findings[${i}]`;
     const f = r.object(x, p);

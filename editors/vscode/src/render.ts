@@ -20,6 +20,7 @@ const verdictText: Record<AssessResult['verdict'], string> = {
   pass: '✅ pass',
   'needs-approval': '🔐 needs approval',
   warn: '⚠️ pass with warnings',
+  incomplete: '🧾 incomplete: evidence missing',
   fail: '❌ fail',
 };
 

@@ -459,6 +459,12 @@ export class Actions implements vscode.Disposable {
       );
       return;
     }
+    if (a.verdict === 'incomplete') {
+      void vscode.window.showErrorMessage(
+        `Capsulang: proposal ${a.proposal} lacks evidence its module's governance requires, and no approval can stand in for it. Supply the evidence the findings name, then assess again.`,
+      );
+      return;
+    }
     const ok = await vscode.window.showWarningMessage(commitQuestion(a), { modal: true }, 'Commit');
     if (ok !== 'Commit') return;
     const cargs: ServerCommandArgs['capsulang.commit'] = { uri: doc.uri.toString(), proposal: a.proposal };

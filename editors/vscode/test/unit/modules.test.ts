@@ -120,6 +120,11 @@ describe('rendering', () => {
     assert.equal(commitQuestion(a), 'Commit proposal p1? The assessment is ⚠️ pass with warnings with 1 finding(s). It gains authority: mcp.call.');
   });
 
+  it('renders an incomplete assessment', () => {
+    const a = { proposal: 'p2', verdict: 'incomplete' as const, findings: [{ severity: 'error', message: 'gate Ship: requires eval-suite S passed: eval-suite S is incomplete', code: 'gate' }] };
+    assert.match(renderAssessment(a, 'a.caps'), /\*\*Verdict:\*\* 🧾 incomplete: evidence missing/);
+  });
+
   it('describes the server state', () => {
     assert.match(statusText('running', { name: 'caps lsp', version: '0.1.0' }).tooltip, /caps lsp 0\.1\.0 is running/);
     assert.match(statusText('missing').text, /warning/);

@@ -63,7 +63,8 @@ describe('result validation', () => {
   it('reads assessments, refusing an unknown verdict', () => {
     const a = parseResult[ServerCommand.assess]({ proposal: 'p', verdict: 'pass', findings: [{ message: 'ok' }], parentText: 'a', candidateText: 'b' });
     assert.deepEqual(a, { proposal: 'p', verdict: 'pass', findings: [{ severity: 'info', message: 'ok' }], parentText: 'a', candidateText: 'b' });
-    assert.throws(() => parseResult[ServerCommand.assess]({ proposal: 'p', verdict: 'maybe' }), /verdict should be "pass", "needs-approval", "warn" or "fail"/);
+    assert.equal(parseResult[ServerCommand.assess]({ proposal: 'p', verdict: 'incomplete', findings: [] }).verdict, 'incomplete');
+    assert.throws(() => parseResult[ServerCommand.assess]({ proposal: 'p', verdict: 'maybe' }), /verdict should be "pass", "needs-approval", "warn", "incomplete" or "fail"/);
   });
 
   it('accepts a bare string as a diagram, and refuses an artefact with no content', () => {
