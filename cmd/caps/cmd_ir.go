@@ -15,9 +15,10 @@ func init() {
 		Name:  "ir",
 		Args:  "[--compact] FILE",
 		Short: "print the canonical IR of a module as JSON",
-		Long: `Ir prints the canonical JSON IR of FILE's module: the form its semantic hash
-is computed from (docs/ir.md). Formatting, comments and declaration order
-do not change it. --compact prints the exact hashed bytes.`,
+		Long: `Ir prints the canonical JSON IR of FILE's module ("-" for stdin): the
+form its semantic hash is computed from (docs/ir.md). Formatting, comments
+and declaration order do not change it. --compact prints the exact hashed
+bytes.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			compact := fs.Bool("compact", false, "print the exact canonical bytes")
 			return func(c *cli.Context, args []string) int {
@@ -32,8 +33,9 @@ do not change it. --compact prints the exact hashed bytes.`,
 		Name:  "hash",
 		Args:  "[--json] FILE",
 		Short: "print the semantic hash of a module",
-		Long: `Hash prints sha256:<64 hex digits>, the SHA-256 of FILE's canonical IR. It
-changes with any change of meaning and with nothing else.`,
+		Long: `Hash prints sha256:<64 hex digits>, the SHA-256 of FILE's canonical IR
+("-" for stdin). It changes with any change of meaning and with nothing
+else.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			return func(c *cli.Context, args []string) int {
@@ -50,7 +52,7 @@ changes with any change of meaning and with nothing else.`,
 // errors stop it: the IR of a file that does not parse would not be stable.
 func runIR(c *cli.Context, path string, flag bool, hash bool) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, hash && flag)
-	l := newLoader()
+	l := newLoader(c)
 	pkg, err := l.Load(path)
 	if err != nil {
 		p.Fail(path, err)

@@ -40,3 +40,41 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckStdin runs 'caps check --json -' and 'caps hash -' on arbitrary
+// standard input: neither may report an internal error or refuse "-" as a
+// missing file; check prints one valid document whose "ok" matches its
+// exit code, and hash prints a hash exactly when it exits with 0.
+func FuzzCheckStdin(f *testing.F) {
+	for _, s := range []string{
+		"", "(module m (capsule \"1.0\"))",
+		// stdin (issue 19, item 5): imports resolve in the current folder
+		"(module m (capsule \"1.0\") (import nowhere) (function f (input (x I64)) (output I64) (body (+ x 1))))",
+		"(module m (capsule \"1.0\") (function f (input (x I64)) (output I64) (body (+ x y))))",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out, errb bytes.Buffer
+		code := run([]string{"check", "--json", "-"}, bytes.NewReader(data), &out, &errb)
+		if code < 0 || code > 2 || strings.Contains(errb.String(), "internal error") || strings.Contains(errb.String(), "no such file") {
+			t.Fatalf("check: exit %d, stderr %q", code, errb.String())
+		}
+		var v struct{ OK bool }
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("check: invalid JSON (%v): %q", err, out.String())
+		}
+		if v.OK != (code == 0) {
+			t.Fatalf("check: ok=%v with exit %d", v.OK, code)
+		}
+		out.Reset()
+		errb.Reset()
+		code = run([]string{"hash", "-"}, bytes.NewReader(data), &out, &errb)
+		if code < 0 || code > 2 || strings.Contains(errb.String(), "internal error") || strings.Contains(errb.String(), "no such file") {
+			t.Fatalf("hash: exit %d, stderr %q", code, errb.String())
+		}
+		if hashed := strings.HasPrefix(out.String(), "sha256:"); hashed != (code == 0) {
+			t.Fatalf("hash: exit %d, stdout %q", code, out.String())
+		}
+	})
+}
