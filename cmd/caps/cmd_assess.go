@@ -22,6 +22,9 @@ needs a person, evidence this tool cannot produce) or fail, with reasons and
 a confidence score. The assessment is stored with the proposal and recorded
 in the evolution ledger. It exits with 1 when the verdict is fail.
 
+A broken evolution ledger (one whose hash chain does not verify: see caps
+ledger verify) is refused with exit code 1 before anything is written.
+
 With --json it prints {"id", "verdict", "reasons", "confidence",
 "blast_radius", "parent_hash", "candidate_hash", "diff_hash",
 "authority_delta", "diagnostics", "tests", "governance",
