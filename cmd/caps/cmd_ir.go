@@ -4,10 +4,12 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/ir"
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
+	"github.com/capsulang/caps/syntax"
 )
 
 func init() {
@@ -48,24 +50,23 @@ else.`,
 	})
 }
 
-// runIR prints the IR (or, with hash set, the hash) of a file. Syntax
-// errors stop it: the IR of a file that does not parse would not be stable.
+// runIR prints the IR (or, with hash set, the hash) of a file: the one the
+// checking commands report as semantic_hash. Syntax errors and imports
+// that do not resolve stop it: the IR would not be stable, or would not
+// pin the imported modules.
 func runIR(c *cli.Context, path string, flag bool, hash bool) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, hash && flag)
-	l := newLoader(c)
-	pkg, err := l.Load(path)
+	pkg, err := newLoader(c).Load(path)
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()
 	}
-	var syntaxErrs = pkg.File.Diagnostics
-	if len(syntaxErrs) > 0 || pkg.File.Module == nil {
-		p.Add(&report.Source{Path: path, Text: pkg.Src}, syntaxErrs)
+	if errs := unstableIR(pkg); len(errs) > 0 || pkg.File.Module == nil {
+		p.Add(packageSource(path, pkg), errs)
 		p.SetFailed()
 		return p.Finish()
 	}
-	opts := ir.Options{ImportHash: importHasher(l, pkg)}
-	canon, err := opts.Canonical(pkg.File.Module)
+	canon, err := load.IROptions(pkg.Result).Canonical(pkg.File.Module)
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()
@@ -73,7 +74,7 @@ func runIR(c *cli.Context, path string, flag bool, hash bool) int {
 	if hash {
 		h := ir.HashBytes(canon)
 		if flag {
-			f := p.Add(&report.Source{Path: path, Text: pkg.Src}, nil)
+			f := p.Add(packageSource(path, pkg), nil)
 			f.Extra = struct {
 				Hash string `json:"semantic_hash"`
 			}{h}
@@ -90,14 +91,15 @@ func runIR(c *cli.Context, path string, flag bool, hash bool) int {
 	return cli.ExitOK
 }
 
-// importHasher resolves the hashes of a package's imports for the IR.
-func importHasher(l *load.Loader, pkg *load.Package) func(string) (string, error) {
-	return func(path string) (string, error) {
-		for _, im := range pkg.Result.Imports {
-			if im.Import.Path.Name == path {
-				return im.Hash, nil
-			}
+// unstableIR returns the diagnostics that leave a package without a stable
+// IR: its syntax errors and its imports that did not resolve
+// (E_IMPORT_NOT_FOUND, E_IMPORT_CYCLE).
+func unstableIR(pkg *load.Package) []syntax.Diagnostic {
+	errs := append([]syntax.Diagnostic(nil), pkg.File.Diagnostics...)
+	for _, d := range pkg.Result.Diagnostics {
+		if d.Code == check.ImportNotFound || d.Code == check.ImportCycle {
+			errs = append(errs, d)
 		}
-		return "", fmt.Errorf("import %s did not resolve; run caps check", path)
 	}
+	return errs
 }

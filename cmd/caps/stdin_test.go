@@ -98,6 +98,8 @@ func TestStdinDiagnostics(t *testing.T) {
 		{[]string{"check", "-"}, 1, "",
 			"<stdin>:3:11: error E_IMPORT_NOT_FOUND: " + missing + "\n" +
 				"<stdin>:4:55: error E_UNKNOWN_NAME: unknown name `y`; did you mean `x`?\n"},
+		{[]string{"hash", "-"}, 1, "",
+			"<stdin>:3:11: error E_IMPORT_NOT_FOUND: " + missing + "\n"},
 		{[]string{"repair-plan", "-"}, 1,
 			"<stdin>:4:55: E_UNKNOWN_NAME unknown name `y`; did you mean `x`?\n  1. [safe] Change `y` to `x`\n       4:55-4:56 -> \"x\"\n", ""},
 		{[]string{"agent-graph", "--json", "-"}, 1, "", ""},
