@@ -226,7 +226,7 @@ func unsupportedNotes(pl *codegen.Plan) []syntax.Diagnostic {
 	var ds []syntax.Diagnostic
 	for _, f := range pl.Unsupported {
 		ds = append(ds, syntax.Diagnostic{Severity: syntax.Info, Span: f.Span,
-			Message: fmt.Sprintf("%s: %s skipped: unsupported %s", pl.Target, f.Decl, f.Feature)})
+			Message: syntax.Messagef("%s: %s skipped: unsupported %s", pl.Target, f.Decl, f.Feature)})
 	}
 	return ds
 }
