@@ -694,12 +694,8 @@ func (s *Server) toProtocol(snap *snapshot, diags []syntax.Diagnostic) []protoco
 			Message:         d.Message,
 		}
 		for _, r := range d.Related {
-			u := snap.uri
-			if r.File != "" {
-				u = protocol.DocumentURI(uri.File(r.File))
-			}
 			pd.RelatedInformation = append(pd.RelatedInformation, protocol.DiagnosticRelatedInformation{
-				Location: protocol.Location{URI: u, Range: snap.rng(r.Span)}, Message: r.Message,
+				Location: s.relatedLocation(snap, r), Message: r.Message,
 			})
 		}
 		out = append(out, pd)
@@ -709,6 +705,24 @@ func (s *Server) toProtocol(snap *snapshot, diags []syntax.Diagnostic) []protoco
 		return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
 	})
 	return out
+}
+
+// relatedLocation is where a related location of a snapshot's diagnostic
+// is: in the snapshot's file, or in another one (the other half of an
+// import cycle), whose lines the loader has.
+func (s *Server) relatedLocation(snap *snapshot, r syntax.Related) protocol.Location {
+	if r.File == "" || r.File == snap.path {
+		return protocol.Location{URI: snap.uri, Range: snap.rng(r.Span)}
+	}
+	loc := protocol.Location{URI: protocol.DocumentURI(uri.File(r.File))}
+	if pkg, err := snap.loader.Load(r.File); err == nil && pkg.File.Source != nil && pkg.File.Source.CST != nil {
+		rg := pkg.File.Source.CST.Lines.Range(r.Span, snap.enc)
+		loc.Range = protocol.Range{
+			Start: protocol.Position{Line: uint32(rg.Start.Line), Character: uint32(rg.Start.Character)},
+			End:   protocol.Position{Line: uint32(rg.End.Line), Character: uint32(rg.End.Character)},
+		}
+	}
+	return loc
 }
 
 // docURL is the documentation of a diagnostic code (codeDescription).

@@ -1,14 +1,19 @@
 package syntax
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzRead parses and reads arbitrary input and checks the reader's
 // invariants: no panic, every form inside the source and inside its parent,
-// items in order, diagnostics inside the source.
+// items in order, diagnostics inside the source, and no message word
+// (quoted source text) longer than MaxQuoted characters.
 func FuzzRead(f *testing.F) {
-	for _, s := range []string{"", "(", ")", "(a (b) \"c\\n\" -7 30m ; x\n)", "(a\n  (b\n  (c)))\n)", "\"abc", "(a [b] {c})", "(((((", "😀(é)"} {
+	for _, s := range []string{"", "(", ")", "(a (b) \"c\\n\" -7 30m ; x\n)", "(a\n  (b\n  (c)))\n)", "\"abc", "(a [b] {c})", "(((((", "😀(é)",
+		"(a \"\\u{" + strings.Repeat("F", 200) + "}\")", "(a \"\\" + strings.Repeat("😀", 100) + "\")", // huge escapes are clipped (issue 19, item 10)
+	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -35,6 +40,11 @@ func FuzzRead(f *testing.F) {
 		for _, d := range s.Diagnostics {
 			if d.Span.Start < 0 || d.Span.End > len(src) || d.Span.Start > d.Span.End {
 				t.Fatalf("diagnostic %+v outside source %q", d, src)
+			}
+			for _, w := range strings.Fields(d.Message) {
+				if utf8.RuneCountInString(w) > MaxQuoted {
+					t.Fatalf("message quotes a word of %d characters: %q", utf8.RuneCountInString(w), d.Message)
+				}
 			}
 		}
 	})

@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -126,7 +125,7 @@ func (c *CST) skip(i int32) int32 {
 }
 
 func (s *Source) errorf(code string, sp Span, format string, args ...any) {
-	s.Diagnostics = append(s.Diagnostics, Diagnostic{Code: code, Severity: Error, Span: sp, Message: fmt.Sprintf(format, args...)})
+	s.Diagnostics = append(s.Diagnostics, Diagnostic{Code: code, Severity: Error, Span: sp, Message: Messagef(format, args...)})
 }
 
 // tokens lists the file's tokens in order and records comments and lexical
@@ -196,12 +195,8 @@ func (s *Source) errorGaps(i int32) {
 	report(pos, int(c.Nodes[i].End))
 }
 
-func quoteText(t string) string {
-	if len(t) > 40 {
-		t = t[:37] + "..."
-	}
-	return "`" + t + "`"
-}
+// quoteText quotes stray source text in a message, clipped.
+func quoteText(t string) string { return Quote(t) }
 
 type frame struct {
 	open  token

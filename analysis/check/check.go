@@ -251,7 +251,7 @@ func (c *checker) cachedSig(fn *ast.Function) (*signature, bool) {
 }
 
 func (c *checker) report(code string, sev syntax.Severity, sp syntax.Span, format string, args ...any) *syntax.Diagnostic {
-	c.res.Diagnostics = append(c.res.Diagnostics, syntax.Diagnostic{Code: code, Severity: sev, Span: sp, Message: fmt.Sprintf(format, args...)})
+	c.res.Diagnostics = append(c.res.Diagnostics, syntax.Diagnostic{Code: code, Severity: sev, Span: sp, Message: syntax.Messagef(format, args...)})
 	return &c.res.Diagnostics[len(c.res.Diagnostics)-1]
 }
 

@@ -286,14 +286,14 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool) (string, stri
 			return "expected a hash string \"sha256:<64 hex digits>\", found " + describeForm(a), TypeMismatch
 		}
 		if !hashRE.MatchString(a.Text) {
-			return "`" + a.Text + "` is not a hash; write \"sha256:\" followed by 64 lowercase hex digits", BadLiteral
+			return syntax.Quote(a.Text) + " is not a hash; write \"sha256:\" followed by 64 lowercase hex digits", BadLiteral
 		}
 	case "timestamp":
 		if a.Kind != syntax.FormString {
 			return "expected an RFC 3339 time string", TypeMismatch
 		}
 		if _, err := time.Parse(time.RFC3339, a.Text); err != nil {
-			return "`" + a.Text + "` is not an RFC 3339 time such as \"2026-05-16T00:00:00Z\"", BadLiteral
+			return syntax.Quote(a.Text) + " is not an RFC 3339 time such as \"2026-05-16T00:00:00Z\"", BadLiteral
 		}
 	case "name":
 		if !sym {

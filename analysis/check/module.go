@@ -29,6 +29,9 @@ type Imported struct {
 type ImportError struct {
 	Code    string
 	Message string
+	// Related are other places that matter, such as the import in
+	// another file that closes a cycle.
+	Related []syntax.Related
 }
 
 func (e *ImportError) Error() string { return e.Message }
@@ -195,12 +198,13 @@ func (c *checker) importsOf(m *ast.Module) {
 		imp, err := c.opts.Importer.Import(c.opts.Path, im.Path.Name)
 		if err != nil {
 			code := ImportNotFound
+			var related []syntax.Related
 			var ie *ImportError
 			if errors.As(err, &ie) {
-				code = ie.Code
+				code, related = ie.Code, ie.Related
 			}
 			c.failedImports[name] = true
-			c.errorf(code, im.Path.Span, "%s", err.Error())
+			c.errorf(code, im.Path.Span, "%s", err.Error()).Related = related
 			continue
 		}
 		if prev, ok := c.imports[name]; ok {

@@ -2,8 +2,6 @@ package codes_test
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	goast "go/ast"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/codes"
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -281,54 +280,49 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-// memImporter serves the modules of a code's entry; importing a module that
-// is being checked further up is a cycle.
-type memImporter struct {
-	modules map[string]string
-	stack   []string // module names being checked, outermost first
-}
-
-func (m *memImporter) Import(from, path string) (*check.Imported, error) {
-	if msg, ok := cycleTo(m.stack, path); ok {
-		return nil, &check.ImportError{Code: check.ImportCycle, Message: msg}
-	}
-	src, ok := m.modules[path]
-	if !ok {
-		return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("cannot find module %s (%s.caps) under the import roots", path, strings.ReplaceAll(path, ".", "/"))}
-	}
-	f, err := ast.Parse([]byte(src))
-	if err != nil {
-		return nil, err
-	}
-	file := strings.ReplaceAll(path, ".", "/") + ".caps"
-	res := check.Check(f, check.Options{Path: file, Importer: &memImporter{modules: m.modules, stack: append(append([]string(nil), m.stack...), path)}})
-	// A cycle found further down that closes on a module being checked
-	// here runs through this import too.
-	for _, d := range res.Diagnostics {
-		if d.Code == check.ImportCycle {
-			if i := strings.LastIndex(d.Message, " -> "); i >= 0 {
-				if _, ok := cycleTo(m.stack, d.Message[i+4:]); ok {
-					return nil, &check.ImportError{Code: check.ImportCycle, Message: d.Message}
-				}
-			}
-		}
-	}
-	sum := sha256.Sum256([]byte(src))
-	return &check.Imported{File: file, Module: f.Module, Hash: "sha256:" + hex.EncodeToString(sum[:]), Result: res}, nil
-}
-
+// checkSource checks src the way caps check does, with the real loader:
+// the code's other modules are written under a fresh import root as
+// a/b.caps for module a.b, and so is src (as example.caps when it names
+// no module), so that an import, a cycle or a missing module behaves as
+// it does for a user who copies the example.
 func checkSource(t *testing.T, c *codes.Code, what, src string) (*check.Result, []byte) {
 	t.Helper()
-	f, err := ast.Parse([]byte(src))
+	root := t.TempDir()
+	for name, mod := range c.Modules {
+		writeModule(t, root, name, mod)
+	}
+	entry := filepath.Join(root, "example.caps")
+	if f, err := ast.Parse([]byte(src)); err == nil && f.Module != nil && moduleFileRE.MatchString(f.Module.Name.Name) {
+		if _, other := c.Modules[f.Module.Name.Name]; other {
+			t.Fatalf("%s: the %s module is also one of the code's modules", c.Code, what)
+		}
+		entry = writeModule(t, root, f.Module.Name.Name, src)
+	} else if err := os.WriteFile(entry, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := &load.Loader{Roots: []string{root}}
+	p, err := l.Load(entry)
 	if err != nil {
 		t.Fatalf("%s: %s: %v", c.Code, what, err)
 	}
-	var stack []string
-	if f.Module != nil {
-		stack = []string{f.Module.Name.Name}
+	return p.Result, p.Src
+}
+
+// moduleFileRE matches the module names the loader can find as files.
+var moduleFileRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*$`)
+
+// writeModule writes module name's source under root as the loader looks
+// for it, and returns the file's path.
+func writeModule(t *testing.T, root, name, src string) string {
+	t.Helper()
+	path := filepath.Join(root, filepath.FromSlash(strings.ReplaceAll(name, ".", "/"))+".caps")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	res := check.Check(f, check.Options{Path: strings.ToLower(c.Code) + ".caps", Importer: &memImporter{modules: c.Modules, stack: stack}})
-	return res, []byte(src)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func describe(src []byte, f *ast.File, ds []syntax.Diagnostic) string {
@@ -413,15 +407,4 @@ func TestDiagnosticsDoc(t *testing.T) {
 			t.Errorf("%s has no section with anchor %s", codes.DocPath, c.Anchor())
 		}
 	}
-}
-
-// cycleTo reports whether importing path from the modules on stack closes a
-// cycle, and describes it: import cycle: a -> b -> a.
-func cycleTo(stack []string, path string) (string, bool) {
-	for i, s := range stack {
-		if s == path {
-			return "import cycle: " + strings.Join(append(append([]string(nil), stack[i:]...), path), " -> "), true
-		}
-	}
-	return "", false
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
 )
 
 // DocPath is where the generated reference lives, relative to the
@@ -25,6 +28,10 @@ func Markdown() []byte {
 	p("Codes starting with `E_` are errors, `W_` warnings and `I_` information.\n\n")
 	p("Most codes are reported by the checker (`caps check`, the language server). The codes\n")
 	p("marked *runtime* are reported by the layer that runs function examples (`caps test`).\n\n")
+	p("Messages quote source text (names, literals, stray tokens) in pieces of at most %d\n", syntax.MaxQuoted)
+	p("characters: a longer one is shown as its first %d and last %d characters around `%s`,\n", (syntax.MaxQuoted-1)/2, syntax.MaxQuoted-1-(syntax.MaxQuoted-1)/2, syntax.Ellipsis)
+	p("so that a huge name or literal is never echoed in full. Names longer than %d characters\n", ast.MaxSuggested)
+	p("get no \"did you mean\" suggestion.\n\n")
 
 	groups := []struct{ severity, heading string }{
 		{"error", "Errors"}, {"warning", "Warnings"}, {"info", "Information"},

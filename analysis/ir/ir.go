@@ -33,8 +33,9 @@ type Options struct {
 	// ImportHash, when set, returns the semantic hash of the module an
 	// import names (by its dotted path); the hash is recorded in the
 	// import's entry so that the importer's hash changes whenever an
-	// imported module does. When nil, imports are recorded by path and
-	// alias only.
+	// imported module does. An import for which it returns "" (one that
+	// did not resolve), and every import when it is nil, is recorded by
+	// path and alias only.
 	ImportHash func(path string) (string, error)
 }
 
@@ -100,7 +101,9 @@ func (o Options) module(m *ast.Module) (value, error) {
 			if err != nil {
 				return nil, fmt.Errorf("ir: import %s: %w", im.Path.Name, err)
 			}
-			e.set("hash", jstr(h))
+			if h != "" {
+				e.set("hash", jstr(h))
+			}
 		}
 		imps = append(imps, e)
 		names = append(names, im.Path.Name)

@@ -43,10 +43,11 @@ type Loader struct {
 	// server substitutes the editor's unsaved text here.
 	ReadFile func(path string) ([]byte, error)
 
-	mu       sync.Mutex
-	cache    map[string]*Package
-	inflight map[string]bool
-	stack    []string
+	mu    sync.Mutex
+	cache map[string]*Package
+	// graph holds the imports between the files checked so far, for
+	// finding cycles (see cycle.go).
+	graph importGraph
 }
 
 // ReadSource reads a file for the toolchain with clear errors: missing
@@ -131,15 +132,10 @@ func (l *Loader) LoadSource(path string, src []byte) *Package {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.stack = append(l.stack[:0], abs)
 	return l.checkSource(abs, path, src)
 }
 
 func (l *Loader) load(abs, display string) (*Package, error) {
-	if l.cache == nil {
-		l.cache = map[string]*Package{}
-		l.inflight = map[string]bool{}
-	}
 	if p, ok := l.cache[abs]; ok {
 		return p, nil
 	}
@@ -147,43 +143,63 @@ func (l *Loader) load(abs, display string) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.inflight[abs] = true
-	l.stack = append(l.stack, abs)
 	p := l.checkSource(abs, display, src)
-	l.stack = l.stack[:len(l.stack)-1]
-	delete(l.inflight, abs)
+	if l.cache == nil {
+		l.cache = map[string]*Package{}
+	}
 	l.cache[abs] = p
 	return p, nil
 }
 
 func (l *Loader) checkSource(abs, display string, src []byte) *Package {
 	f, err := ast.Parse(src)
-	p := &Package{Path: display, Src: src}
 	if err != nil { // only on parser cancellation
 		f = &ast.File{}
 	}
-	p.File = f
-	p.Result = check.Check(f, check.Options{Path: abs, Importer: (*importer)(l)})
-	if f.Module != nil {
-		p.Hash, _ = ir.Hash(f.Module)
-	}
+	p := &Package{Path: display, Src: src, File: f}
+	l.check(abs, p, true)
 	return p
 }
 
-// Forget drops a cached file (after it changed on disk) and everything
-// that imports it.
+// check checks p.File as the file abs, recording its imports in the
+// import graph, and computes its semantic hash if asked.
+func (l *Loader) check(abs string, p *Package, hash bool) {
+	l.graph.begin(abs, p.File)
+	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*importer)(l)})
+	l.graph.end(abs)
+	if hash && p.File.Module != nil {
+		p.Hash, _ = IROptions(p.Result).Hash(p.File.Module)
+	}
+}
+
+// IROptions are the IR options of a checked file: each import that
+// resolved is recorded with its module's semantic hash, so that a change
+// in an imported module, or in one that it imports, changes the
+// importer's IR and hash. An import that did not resolve is recorded by
+// path and alias only. Package.Hash is computed with them, and so is the
+// IR that caps ir prints.
+func IROptions(res *check.Result) ir.Options {
+	return ir.Options{ImportHash: func(path string) (string, error) {
+		for _, im := range res.Imports {
+			if im.Import.Path.Name == path {
+				return im.Hash, nil
+			}
+		}
+		return "", nil
+	}}
+}
+
+// Forget drops a cached file (after it changed on disk) and every cached
+// file that imports it, directly or not: their hashes include its hash,
+// and their import cycles may have changed.
 func (l *Loader) Forget(path string) {
 	abs, _ := filepath.Abs(path)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.cache, abs)
-	for k, p := range l.cache {
-		for _, im := range p.Result.Imports {
-			if im.File == abs {
-				delete(l.cache, k)
-			}
-		}
+	for _, f := range l.graph.importers(abs) {
+		delete(l.cache, f)
 	}
+	l.graph.forget(abs)
 }
 
 // Reset drops every cached file (the language server's import cache when
@@ -227,12 +243,19 @@ func (im *importer) Import(from, modPath string) (*check.Imported, error) {
 		if err := within(root, cand); err != nil {
 			return nil, &check.ImportError{Code: check.ImportNotFound, Message: err.Error()}
 		}
-		if l.inflight[cand] {
-			return nil, &check.ImportError{Code: check.ImportCycle, Message: "import cycle: " + l.cycle(cand)}
+		// A cycle is reported on every import that is part of it, whichever
+		// file was checked first: before loading cand (which may be being
+		// checked further up) and after (cand may lead back here).
+		l.graph.add(from, modPath, cand)
+		if err := l.graph.cycleError(from, cand); err != nil {
+			return nil, err
 		}
 		p, err := l.load(cand, cand)
 		if err != nil {
 			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("cannot read import %s: %v", modPath, err)}
+		}
+		if err := l.graph.cycleError(from, cand); err != nil {
+			return nil, err
 		}
 		if p.File.Module == nil {
 			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("%s holds no module", cand)}
@@ -243,20 +266,6 @@ func (im *importer) Import(from, modPath string) (*check.Imported, error) {
 		return &check.Imported{File: cand, Module: p.File.Module, Hash: p.Hash, Result: p.Result}, nil
 	}
 	return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("module %s not found (looked for %s)", modPath, strings.Join(tried, ", "))}
-}
-
-func (l *Loader) cycle(to string) string {
-	var parts []string
-	start := 0
-	for i, s := range l.stack {
-		if s == to {
-			start = i
-		}
-	}
-	for _, s := range l.stack[start:] {
-		parts = append(parts, filepath.Base(s))
-	}
-	return strings.Join(append(parts, filepath.Base(to)), " -> ")
 }
 
 // within checks that path, after resolving symbolic links, stays under root.
@@ -314,17 +323,7 @@ func (l *Loader) checkFile(path string, f *ast.File, hash bool) *Package {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.cache == nil {
-		l.cache = map[string]*Package{}
-		l.inflight = map[string]bool{}
-	}
-	l.stack = append(l.stack[:0], abs)
-	l.inflight[abs] = true
-	defer delete(l.inflight, abs)
 	p := &Package{Path: path, Src: f.Source.CST.Src, File: f}
-	p.Result = check.Check(f, check.Options{Path: abs, Importer: (*importer)(l)})
-	if hash && f.Module != nil {
-		p.Hash, _ = ir.Hash(f.Module)
-	}
+	l.check(abs, p, hash)
 	return p
 }

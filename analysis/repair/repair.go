@@ -97,6 +97,10 @@ var (
 	effectRE     = regexp.MustCompile(`^effect ([^ ]+) is not admitted`)
 )
 
+// clipped reports whether message text holds a name clipped for display
+// (syntax.Clip): such text cannot be written back into source.
+func clipped(text string) bool { return strings.Contains(text, syntax.Ellipsis) }
+
 func (p *planner) options(d syntax.Diagnostic) []Option {
 	var opts []Option
 	if s := check.Suggestion(d); s != "" && strings.HasPrefix(d.Code, "E_UNKNOWN_") {
@@ -111,13 +115,13 @@ func (p *planner) options(d syntax.Diagnostic) []Option {
 			opts = append(opts, Option{ID: "delete-paren", Title: "Delete the extra `)`", Safety: Safe, Edits: []Edit{{d.Span, ""}}})
 		}
 	case check.EffectNotDeclared:
-		if m := performsRE.FindStringSubmatch(d.Message); m != nil {
+		if m := performsRE.FindStringSubmatch(d.Message); m != nil && !clipped(m[0]) {
 			if o, ok := p.declareEffect(d, m[1], m[2]); ok {
 				opts = append(opts, o)
 			}
 		}
 	case check.EffectNotAllowed:
-		if m := addProfileRE.FindStringSubmatch(d.Message); m != nil {
+		if m := addProfileRE.FindStringSubmatch(d.Message); m != nil && !clipped(d.Message) {
 			if o, ok := p.addProfile(m[1], effectRE.FindStringSubmatch(d.Message)); ok {
 				opts = append(opts, o)
 			}

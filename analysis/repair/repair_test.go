@@ -175,3 +175,32 @@ func TestBudgetOnlyOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestNoRepairFromClippedText (issue 19, item 10): a name clipped in a
+// message (syntax.Clip) is never written back: an undeclared effect on a
+// collection with a 100-character name gets no declare-effect option,
+// while the same effect on a short name does.
+func TestNoRepairFromClippedText(t *testing.T) {
+	long := strings.Repeat("c", 100)
+	for _, tt := range []struct {
+		collection string
+		want       bool
+	}{{"items", true}, {long, false}} {
+		src := strings.NewReplacer("    (effects (db.write ops.items))\n", "", "items", tt.collection).Replace(base)
+		f, res := checkSrc(t, src)
+		found := false
+		for _, p := range Plans(Input{File: f, Result: res}) {
+			for _, o := range p.Options {
+				found = found || o.ID == "declare-effect"
+				for _, e := range o.Edits {
+					if strings.Contains(e.NewText, syntax.Ellipsis) {
+						t.Errorf("option %s writes clipped text %q", o.ID, e.NewText)
+					}
+				}
+			}
+		}
+		if found != tt.want {
+			t.Errorf("collection of %d characters: declare-effect offered %v, want %v; diagnostics %v", len(tt.collection), found, tt.want, errorsOf(res))
+		}
+	}
+}

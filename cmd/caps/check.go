@@ -6,11 +6,14 @@ import (
 	"github.com/capsulang/caps/syntax"
 )
 
-// newLoader returns the loader every checking command uses: the CLI's own
-// file reading rules (BOM, size, encoding), imports from each file's folder
-// plus CAPS_PATH roots.
-func newLoader() *load.Loader {
-	return &load.Loader{ReadFile: cli.LoadSource, Roots: importRoots()}
+// newLoader returns the loader every command that checks a FILE uses. It
+// reads sources through c.Load, the reader parse and fmt use, so every
+// command has the CLI's file rules (BOM, size, encoding) and reads "-"
+// from standard input. Imports are looked up in the importing file's
+// folder (the current folder for standard input), then in the CAPS_PATH
+// roots.
+func newLoader(c *cli.Context) *load.Loader {
+	return &load.Loader{ReadFile: c.LoadText, Roots: importRoots()}
 }
 
 // evaluateExamples runs a checked package's function examples and returns

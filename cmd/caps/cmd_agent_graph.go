@@ -17,12 +17,13 @@ func init() {
 		Name:  "agent-graph",
 		Args:  "--json FILE",
 		Short: "print a module's facts (declarations, machine graphs, effects, hashes) for tools",
-		Long: `Agent-graph prints the facts of FILE's module that tools and agents need
-without reading the source: its semantic hash, profiles, imports with their
-hashes, every declaration with its range, each machine's graph (states,
-initial and final states, transitions with guard, assignments and effect
-intents), each function's signature and effects, and the effect catalog
-entries the module uses. The shape is documented in docs/cli.md.`,
+		Long: `Agent-graph prints the facts of FILE's module ("-" for stdin) that tools
+and agents need without reading the source: its semantic hash, profiles,
+imports with their hashes, every declaration with its range, each machine's
+graph (states, initial and final states, transitions with guard,
+assignments and effect intents), each function's signature and effects,
+and the effect catalog entries the module uses. The shape is documented in
+docs/cli.md.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout (required)")
 			return func(c *cli.Context, args []string) int {
@@ -117,7 +118,7 @@ func effectFacts(e *ast.Effect) graphEffect {
 
 func runAgentGraph(c *cli.Context, path string) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, true)
-	pkg, err := newLoader().Load(path)
+	pkg, err := newLoader(c).Load(path)
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()

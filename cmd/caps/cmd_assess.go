@@ -25,6 +25,9 @@ stored with the proposal and recorded in the evolution ledger. It exits
 with 1 when the verdict is fail or incomplete: such a proposal cannot be
 committed.
 
+A broken evolution ledger (one whose hash chain does not verify: see caps
+ledger verify) is refused with exit code 1 before anything is written.
+
 With --json it prints {"id", "verdict", "reasons", "confidence",
 "blast_radius", "parent_hash", "candidate_hash", "diff_hash",
 "authority_delta", "diagnostics", "tests", "governance",

@@ -103,7 +103,7 @@ func intentsJSON(its []interp.Intent) []intentJSON {
 
 func runCall(c *cli.Context, path, fn string, argv []string, jsonOut bool, maxSteps int64, maxDepth int) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
-	pkg, err := loadPackage(c, newLoader(), path)
+	pkg, err := newLoader(c).Load(path)
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()

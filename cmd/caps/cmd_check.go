@@ -17,7 +17,8 @@ with the modules it imports, evaluates the function examples of files that
 check cleanly, and prints every diagnostic. It exits with 1 if any file has
 an error.
 
-Imports are looked up in the importing file's folder and then in each
+A FILE "-" is standard input. Imports are looked up in the importing
+file's folder (the current folder for standard input) and then in each
 folder of CAPS_PATH.
 
 With --json it prints
@@ -42,7 +43,7 @@ func runCheck(c *cli.Context, args []string, jsonOut bool) int {
 	for _, e := range errs {
 		p.Fail(e.Path, e)
 	}
-	l := newLoader()
+	l := newLoader(c)
 	for _, path := range paths {
 		pkg, err := l.Load(path)
 		if err != nil {

@@ -33,6 +33,9 @@ commit is refused as stale. Files are written through synced temporary
 files, a journal and renames: a crash leaves each file old or new, and the
 next command finishes the commit.
 
+A broken evolution ledger (one whose hash chain does not verify: see caps
+ledger verify) is refused with exit code 1 before anything is written.
+
 With --json it prints {"event_id", "proposal", "files", "verdict",
 "approvals"}, or {"error", "verdict", "reasons", "unmet"} when refused:
 "unmet" lists the requirements not met, each {"gate" or

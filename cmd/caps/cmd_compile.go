@@ -179,7 +179,7 @@ intents and the stores, agents, ports and surfaces they target).
 // loadChecked loads FILE for a codegen command. It reports load failures
 // and files with errors through p and returns nil for them.
 func loadChecked(c *cli.Context, p *report.Printer, path string) (*load.Package, *report.File) {
-	pkg, err := loadPackage(c, newLoader(), path)
+	pkg, err := newLoader(c).Load(path)
 	if err != nil {
 		p.Fail(path, err)
 		return nil, nil
@@ -226,7 +226,7 @@ func unsupportedNotes(pl *codegen.Plan) []syntax.Diagnostic {
 	var ds []syntax.Diagnostic
 	for _, f := range pl.Unsupported {
 		ds = append(ds, syntax.Diagnostic{Severity: syntax.Info, Span: f.Span,
-			Message: fmt.Sprintf("%s: %s skipped: unsupported %s", pl.Target, f.Decl, f.Feature)})
+			Message: syntax.Messagef("%s: %s skipped: unsupported %s", pl.Target, f.Decl, f.Feature)})
 	}
 	return ds
 }
@@ -398,7 +398,7 @@ type previewJSON struct {
 
 func runReleasePreview(c *cli.Context, path string) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, true)
-	pkg, err := loadPackage(c, newLoader(), path)
+	pkg, err := newLoader(c).Load(path)
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()

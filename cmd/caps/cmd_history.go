@@ -19,9 +19,14 @@ is given): its proposals, assessments, commits and rollbacks, with the
 lineage tree of commits and rollbacks (each under the event whose result it
 started from).
 
-With --json it prints {"files": [{"path", "events": [...], "lineage":
-[{"event", "children": [...]}]}]}; events are as in the ledger
-(docs/propose.md).`,
+The ledger's chain is verified first. When it is broken, history still
+prints what it can read, marks every event from the first bad record on
+UNVERIFIED (the chain vouches for nothing from there), says where the chain
+breaks on stderr and exits with 1.
+
+With --json it prints {"ledger": {"ok", "problem"}, "files": [{"path",
+"events": [...], "lineage": [{"event", "children": [...]}]}]}; events are as
+in the ledger (docs/propose.md) plus "verified".`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			ws := fs.String("workspace", "", "the workspace root `DIR`")
@@ -41,8 +46,17 @@ With --json it prints {"files": [{"path", "events": [...], "lineage":
 				if err != nil {
 					return evolutionError(c, err)
 				}
+				code = cli.ExitOK
+				if p := h.Ledger.Problem; p != nil {
+					code = cli.ExitFail
+					c.Errorf("the evolution ledger %s is broken at %s; the events from record %d on are marked UNVERIFIED. Run 'caps ledger verify' to see it",
+						w.LedgerPath(), evolution.DescribeBreak(p), p.Line)
+				}
 				if *jsonOut {
-					return printJSON(c, h)
+					if rc := printJSON(c, h); rc != cli.ExitOK {
+						return rc
+					}
+					return code
 				}
 				if len(h.Files) == 0 {
 					fmt.Fprintln(c.Stdout, "no history")
@@ -57,22 +71,21 @@ With --json it prints {"files": [{"path", "events": [...], "lineage":
 						}
 					}
 					walk(f.Lineage, 0)
-					pending := 0
-					for _, e := range f.Events {
-						if e.Kind == "propose" {
-							pending++
-						}
-					}
-					fmt.Fprintf(c.Stdout, "  (%d event(s), %d proposal(s))\n", len(f.Events), pending)
+					fmt.Fprintf(c.Stdout, "  (%s)\n", eventCounts(f.Events))
 				}
-				return cli.ExitOK
+				return code
 			}
 		},
 	})
 }
 
-func eventLine(e evolution.Event) string {
+// eventLine is one event of the text history; an event the ledger's chain
+// does not vouch for starts with UNVERIFIED.
+func eventLine(e evolution.HistoryEvent) string {
 	s := fmt.Sprintf("%s %s %s", e.ID, e.Time, e.Kind)
+	if !e.Verified {
+		s = "UNVERIFIED " + s
+	}
 	switch e.Kind {
 	case "commit":
 		s += fmt.Sprintf(" %s by %s [%s %.3f]", e.Proposal, e.By, e.Outcome.Verdict, e.Outcome.Confidence)
@@ -96,4 +109,23 @@ func short(h string) string {
 		return "-"
 	}
 	return h
+}
+
+// eventCounts summarizes a file's events: "3 event(s), 1 proposal(s)",
+// and how many are unverified when the ledger is broken.
+func eventCounts(evs []evolution.HistoryEvent) string {
+	proposals, unverified := 0, 0
+	for _, e := range evs {
+		if e.Kind == "propose" {
+			proposals++
+		}
+		if !e.Verified {
+			unverified++
+		}
+	}
+	s := fmt.Sprintf("%d event(s), %d proposal(s)", len(evs), proposals)
+	if unverified > 0 {
+		s += fmt.Sprintf(", %d UNVERIFIED", unverified)
+	}
+	return s
 }

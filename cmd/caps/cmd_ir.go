@@ -4,10 +4,12 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/ir"
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
+	"github.com/capsulang/caps/syntax"
 )
 
 func init() {
@@ -15,9 +17,10 @@ func init() {
 		Name:  "ir",
 		Args:  "[--compact] FILE",
 		Short: "print the canonical IR of a module as JSON",
-		Long: `Ir prints the canonical JSON IR of FILE's module: the form its semantic hash
-is computed from (docs/ir.md). Formatting, comments and declaration order
-do not change it. --compact prints the exact hashed bytes.`,
+		Long: `Ir prints the canonical JSON IR of FILE's module ("-" for stdin): the
+form its semantic hash is computed from (docs/ir.md). Formatting, comments
+and declaration order do not change it. --compact prints the exact hashed
+bytes.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			compact := fs.Bool("compact", false, "print the exact canonical bytes")
 			return func(c *cli.Context, args []string) int {
@@ -32,8 +35,9 @@ do not change it. --compact prints the exact hashed bytes.`,
 		Name:  "hash",
 		Args:  "[--json] FILE",
 		Short: "print the semantic hash of a module",
-		Long: `Hash prints sha256:<64 hex digits>, the SHA-256 of FILE's canonical IR. It
-changes with any change of meaning and with nothing else.`,
+		Long: `Hash prints sha256:<64 hex digits>, the SHA-256 of FILE's canonical IR
+("-" for stdin). It changes with any change of meaning and with nothing
+else.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			return func(c *cli.Context, args []string) int {
@@ -46,24 +50,23 @@ changes with any change of meaning and with nothing else.`,
 	})
 }
 
-// runIR prints the IR (or, with hash set, the hash) of a file. Syntax
-// errors stop it: the IR of a file that does not parse would not be stable.
+// runIR prints the IR (or, with hash set, the hash) of a file: the one the
+// checking commands report as semantic_hash. Syntax errors and imports
+// that do not resolve stop it: the IR would not be stable, or would not
+// pin the imported modules.
 func runIR(c *cli.Context, path string, flag bool, hash bool) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, hash && flag)
-	l := newLoader()
-	pkg, err := l.Load(path)
+	pkg, err := newLoader(c).Load(path)
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()
 	}
-	var syntaxErrs = pkg.File.Diagnostics
-	if len(syntaxErrs) > 0 || pkg.File.Module == nil {
-		p.Add(&report.Source{Path: path, Text: pkg.Src}, syntaxErrs)
+	if errs := unstableIR(pkg); len(errs) > 0 || pkg.File.Module == nil {
+		p.Add(packageSource(path, pkg), errs)
 		p.SetFailed()
 		return p.Finish()
 	}
-	opts := ir.Options{ImportHash: importHasher(l, pkg)}
-	canon, err := opts.Canonical(pkg.File.Module)
+	canon, err := load.IROptions(pkg.Result).Canonical(pkg.File.Module)
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()
@@ -71,7 +74,7 @@ func runIR(c *cli.Context, path string, flag bool, hash bool) int {
 	if hash {
 		h := ir.HashBytes(canon)
 		if flag {
-			f := p.Add(&report.Source{Path: path, Text: pkg.Src}, nil)
+			f := p.Add(packageSource(path, pkg), nil)
 			f.Extra = struct {
 				Hash string `json:"semantic_hash"`
 			}{h}
@@ -88,14 +91,15 @@ func runIR(c *cli.Context, path string, flag bool, hash bool) int {
 	return cli.ExitOK
 }
 
-// importHasher resolves the hashes of a package's imports for the IR.
-func importHasher(l *load.Loader, pkg *load.Package) func(string) (string, error) {
-	return func(path string) (string, error) {
-		for _, im := range pkg.Result.Imports {
-			if im.Import.Path.Name == path {
-				return im.Hash, nil
-			}
+// unstableIR returns the diagnostics that leave a package without a stable
+// IR: its syntax errors and its imports that did not resolve
+// (E_IMPORT_NOT_FOUND, E_IMPORT_CYCLE).
+func unstableIR(pkg *load.Package) []syntax.Diagnostic {
+	errs := append([]syntax.Diagnostic(nil), pkg.File.Diagnostics...)
+	for _, d := range pkg.Result.Diagnostics {
+		if d.Code == check.ImportNotFound || d.Code == check.ImportCycle {
+			errs = append(errs, d)
 		}
-		return "", fmt.Errorf("import %s did not resolve; run caps check", path)
 	}
+	return errs
 }

@@ -237,7 +237,7 @@ func effectsJSON(effs []machine.Effect, governed bool) []effectJSON {
 
 func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptions) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, o.jsonOut)
-	pkg, err := loadPackage(c, newLoader(), path)
+	pkg, err := newLoader(c).Load(path)
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()

@@ -177,6 +177,10 @@ func TestLedgerReplayTrace(t *testing.T) {
 	if got.code != 0 || got.stdout != "ok: Door Door-a65d9de4f806 (mock): 22 records, 6 inputs, 5 steps replayed; state alarmed\n" || got.stderr != "" {
 		t.Errorf("replay: %+v", got)
 	}
+	// --module - replays against the module on standard input.
+	if stdin := runCaps(t, doorSrc, "replay", "--module", "-", "l1"); stdin != got {
+		t.Errorf("replay --module -: %+v, want %+v", stdin, got)
+	}
 	got = runCaps(t, "", "replay", "--json", "l1")
 	var rep struct {
 		OK       bool

@@ -41,6 +41,9 @@ comes from exactly one of:
 the workspace, inside .git/ or .caps/, symbolic links, files that are not
 .caps files and the policy's forbidden paths are refused.
 
+A broken evolution ledger (one whose hash chain does not verify: see caps
+ledger verify) is refused with exit code 1 before anything is written.
+
 The workspace root is --workspace DIR, or else the nearest folder at or
 above the current one that holds .caps/ or .git/.
 

@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // proposeWorkspace copies the examples into a fresh workspace.
@@ -256,5 +259,163 @@ func TestProposeRefusals(t *testing.T) {
 	}
 	if r := runCaps(t, "", "ledger", "verify", ws, "--json"); r.code != 0 {
 		t.Errorf("verify of an empty ledger: %d %s", r.code, r.stdout)
+	}
+}
+
+// treeBytes reads every file under root, by path.
+func treeBytes(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestBrokenLedgerRefusesMutation (issue 19, item 3): with one byte of the
+// evolution ledger flipped, every command that writes (propose, assess,
+// commit, rollback) refuses with exit 1 and a message naming the broken
+// record, and changes no byte of the workspace or its .caps folder;
+// history marks the events from the broken record on and exits 1.
+func TestBrokenLedgerRefusesMutation(t *testing.T) {
+	root := proposeWorkspace(t)
+	ws := "--workspace=" + root
+	abs := filepath.Join(root, "examples", "abs.caps")
+	orig, _ := os.ReadFile(abs)
+	cand := func(n int) string {
+		p := filepath.Join(t.TempDir(), "abs.caps")
+		os.WriteFile(p, []byte(strings.Replace(string(orig), "(example (abs_i64 0) 0)", fmt.Sprintf("(example (abs_i64 0) 0)\n    (example (abs_i64 %d) %d)", n, n), 1)), 0o644)
+		return p
+	}
+	id := func(r runResult) string {
+		t.Helper()
+		if r.code != 0 {
+			t.Fatalf("setup: exit %d %s", r.code, r.stderr)
+		}
+		var v struct {
+			ID      string
+			EventID string `json:"event_id"`
+		}
+		decode(t, r.stdout, &v)
+		return v.ID + v.EventID
+	}
+	p1 := id(runCaps(t, "", "propose", ws, "--target", abs, "--candidate", cand(3), "--by", "alice", "--json"))
+	e1 := id(runCaps(t, "", "commit", ws, p1, "--json"))
+	p2 := id(runCaps(t, "", "propose", ws, "--target", abs, "--candidate", cand(4), "--by", "bob", "--json"))
+	if p1 == "" || e1 == "" || p2 == "" {
+		t.Fatalf("setup: %q %q %q", p1, e1, p2)
+	}
+	lp := filepath.Join(root, ".caps", "ledger", "evolution.jsonl")
+	intact, _ := os.ReadFile(lp)
+	lines := strings.SplitAfter(string(intact), "\n")
+	// Records: 1 propose p1, 2 assess p1, 3 commit p1, 4 improvement record, 5 propose p2.
+	if len(lines) != 6 {
+		t.Fatalf("%d ledger lines, want 5:\n%s", len(lines)-1, intact)
+	}
+	offset := func(line int, in string) int {
+		start := len(strings.Join(lines[:line-1], ""))
+		i := strings.Index(lines[line-1], in)
+		if i < 0 {
+			t.Fatalf("no %q in record %d", in, line)
+		}
+		return start + i
+	}
+	flips := []struct {
+		name string
+		at   int // the byte flipped (XOR 1)
+		line int // the broken record
+	}{
+		{"a name in record 1", offset(1, `"by":"alice"`) + 7, 1},
+		{"the prev hash of record 5", offset(5, `"prev":"sha256:`) + 20, 5},
+		{"the opening brace of record 2", offset(2, "{"), 2},
+	}
+	for _, fl := range flips {
+		t.Run(fl.name, func(t *testing.T) {
+			broken := []byte(string(intact))
+			broken[fl.at] ^= 1
+			os.WriteFile(lp, broken, 0o644)
+			defer os.WriteFile(lp, intact, 0o644)
+
+			r := runCaps(t, "", "ledger", "verify", ws, "--json")
+			var v struct {
+				OK      bool
+				Problem struct {
+					Line   int
+					Reason string
+				}
+			}
+			decode(t, r.stdout, &v)
+			if r.code != 1 || v.OK || v.Problem.Line != fl.line {
+				t.Fatalf("ledger verify: exit %d %s", r.code, r.stdout)
+			}
+			what := strings.TrimPrefix(v.Problem.Reason, fmt.Sprintf("record %d: ", fl.line))
+			refusal := fmt.Sprintf("caps: refused: the evolution ledger %s is broken at record %d: %s; nothing was changed. "+
+				"Run 'caps ledger verify' to see it, then restore the ledger from a backup or version control\n", lp, fl.line, what)
+
+			before := treeBytes(t, root)
+			for _, args := range [][]string{
+				{"propose", ws, "--target", abs, "--candidate", cand(5)},
+				{"assess", ws, p2},
+				{"commit", ws, p2},
+				{"rollback", ws, e1},
+			} {
+				r := runCaps(t, "", args...)
+				if r.code != 1 || r.stdout != "" || r.stderr != refusal {
+					t.Errorf("caps %s: exit %d\nstdout %q\nstderr %q\nwant   %q", args[0], r.code, r.stdout, r.stderr, refusal)
+				}
+			}
+			r = runCaps(t, "", "commit", ws, p2, "--json")
+			if want := `{"error":` + jsonString(strings.TrimSuffix(strings.TrimPrefix(refusal, "caps: "), "\n")) + `,"reasons":[]}` + "\n"; r.code != 1 || r.stdout != want || r.stderr != refusal {
+				t.Errorf("caps commit --json: exit %d\nstdout %q\nwant   %q", r.code, r.stdout, want)
+			}
+			if diff := cmp.Diff(before, treeBytes(t, root)); diff != "" {
+				t.Errorf("a refused command changed the workspace: (-before +after)\n%s", diff)
+			}
+
+			warning := fmt.Sprintf("caps: the evolution ledger %s is broken at record %d: %s; the events from record %d on are marked UNVERIFIED. "+
+				"Run 'caps ledger verify' to see it\n", lp, fl.line, what, fl.line)
+			r = runCaps(t, "", "history", ws, "--json")
+			var h struct {
+				Ledger struct {
+					OK      bool
+					Problem struct{ Line int }
+				}
+				Files []struct {
+					Events []struct {
+						Seq      int
+						Verified bool
+					}
+				}
+			}
+			decode(t, r.stdout, &h)
+			if r.code != 1 || r.stderr != warning || h.Ledger.OK || h.Ledger.Problem.Line != fl.line || len(h.Files) != 1 {
+				t.Fatalf("history --json: exit %d %s\nstderr %q\nwant   %q", r.code, r.stdout, r.stderr, warning)
+			}
+			for _, e := range h.Files[0].Events {
+				if e.Verified != (e.Seq < fl.line) {
+					t.Errorf("history --json: record %d verified=%v with the chain broken at %d", e.Seq, e.Verified, fl.line)
+				}
+			}
+			r = runCaps(t, "", "history", ws)
+			marked := strings.Count(r.stdout, "\n    UNVERIFIED evt-") + strings.Count(r.stdout, "\n  UNVERIFIED evt-")
+			if r.code != 1 || r.stderr != warning || marked != map[int]int{1: 1, 2: 1, 5: 0}[fl.line] {
+				t.Errorf("history: exit %d, %d lineage lines marked\n%s%s", r.code, marked, r.stdout, r.stderr)
+			}
+			if diff := cmp.Diff(before, treeBytes(t, root)); diff != "" {
+				t.Errorf("history changed the workspace: (-before +after)\n%s", diff)
+			}
+		})
+	}
+	// The intact ledger still works.
+	if r := runCaps(t, "", "commit", ws, p2); r.code != 0 {
+		t.Fatalf("commit on the restored ledger: %d %s", r.code, r.stderr)
 	}
 }

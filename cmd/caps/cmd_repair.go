@@ -17,8 +17,9 @@ func init() {
 		Name:  "repair-plan",
 		Args:  "[--json] FILE",
 		Short: "list typed repair options for each diagnostic",
-		Long: `Repair-plan checks FILE and, for each diagnostic it can repair, lists
-options with a safety label and the exact text edits that remove it:
+		Long: `Repair-plan checks FILE ("-" for stdin) and, for each diagnostic it can
+repair, lists options with a safety label and the exact text edits that
+remove it:
 
     safe               cannot change meaning beyond fixing the mistake
     review             changes meaning; wants a human look
@@ -61,7 +62,7 @@ type planJSON struct {
 
 func runRepairPlan(c *cli.Context, path string, jsonOut bool) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
-	pkg, err := newLoader().Load(path)
+	pkg, err := newLoader(c).Load(path)
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()

@@ -47,7 +47,7 @@ With --json it prints {"ok", "machine", "instance_id", "mode",
 				if len(args) != 1 {
 					return c.UsageErrorf("expected one DIR, got %d arguments", len(args))
 				}
-				rep := replay.Dir(args[0], replay.Options{Loader: newLoader(), Module: *module, Trace: *withTrace})
+				rep := replay.Dir(args[0], replay.Options{Loader: newLoader(c), Module: *module, Trace: *withTrace})
 				code := cli.ExitOK
 				switch {
 				case rep.Error != "" && rep.Tamper == nil && rep.Mismatch == nil:

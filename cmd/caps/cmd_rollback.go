@@ -19,6 +19,9 @@ that points at the commit. It refuses, with exit code 1, when a file
 changed since the commit (roll back the later change first) or the commit
 was already rolled back.
 
+A broken evolution ledger (one whose hash chain does not verify: see caps
+ledger verify) is refused with exit code 1 before anything is written.
+
 With --json it prints {"event_id", "rolls_back", "files"}.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")

@@ -125,7 +125,7 @@ func runTest(c *cli.Context, args, scenarioPaths []string, jsonOut bool, maxStep
 	for _, e := range errs {
 		p.Fail(e.Path, e)
 	}
-	l := newLoader()
+	l := newLoader(c)
 	var out strings.Builder
 	passed, failed, notRun := 0, 0, 0
 	count := func(ok bool) {
@@ -137,7 +137,7 @@ func runTest(c *cli.Context, args, scenarioPaths []string, jsonOut bool, maxStep
 		}
 	}
 	for _, path := range paths {
-		pkg, err := loadPackage(c, l, path)
+		pkg, err := l.Load(path)
 		if err != nil {
 			p.Fail(path, err)
 			continue

@@ -34,19 +34,6 @@ func init() {
 	}
 }
 
-// loadPackage loads and checks a file for a running command; "-" reads
-// standard input.
-func loadPackage(c *cli.Context, l *load.Loader, path string) (*load.Package, error) {
-	if path == cli.StdinPath {
-		f, err := c.Load(path)
-		if err != nil {
-			return nil, err
-		}
-		return l.LoadSource(path, f.Text), nil
-	}
-	return l.Load(path)
-}
-
 // packageSource is the report source of a loaded package.
 func packageSource(path string, pkg *load.Package) *report.Source {
 	src := &report.Source{Path: path, Text: pkg.Src}

@@ -27,9 +27,12 @@
 //	.caps/objects/sha256/HEX          file contents by hash, for rollback
 //	.caps/txn/ID.json                 the journal of a commit in progress
 //
-// Every method that writes takes the ledger's lock for its whole run, so
-// commits and rollbacks of one workspace are serialized across processes,
-// and first finishes any commit a crash interrupted (see Commit).
+// Every method that writes first verifies the ledger's whole chain and
+// refuses to run when it is broken (a *RefusedError naming the record), so
+// nothing is appended after a broken record. It takes the ledger's lock
+// for its whole run, so commits and rollbacks of one workspace are
+// serialized across processes, and first finishes any commit a crash
+// interrupted (see Commit).
 package evolution
 
 import (
@@ -140,8 +143,9 @@ func (w *Workspace) LedgerPath() string { return filepath.Join(w.meta, "ledger",
 
 func (w *Workspace) now() string { return w.opts.Now().UTC().Format(time.RFC3339Nano) }
 
-// RefusedError is returned when a commit or rollback is refused; the
-// workspace is unchanged.
+// RefusedError is returned when a commit or rollback is refused, or when
+// any method that writes finds the ledger broken; the workspace is
+// unchanged.
 type RefusedError struct {
 	Reason string
 	// Assessment is the assessment that refused a commit, if any.
@@ -150,6 +154,9 @@ type RefusedError struct {
 	// assessment's unmet requirements less the approval ones the commit's
 	// approvals meet.
 	Unmet []propose.Requirement
+	// Broken is the first record that does not verify, when the refusal
+	// is for a broken ledger.
+	Broken *chain.Problem
 }
 
 func (e *RefusedError) Error() string { return "refused: " + e.Reason }
@@ -163,10 +170,49 @@ func checkID(id, prefix string) error {
 	return nil
 }
 
-// withLedger runs fn with the ledger open and locked, after finishing any
-// interrupted commit.
+// requireIntactLedger refuses (a *RefusedError) when the ledger's chain
+// does not verify. Every method that writes calls it before anything
+// else, so that a broken ledger changes no file and gets nothing appended
+// after its broken record.
+func (w *Workspace) requireIntactLedger() error {
+	rep, err := w.VerifyLedger()
+	if err != nil {
+		return err
+	}
+	if !rep.OK {
+		return w.brokenLedger(rep.Problem)
+	}
+	return nil
+}
+
+// brokenLedger is the refusal for a ledger whose chain breaks at p: it
+// names the record and says what to do.
+func (w *Workspace) brokenLedger(p *chain.Problem) *RefusedError {
+	return &RefusedError{Broken: p, Reason: fmt.Sprintf(
+		"the evolution ledger %s is broken at %s; nothing was changed. "+
+			"Run 'caps ledger verify' to see it, then restore the ledger from a backup or version control",
+		w.LedgerPath(), DescribeBreak(p))}
+}
+
+// DescribeBreak says where a ledger's chain breaks and why, as
+// "record N: what is wrong" (a record's number is its line).
+func DescribeBreak(p *chain.Problem) string {
+	return fmt.Sprintf("record %d: %s", p.Line, strings.TrimPrefix(p.Reason, fmt.Sprintf("record %d: ", p.Line)))
+}
+
+// withLedger runs fn with the ledger open and locked, after verifying its
+// whole chain (a broken ledger is refused) and finishing any interrupted
+// commit.
 func (w *Workspace) withLedger(fn func(l *chain.File) error) error {
-	l, err := chain.Open(w.LedgerPath(), chain.Options{Sync: w.opts.Sync, LockTimeout: w.opts.LockTimeout})
+	if err := w.requireIntactLedger(); err != nil {
+		return err
+	}
+	// Verified again under the lock, against a change since.
+	l, err := chain.Open(w.LedgerPath(), chain.Options{Sync: w.opts.Sync, LockTimeout: w.opts.LockTimeout, VerifyOnOpen: true})
+	var ce *chain.CorruptError
+	if errors.As(err, &ce) {
+		return w.brokenLedger(ce.Problem)
+	}
 	if err != nil {
 		return err
 	}
@@ -185,8 +231,11 @@ func (w *Workspace) Recover() error {
 
 // Propose builds a proposal from req, stores it under
 // .caps/proposals/ID/ and records a propose event. No workspace file
-// changes.
+// changes. Like every method that writes, it refuses a broken ledger.
 func (w *Workspace) Propose(req propose.Request) (*propose.Proposal, error) {
+	if err := w.requireIntactLedger(); err != nil {
+		return nil, err
+	}
 	p, err := propose.Build(w.ws, req, w.opts.Hooks)
 	if err != nil {
 		return nil, err
@@ -221,6 +270,9 @@ func (w *Workspace) Proposal(id string) (*propose.Proposal, error) {
 func (w *Workspace) Assess(id string) (*propose.Assessment, error) {
 	p, err := w.Proposal(id)
 	if err != nil {
+		return nil, err
+	}
+	if err := w.requireIntactLedger(); err != nil {
 		return nil, err
 	}
 	evs, err := w.Events()

@@ -390,8 +390,25 @@ func TestLedgerTamperDetected(t *testing.T) {
 	if rep.OK || rep.Problem.Line != 1 {
 		t.Fatalf("tampering not detected: %+v", rep)
 	}
-	// Writing to a tampered ledger fails rather than extending it.
-	if _, err := w.Propose(propose.Request{Kind: propose.FromCandidate, Targets: []string{path}, Candidate: []byte("(module examples.abs (capsule \"1.0\"))\n")}); err != nil {
-		t.Logf("propose on a tampered ledger: %v", err) // the last record is intact, so Open succeeds
+	// Writing to a tampered ledger is refused, though its last record is
+	// intact: nothing is appended after the broken record (issue 19).
+	tampered := read(t, w.LedgerPath())
+	_, err := w.Propose(propose.Request{Kind: propose.FromCandidate, Targets: []string{path}, Candidate: []byte("(module examples.abs (capsule \"1.0\"))\n")})
+	var re *RefusedError
+	if !errors.As(err, &re) || re.Broken == nil || re.Broken.Line != 1 ||
+		!strings.Contains(err.Error(), " is broken at record 1: hash does not match its content (altered)") {
+		t.Fatalf("propose on a tampered ledger: %v", err)
+	}
+	if read(t, w.LedgerPath()) != tampered {
+		t.Fatal("propose appended to a tampered ledger")
+	}
+	h, err := w.History("")
+	if err != nil || h.Ledger.OK || h.Ledger.Problem.Line != 1 || len(h.Files) != 1 || len(h.Files[0].Events) != 3 {
+		t.Fatalf("history of a tampered ledger: %+v %v", h, err)
+	}
+	for _, e := range h.Files[0].Events {
+		if e.Verified {
+			t.Errorf("event %s (record %d) is marked verified after the broken record 1", e.ID, e.Seq)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package evolution
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/capsulang/caps/analysis/propose"
@@ -210,21 +212,98 @@ func (w *Workspace) Events() ([]Event, error) {
 func decodeEvents(recs []chain.Record) ([]Event, error) {
 	var out []Event
 	for _, r := range recs {
-		var head struct {
-			Type string `json:"type"`
+		ev, ok, err := decodeEvent(r)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(r.Payload, &head); err != nil {
-			return nil, fmt.Errorf("ledger record %d: %v", r.Seq, err)
+		if ok {
+			out = append(out, ev)
 		}
-		if head.Type != TypeEvent {
-			continue
+	}
+	return out, nil
+}
+
+// decodeEvent decodes a record's event; ok is false for the other record
+// types.
+func decodeEvent(r chain.Record) (ev Event, ok bool, err error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(r.Payload, &head); err != nil {
+		return ev, false, fmt.Errorf("ledger record %d: %v", r.Seq, err)
+	}
+	if head.Type != TypeEvent {
+		return ev, false, nil
+	}
+	if err := json.Unmarshal(r.Payload, &ev); err != nil {
+		return ev, false, fmt.Errorf("ledger record %d: %v", r.Seq, err)
+	}
+	ev.Seq = r.Seq
+	return ev, true, nil
+}
+
+// HistoryEvent is an event as History shows it.
+type HistoryEvent struct {
+	Event
+	// Verified is false for an event recorded at or after the first
+	// record that does not verify: the chain vouches for nothing from
+	// there on.
+	Verified bool `json:"verified"`
+}
+
+// historyEvents reads the ledger's events for History, whether or not its
+// chain verifies, and the verification report. When the chain is broken,
+// every event at or after the first bad record has Verified false, and a
+// line that holds no readable event is skipped.
+func (w *Workspace) historyEvents() ([]HistoryEvent, *chain.Report, error) {
+	rep, err := w.VerifyLedger()
+	if err != nil {
+		return nil, nil, err
+	}
+	var recs []chain.Record
+	if rep.OK {
+		recs, err = chain.ReadFile(w.LedgerPath())
+	} else {
+		recs, err = readRecordsLoosely(w.LedgerPath())
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []HistoryEvent
+	for i, r := range recs {
+		ev, ok, err := decodeEvent(r)
+		if err != nil && rep.OK {
+			return nil, nil, err
 		}
-		var ev Event
-		if err := json.Unmarshal(r.Payload, &ev); err != nil {
-			return nil, fmt.Errorf("ledger record %d: %v", r.Seq, err)
+		if ok {
+			out = append(out, HistoryEvent{Event: ev, Verified: rep.OK || i+1 < rep.Problem.Line})
 		}
-		ev.Seq = r.Seq
-		out = append(out, ev)
+	}
+	return out, rep, nil
+}
+
+// readRecordsLoosely reads every complete line of a ledger that does not
+// verify as a record, without checking it: a line that is not even a
+// record gets an empty payload, so that record i is still line i+1.
+func readRecordsLoosely(path string) ([]chain.Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	var out []chain.Record
+	for _, ln := range lines {
+		if !bytes.HasSuffix(ln, []byte("\n")) {
+			break // an incomplete last line
+		}
+		var r struct {
+			Seq     uint64          `json:"seq"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(ln, &r) != nil {
+			r.Payload = nil
+		}
+		out = append(out, chain.Record{Seq: r.Seq, Payload: r.Payload})
 	}
 	return out, nil
 }
@@ -343,14 +422,24 @@ func solutionOf(r *propose.RepairSource) Solution {
 
 // History is the lineage of the workspace's files.
 type History struct {
-	Files []FileHistory `json:"files"`
+	// Ledger is the verification of the ledger's chain. When it is not
+	// OK, the events from Ledger.Problem.Line on have Verified false.
+	Ledger LedgerState   `json:"ledger"`
+	Files  []FileHistory `json:"files"`
+}
+
+// LedgerState says whether the ledger's chain verifies, and if not, where
+// it breaks.
+type LedgerState struct {
+	OK      bool           `json:"ok"`
+	Problem *chain.Problem `json:"problem"`
 }
 
 // FileHistory is one file's events and its lineage tree.
 type FileHistory struct {
 	Path string `json:"path"`
 	// Events lists every event touching the file, in ledger order.
-	Events []Event `json:"events"`
+	Events []HistoryEvent `json:"events"`
 	// Lineage is the tree of commits and rollbacks: each node's children
 	// are the events whose Parent it is.
 	Lineage []*LineageNode `json:"lineage"`
@@ -358,14 +447,16 @@ type FileHistory struct {
 
 // LineageNode is a commit or rollback in a lineage tree.
 type LineageNode struct {
-	Event    Event          `json:"event"`
+	Event    HistoryEvent   `json:"event"`
 	Children []*LineageNode `json:"children"`
 }
 
 // History returns the lineage of one file (a path relative to the
 // workspace or the current folder), or of every file when file is "".
+// A ledger that does not verify still has a history: History.Ledger says
+// where it breaks and the events from there on are marked unverified.
 func (w *Workspace) History(file string) (*History, error) {
-	evs, err := w.Events()
+	evs, rep, err := w.historyEvents()
 	if err != nil {
 		return nil, err
 	}
@@ -390,17 +481,17 @@ func (w *Workspace) History(file string) (*History, error) {
 			}
 		}
 	}
-	h := &History{Files: []FileHistory{}}
+	h := &History{Ledger: LedgerState{OK: rep.OK, Problem: rep.Problem}, Files: []FileHistory{}}
 	var sorted []string
 	for p := range paths {
 		sorted = append(sorted, p)
 	}
 	sort.Strings(sorted)
 	for _, p := range sorted {
-		fh := FileHistory{Path: p, Events: []Event{}, Lineage: []*LineageNode{}}
+		fh := FileHistory{Path: p, Events: []HistoryEvent{}, Lineage: []*LineageNode{}}
 		nodes := map[string]*LineageNode{}
 		for _, ev := range evs {
-			if !touches(ev, p) {
+			if !touches(ev.Event, p) {
 				continue
 			}
 			fh.Events = append(fh.Events, ev)

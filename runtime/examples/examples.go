@@ -115,12 +115,8 @@ func (o *Outcome) Message() string {
 	return fmt.Sprintf("example %s expected %s, got %s", o.Call, clip(o.Want.String()), clip(o.Got.String()))
 }
 
-func clip(s string) string {
-	if len(s) > 300 {
-		return s[:297] + "..."
-	}
-	return s
-}
+// clip bounds a value shown in a message.
+func clip(s string) string { return syntax.Clip(s, 300) }
 
 // Diagnostics turns the failed outcomes into E_EXAMPLE_FAILED errors on
 // each example's expected expression. When a runtime error stopped the
@@ -137,7 +133,7 @@ func Diagnostics(outcomes []Outcome) []syntax.Diagnostic {
 			Code:     check.ExampleFailed,
 			Severity: syntax.Error,
 			Span:     o.Example.Example.Expected.ExprSpan(),
-			Message:  o.Message(),
+			Message:  syntax.ClipWords(o.Message()),
 		}
 		var re *interp.Error
 		if errors.As(o.Err, &re) && re.File == "" && re.Span != (syntax.Span{}) {

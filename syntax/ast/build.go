@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/capsulang/caps/syntax"
 )
@@ -44,7 +45,7 @@ type builder struct {
 
 func (b *builder) errorf(code string, sp Span, format string, args ...any) {
 	b.file.Diagnostics = append(b.file.Diagnostics, syntax.Diagnostic{
-		Code: code, Severity: syntax.Error, Span: sp, Message: fmt.Sprintf(format, args...),
+		Code: code, Severity: syntax.Error, Span: sp, Message: syntax.Messagef(format, args...),
 	})
 }
 
@@ -314,22 +315,33 @@ func suggest(name string, known []string) string {
 	return ""
 }
 
+// MaxSuggested is the longest name, in characters, that Closest compares
+// or suggests: a suggestion is quoted in full (never clipped, see
+// syntax.MaxQuoted), and comparing huge names would cost their product.
+const MaxSuggested = 64
+
 // Closest returns the candidate nearest to name by edit distance, if it is
-// close enough to be a likely typo, else "".
+// close enough to be a likely typo, else "". Names longer than
+// MaxSuggested characters are neither matched nor suggested.
 func Closest(name string, candidates []string) string {
+	n := utf8.RuneCountInString(name)
+	if n > MaxSuggested {
+		return ""
+	}
+	limit := min(3, 1+len(name)/4)
+	lower := strings.ToLower(name)
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
-		if c == name {
+		if c == name || len(c) > 4*MaxSuggested {
 			continue
 		}
-		d := EditDistance(strings.ToLower(name), strings.ToLower(c))
+		if m := utf8.RuneCountInString(c); m > MaxSuggested || m-n > limit || n-m > limit {
+			continue // too long, or too far apart in length to be within limit
+		}
+		d := EditDistance(lower, strings.ToLower(c))
 		if d < bestD || d == bestD && c < best {
 			best, bestD = c, d
 		}
-	}
-	limit := 1 + len(name)/4
-	if limit > 3 {
-		limit = 3
 	}
 	if bestD <= limit {
 		return best

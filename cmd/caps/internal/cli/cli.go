@@ -349,3 +349,13 @@ func (c *Context) Load(path string) (*File, error) {
 	}
 	return Load(path)
 }
+
+// LoadText is Load returning only the text: the form load.Loader.ReadFile
+// takes, so that the checking commands read "-" from standard input too.
+func (c *Context) LoadText(path string) ([]byte, error) {
+	f, err := c.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return f.Text, nil
+}

@@ -24,7 +24,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
@@ -117,13 +120,40 @@ type Printer struct {
 	code           int
 
 	// LookupSource, if set, finds files that related locations point to
-	// and that were not added to the printer.
+	// and that were not added to the printer. NewPrinter sets it to
+	// ReadRelated.
 	LookupSource func(path string) *Source
 }
 
 // NewPrinter returns a printer writing to the given streams.
 func NewPrinter(stdout, stderr io.Writer, jsonMode bool) *Printer {
-	return &Printer{json: jsonMode, stdout: stdout, stderr: stderr, sources: map[string]*Source{}}
+	return &Printer{json: jsonMode, stdout: stdout, stderr: stderr, sources: map[string]*Source{}, LookupSource: ReadRelated}
+}
+
+// ReadRelated reads a file that a related location points into, such as
+// the other file of an import cycle (the checker names it by its absolute
+// path). Its path is shown relative to the current folder when it is
+// inside it. A file that cannot be read is left out (nil).
+func ReadRelated(path string) *Source {
+	f, err := cli.Load(path)
+	if err != nil {
+		return nil
+	}
+	return &Source{Path: shortPath(path), Text: f.Text}
+}
+
+// shortPath is path relative to the current folder when it is inside it,
+// else path as it is.
+func shortPath(path string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(path) {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
 }
 
 // JSON reports whether the printer is in JSON mode.
@@ -253,7 +283,7 @@ func (p *Printer) convert(src *Source, ds []syntax.Diagnostic) []Diagnostic {
 			}
 			if rs := p.source(r.File, src); rs != nil {
 				rg := NewConverter(rs.Text, rs.Lines, syntax.UTF16).Range(r.Span)
-				rel.Range = &rg
+				rel.Path, rel.Range = rs.Path, &rg
 			}
 			jd.Related = append(jd.Related, rel)
 		}
