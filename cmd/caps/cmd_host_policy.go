@@ -64,8 +64,18 @@ the module's enforced trust boundaries forbid).`,
 // summary.
 func runHostPolicy(c *cli.Context, path, hostFile string, jsonOut bool) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
-	pkg, _ := loadChecked(c, p, path)
-	if pkg == nil {
+	pkg, err := loadPackage(c, newLoader(), path)
+	if err != nil {
+		p.Fail(path, err)
+		return p.Finish()
+	}
+	src, diags := packageSource(path, pkg), pkg.Result.Diagnostics
+	if pkg.File.Module == nil || pkg.Result.HasErrors() {
+		p.Add(src, diags)
+		if pkg.File.Module == nil {
+			p.SetFailed()
+			c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
+		}
 		return p.Finish()
 	}
 	mod, err := hostModule(path, pkg)
@@ -84,12 +94,13 @@ func runHostPolicy(c *cli.Context, path, hostFile string, jsonOut bool) int {
 	var ee *hostpolicy.Error
 	switch {
 	case errors.As(err, &ee):
-		p.Add(packageSource(path, pkg), []syntax.Diagnostic{{Severity: syntax.Error, Span: ee.Span, Message: ee.Msg}})
+		p.Add(src, append(diags, syntax.Diagnostic{Severity: syntax.Error, Span: ee.Span, Message: ee.Msg}))
 		return p.Finish()
 	case err != nil:
 		c.Errorf("--host %s: %v", hostFile, err)
 		return cli.ExitUsage
 	}
+	p.Add(src, diags) // warnings, in text mode
 	out := []byte(hostPolicySummary(art, path))
 	if jsonOut {
 		if out, err = art.Marshal(); err != nil {

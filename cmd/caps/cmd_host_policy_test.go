@@ -74,6 +74,7 @@ func TestHostPolicyCommand(t *testing.T) {
   "timeout": "10s"}`)
 	outside := write("outside.json", `{"http": {"weather": {"url": "https://api.weather.test"}}}`)
 	broken := write("broken.caps", "(module broken\n  (capsule \"1.0\")\n  (machine M (initial nowhere)))\n")
+	unfit := write("unfit.caps", "(module unfit\n  (capsule \"1.0\")\n  (authority-policy Q (outcome allow deny) (default deny) (on allow always)))\n")
 	usage := "usage: caps host-policy [--json] [--host FILE] FILE\nRun 'caps help host-policy' for details.\n"
 	tests := []struct {
 		name   string
@@ -114,6 +115,10 @@ caps: warning: the host section denies receipt.emit privileged_action_denied (ma
 			stdout: `{"ok":false,"files":[{"path":"` + broken + `","diagnostics":[` +
 				`{"code":"E_MISSING_CLAUSE","severity":"error","message":"machine M has no states; add (state NAME ...)","range":{"start":{"line":2,"character":11},"end":{"line":2,"character":12}},"related":[]},` +
 				`{"code":"E_UNKNOWN_STATE","severity":"error","message":"unknown state ` + "`nowhere`" + ` in machine M","range":{"start":{"line":2,"character":22},"end":{"line":2,"character":29}},"related":[]}]}]}` + "\n"},
+		{name: "rule the artifact cannot carry", args: []string{"host-policy", "--json", unfit}, code: 1,
+			stdout: `{"ok":false,"files":[{"path":"` + unfit + `","diagnostics":[{"code":"","severity":"error","message":"authority-policy Q: (on allow always) is not a rule of the form (on OUTCOME (if \"CONDITION\")); the host-policy artifact carries only rules of that form: rewrite it so","range":{"start":{"line":2,"character":58},"end":{"line":2,"character":75}},"related":[]}]}]}` + "\n"},
+		{name: "rule the artifact cannot carry, text", args: []string{"host-policy", unfit}, code: 1,
+			stderr: unfit + `:3:59: error: authority-policy Q: (on allow always) is not a rule of the form (on OUTCOME (if "CONDITION")); the host-policy artifact carries only rules of that form: rewrite it so` + "\n"},
 		{name: "no module file", args: []string{"host-policy", "gone.caps"}, code: 2, stderr: "caps: gone.caps: no such file\n"},
 		{name: "no argument", args: []string{"host-policy"}, code: 2, stderr: "caps host-policy: expected one FILE\n" + usage},
 		{name: "two arguments", args: []string{"host-policy", "a.caps", "b.caps"}, code: 2, stderr: "caps host-policy: expected one FILE\n" + usage},
