@@ -42,7 +42,9 @@ intents are emitted, and the run goes on.
 dry-run (the default) plans them without executing anything; mock runs
 deterministic mock handlers, from the --mocks file or succeeding by
 default; live sends them to host adapters (MCP over stdio, HTTP) behind
-the host policy of --policy, which denies everything it does not allow.
+the host-policy artifact of --policy (made by caps host-policy FILE --json
+and bound to the module's semantic hash), which denies everything it does
+not allow.
 Retries, effect timeouts and on-error routes apply in mock and live mode.
 
 --ledger DIR records the instance in a new file ledger in DIR (see
@@ -63,7 +65,7 @@ every mode (docs/authority.md).`,
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			mode := fs.String("mode", "dry-run", "dry-run, mock or live")
 			mocks := fs.String("mocks", "", "the mocks file of mock mode")
-			policy := fs.String("policy", "", "the host policy file of live mode")
+			policy := fs.String("policy", "", "the host-policy artifact of live mode (caps host-policy)")
 			dir := fs.String("ledger", "", "record the instance in a new ledger in `DIR`")
 			syncFlag := fs.String("sync", "group", "the ledger's fsync policy: group, step or none")
 			id := fs.String("instance", "", "the instance id (default: derived from the machine and the module hash)")
@@ -269,7 +271,7 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 	case machine.Live:
 		var pol *adapters.Policy
 		if o.policy != "" {
-			if pol, err = adapters.LoadPolicy(o.policy); err != nil {
+			if pol, err = loadHostPolicy(path, pkg, o.policy); err != nil {
 				c.Errorf("%v", err)
 				return cli.ExitUsage
 			}

@@ -22,6 +22,10 @@ const maxHTTPBody = 1 << 20
 // anything else is a failure.
 func (x *LiveExecutor) httpCall(ctx context.Context, port, op string, c *machine.Call) machine.Outcome {
 	out := machine.Outcome{Adapter: "http"}
+	if ok, why := x.Policy.egress(port); !ok {
+		out.Code, out.Error = CodeNoAdapter, why
+		return out
+	}
 	var svc *HTTPService
 	if x.Policy != nil {
 		svc = x.Policy.HTTP[port]

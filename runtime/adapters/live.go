@@ -1,7 +1,6 @@
 package adapters
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,9 +18,10 @@ import (
 	"github.com/capsulang/caps/runtime/value"
 )
 
-// Policy is the host policy file of live mode. It decides which intents
-// may run (deny by default) and binds the module's ports to real
-// endpoints, with the credentials the host provides:
+// Policy is the host-owned part of the host-policy artifact of live mode
+// (its "host" section; see HostPolicy and docs/authority.md). It decides
+// which intents may run (deny by default) and binds the module's ports to
+// real endpoints, with the credentials the host provides:
 //
 //	{
 //	  "allow": [{"effect": "mcp.call", "target": "everything.echo"},
@@ -38,17 +38,20 @@ import (
 // patterns: "*" matches anything but "/"; an empty target matches every
 // target). Deny rules win over allow rules; an intent no allow rule
 // matches is denied. "${NAME}" in env and header values is replaced by the
-// host's environment variable NAME when the policy is loaded: credentials
-// come from the host, never from the capsule, whose intents only name a
-// port and an operation.
+// host's environment variable NAME when the artifact is loaded:
+// credentials come from the host, never from the capsule, whose intents
+// only name a port and an operation.
 type Policy struct {
-	Allow []Rule                  `json:"allow,omitempty"`
-	Deny  []Rule                  `json:"deny,omitempty"`
-	MCP   map[string]*MCPServer   `json:"mcp,omitempty"`
-	HTTP  map[string]*HTTPService `json:"http,omitempty"`
+	Allow []Rule                  `json:"allow"`
+	Deny  []Rule                  `json:"deny"`
+	MCP   map[string]*MCPServer   `json:"mcp"`
+	HTTP  map[string]*HTTPService `json:"http"`
 	// Timeout bounds an attempt whose effect declares no (timeout D);
 	// default 30s.
-	Timeout *Duration `json:"timeout,omitempty"`
+	Timeout *Duration `json:"timeout"`
+	// Boundary is what the module's enforced trust boundaries allow the
+	// adapters, set when the artifact is loaded; nil: no restriction.
+	Boundary *Boundary `json:"-"`
 }
 
 // Rule is one allow or deny rule.
@@ -62,6 +65,10 @@ type MCPServer struct {
 	Command []string          `json:"command"`
 	Env     map[string]string `json:"env,omitempty"`
 	Dir     string            `json:"dir,omitempty"`
+	// Isolated starts the server with Env alone (which then holds the
+	// PATH resolved at load) instead of the host's environment plus Env.
+	// Loading an artifact sets it under (secrets ambient-deny).
+	Isolated bool `json:"-"`
 }
 
 // HTTPService is the base URL and headers of an HTTP port.
@@ -69,59 +76,6 @@ type HTTPService struct {
 	URL     string            `json:"url"`
 	Method  string            `json:"method,omitempty"` // default POST
 	Headers map[string]string `json:"headers,omitempty"`
-}
-
-// ParsePolicy decodes a policy file; unknown fields are errors.
-func ParsePolicy(data []byte) (*Policy, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var p Policy
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("policy file: %v", err)
-	}
-	for _, list := range [][]Rule{p.Allow, p.Deny} {
-		for _, r := range list {
-			if r.Effect == "" {
-				return nil, fmt.Errorf("policy file: a rule has no effect")
-			}
-			if _, err := path.Match(r.Effect, ""); err != nil {
-				return nil, fmt.Errorf("policy file: bad pattern %q", r.Effect)
-			}
-			if _, err := path.Match(r.Target, ""); err != nil {
-				return nil, fmt.Errorf("policy file: bad pattern %q", r.Target)
-			}
-		}
-	}
-	for name, s := range p.MCP {
-		if len(s.Command) == 0 {
-			return nil, fmt.Errorf("policy file: mcp server %s has no command", name)
-		}
-		for k, v := range s.Env {
-			s.Env[k] = expandEnv(v)
-		}
-	}
-	for name, s := range p.HTTP {
-		if !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
-			return nil, fmt.Errorf("policy file: http service %s: url must start with http:// or https://", name)
-		}
-		for k, v := range s.Headers {
-			s.Headers[k] = expandEnv(v)
-		}
-	}
-	return &p, nil
-}
-
-// LoadPolicy reads a policy file.
-func LoadPolicy(file string) (*Policy, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	p, err := ParsePolicy(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "policy file: "))
-	}
-	return p, nil
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
@@ -228,6 +182,10 @@ func (x *LiveExecutor) Execute(ctx context.Context, c *machine.Call) machine.Out
 
 func (x *LiveExecutor) mcpCall(ctx context.Context, port, tool string, c *machine.Call) machine.Outcome {
 	out := machine.Outcome{Adapter: "mcp", Operation: "tools/call " + tool}
+	if ok, why := x.Policy.egress(port); !ok {
+		out.Code, out.Error = CodeNoAdapter, why
+		return out
+	}
 	x.mu.Lock()
 	cl := x.clients[port]
 	if cl == nil {
@@ -269,6 +227,15 @@ func (x *LiveExecutor) mcpCall(ctx context.Context, port, tool string, c *machin
 	}
 	out.OK = true
 	return out
+}
+
+// egress reports whether the adapters may reach a port under the trust
+// boundaries the policy was loaded with; when not, it says why.
+func (p *Policy) egress(port string) (bool, string) {
+	if p == nil {
+		return true, ""
+	}
+	return p.Boundary.allowsEgress(port)
 }
 
 // Close stops the MCP servers.

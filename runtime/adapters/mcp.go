@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -73,10 +74,7 @@ func (c *MCPClient) start(ctx context.Context) error {
 	c.startOnce.Do(func() {
 		cmd := exec.Command(c.srv.Command[0], c.srv.Command[1:]...)
 		cmd.Dir = c.srv.Dir
-		cmd.Env = os.Environ()
-		for k, v := range c.srv.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
+		cmd.Env = serverEnv(c.srv)
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			c.startErr = err
@@ -111,6 +109,28 @@ func (c *MCPClient) start(ctx context.Context) error {
 		}
 	})
 	return c.startErr
+}
+
+// serverEnv is the environment of an MCP server process: the host's
+// environment plus the server's env, or, for an isolated server
+// ((secrets ambient-deny)), its env alone, sorted.
+func serverEnv(srv *MCPServer) []string {
+	var env []string
+	if !srv.Isolated {
+		env = os.Environ()
+	}
+	names := make([]string, 0, len(srv.Env))
+	for k := range srv.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		env = append(env, k+"="+srv.Env[k])
+	}
+	if env == nil {
+		env = []string{} // an empty environment, not the host's (exec.Cmd reads nil as the host's)
+	}
+	return env
 }
 
 func (c *MCPClient) readLoop(r io.Reader) {
