@@ -84,7 +84,7 @@ func TestHostPolicyCommand(t *testing.T) {
 		stderr string
 	}{
 		{name: "summary", args: []string{"host-policy", refundReviewer}, stdout: `host policy of module edl.claims_refund_reviewer
-semantic hash sha256:2c1be2f783b0f82875b2f458e0211c36ab892afb702638b25f9fd0dcbd5edca2
+semantic hash sha256:37fb9d53b51984408e2f7b49b19bc19cfaace94527fba67b73dff85d847bdb93
 authority: 2 principals, 1 mandate, 1 delegation, 2 capabilities, 1 authority-policy, 1 trust-boundary, 1 telemetry-obligation, 1 memory-policy
 effects: 10 intents of 1 machine
 trust boundary EncClaimsRefundReviewer (enforce): egress only through GateCapsule; HTTP bindings only for declared http ports; MCP servers get no ambient environment
@@ -92,7 +92,7 @@ host: 9 allow rules, 0 deny rules, 0 MCP bindings, 0 HTTP bindings, timeout 30s
 print the artifact with: caps host-policy --json testdata/authority/refund_reviewer.caps
 `},
 		{name: "legacy host section", args: []string{"host-policy", "--host", legacy, refundReviewer}, stdout: `host policy of module edl.claims_refund_reviewer
-semantic hash sha256:2c1be2f783b0f82875b2f458e0211c36ab892afb702638b25f9fd0dcbd5edca2
+semantic hash sha256:37fb9d53b51984408e2f7b49b19bc19cfaace94527fba67b73dff85d847bdb93
 authority: 2 principals, 1 mandate, 1 delegation, 2 capabilities, 1 authority-policy, 1 trust-boundary, 1 telemetry-obligation, 1 memory-policy
 effects: 10 intents of 1 machine
 trust boundary EncClaimsRefundReviewer (enforce): egress only through GateCapsule; HTTP bindings only for declared http ports; MCP servers get no ambient environment

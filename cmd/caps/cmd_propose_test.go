@@ -373,7 +373,7 @@ func TestBrokenLedgerRefusesMutation(t *testing.T) {
 				}
 			}
 			r = runCaps(t, "", "commit", ws, p2, "--json")
-			if want := `{"error":` + jsonString(strings.TrimSuffix(strings.TrimPrefix(refusal, "caps: "), "\n")) + `,"reasons":[]}` + "\n"; r.code != 1 || r.stdout != want || r.stderr != refusal {
+			if want := `{"error":` + jsonString(strings.TrimSuffix(strings.TrimPrefix(refusal, "caps: "), "\n")) + `,"reasons":[],"unmet":[]}` + "\n"; r.code != 1 || r.stdout != want || r.stderr != refusal {
 				t.Errorf("caps commit --json: exit %d\nstdout %q\nwant   %q", r.code, r.stdout, want)
 			}
 			if diff := cmp.Diff(before, treeBytes(t, root)); diff != "" {
