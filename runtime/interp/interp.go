@@ -186,8 +186,12 @@ func (in *Interp) module(res *check.Result, file string, seen map[*check.Result]
 	if m, ok := seen[res]; ok {
 		return m
 	}
-	m := &module{res: res, file: file, decls: map[string]ast.Decl{}, types: map[string]types.Type{},
-		imports: map[string]*module{}, funcs: map[string]*function{}}
+	ndecls := 0
+	if res.File != nil && res.File.Module != nil {
+		ndecls = len(res.File.Module.Decls)
+	}
+	m := &module{res: res, file: file, decls: make(map[string]ast.Decl, ndecls), types: map[string]types.Type{},
+		imports: map[string]*module{}, funcs: make(map[string]*function, ndecls)}
 	seen[res] = m
 	if res.File != nil && res.File.Source != nil && res.File.Source.CST != nil {
 		m.src = res.File.Source.CST.Src
@@ -202,8 +206,14 @@ func (in *Interp) module(res *check.Result, file string, seen map[*check.Result]
 			}
 		}
 	}
-	inputs := map[*ast.Function][]Param{}
+	inputs := make(map[*ast.Function][]Param, ndecls)
+	// results holds, per function, the type of the last symbol declaring
+	// it: its result type.
+	results := make(map[*ast.Function]types.Type, ndecls)
 	for _, s := range res.Symbols {
+		if fn, ok := s.Decl.(*ast.Function); ok && s.Type != nil {
+			results[fn] = s.Type
+		}
 		if s.Decl == nil {
 			if s.Kind == check.SymInput && s.Parent != nil {
 				if fn, ok := s.Parent.Decl.(*ast.Function); ok {
@@ -228,10 +238,8 @@ func (in *Interp) module(res *check.Result, file string, seen map[*check.Result]
 			continue
 		}
 		f := &function{name: fn.Name.Name, decl: fn, mod: m, params: inputs[fn], result: types.TInvalid}
-		for _, s := range res.Symbols {
-			if s.Decl == d && s.Type != nil {
-				f.result = s.Type
-			}
+		if t, ok := results[fn]; ok {
+			f.result = t
 		}
 		m.funcs[f.name] = f
 		m.order = append(m.order, f)
