@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -8,7 +9,10 @@ import (
 // invariants: no panic, every form inside the source and inside its parent,
 // items in order, diagnostics inside the source.
 func FuzzRead(f *testing.F) {
-	for _, s := range []string{"", "(", ")", "(a (b) \"c\\n\" -7 30m ; x\n)", "(a\n  (b\n  (c)))\n)", "\"abc", "(a [b] {c})", "(((((", "😀(é)"} {
+	for _, s := range []string{"", "(", ")", "(a (b) \"c\\n\" -7 30m ; x\n)", "(a\n  (b\n  (c)))\n)", "\"abc", "(a [b] {c})", "(((((", "😀(é)",
+		// issue 19: many unclosed lists on one line (once quadratic to report)
+		"(module m (capsule \"1.0\")\n" + strings.Repeat("(", 3000),
+	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
