@@ -53,23 +53,33 @@ func HashBytes(canonical []byte) string {
 
 // Canonical returns the canonical IR of m.
 func (o Options) Canonical(m *ast.Module) ([]byte, error) {
-	if m == nil {
-		return nil, errors.New("ir: no module: the file holds no (module NAME ...) form")
-	}
-	v, err := o.module(m)
+	v, err := o.value(m)
 	if err != nil {
 		return nil, err
 	}
 	return encodeValue(v), nil
 }
 
-// Hash returns the semantic hash of m.
+// Hash returns the semantic hash of m. The canonical bytes go to the hash
+// as they are encoded, without being assembled in one buffer.
 func (o Options) Hash(m *ast.Module) (string, error) {
-	c, err := o.Canonical(m)
+	v, err := o.value(m)
 	if err != nil {
 		return "", err
 	}
-	return HashBytes(c), nil
+	h := sha256.New()
+	s := &sink{w: h}
+	v.encode(s)
+	s.flush()
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// value returns the canonical IR of m as a JSON value.
+func (o Options) value(m *ast.Module) (value, error) {
+	if m == nil {
+		return nil, errors.New("ir: no module: the file holds no (module NAME ...) form")
+	}
+	return o.module(m)
 }
 
 // ---- module
@@ -107,18 +117,19 @@ func (o Options) module(m *ast.Module) (value, error) {
 	}
 	v.set("imports", sortByName(imps, names))
 
-	decls := make([]value, 0, len(m.Decls))
-	keys := make([]string, 0, len(m.Decls))
+	// Each declaration is encoded as soon as it is built, so that only the
+	// bytes of the declarations are held at once, not their value trees.
+	var enc encodings
+	decls := make([]keyed, 0, len(m.Decls))
 	for _, d := range m.Decls {
 		if isNil(d) {
 			continue
 		}
-		decls = append(decls, decl(d))
 		// Kind names contain no NUL, so "kind\x00name" sorts by kind, then
 		// by name.
-		keys = append(keys, string(d.Kind())+"\x00"+d.Base().Name.Name)
+		decls = append(decls, keyed{string(d.Kind()) + "\x00" + d.Base().Name.Name, enc.encode(decl(d))})
 	}
-	v.set("decls", sortByName(decls, keys))
+	v.set("decls", sortKeyed(decls))
 	return v, nil
 }
 
@@ -167,7 +178,8 @@ func optString(s *ast.StringLit) value {
 
 func decl(d ast.Decl) value {
 	base := d.Base()
-	v := jobj{{"kind", jstr(string(d.Kind()))}}
+	v := make(jobj, 1, 16) // room for every member a declaration has
+	v[0] = member{"kind", jstr(string(d.Kind()))}
 	v.set("name", optName(base.Name))
 	switch d := d.(type) {
 	case *ast.TypeDecl:

@@ -3,6 +3,7 @@ package ir
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -16,7 +17,33 @@ import (
 // re-canonicalizes the output therefore reproduces it byte for byte.
 
 type value interface {
-	encode(b *bytes.Buffer)
+	encode(b *sink)
+}
+
+// sink receives canonical bytes. It is a buffer that, given a writer,
+// passes its contents on whenever they pass spillSize, so that a large
+// document (a hash's input) is never held in memory whole.
+type sink struct {
+	bytes.Buffer
+	w io.Writer
+}
+
+// spillSize is how many bytes a sink with a writer holds at most between
+// the items of an array.
+const spillSize = 32 << 10
+
+// spill passes the buffered bytes to the writer once there are enough.
+func (s *sink) spill() {
+	if s.w != nil && s.Len() >= spillSize {
+		s.w.Write(s.Bytes())
+		s.Reset()
+	}
+}
+
+// flush passes every buffered byte to the writer.
+func (s *sink) flush() {
+	s.w.Write(s.Bytes())
+	s.Reset()
 }
 
 type (
@@ -62,13 +89,13 @@ func (o jobj) sorted() bool {
 	return true
 }
 
-func (s jstr) encode(b *bytes.Buffer)  { writeString(b, string(s)) }
-func (n jint) encode(b *bytes.Buffer)  { b.WriteString(strconv.FormatInt(int64(n), 10)) }
-func (v jbool) encode(b *bytes.Buffer) { b.WriteString(strconv.FormatBool(bool(v))) }
-func (jnull) encode(b *bytes.Buffer)   { b.WriteString("null") }
-func (r jraw) encode(b *bytes.Buffer)  { b.Write(r) }
+func (s jstr) encode(b *sink)  { writeString(&b.Buffer, string(s)) }
+func (n jint) encode(b *sink)  { b.WriteString(strconv.FormatInt(int64(n), 10)) }
+func (v jbool) encode(b *sink) { b.WriteString(strconv.FormatBool(bool(v))) }
+func (jnull) encode(b *sink)   { b.WriteString("null") }
+func (r jraw) encode(b *sink)  { b.Write(r) }
 
-func (a jarr) encode(b *bytes.Buffer) {
+func (a jarr) encode(b *sink) {
 	b.WriteByte('[')
 	for i, v := range a {
 		if i > 0 {
@@ -79,11 +106,12 @@ func (a jarr) encode(b *bytes.Buffer) {
 			continue
 		}
 		v.encode(b)
+		b.spill()
 	}
 	b.WriteByte(']')
 }
 
-func (o jobj) encode(b *bytes.Buffer) {
+func (o jobj) encode(b *sink) {
 	if !o.sorted() {
 		s := make(jobj, len(o))
 		copy(s, o)
@@ -95,7 +123,7 @@ func (o jobj) encode(b *bytes.Buffer) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writeString(b, m.key)
+		writeString(&b.Buffer, m.key)
 		b.WriteByte(':')
 		m.val.encode(b)
 	}
@@ -107,10 +135,38 @@ func encodeValue(v value) []byte {
 	if v == nil {
 		return []byte("null")
 	}
-	var b bytes.Buffer
+	var b sink
 	b.Grow(256)
 	v.encode(&b)
 	return b.Bytes()
+}
+
+// encodings stores the canonical bytes of many values in shared chunks:
+// each value is encoded in one scratch buffer and copied to the current
+// chunk, so that storing it costs no allocation of its own.
+type encodings struct {
+	scratch sink
+	chunk   []byte
+}
+
+// chunkSize is the size of an encodings chunk.
+const chunkSize = 64 << 10
+
+// encode returns the canonical bytes of v, stored in e.
+func (e *encodings) encode(v value) []byte {
+	e.scratch.Reset()
+	if v == nil {
+		e.scratch.WriteString("null")
+	} else {
+		v.encode(&e.scratch)
+	}
+	b := e.scratch.Bytes()
+	if len(b) > cap(e.chunk)-len(e.chunk) {
+		e.chunk = make([]byte, 0, max(chunkSize, len(b)))
+	}
+	start := len(e.chunk)
+	e.chunk = append(e.chunk, b...)
+	return e.chunk[start:len(e.chunk):len(e.chunk)]
 }
 
 const hexDigits = "0123456789abcdef"
@@ -181,14 +237,22 @@ func Indent(canonical []byte) []byte {
 // ordered by their canonical bytes, so the order is total and independent
 // of the input order. The items are replaced by their encodings.
 func sortByName(items []value, names []string) jarr {
-	type keyed struct {
-		name string
-		enc  []byte
-	}
 	ks := make([]keyed, len(items))
 	for i, it := range items {
 		ks[i] = keyed{names[i], encodeValue(it)}
 	}
+	return sortKeyed(ks)
+}
+
+// keyed is an encoded item with its primary name, for sortKeyed.
+type keyed struct {
+	name string
+	enc  []byte
+}
+
+// sortKeyed sorts encoded items by name, then by their bytes, as
+// sortByName does.
+func sortKeyed(ks []keyed) jarr {
 	sort.Slice(ks, func(i, j int) bool {
 		if ks[i].name != ks[j].name {
 			return ks[i].name < ks[j].name
