@@ -160,10 +160,14 @@ type Options struct {
 
 // Check checks a parsed file.
 func Check(f *ast.File, opts Options) *Result {
+	ndecls := 0
+	if f.Module != nil {
+		ndecls = len(f.Module.Decls)
+	}
 	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type, exprEstimate(f)), FuncEffects: map[*ast.Function][]EffectUse{}},
+		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type, exprEstimate(f)), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
 		opts:  opts,
-		decls: map[string]*Symbol{},
+		decls: make(map[string]*Symbol, ndecls),
 	}
 	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
 	if f.Module != nil {
@@ -293,33 +297,59 @@ func didYouMean(name string, candidates []string) string {
 	return ""
 }
 
-// scope is a set of names with duplicate detection.
+// scope is a set of names with duplicate detection. Most scopes are small
+// (a function's inputs, an event's fields) and are searched in order; a
+// map indexes a scope once it holds more than smallScope names.
 type scope struct {
 	c     *checker
 	what  string
-	names map[string]*Symbol
 	order []string
+	syms  []*Symbol          // the symbol of each name in order
+	names map[string]*Symbol // nil while the scope is small
 }
 
+// smallScope is the most names a scope searches without a map.
+const smallScope = 8
+
 func (c *checker) newScope(what string) *scope {
-	return &scope{c: c, what: what, names: map[string]*Symbol{}}
+	return &scope{c: c, what: what}
 }
 
 // add defines s in the scope, reporting a duplicate. It returns false for
 // a duplicate.
 func (s *scope) add(sym *Symbol) bool {
-	if prev, ok := s.names[sym.Name]; ok {
+	if prev := s.lookup(sym.Name); prev != nil {
 		d := s.c.errorf(DuplicateDecl, sym.Span, "%s `%s` is declared twice", s.what, sym.Name)
 		d.Related = []syntax.Related{{Span: prev.Span, Message: "first declared here"}}
 		s.c.define(sym)
 		return false
 	}
-	s.names[sym.Name] = sym
 	s.order = append(s.order, sym.Name)
+	s.syms = append(s.syms, sym)
+	switch {
+	case s.names != nil:
+		s.names[sym.Name] = sym
+	case len(s.order) > smallScope:
+		s.names = make(map[string]*Symbol, 2*len(s.order))
+		for i, name := range s.order {
+			s.names[name] = s.syms[i]
+		}
+	}
 	s.c.define(sym)
 	return true
 }
 
-func (s *scope) lookup(name string) *Symbol { return s.names[name] }
+// lookup returns the symbol the scope holds for name, or nil.
+func (s *scope) lookup(name string) *Symbol {
+	if s.names != nil {
+		return s.names[name]
+	}
+	for i, n := range s.order {
+		if n == name {
+			return s.syms[i]
+		}
+	}
+	return nil
+}
 
 func (s *scope) list() []string { return s.order }

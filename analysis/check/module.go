@@ -419,9 +419,7 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 	case *ast.RecordDef:
 		r := &types.Record{Name: name, Kind: def.Keyword.Name}
 		c.typeCache[td] = r // records may refer to themselves through List/Option
-		fs := c.newScope("field")
 		for _, f := range def.Fields {
-			fs.names[f.Name.Name] = nil
 			r.Fields = append(r.Fields, types.Field{Name: f.Name.Name, Type: c.resolveType(f.Type)})
 		}
 		return r

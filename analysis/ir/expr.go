@@ -62,7 +62,8 @@ func decimalText(t string) string {
 	return s
 }
 
-func tagged(key string, v value) value { return jobj{{key, v}} }
+// tagged returns the object {key: v}.
+func tagged(key string, v value) value { return jtag{key, v} }
 
 var (
 	badValue  = tagged("bad", jbool(true))

@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -235,10 +236,17 @@ func clauseList(cs []*ast.Clause) jarr {
 // whose every occurrence the typed fields hold; single the keys of which
 // they hold only the last.
 func extraClauses(cs []*ast.Clause, multi, single []string) jarr {
-	last := map[string]int{}
+	// last[j] is the index of the last clause with key single[j].
+	var buf [8]int
+	last := buf[:0]
+	for range single {
+		last = append(last, -1)
+	}
 	for i, c := range cs {
 		if c != nil {
-			last[c.Key.Name] = i
+			if j := slices.Index(single, c.Key.Name); j >= 0 {
+				last[j] = i
+			}
 		}
 	}
 	var extra []*ast.Clause
@@ -247,7 +255,7 @@ func extraClauses(cs []*ast.Clause, multi, single []string) jarr {
 			continue
 		}
 		k := c.Key.Name
-		if contains(multi, k) || contains(single, k) && last[k] == i {
+		if j := slices.Index(single, k); contains(multi, k) || j >= 0 && last[j] == i {
 			continue
 		}
 		extra = append(extra, c)
@@ -384,15 +392,15 @@ func typeDecl(v *jobj, d *ast.TypeDecl) {
 
 func function(v *jobj, f *ast.Function) {
 	v.set("version", optString(f.Version))
-	v.set("inputs", fields(f.Inputs))
+	v.setArr("inputs", fields(f.Inputs))
 	v.set("output", optType(f.Output))
 	if f.Effects == nil || f.Effects.Pure {
 		v.set("effects", jstr("pure"))
 	} else {
 		v.set("effects", effects(f.Effects.Items))
 	}
-	v.set("requires", exprs(f.Requires))
-	v.set("ensures", exprs(f.Ensures))
+	v.setArr("requires", exprs(f.Requires))
+	v.setArr("ensures", exprs(f.Ensures))
 	exs := make(jarr, 0, len(f.Examples))
 	for _, ex := range f.Examples {
 		if ex == nil {
@@ -401,11 +409,11 @@ func function(v *jobj, f *ast.Function) {
 		}
 		exs = append(exs, jobj{{"args", exprs(ex.Args)}, {"call", jstr(ex.Func.Name)}, {"expected", expr(ex.Expected)}})
 	}
-	v.set("examples", exs)
+	v.setArr("examples", exs)
 	if f.Body != nil {
 		v.set("body", expr(f.Body))
 	}
-	v.set("clauses", extraClauses(f.Clauses,
+	v.setArr("clauses", extraClauses(f.Clauses,
 		[]string{"input", "requires", "ensures", "example"},
 		[]string{"version", "output", "effects", "body"}))
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -66,6 +68,10 @@ type member struct {
 // values (nil) are left out.
 type jobj []member
 
+// jtag is an object of one member, {key: val}: a jobj of one member in one
+// allocation instead of two.
+type jtag member
+
 // set adds a member, keeping the members sorted by key.
 func (o *jobj) set(key string, v value) {
 	if v == nil {
@@ -78,6 +84,19 @@ func (o *jobj) set(key string, v value) {
 	}
 	s[i] = member{key, v}
 	*o = s
+}
+
+// emptyArray is the value of an empty array, boxed once.
+var emptyArray value = jarr{}
+
+// setArr adds an array member; every empty array is the one emptyArray,
+// so that adding one allocates nothing.
+func (o *jobj) setArr(key string, a jarr) {
+	if len(a) == 0 {
+		o.set(key, emptyArray)
+		return
+	}
+	o.set(key, a)
 }
 
 func (o jobj) sorted() bool {
@@ -109,6 +128,14 @@ func (a jarr) encode(b *sink) {
 		b.spill()
 	}
 	b.WriteByte(']')
+}
+
+func (t jtag) encode(b *sink) {
+	b.WriteByte('{')
+	writeString(&b.Buffer, t.key)
+	b.WriteByte(':')
+	t.val.encode(b)
+	b.WriteByte('}')
 }
 
 func (o jobj) encode(b *sink) {
@@ -253,11 +280,11 @@ type keyed struct {
 // sortKeyed sorts encoded items by name, then by their bytes, as
 // sortByName does.
 func sortKeyed(ks []keyed) jarr {
-	sort.Slice(ks, func(i, j int) bool {
-		if ks[i].name != ks[j].name {
-			return ks[i].name < ks[j].name
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
 		}
-		return bytes.Compare(ks[i].enc, ks[j].enc) < 0
+		return bytes.Compare(a.enc, b.enc)
 	})
 	out := make(jarr, len(ks))
 	for i, k := range ks {
@@ -269,11 +296,14 @@ func sortKeyed(ks []keyed) jarr {
 // stableByKey sorts items by key, keeping the source order of items with
 // the same key.
 func stableByKey(items []value, keys []string) jarr {
+	if len(items) < 2 {
+		return jarr(items)
+	}
 	idx := make([]int, len(items))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
 	out := make(jarr, len(items))
 	for i, k := range idx {
 		out[i] = items[k]
