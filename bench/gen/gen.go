@@ -89,3 +89,36 @@ func writeMachine(b *strings.Builder, i int) {
     (state rejected (type final)))
 `, i)
 }
+
+// Functions returns a module of one-line functions, of at most size bytes
+// (and within one function's length of it): the shape of the scaling
+// benchmarks, many small declarations.
+//
+//	(module scaling (capsule "1.0")
+//	  (function f0 (input (x I64)) (output I64) (body (+ x 0)))
+//	  ...)
+func Functions(size int) []byte {
+	const head, tail = "(module scaling (capsule \"1.0\")\n", ")\n"
+	b := make([]byte, 0, size)
+	b = append(b, head...)
+	for i := 0; ; i++ {
+		line := fmt.Sprintf("  (function f%d (input (x I64)) (output I64) (body (+ x %d)))\n", i, i)
+		if len(b)+len(line)+len(tail) > size {
+			break
+		}
+		b = append(b, line...)
+	}
+	return append(b, tail...)
+}
+
+// Unclosed returns a module followed by n nested lists that are never
+// closed, all on one line; Closed returns the same lists closed. They are
+// the pair of the benchmark of unclosed lists.
+func Unclosed(n int) []byte {
+	return []byte("(module scaling (capsule \"1.0\")\n" + strings.Repeat("(", n) + "\n")
+}
+
+// Closed returns Unclosed(n) with every list closed.
+func Closed(n int) []byte {
+	return []byte("(module scaling (capsule \"1.0\")\n" + strings.Repeat("(", n) + strings.Repeat(")", n) + ")\n")
+}
