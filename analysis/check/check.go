@@ -303,6 +303,7 @@ func didYouMean(name string, candidates []string) string {
 type scope struct {
 	c     *checker
 	what  string
+	hint  int // how many names the scope is expected to hold
 	order []string
 	syms  []*Symbol          // the symbol of each name in order
 	names map[string]*Symbol // nil while the scope is small
@@ -330,7 +331,7 @@ func (s *scope) add(sym *Symbol) bool {
 	case s.names != nil:
 		s.names[sym.Name] = sym
 	case len(s.order) > smallScope:
-		s.names = make(map[string]*Symbol, 2*len(s.order))
+		s.names = make(map[string]*Symbol, max(2*len(s.order), s.hint))
 		for i, name := range s.order {
 			s.names[name] = s.syms[i]
 		}

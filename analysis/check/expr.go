@@ -11,14 +11,23 @@ import (
 	"github.com/capsulang/caps/syntax/ast"
 )
 
-// env is a lexical scope of local names.
+// env is a lexical scope of local names: names maps each to its symbol.
+// A function's few inputs are instead listed in syms, searched from the
+// end (a repeated input name means its last declaration, as in a map
+// filled in order), which spares every function a map.
 type env struct {
 	parent *env
 	names  map[string]*Symbol
+	syms   []*Symbol
 }
 
 func (e *env) lookup(name string) *Symbol {
 	for ; e != nil; e = e.parent {
+		for i := len(e.syms) - 1; i >= 0; i-- {
+			if e.syms[i].Name == name {
+				return e.syms[i]
+			}
+		}
 		if s, ok := e.names[name]; ok {
 			return s
 		}
@@ -26,9 +35,14 @@ func (e *env) lookup(name string) *Symbol {
 	return nil
 }
 
+// all returns the names in scope, in no particular order and possibly
+// repeated (for suggestions).
 func (e *env) all() []string {
 	var out []string
 	for ; e != nil; e = e.parent {
+		for _, s := range e.syms {
+			out = append(out, s.Name)
+		}
 		for n := range e.names {
 			out = append(out, n)
 		}

@@ -98,11 +98,14 @@ func (c *checker) functionSignature(fn *ast.Function) { c.signature(fn) }
 // function checks a function's clauses and body.
 func (c *checker) function(fn *ast.Function) {
 	sig := c.signature(fn)
-	names := map[string]*Symbol{}
-	for _, in := range sig.inputs {
-		names[in.Name] = in
+	inputs := &env{syms: sig.inputs}
+	if len(sig.inputs) > smallScope {
+		inputs = &env{names: make(map[string]*Symbol, len(sig.inputs))}
+		for _, in := range sig.inputs {
+			inputs.names[in.Name] = in
+		}
 	}
-	base := ectx{env: &env{names: names}}
+	base := ectx{env: inputs}
 	pure := base
 	pure.pureWhat = "a requires clause"
 	for _, r := range fn.Requires {

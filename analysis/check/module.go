@@ -47,6 +47,7 @@ func (c *checker) module(m *ast.Module) {
 	c.importsOf(m)
 	// Declarations: names are unique across kinds within a module.
 	top := c.newScope("declaration")
+	top.hint = len(m.Decls)
 	for _, d := range m.Decls {
 		b := d.Base()
 		if !b.Name.Valid() {

@@ -210,7 +210,7 @@ func clause(c *ast.Clause) value {
 	if c == nil {
 		return jnull{}
 	}
-	return jobj{{"args", forms(c.Args)}, {"key", jstr(c.Key.Name)}}
+	return pair("args", forms(c.Args), "key", jstr(c.Key.Name))
 }
 
 // clauseList encodes clauses sorted by key; clauses with the same key keep
@@ -334,7 +334,7 @@ func field(f *ast.Field) value {
 	if f == nil {
 		return jnull{}
 	}
-	return jobj{{"name", jstr(f.Name.Name)}, {"type", typeRef(f.Type)}}
+	return pair("name", jstr(f.Name.Name), "type", typeRef(f.Type))
 }
 
 // fieldsByName encodes typed fields sorted by name.
@@ -548,7 +548,7 @@ func transition(t *ast.Transition) value {
 		if a == nil {
 			continue
 		}
-		as = append(as, jobj{{"field", jstr(a.Field.Name)}, {"value", expr(a.Value)}})
+		as = append(as, pair("field", jstr(a.Field.Name), "value", expr(a.Value)))
 		fieldNames = append(fieldNames, a.Field.Name)
 	}
 	v.set("assign", stableByKey(as, fieldNames))

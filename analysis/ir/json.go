@@ -72,6 +72,14 @@ type jobj []member
 // allocation instead of two.
 type jtag member
 
+// jpair is an object of two members, in one allocation.
+type jpair [2]member
+
+// pair returns the object {k1: v1, k2: v2}.
+func pair(k1 string, v1 value, k2 string, v2 value) value {
+	return jpair{{k1, v1}, {k2, v2}}
+}
+
 // set adds a member, keeping the members sorted by key.
 func (o *jobj) set(key string, v value) {
 	if v == nil {
@@ -135,6 +143,22 @@ func (t jtag) encode(b *sink) {
 	writeString(&b.Buffer, t.key)
 	b.WriteByte(':')
 	t.val.encode(b)
+	b.WriteByte('}')
+}
+
+func (p jpair) encode(b *sink) {
+	first, second := p[0], p[1]
+	if first.key > second.key {
+		first, second = second, first
+	}
+	b.WriteByte('{')
+	writeString(&b.Buffer, first.key)
+	b.WriteByte(':')
+	first.val.encode(b)
+	b.WriteByte(',')
+	writeString(&b.Buffer, second.key)
+	b.WriteByte(':')
+	second.val.encode(b)
 	b.WriteByte('}')
 }
 
