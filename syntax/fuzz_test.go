@@ -3,6 +3,8 @@ package syntax
 import (
 	"strings"
 	"testing"
+
+	"github.com/capsulang/caps/bench/gen"
 )
 
 // FuzzRead parses and reads arbitrary input and checks the reader's
@@ -10,7 +12,9 @@ import (
 // items in order, diagnostics inside the source.
 func FuzzRead(f *testing.F) {
 	for _, s := range []string{"", "(", ")", "(a (b) \"c\\n\" -7 30m ; x\n)", "(a\n  (b\n  (c)))\n)", "\"abc", "(a [b] {c})", "(((((", "😀(é)",
-		// issue 19: many unclosed lists on one line (once quadratic to report)
+		// issue 19: many one-line functions (once quadratic to check), and
+		// many unclosed lists on one line (once quadratic to report)
+		string(gen.Functions(4000)),
 		"(module m (capsule \"1.0\")\n" + strings.Repeat("(", 3000),
 	} {
 		f.Add([]byte(s))
