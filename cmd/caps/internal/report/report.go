@@ -292,27 +292,29 @@ func (p *Printer) printText(src *Source, ds []syntax.Diagnostic) {
 	if len(ds) == 0 {
 		return
 	}
-	var b bytes.Buffer
+	// Buffered, not gathered: the text of 100,000 diagnostics need not be
+	// held at once.
+	b := bufio.NewWriterSize(p.stderr, 64<<10)
+	defer b.Flush()
 	conv := p.converter(src, syntax.UTF32, false)
 	name := cli.DisplayPath(src.Path)
 	for _, d := range ds {
 		pos := conv.Position(d.Span.Start)
-		fmt.Fprintf(&b, "%s:%d:%d: %s", name, pos.Line+1, pos.Character+1, d.Severity)
+		fmt.Fprintf(b, "%s:%d:%d: %s", name, pos.Line+1, pos.Character+1, d.Severity)
 		if d.Code != "" {
-			fmt.Fprintf(&b, " %s", d.Code)
+			fmt.Fprintf(b, " %s", d.Code)
 		}
-		fmt.Fprintf(&b, ": %s\n", d.Message)
+		fmt.Fprintf(b, ": %s\n", d.Message)
 		for _, r := range d.Related {
 			rs := p.source(r.File, src)
 			if rs == nil {
-				fmt.Fprintf(&b, "%s: note: %s\n", cli.DisplayPath(r.File), r.Message)
+				fmt.Fprintf(b, "%s: note: %s\n", cli.DisplayPath(r.File), r.Message)
 				continue
 			}
 			rp := p.converter(rs, syntax.UTF32, true).Position(r.Span.Start)
-			fmt.Fprintf(&b, "%s:%d:%d: note: %s\n", cli.DisplayPath(rs.Path), rp.Line+1, rp.Character+1, r.Message)
+			fmt.Fprintf(b, "%s:%d:%d: note: %s\n", cli.DisplayPath(rs.Path), rp.Line+1, rp.Character+1, r.Message)
 		}
 	}
-	p.stderr.Write(b.Bytes())
 }
 
 // Converter turns byte offsets into positions in one encoding. It
