@@ -127,7 +127,7 @@ bench: build
 	@mkdir -p build
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./... | tee build/bench.txt
 	@echo; echo "== scaling: $(CAPS) on 1-15 MB modules, time and peak memory per process (bench/scaling) =="
-	@$(GO) run ./bench/scaling -caps $(CAPS) -o build/scaling.txt
+	@$(GO) run ./bench/scaling -caps $(CAPS) -runs 3 -o build/scaling.txt
 	@echo; echo "== benchmark summary (build/bench.txt, build/scaling.txt; load on this machine skews figures: compare ratios) =="
 	@$(GO) run ./bench/summary build/bench.txt build/scaling.txt
 	@echo; echo "== machine runtime, side by side with XState v5 (bench/machinecmp, bench/xstate) =="
