@@ -217,6 +217,11 @@ type checker struct {
 	children map[*Symbol][]*Symbol
 	// sigs caches function signatures.
 	sigs map[*ast.Function]*signature
+	// boundSurfaces indexes the module's surfaces by the machine they
+	// bind, and variantCases its variant types by case name (both built
+	// on first use).
+	boundSurfaces map[string][]*ast.Surface
+	variantCases  map[string][]variantCase
 	// base is set on a checker that re-checks changed declarations against
 	// an earlier check's state (Recheck): decls, sigs and children hold
 	// only what the changed declarations add, and lookups fall back to

@@ -537,6 +537,37 @@ func (c *checker) callFunction(x ectx, e *ast.Call, s *Symbol, fn *ast.Function)
 	return sig.result
 }
 
+// variantCase is a declared variant type that has a case of some name.
+type variantCase struct {
+	decl    *ast.TypeDecl
+	variant *types.Variant
+}
+
+// variantsWithCase returns the module's variant types that have a case
+// called name, in declaration order. The index of cases is built on first
+// use (resolving every type declaration, as a search would), so that
+// checking every bare constructor costs one pass over the declarations,
+// not one each.
+func (c *checker) variantsWithCase(name string) []variantCase {
+	if c.variantCases == nil {
+		c.variantCases = map[string][]variantCase{}
+		for _, d := range c.mod.Decls {
+			if td, ok := d.(*ast.TypeDecl); ok {
+				if v, ok := c.declType(td).(*types.Variant); ok {
+					seen := map[string]bool{} // a repeated case adds the type once
+					for _, cs := range v.Cases {
+						if !seen[cs.Name] {
+							seen[cs.Name] = true
+							c.variantCases[cs.Name] = append(c.variantCases[cs.Name], variantCase{td, v})
+						}
+					}
+				}
+			}
+		}
+	}
+	return c.variantCases[name]
+}
+
 // variantCtor checks (case arg...) for a tagged-variant case, written bare
 // when the case name is unique or as (Type.case arg...).
 func (c *checker) variantCtor(x ectx, e *ast.Call) types.Type {
@@ -553,13 +584,9 @@ func (c *checker) variantCtor(x ectx, e *ast.Call) types.Type {
 			}
 		}
 	} else {
-		for _, d := range c.mod.Decls {
-			if td, ok := d.(*ast.TypeDecl); ok {
-				if v, ok := c.declType(td).(*types.Variant); ok && v.Case(name) != nil {
-					found = append(found, v)
-					owner = c.declNamed(td.Name.Name)
-				}
-			}
+		for _, vc := range c.variantsWithCase(name) {
+			found = append(found, vc.variant)
+			owner = c.declNamed(vc.decl.Name.Name)
 		}
 	}
 	if len(found) == 0 {

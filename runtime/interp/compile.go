@@ -475,17 +475,10 @@ func (c *compiler) variantCase(n *ast.Name) (*types.Variant, int, bool) {
 		}
 		return nil, 0, false
 	}
-	var found *types.Variant
-	idx := -1
-	for _, v := range c.mod.variants {
-		if i := find(v, n.Text()); i >= 0 {
-			if found != nil {
-				return nil, 0, false
-			}
-			found, idx = v, i
-		}
+	if refs := c.mod.cases[n.Text()]; len(refs) == 1 {
+		return refs[0].variant, refs[0].index, true
 	}
-	return found, idx, found != nil
+	return nil, 0, false // no variant has the case, or several have
 }
 
 // intent compiles an effect intent (EFFECT TARGET... PAYLOAD...), splitting
