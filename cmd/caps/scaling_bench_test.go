@@ -29,16 +29,32 @@ const minRuns = 3
 // scalingSizes are the module sizes, in MiB.
 var scalingSizes = []int{1, 2, 4, 15}
 
-func BenchmarkCheckScaling(b *testing.B) { benchScaling(b, []int{0}, "check") }
-func BenchmarkParseScaling(b *testing.B) { benchScaling(b, []int{0}, "parse") }
-func BenchmarkFmtScaling(b *testing.B)   { benchScaling(b, []int{0, 1}, "fmt", "--check") }
+func BenchmarkCheckScaling(b *testing.B) {
+	benchScaling(b, gen.Functions, scalingSizes, []int{0}, "check")
+}
 
-// benchScaling runs the command args on a module of each size; codes are
-// the exit codes that count as success.
-func benchScaling(b *testing.B, codes []int, args ...string) {
-	for _, mb := range scalingSizes {
+func BenchmarkParseScaling(b *testing.B) {
+	benchScaling(b, gen.Functions, scalingSizes, []int{0}, "parse")
+}
+
+func BenchmarkFmtScaling(b *testing.B) {
+	benchScaling(b, gen.Functions, scalingSizes, []int{0, 1}, "fmt", "--check")
+}
+
+// BenchmarkCheckMixedScaling checks modules of every common kind of
+// declaration (gen.Mixed: records, enums, variants built with bare
+// constructors, functions with examples, machines with bound surfaces),
+// so that a quadratic part in any of them shows in its 4 MB / 1 MB ratio.
+func BenchmarkCheckMixedScaling(b *testing.B) {
+	benchScaling(b, gen.Mixed, []int{1, 4}, []int{0}, "check")
+}
+
+// benchScaling runs the command args on a module from module of each size
+// (in MiB); codes are the exit codes that count as success.
+func benchScaling(b *testing.B, module func(size int) []byte, sizes []int, codes []int, args ...string) {
+	for _, mb := range sizes {
 		b.Run(fmt.Sprintf("%dMB", mb), func(b *testing.B) {
-			benchRun(b, gen.Functions(mb<<20), codes, args...)
+			benchRun(b, module(mb<<20), codes, args...)
 		})
 	}
 }
