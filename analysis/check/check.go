@@ -222,6 +222,8 @@ type checker struct {
 	// on first use).
 	boundSurfaces map[string][]*ast.Surface
 	variantCases  map[string][]variantCase
+	// memberIdx indexes the members of declarations that have many.
+	memberIdx map[*Symbol]*membersIndexed
 	// base is set on a checker that re-checks changed declarations against
 	// an earlier check's state (Recheck): decls, sigs and children hold
 	// only what the changed declarations add, and lookups fall back to
