@@ -3,7 +3,8 @@
 #   make run       build, then run caps on every shipped example (examples/*.caps)
 #   make test      go vet, the grammar checks, the VS Code extension tests and
 #                  go test -race: the whole suite
-#   make bench     Go benchmarks, with a summary
+#   make bench     Go benchmarks and the scaling runs (bench/scaling), with a
+#                  summary
 #   make grammar   regenerate tree-sitter-capsulang/src from grammar.js
 #   make vscode    package the VS Code extension: build/capsulang-<version>.vsix
 #   make fuzz      a short run of every Go fuzz target (FUZZTIME each)
@@ -125,8 +126,10 @@ vscode:
 bench: build
 	@mkdir -p build
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./... | tee build/bench.txt
-	@echo; echo "== benchmark summary (build/bench.txt; load on this machine skews figures: compare ratios) =="
-	@$(GO) run ./bench/summary build/bench.txt
+	@echo; echo "== scaling: $(CAPS) on 1-15 MB modules, time and peak memory per process (bench/scaling) =="
+	@$(GO) run ./bench/scaling -caps $(CAPS) -runs 3 -o build/scaling.txt
+	@echo; echo "== benchmark summary (build/bench.txt, build/scaling.txt; load on this machine skews figures: compare ratios) =="
+	@$(GO) run ./bench/summary build/bench.txt build/scaling.txt
 	@echo; echo "== machine runtime, side by side with XState v5 (bench/machinecmp, bench/xstate) =="
 	@$(GO) run ./bench/machinecmp build/bench.txt
 	@echo; echo "== language server (bench/lspbench, driving $(CAPS) over stdio) =="

@@ -45,22 +45,24 @@ var kindNames = map[string]Kind{
 
 var (
 	language  = capsulang.Language()
-	symKinds  []Kind
 	maxSymbol = language.SymbolCount()
+	symKinds  = kindsBySymbol()
 )
 
-func init() {
-	symKinds = make([]Kind, maxSymbol+1)
+// kindsBySymbol returns the kind of each tree-sitter symbol.
+func kindsBySymbol() []Kind {
+	kinds := make([]Kind, maxSymbol+1)
 	for s := uint32(0); s < maxSymbol; s++ {
 		name := language.SymbolName(sitter.Symbol(s))
 		if k, ok := kindNames[name]; ok {
 			// Anonymous "(" and named nodes share no names, so the name alone
 			// identifies the kind.
-			if symKinds[s] == KindOther {
-				symKinds[s] = k
+			if kinds[s] == KindOther {
+				kinds[s] = k
 			}
 		}
 	}
+	return kinds
 }
 
 // Language returns the tree-sitter language (for queries and tests).
@@ -132,9 +134,14 @@ func NewParser() *Parser {
 // Close releases the parser.
 func (p *Parser) Close() { p.p.Close() }
 
-// Parse parses src from scratch and returns its CST. The tree-sitter tree is
-// released before returning.
+// Parse parses src from scratch and returns its CST. Text without syntax
+// errors is read by a scanner that builds the very CST tree-sitter would
+// (see scan); other text is parsed by tree-sitter, whose tree is released
+// before returning.
 func (p *Parser) Parse(src []byte) (*CST, error) {
+	if c := scanned(src); c != nil {
+		return c, nil
+	}
 	tree, err := p.p.ParseCtx(context.Background(), nil, src)
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
@@ -150,8 +157,12 @@ func newCST(tree *sitter.Tree, src []byte, lines *Lines) *CST {
 	return &CST{Src: src, Nodes: capsulang.FlattenParallel(tree, nil), Lines: lines}
 }
 
-// Parse is a convenience that parses src with a fresh parser.
+// Parse is a convenience that parses src with a fresh parser (made only
+// when the text needs tree-sitter).
 func Parse(src []byte) (*CST, error) {
+	if c := scanned(src); c != nil {
+		return c, nil
+	}
 	p := NewParser()
 	defer p.Close()
 	return p.Parse(src)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/capsulang/caps/bench/gen"
 )
 
 // FuzzRead parses and reads arbitrary input and checks the reader's
@@ -13,6 +15,10 @@ import (
 func FuzzRead(f *testing.F) {
 	for _, s := range []string{"", "(", ")", "(a (b) \"c\\n\" -7 30m ; x\n)", "(a\n  (b\n  (c)))\n)", "\"abc", "(a [b] {c})", "(((((", "😀(é)",
 		"(a \"\\u{" + strings.Repeat("F", 200) + "}\")", "(a \"\\" + strings.Repeat("😀", 100) + "\")", // huge escapes are clipped (issue 19, item 10)
+		// issue 19: many one-line functions (once quadratic to check), and
+		// many unclosed lists on one line (once quadratic to report)
+		string(gen.Functions(4000)),
+		"(module m (capsule \"1.0\")\n" + strings.Repeat("(", 3000),
 	} {
 		f.Add([]byte(s))
 	}

@@ -3,6 +3,7 @@ package syntax
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"unicode/utf8"
 )
 
@@ -67,7 +68,22 @@ type Range struct {
 type Lines struct {
 	text   []byte
 	starts []int // byte offset of the start of each line
+	// marks holds, for each line longer than markEvery bytes, the code
+	// units counted up to every markEvery bytes of it, so that a position
+	// on a long line is counted from the mark before it instead of from
+	// the start of the line: converting every position of one very long
+	// line (100,000 unclosed lists) then costs linear time, not quadratic.
+	marks map[int][]mark
 }
+
+// mark is a place in a long line (the start of a character) and the code
+// units before it on its line, in UTF-16 and in UTF-32.
+type mark struct {
+	off, u16, u32 int
+}
+
+// markEvery is the distance between the marks of a long line, in bytes.
+const markEvery = 1024
 
 // NewLines indexes text. The text is retained, not copied.
 func NewLines(text []byte) *Lines {
@@ -95,7 +111,49 @@ func NewLines(text []byte) *Lines {
 			}
 		}
 	}
-	return &Lines{text: text, starts: starts}
+	l := &Lines{text: text, starts: starts}
+	l.markLongLines()
+	return l
+}
+
+// markLongLines sets the marks of every line longer than markEvery bytes.
+func (l *Lines) markLongLines() {
+	for line := range l.starts {
+		start, end := l.starts[line], l.lineEnd(line)
+		if end-start <= markEvery {
+			continue
+		}
+		if l.marks == nil {
+			l.marks = map[int][]mark{}
+		}
+		var ms []mark
+		pos, u16, u32 := start, 0, 0
+		for next := start + markEvery; next < end; next = pos + markEvery {
+			for next > pos && !utf8.RuneStart(l.text[next]) {
+				next-- // marks start characters, where counts add up
+			}
+			u16 += units(l.text[pos:next], UTF16)
+			u32 += units(l.text[pos:next], UTF32)
+			ms = append(ms, mark{next, u16, u32})
+			pos = next
+		}
+		l.marks[line] = ms
+	}
+}
+
+// unitsTo counts the code units in enc from the start of line (which
+// starts at start) to off, from the nearest mark before off.
+func (l *Lines) unitsTo(line, start, off int, enc Encoding) int {
+	from, u := start, 0
+	if ms := l.marks[line]; len(ms) > 0 && enc != UTF8 {
+		if i := sort.Search(len(ms), func(i int) bool { return ms[i].off > off }) - 1; i >= 0 {
+			from, u = ms[i].off, ms[i].u32
+			if enc == UTF16 {
+				u = ms[i].u16
+			}
+		}
+	}
+	return u + units(l.text[from:off], enc)
 }
 
 // Count returns the number of lines (a text always has at least one).
@@ -148,7 +206,7 @@ func (l *Lines) Position(off int, enc Encoding) Position {
 	if end := l.lineEnd(line); off > end {
 		off = end // inside a CRLF pair
 	}
-	return Position{Line: line, Character: units(l.text[start:off], enc)}
+	return Position{Line: line, Character: l.unitsTo(line, start, off, enc)}
 }
 
 // Offset converts a Position to a byte offset. A character past the end of

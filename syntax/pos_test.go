@@ -1,6 +1,72 @@
 package syntax
 
-import "testing"
+import (
+	"math/rand"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// naivePosition counts a position from the start of its line, as Lines did
+// before long lines had marks.
+func naivePosition(l *Lines, text []byte, off int, enc Encoding) Position {
+	line := l.Line(off)
+	start := l.starts[line]
+	if end := l.lineEnd(line); off > end {
+		off = end
+	}
+	return Position{Line: line, Character: units(text[start:off], enc)}
+}
+
+// TestLongLinePositions checks positions on long lines, counted from their
+// marks, against counts from the start of the line, at every offset
+// (inside characters and CRLF pairs too).
+func TestLongLinePositions(t *testing.T) {
+	pieces := []string{"(", "a", "é", "😀", "中", " ", "\r\n", "\n", "\r", "\xff", strings.Repeat("x", 700)}
+	r := rand.New(rand.NewSource(1))
+	for iter := 0; iter < 20; iter++ {
+		var b strings.Builder
+		for b.Len() < 6000 {
+			p := pieces[r.Intn(len(pieces))]
+			if strings.ContainsAny(p, "\r\n") && r.Intn(4) > 0 {
+				continue // mostly long lines
+			}
+			b.WriteString(p)
+		}
+		text := []byte(b.String())
+		l := NewLines(text)
+		for _, enc := range []Encoding{UTF8, UTF16, UTF32} {
+			for off := 0; off <= len(text); off++ {
+				if got, want := l.Position(off, enc), naivePosition(l, text, off, enc); got != want {
+					t.Fatalf("%v, offset %d of %q: %+v, want %+v", enc, off, text, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestLongLineMarks checks that a long line is marked every markEvery
+// bytes or so, at character starts, so that no position on it counts more
+// than markEvery bytes (100,000 unclosed lists on one line once took
+// seconds to convert).
+func TestLongLineMarks(t *testing.T) {
+	text := []byte("(module m\n" + strings.Repeat("(é", 50000) + "\n")
+	l := NewLines(text)
+	ms := l.marks[1]
+	if len(ms) < 3*50000/markEvery-2 {
+		t.Fatalf("%d marks on a line of %d bytes", len(ms), 3*50000)
+	}
+	prev := l.starts[1]
+	for _, m := range ms {
+		if m.off-prev > markEvery || !utf8.RuneStart(text[m.off]) {
+			t.Fatalf("mark at %d after %d", m.off, prev)
+		}
+		prev = m.off
+	}
+	if l.marks[0] != nil {
+		t.Error("a short line has marks")
+	}
+}
 
 // A UTF-8 position at the end of the last line is the end of the text; it
 // read one byte past the text (and panicked) when the last line had no

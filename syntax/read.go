@@ -34,6 +34,8 @@ func (k FormKind) String() string {
 // A Form is one S-expression: a list, a symbol, a number or a string.
 type Form struct {
 	Kind FormKind
+	// Closed reports whether a list has its closing parenthesis.
+	Closed bool
 	// Span covers the whole form. An unclosed list ends after its last item.
 	Span Span
 	// Text is the source text of a symbol or number, and the decoded value
@@ -41,8 +43,6 @@ type Form struct {
 	Text string
 	// Items are the elements of a list.
 	Items []*Form
-	// Closed reports whether a list has its closing parenthesis.
-	Closed bool
 }
 
 // Head returns the text of a list's first item when it is a symbol, else "".
@@ -77,12 +77,20 @@ type Source struct {
 	depth int
 }
 
-type token struct {
-	kind  Kind // KindLParen, KindRParen, KindSymbol, KindNumber, KindString
-	start int
-	end   int
-	node  int32
-}
+// A token is the index of a CST node that the reader reads as one token: a
+// '(' or ')', or an atom (a symbol, number or string node, whose children
+// it skips). Its kind and span are the node's.
+type token int32
+
+// kind returns the kind of token t: KindLParen, KindRParen, KindSymbol,
+// KindNumber or KindString.
+func (c *CST) kindOf(t token) Kind { return c.Kind(int32(t)) }
+
+// start returns the offset at which token t starts.
+func (c *CST) start(t token) int { return int(c.Nodes[t].Start) }
+
+// end returns the offset at which token t ends.
+func (c *CST) end(t token) int { return int(c.Nodes[t].End) }
 
 // Read turns a CST into forms. Parentheses are matched as written; when they
 // do not balance, Read uses indentation to decide where a list was meant to
@@ -143,11 +151,11 @@ func (s *Source) tokensIn(from, to int32) []token {
 		switch c.Kind(i) {
 		case KindLParen, KindRParen:
 			if !c.Missing(i) {
-				toks = append(toks, token{c.Kind(i), int(n.Start), int(n.End), i})
+				toks = append(toks, token(i))
 			}
 		case KindSymbol, KindNumber, KindString:
 			if !(c.Missing(i) && n.Start == n.End) {
-				toks = append(toks, token{c.Kind(i), int(n.Start), int(n.End), i})
+				toks = append(toks, token(i))
 			}
 			i = c.skip(i)
 			continue
@@ -211,7 +219,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 	c := s.CST
 	nforms := 0
 	for _, t := range toks {
-		if t.kind != KindRParen {
+		if c.kindOf(t) != KindRParen {
 			nforms++
 		}
 	}
@@ -233,9 +241,9 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			end = items[len(items)-1].Span.End
 		}
 		if !closed && len(items) == 0 {
-			end = f.open.end
+			end = c.end(f.open)
 		}
-		arena = append(arena, Form{Kind: FormList, Span: Span{f.open.start, end}, Items: itemArena[start:len(itemArena):len(itemArena)], Closed: closed})
+		arena = append(arena, Form{Kind: FormList, Span: Span{c.start(f.open), end}, Items: itemArena[start:len(itemArena):len(itemArena)], Closed: closed})
 		if s.depth+len(stack) < MaxDepth {
 			pending = append(pending, &arena[len(arena)-1])
 		}
@@ -243,7 +251,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			s.Diagnostics = append(s.Diagnostics, Diagnostic{
 				Code: CodeParse, Severity: Error, Span: Span{end, end},
 				Message: "missing `)` to close the list opened here",
-				Related: []Related{{Span: Span{f.open.start, f.open.end}, Message: "the unclosed `(`"}},
+				Related: []Related{{Span: Span{c.start(f.open), c.end(f.open)}, Message: "the unclosed `(`"}},
 			})
 		}
 	}
@@ -255,12 +263,13 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 	for ti, t := range toks {
 		var line, col int
 		first := false
+		start, end := c.start(t), c.end(t)
 		if recover {
-			line, col = lineCol(t.start)
+			line, col = lineCol(start)
 			first = line != lastLine
 			lastLine = line
 		}
-		switch t.kind {
+		switch kind := c.kindOf(t); kind {
 		case KindLParen:
 			if recover && first {
 				for len(stack) > 0 && stack[len(stack)-1].col >= col && stack[len(stack)-1].line < line {
@@ -269,7 +278,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			}
 			if s.depth+len(stack) >= MaxDepth {
 				if !tooDeep {
-					s.errorf(CodeParse, Span{t.start, t.end}, "lists nest deeper than %d levels; the rest of this form is ignored", MaxDepth)
+					s.errorf(CodeParse, Span{start, end}, "lists nest deeper than %d levels; the rest of this form is ignored", MaxDepth)
 					tooDeep = true
 					s.TooDeep = true
 				}
@@ -280,26 +289,26 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 				if !recover {
 					return false
 				}
-				s.errorf(CodeParse, Span{t.start, t.end}, "unexpected `)` with no list open; delete it")
+				s.errorf(CodeParse, Span{start, end}, "unexpected `)` with no list open; delete it")
 				continue
 			}
 			if recover && s.strayClose(toks, ti, stack[len(stack)-1], lineCol) {
-				s.errorf(CodeParse, Span{t.start, t.end}, "unexpected `)`: the next line is indented inside this list, so this `)` closes it too early; delete it")
+				s.errorf(CodeParse, Span{start, end}, "unexpected `)`: the next line is indented inside this list, so this `)` closes it too early; delete it")
 				continue
 			}
-			closeList(t.end, true)
+			closeList(end, true)
 		default:
 			if s.depth+len(stack) > MaxDepth {
 				continue
 			}
-			f := Form{Span: Span{t.start, t.end}}
-			switch t.kind {
+			f := Form{Span: Span{start, end}}
+			switch kind {
 			case KindSymbol:
-				f.Kind, f.Text = FormSymbol, c.str(t.start, t.end)
+				f.Kind, f.Text = FormSymbol, c.str(start, end)
 			case KindNumber:
-				f.Kind, f.Text = FormNumber, c.str(t.start, t.end)
+				f.Kind, f.Text = FormNumber, c.str(start, end)
 			case KindString:
-				f.Kind, f.Text = FormString, s.decodeString(t)
+				f.Kind, f.Text = FormString, s.decodeString(start, end)
 			}
 			arena = append(arena, f)
 			pending = append(pending, &arena[len(arena)-1])
@@ -321,16 +330,17 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 // of frame f, is stray: the next line that starts with '(' is indented
 // deeper than f's own '(' (so it was meant to be inside f).
 func (s *Source) strayClose(toks []token, ti int, f frame, lineCol func(int) (int, int)) bool {
-	line, _ := lineCol(toks[ti].start)
+	c := s.CST
+	line, _ := lineCol(c.start(toks[ti]))
 	for j := ti + 1; j < len(toks); j++ {
-		l, col := lineCol(toks[j].start)
+		l, col := lineCol(c.start(toks[j]))
 		if l == line {
-			if toks[j].kind == KindRParen {
+			if c.kindOf(toks[j]) == KindRParen {
 				return false // more closers on this line: judge the last one
 			}
 			continue
 		}
-		if toks[j].kind != KindLParen {
+		if c.kindOf(toks[j]) != KindLParen {
 			return false
 		}
 		return col > f.col && f.line < l && f.col >= 0
@@ -338,17 +348,17 @@ func (s *Source) strayClose(toks []token, ti int, f frame, lineCol func(int) (in
 	return false
 }
 
-// decodeString returns the value of a string token, reporting bad escapes
-// and a missing closing quote.
-func (s *Source) decodeString(t token) string {
+// decodeString returns the value of the string token [start, end),
+// reporting bad escapes and a missing closing quote.
+func (s *Source) decodeString(start, end int) string {
 	c := s.CST
-	raw := c.str(t.start, t.end)
+	raw := c.str(start, end)
 	var body string
 	if closedString(raw) {
 		body = raw[1 : len(raw)-1]
 	} else {
 		body = raw[1:]
-		s.errorf(CodeParse, Span{t.end, t.end}, "unterminated string: add `\"` before the end of the line")
+		s.errorf(CodeParse, Span{end, end}, "unterminated string: add `\"` before the end of the line")
 	}
 	if !strings.Contains(body, "\\") {
 		return body
@@ -360,7 +370,7 @@ func (s *Source) decodeString(t token) string {
 			b.WriteByte(ch)
 			continue
 		}
-		escStart := t.start + 1 + i
+		escStart := start + 1 + i
 		if i+1 >= len(body) {
 			s.errorf(CodeBadLiteral, Span{escStart, escStart + 1}, "a string cannot end with a lone `\\`")
 			break

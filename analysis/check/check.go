@@ -164,10 +164,14 @@ type Options struct {
 
 // Check checks a parsed file.
 func Check(f *ast.File, opts Options) *Result {
+	ndecls := 0
+	if f.Module != nil {
+		ndecls = len(f.Module.Decls)
+	}
 	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type, exprEstimate(f)), FuncEffects: map[*ast.Function][]EffectUse{}},
+		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type, exprEstimate(f)), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
 		opts:  opts,
-		decls: map[string]*Symbol{},
+		decls: make(map[string]*Symbol, ndecls),
 	}
 	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
 	if f.Module != nil {
@@ -217,6 +221,13 @@ type checker struct {
 	children map[*Symbol][]*Symbol
 	// sigs caches function signatures.
 	sigs map[*ast.Function]*signature
+	// boundSurfaces indexes the module's surfaces by the machine they
+	// bind, and variantCases its variant types by case name (both built
+	// on first use).
+	boundSurfaces map[string][]*ast.Surface
+	variantCases  map[string][]variantCase
+	// memberIdx indexes the members of declarations that have many.
+	memberIdx map[*Symbol]*membersIndexed
 	// base is set on a checker that re-checks changed declarations against
 	// an earlier check's state (Recheck): decls, sigs and children hold
 	// only what the changed declarations add, and lookups fall back to
@@ -297,33 +308,60 @@ func didYouMean(name string, candidates []string) string {
 	return ""
 }
 
-// scope is a set of names with duplicate detection.
+// scope is a set of names with duplicate detection. Most scopes are small
+// (a function's inputs, an event's fields) and are searched in order; a
+// map indexes a scope once it holds more than smallScope names.
 type scope struct {
 	c     *checker
 	what  string
-	names map[string]*Symbol
+	hint  int // how many names the scope is expected to hold
 	order []string
+	syms  []*Symbol          // the symbol of each name in order
+	names map[string]*Symbol // nil while the scope is small
 }
 
+// smallScope is the most names a scope searches without a map.
+const smallScope = 8
+
 func (c *checker) newScope(what string) *scope {
-	return &scope{c: c, what: what, names: map[string]*Symbol{}}
+	return &scope{c: c, what: what}
 }
 
 // add defines s in the scope, reporting a duplicate. It returns false for
 // a duplicate.
 func (s *scope) add(sym *Symbol) bool {
-	if prev, ok := s.names[sym.Name]; ok {
+	if prev := s.lookup(sym.Name); prev != nil {
 		d := s.c.errorf(DuplicateDecl, sym.Span, "%s `%s` is declared twice", s.what, sym.Name)
 		d.Related = []syntax.Related{{Span: prev.Span, Message: "first declared here"}}
 		s.c.define(sym)
 		return false
 	}
-	s.names[sym.Name] = sym
 	s.order = append(s.order, sym.Name)
+	s.syms = append(s.syms, sym)
+	switch {
+	case s.names != nil:
+		s.names[sym.Name] = sym
+	case len(s.order) > smallScope:
+		s.names = make(map[string]*Symbol, max(2*len(s.order), s.hint))
+		for i, name := range s.order {
+			s.names[name] = s.syms[i]
+		}
+	}
 	s.c.define(sym)
 	return true
 }
 
-func (s *scope) lookup(name string) *Symbol { return s.names[name] }
+// lookup returns the symbol the scope holds for name, or nil.
+func (s *scope) lookup(name string) *Symbol {
+	if s.names != nil {
+		return s.names[name]
+	}
+	for i, n := range s.order {
+		if n == name {
+			return s.syms[i]
+		}
+	}
+	return nil
+}
 
 func (s *scope) list() []string { return s.order }

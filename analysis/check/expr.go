@@ -11,14 +11,23 @@ import (
 	"github.com/capsulang/caps/syntax/ast"
 )
 
-// env is a lexical scope of local names.
+// env is a lexical scope of local names: names maps each to its symbol.
+// A function's few inputs are instead listed in syms, searched from the
+// end (a repeated input name means its last declaration, as in a map
+// filled in order), which spares every function a map.
 type env struct {
 	parent *env
 	names  map[string]*Symbol
+	syms   []*Symbol
 }
 
 func (e *env) lookup(name string) *Symbol {
 	for ; e != nil; e = e.parent {
+		for i := len(e.syms) - 1; i >= 0; i-- {
+			if e.syms[i].Name == name {
+				return e.syms[i]
+			}
+		}
 		if s, ok := e.names[name]; ok {
 			return s
 		}
@@ -26,9 +35,14 @@ func (e *env) lookup(name string) *Symbol {
 	return nil
 }
 
+// all returns the names in scope, in no particular order and possibly
+// repeated (for suggestions).
 func (e *env) all() []string {
 	var out []string
 	for ; e != nil; e = e.parent {
+		for _, s := range e.syms {
+			out = append(out, s.Name)
+		}
 		for n := range e.names {
 			out = append(out, n)
 		}
@@ -523,6 +537,37 @@ func (c *checker) callFunction(x ectx, e *ast.Call, s *Symbol, fn *ast.Function)
 	return sig.result
 }
 
+// variantCase is a declared variant type that has a case of some name.
+type variantCase struct {
+	decl    *ast.TypeDecl
+	variant *types.Variant
+}
+
+// variantsWithCase returns the module's variant types that have a case
+// called name, in declaration order. The index of cases is built on first
+// use (resolving every type declaration, as a search would), so that
+// checking every bare constructor costs one pass over the declarations,
+// not one each.
+func (c *checker) variantsWithCase(name string) []variantCase {
+	if c.variantCases == nil {
+		c.variantCases = map[string][]variantCase{}
+		for _, d := range c.mod.Decls {
+			if td, ok := d.(*ast.TypeDecl); ok {
+				if v, ok := c.declType(td).(*types.Variant); ok {
+					seen := map[string]bool{} // a repeated case adds the type once
+					for _, cs := range v.Cases {
+						if !seen[cs.Name] {
+							seen[cs.Name] = true
+							c.variantCases[cs.Name] = append(c.variantCases[cs.Name], variantCase{td, v})
+						}
+					}
+				}
+			}
+		}
+	}
+	return c.variantCases[name]
+}
+
 // variantCtor checks (case arg...) for a tagged-variant case, written bare
 // when the case name is unique or as (Type.case arg...).
 func (c *checker) variantCtor(x ectx, e *ast.Call) types.Type {
@@ -539,13 +584,9 @@ func (c *checker) variantCtor(x ectx, e *ast.Call) types.Type {
 			}
 		}
 	} else {
-		for _, d := range c.mod.Decls {
-			if td, ok := d.(*ast.TypeDecl); ok {
-				if v, ok := c.declType(td).(*types.Variant); ok && v.Case(name) != nil {
-					found = append(found, v)
-					owner = c.declNamed(td.Name.Name)
-				}
-			}
+		for _, vc := range c.variantsWithCase(name) {
+			found = append(found, vc.variant)
+			owner = c.declNamed(vc.decl.Name.Name)
 		}
 	}
 	if len(found) == 0 {

@@ -4,6 +4,7 @@ import (
 	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax/ast"
+	"strings"
 )
 
 type signature struct {
@@ -17,7 +18,11 @@ type signature struct {
 // declared effects (once).
 func (c *checker) signature(fn *ast.Function) *signature {
 	if c.sigs == nil {
-		c.sigs = map[*ast.Function]*signature{}
+		n := 0
+		if c.mod != nil {
+			n = len(c.mod.Decls)
+		}
+		c.sigs = make(map[*ast.Function]*signature, n)
 	}
 	if s, ok := c.cachedSig(fn); ok {
 		return s
@@ -60,27 +65,32 @@ func (c *checker) signature(fn *ast.Function) *signature {
 	return sig
 }
 
+// functionDetail is a function's one-line signature, for hovers:
+// (function f (x I64) -> I64 pure).
 func functionDetail(fn *ast.Function, sig *signature) string {
-	s := "(function " + fn.Name.Name + " ("
+	var b strings.Builder
+	b.Grow(64)
+	b.WriteString("(function " + fn.Name.Name + " (")
 	for i, in := range fn.Inputs {
 		if i > 0 {
-			s += " "
+			b.WriteString(" ")
 		}
-		s += in.Name.Name + " " + sig.params[i].String()
+		b.WriteString(in.Name.Name + " " + sig.params[i].String())
 	}
-	s += ") -> " + sig.result.String()
+	b.WriteString(") -> " + sig.result.String())
 	if len(sig.effects) > 0 {
-		s += " !"
+		b.WriteString(" !")
 		for _, e := range sig.effects {
-			s += " " + e.Name
+			b.WriteString(" " + e.Name)
 			if e.Target != "" {
-				s += " " + e.Target
+				b.WriteString(" " + e.Target)
 			}
 		}
 	} else {
-		s += " pure"
+		b.WriteString(" pure")
 	}
-	return s + ")"
+	b.WriteString(")")
+	return b.String()
 }
 
 func (c *checker) functionSignature(fn *ast.Function) { c.signature(fn) }
@@ -88,11 +98,14 @@ func (c *checker) functionSignature(fn *ast.Function) { c.signature(fn) }
 // function checks a function's clauses and body.
 func (c *checker) function(fn *ast.Function) {
 	sig := c.signature(fn)
-	names := map[string]*Symbol{}
-	for _, in := range sig.inputs {
-		names[in.Name] = in
+	inputs := &env{syms: sig.inputs}
+	if len(sig.inputs) > smallScope {
+		inputs = &env{names: make(map[string]*Symbol, len(sig.inputs))}
+		for _, in := range sig.inputs {
+			inputs.names[in.Name] = in
+		}
 	}
-	base := ectx{env: &env{names: names}}
+	base := ectx{env: inputs}
 	pure := base
 	pure.pureWhat = "a requires clause"
 	for _, r := range fn.Requires {

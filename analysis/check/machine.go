@@ -72,13 +72,11 @@ func (c *checker) machine(m *ast.Machine) {
 		c.state(mi, st, used)
 	}
 	// Events used by surfaces bound to this machine count as used.
-	for _, d := range c.mod.Decls {
-		if s, ok := d.(*ast.Surface); ok && s.Bind.Name == m.Name.Name {
-			for _, e := range s.Events {
-				used[e.Name] = true
-				if mi.evInfo[e.Name] == nil {
-					used[ast.Closest(e.Name, mi.events.list())] = true
-				}
+	for _, s := range c.surfacesBoundTo(m.Name.Name) {
+		for _, e := range s.Events {
+			used[e.Name] = true
+			if mi.evInfo[e.Name] == nil {
+				used[ast.Closest(e.Name, mi.events.list())] = true
 			}
 		}
 	}
@@ -279,4 +277,20 @@ func eventWord(id ast.Ident) string {
 		return ""
 	}
 	return id.Name + " "
+}
+
+// surfacesBoundTo returns the module's surfaces bound to the machine
+// called name, in declaration order. The index is built on first use, so
+// that checking every machine costs one pass over the declarations, not
+// one each.
+func (c *checker) surfacesBoundTo(name string) []*ast.Surface {
+	if c.boundSurfaces == nil {
+		c.boundSurfaces = map[string][]*ast.Surface{}
+		for _, d := range c.mod.Decls {
+			if s, ok := d.(*ast.Surface); ok {
+				c.boundSurfaces[s.Bind.Name] = append(c.boundSurfaces[s.Bind.Name], s)
+			}
+		}
+	}
+	return c.boundSurfaces[name]
 }

@@ -50,6 +50,7 @@ func (c *checker) module(m *ast.Module) {
 	c.importsOf(m)
 	// Declarations: names are unique across kinds within a module.
 	top := c.newScope("declaration")
+	top.hint = len(m.Decls)
 	for _, d := range m.Decls {
 		b := d.Base()
 		if !b.Name.Valid() {
@@ -424,9 +425,7 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 	case *ast.RecordDef:
 		r := &types.Record{Name: name, Kind: def.Keyword.Name}
 		c.typeCache[td] = r // records may refer to themselves through List/Option
-		fs := c.newScope("field")
 		for _, f := range def.Fields {
-			fs.names[f.Name.Name] = nil
 			r.Fields = append(r.Fields, types.Field{Name: f.Name.Name, Type: c.resolveType(f.Type)})
 		}
 		return r
@@ -486,12 +485,53 @@ func (c *checker) typeMembers(td *ast.TypeDecl, t types.Type) {
 	}
 }
 
-// member finds a field/member symbol of a declaration by name.
+// member finds a field/member symbol of a declaration by name: the first
+// of its members of that kind and name. A declaration with many members
+// (a record of thousands of fields) gets an index, so that naming every
+// one of them costs linear time.
 func (c *checker) member(parent *Symbol, kind SymbolKind, name string) *Symbol {
-	for _, s := range c.members(parent) {
-		if s.Kind == kind && s.Name == name {
-			return s
+	ms := c.members(parent)
+	if len(ms) <= 2*smallScope {
+		for _, s := range ms {
+			if s.Kind == kind && s.Name == name {
+				return s
+			}
+		}
+		return nil
+	}
+	return c.memberIndex(parent, ms)[memberKey{kind, name}]
+}
+
+// memberKey names a member of a declaration.
+type memberKey struct {
+	kind SymbolKind
+	name string
+}
+
+// memberIndex returns the index of ms, the members of parent: built once,
+// extended as members are added, and rebuilt if the list is another one
+// (a re-check's own list replacing its base's).
+func (c *checker) memberIndex(parent *Symbol, ms []*Symbol) map[memberKey]*Symbol {
+	if c.memberIdx == nil {
+		c.memberIdx = map[*Symbol]*membersIndexed{}
+	}
+	ix := c.memberIdx[parent]
+	if ix == nil || len(ix.of) > len(ms) || len(ix.of) > 0 && &ix.of[0] != &ms[0] {
+		ix = &membersIndexed{by: make(map[memberKey]*Symbol, len(ms))}
+		c.memberIdx[parent] = ix
+	}
+	for _, s := range ms[len(ix.of):] {
+		if k := (memberKey{s.Kind, s.Name}); ix.by[k] == nil {
+			ix.by[k] = s
 		}
 	}
-	return nil
+	ix.of = ms
+	return ix.by
+}
+
+// membersIndexed is the index of the members list of, by kind and name
+// (the first member of each).
+type membersIndexed struct {
+	of []*Symbol
+	by map[memberKey]*Symbol
 }

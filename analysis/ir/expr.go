@@ -62,7 +62,8 @@ func decimalText(t string) string {
 	return s
 }
 
-func tagged(key string, v value) value { return jobj{{key, v}} }
+// tagged returns the object {key: v}.
+func tagged(key string, v value) value { return jtag{key, v} }
 
 var (
 	badValue  = tagged("bad", jbool(true))
@@ -122,7 +123,7 @@ func expr(e ast.Expr) value {
 		if e.Func != nil {
 			fn = e.Func.Text()
 		}
-		return jobj{{"args", exprs(e.Args)}, {"call", jstr(fn)}}
+		return pair("args", exprs(e.Args), "call", jstr(fn))
 	case *ast.If:
 		if e == nil {
 			return jnull{}
@@ -138,7 +139,7 @@ func expr(e ast.Expr) value {
 				bs = append(bs, jnull{})
 				continue
 			}
-			bs = append(bs, jobj{{"name", jstr(b.Name.Name)}, {"value", expr(b.Value)}})
+			bs = append(bs, pair("name", jstr(b.Name.Name), "value", expr(b.Value)))
 		}
 		return jobj{{"body", expr(e.Body)}, {"let", bs}}
 	case *ast.Do:
@@ -156,7 +157,7 @@ func expr(e ast.Expr) value {
 				fs = append(fs, jnull{})
 				continue
 			}
-			fs = append(fs, jobj{{"name", jstr(f.Name.Name)}, {"value", expr(f.Value)}})
+			fs = append(fs, pair("name", jstr(f.Name.Name), "value", expr(f.Value)))
 		}
 		return jobj{{"fields", fs}, {"record", jstr(e.Type.Name)}}
 	case *ast.Match:
@@ -169,7 +170,7 @@ func expr(e ast.Expr) value {
 				arms = append(arms, jnull{})
 				continue
 			}
-			arms = append(arms, jobj{{"body", expr(a.Body)}, {"pattern", pattern(a.Pattern)}})
+			arms = append(arms, pair("body", expr(a.Body), "pattern", pattern(a.Pattern)))
 		}
 		return jobj{{"arms", arms}, {"match", expr(e.Subject)}}
 	case *ast.BadExpr:

@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -54,23 +55,33 @@ func HashBytes(canonical []byte) string {
 
 // Canonical returns the canonical IR of m.
 func (o Options) Canonical(m *ast.Module) ([]byte, error) {
-	if m == nil {
-		return nil, errors.New("ir: no module: the file holds no (module NAME ...) form")
-	}
-	v, err := o.module(m)
+	v, err := o.value(m)
 	if err != nil {
 		return nil, err
 	}
 	return encodeValue(v), nil
 }
 
-// Hash returns the semantic hash of m.
+// Hash returns the semantic hash of m. The canonical bytes go to the hash
+// as they are encoded, without being assembled in one buffer.
 func (o Options) Hash(m *ast.Module) (string, error) {
-	c, err := o.Canonical(m)
+	v, err := o.value(m)
 	if err != nil {
 		return "", err
 	}
-	return HashBytes(c), nil
+	h := sha256.New()
+	s := &sink{w: h}
+	v.encode(s)
+	s.flush()
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// value returns the canonical IR of m as a JSON value.
+func (o Options) value(m *ast.Module) (value, error) {
+	if m == nil {
+		return nil, errors.New("ir: no module: the file holds no (module NAME ...) form")
+	}
+	return o.module(m)
 }
 
 // ---- module
@@ -110,18 +121,19 @@ func (o Options) module(m *ast.Module) (value, error) {
 	}
 	v.set("imports", sortByName(imps, names))
 
-	decls := make([]value, 0, len(m.Decls))
-	keys := make([]string, 0, len(m.Decls))
+	// Each declaration is encoded as soon as it is built, so that only the
+	// bytes of the declarations are held at once, not their value trees.
+	var enc encodings
+	decls := make([]keyed, 0, len(m.Decls))
 	for _, d := range m.Decls {
 		if isNil(d) {
 			continue
 		}
-		decls = append(decls, decl(d))
 		// Kind names contain no NUL, so "kind\x00name" sorts by kind, then
 		// by name.
-		keys = append(keys, string(d.Kind())+"\x00"+d.Base().Name.Name)
+		decls = append(decls, keyed{string(d.Kind()) + "\x00" + d.Base().Name.Name, enc.encode(decl(d))})
 	}
-	v.set("decls", sortByName(decls, keys))
+	v.set("decls", sortKeyed(decls))
 	return v, nil
 }
 
@@ -170,7 +182,8 @@ func optString(s *ast.StringLit) value {
 
 func decl(d ast.Decl) value {
 	base := d.Base()
-	v := jobj{{"kind", jstr(string(d.Kind()))}}
+	v := make(jobj, 1, 16) // room for every member a declaration has
+	v[0] = member{"kind", jstr(string(d.Kind()))}
 	v.set("name", optName(base.Name))
 	switch d := d.(type) {
 	case *ast.TypeDecl:
@@ -200,7 +213,7 @@ func clause(c *ast.Clause) value {
 	if c == nil {
 		return jnull{}
 	}
-	return jobj{{"args", forms(c.Args)}, {"key", jstr(c.Key.Name)}}
+	return pair("args", forms(c.Args), "key", jstr(c.Key.Name))
 }
 
 // clauseList encodes clauses sorted by key; clauses with the same key keep
@@ -226,10 +239,17 @@ func clauseList(cs []*ast.Clause) jarr {
 // whose every occurrence the typed fields hold; single the keys of which
 // they hold only the last.
 func extraClauses(cs []*ast.Clause, multi, single []string) jarr {
-	last := map[string]int{}
+	// last[j] is the index of the last clause with key single[j].
+	var buf [8]int
+	last := buf[:0]
+	for range single {
+		last = append(last, -1)
+	}
 	for i, c := range cs {
 		if c != nil {
-			last[c.Key.Name] = i
+			if j := slices.Index(single, c.Key.Name); j >= 0 {
+				last[j] = i
+			}
 		}
 	}
 	var extra []*ast.Clause
@@ -238,7 +258,7 @@ func extraClauses(cs []*ast.Clause, multi, single []string) jarr {
 			continue
 		}
 		k := c.Key.Name
-		if contains(multi, k) || contains(single, k) && last[k] == i {
+		if j := slices.Index(single, k); contains(multi, k) || j >= 0 && last[j] == i {
 			continue
 		}
 		extra = append(extra, c)
@@ -317,7 +337,7 @@ func field(f *ast.Field) value {
 	if f == nil {
 		return jnull{}
 	}
-	return jobj{{"name", jstr(f.Name.Name)}, {"type", typeRef(f.Type)}}
+	return pair("name", jstr(f.Name.Name), "type", typeRef(f.Type))
 }
 
 // fieldsByName encodes typed fields sorted by name.
@@ -375,15 +395,15 @@ func typeDecl(v *jobj, d *ast.TypeDecl) {
 
 func function(v *jobj, f *ast.Function) {
 	v.set("version", optString(f.Version))
-	v.set("inputs", fields(f.Inputs))
+	v.setArr("inputs", fields(f.Inputs))
 	v.set("output", optType(f.Output))
 	if f.Effects == nil || f.Effects.Pure {
 		v.set("effects", jstr("pure"))
 	} else {
 		v.set("effects", effects(f.Effects.Items))
 	}
-	v.set("requires", exprs(f.Requires))
-	v.set("ensures", exprs(f.Ensures))
+	v.setArr("requires", exprs(f.Requires))
+	v.setArr("ensures", exprs(f.Ensures))
 	exs := make(jarr, 0, len(f.Examples))
 	for _, ex := range f.Examples {
 		if ex == nil {
@@ -392,11 +412,11 @@ func function(v *jobj, f *ast.Function) {
 		}
 		exs = append(exs, jobj{{"args", exprs(ex.Args)}, {"call", jstr(ex.Func.Name)}, {"expected", expr(ex.Expected)}})
 	}
-	v.set("examples", exs)
+	v.setArr("examples", exs)
 	if f.Body != nil {
 		v.set("body", expr(f.Body))
 	}
-	v.set("clauses", extraClauses(f.Clauses,
+	v.setArr("clauses", extraClauses(f.Clauses,
 		[]string{"input", "requires", "ensures", "example"},
 		[]string{"version", "output", "effects", "body"}))
 }
@@ -531,7 +551,7 @@ func transition(t *ast.Transition) value {
 		if a == nil {
 			continue
 		}
-		as = append(as, jobj{{"field", jstr(a.Field.Name)}, {"value", expr(a.Value)}})
+		as = append(as, pair("field", jstr(a.Field.Name), "value", expr(a.Value)))
 		fieldNames = append(fieldNames, a.Field.Name)
 	}
 	v.set("assign", stableByKey(as, fieldNames))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -395,5 +396,29 @@ func TestBrokenFixture(t *testing.T) {
 	c := mustCanonical(t, f.Module)
 	if !bytes.Contains(c, []byte(`{"bad":true}`)) {
 		t.Errorf("broken fixture IR has no {\"bad\":true} node:\n%s", c)
+	}
+}
+
+// TestHashStreamsCanonicalBytes checks that Hash, which feeds the hash as
+// it encodes, hashes exactly the bytes Canonical returns, for a module
+// whose IR spans many spills.
+func TestHashStreamsCanonicalBytes(t *testing.T) {
+	f, err := ast.Parse(gen.Module(5000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Canonical(f.Module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c) < 4*spillSize {
+		t.Fatalf("canonical IR of %d bytes spans too few spills", len(c))
+	}
+	h, err := Hash(f.Module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := HashBytes(c); h != want {
+		t.Errorf("Hash %s, HashBytes(Canonical) %s", h, want)
 	}
 }

@@ -3,8 +3,11 @@ package ir
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -16,7 +19,33 @@ import (
 // re-canonicalizes the output therefore reproduces it byte for byte.
 
 type value interface {
-	encode(b *bytes.Buffer)
+	encode(b *sink)
+}
+
+// sink receives canonical bytes. It is a buffer that, given a writer,
+// passes its contents on whenever they pass spillSize, so that a large
+// document (a hash's input) is never held in memory whole.
+type sink struct {
+	bytes.Buffer
+	w io.Writer
+}
+
+// spillSize is how many bytes a sink with a writer holds at most between
+// the items of an array.
+const spillSize = 32 << 10
+
+// spill passes the buffered bytes to the writer once there are enough.
+func (s *sink) spill() {
+	if s.w != nil && s.Len() >= spillSize {
+		s.w.Write(s.Bytes())
+		s.Reset()
+	}
+}
+
+// flush passes every buffered byte to the writer.
+func (s *sink) flush() {
+	s.w.Write(s.Bytes())
+	s.Reset()
 }
 
 type (
@@ -39,6 +68,18 @@ type member struct {
 // values (nil) are left out.
 type jobj []member
 
+// jtag is an object of one member, {key: val}: a jobj of one member in one
+// allocation instead of two.
+type jtag member
+
+// jpair is an object of two members, in one allocation.
+type jpair [2]member
+
+// pair returns the object {k1: v1, k2: v2}.
+func pair(k1 string, v1 value, k2 string, v2 value) value {
+	return jpair{{k1, v1}, {k2, v2}}
+}
+
 // set adds a member, keeping the members sorted by key.
 func (o *jobj) set(key string, v value) {
 	if v == nil {
@@ -53,6 +94,19 @@ func (o *jobj) set(key string, v value) {
 	*o = s
 }
 
+// emptyArray is the value of an empty array, boxed once.
+var emptyArray value = jarr{}
+
+// setArr adds an array member; every empty array is the one emptyArray,
+// so that adding one allocates nothing.
+func (o *jobj) setArr(key string, a jarr) {
+	if len(a) == 0 {
+		o.set(key, emptyArray)
+		return
+	}
+	o.set(key, a)
+}
+
 func (o jobj) sorted() bool {
 	for i := 1; i < len(o); i++ {
 		if o[i-1].key > o[i].key {
@@ -62,13 +116,13 @@ func (o jobj) sorted() bool {
 	return true
 }
 
-func (s jstr) encode(b *bytes.Buffer)  { writeString(b, string(s)) }
-func (n jint) encode(b *bytes.Buffer)  { b.WriteString(strconv.FormatInt(int64(n), 10)) }
-func (v jbool) encode(b *bytes.Buffer) { b.WriteString(strconv.FormatBool(bool(v))) }
-func (jnull) encode(b *bytes.Buffer)   { b.WriteString("null") }
-func (r jraw) encode(b *bytes.Buffer)  { b.Write(r) }
+func (s jstr) encode(b *sink)  { writeString(&b.Buffer, string(s)) }
+func (n jint) encode(b *sink)  { b.WriteString(strconv.FormatInt(int64(n), 10)) }
+func (v jbool) encode(b *sink) { b.WriteString(strconv.FormatBool(bool(v))) }
+func (jnull) encode(b *sink)   { b.WriteString("null") }
+func (r jraw) encode(b *sink)  { b.Write(r) }
 
-func (a jarr) encode(b *bytes.Buffer) {
+func (a jarr) encode(b *sink) {
 	b.WriteByte('[')
 	for i, v := range a {
 		if i > 0 {
@@ -79,11 +133,36 @@ func (a jarr) encode(b *bytes.Buffer) {
 			continue
 		}
 		v.encode(b)
+		b.spill()
 	}
 	b.WriteByte(']')
 }
 
-func (o jobj) encode(b *bytes.Buffer) {
+func (t jtag) encode(b *sink) {
+	b.WriteByte('{')
+	writeString(&b.Buffer, t.key)
+	b.WriteByte(':')
+	t.val.encode(b)
+	b.WriteByte('}')
+}
+
+func (p jpair) encode(b *sink) {
+	first, second := p[0], p[1]
+	if first.key > second.key {
+		first, second = second, first
+	}
+	b.WriteByte('{')
+	writeString(&b.Buffer, first.key)
+	b.WriteByte(':')
+	first.val.encode(b)
+	b.WriteByte(',')
+	writeString(&b.Buffer, second.key)
+	b.WriteByte(':')
+	second.val.encode(b)
+	b.WriteByte('}')
+}
+
+func (o jobj) encode(b *sink) {
 	if !o.sorted() {
 		s := make(jobj, len(o))
 		copy(s, o)
@@ -95,7 +174,7 @@ func (o jobj) encode(b *bytes.Buffer) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writeString(b, m.key)
+		writeString(&b.Buffer, m.key)
 		b.WriteByte(':')
 		m.val.encode(b)
 	}
@@ -107,10 +186,38 @@ func encodeValue(v value) []byte {
 	if v == nil {
 		return []byte("null")
 	}
-	var b bytes.Buffer
+	var b sink
 	b.Grow(256)
 	v.encode(&b)
 	return b.Bytes()
+}
+
+// encodings stores the canonical bytes of many values in shared chunks:
+// each value is encoded in one scratch buffer and copied to the current
+// chunk, so that storing it costs no allocation of its own.
+type encodings struct {
+	scratch sink
+	chunk   []byte
+}
+
+// chunkSize is the size of an encodings chunk.
+const chunkSize = 64 << 10
+
+// encode returns the canonical bytes of v, stored in e.
+func (e *encodings) encode(v value) []byte {
+	e.scratch.Reset()
+	if v == nil {
+		e.scratch.WriteString("null")
+	} else {
+		v.encode(&e.scratch)
+	}
+	b := e.scratch.Bytes()
+	if len(b) > cap(e.chunk)-len(e.chunk) {
+		e.chunk = make([]byte, 0, max(chunkSize, len(b)))
+	}
+	start := len(e.chunk)
+	e.chunk = append(e.chunk, b...)
+	return e.chunk[start:len(e.chunk):len(e.chunk)]
 }
 
 const hexDigits = "0123456789abcdef"
@@ -181,19 +288,27 @@ func Indent(canonical []byte) []byte {
 // ordered by their canonical bytes, so the order is total and independent
 // of the input order. The items are replaced by their encodings.
 func sortByName(items []value, names []string) jarr {
-	type keyed struct {
-		name string
-		enc  []byte
-	}
 	ks := make([]keyed, len(items))
 	for i, it := range items {
 		ks[i] = keyed{names[i], encodeValue(it)}
 	}
-	sort.Slice(ks, func(i, j int) bool {
-		if ks[i].name != ks[j].name {
-			return ks[i].name < ks[j].name
+	return sortKeyed(ks)
+}
+
+// keyed is an encoded item with its primary name, for sortKeyed.
+type keyed struct {
+	name string
+	enc  []byte
+}
+
+// sortKeyed sorts encoded items by name, then by their bytes, as
+// sortByName does.
+func sortKeyed(ks []keyed) jarr {
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
 		}
-		return bytes.Compare(ks[i].enc, ks[j].enc) < 0
+		return bytes.Compare(a.enc, b.enc)
 	})
 	out := make(jarr, len(ks))
 	for i, k := range ks {
@@ -205,11 +320,14 @@ func sortByName(items []value, names []string) jarr {
 // stableByKey sorts items by key, keeping the source order of items with
 // the same key.
 func stableByKey(items []value, keys []string) jarr {
+	if len(items) < 2 {
+		return jarr(items)
+	}
 	idx := make([]int, len(items))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
 	out := make(jarr, len(items))
 	for i, k := range idx {
 		out[i] = items[k]

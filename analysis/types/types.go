@@ -6,6 +6,7 @@ package types
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Type is a Capsulang type.
@@ -123,42 +124,49 @@ type Record struct {
 	Name   string
 	Kind   string // record, error or event
 	Fields []Field
+
+	fields nameIndex
 }
 
 func (r *Record) String() string { return r.Name }
 
 // Field returns the named field's type, or nil.
 func (r *Record) Field(name string) Type {
-	for _, f := range r.Fields {
-		if f.Name == name {
-			return f.Type
-		}
+	if i := r.FieldIndex(name); i >= 0 {
+		return r.Fields[i].Type
 	}
 	return nil
+}
+
+// FieldIndex returns the index of the first field called name, or -1.
+func (r *Record) FieldIndex(name string) int {
+	return r.fields.find(len(r.Fields), func(i int) string { return r.Fields[i].Name }, name)
 }
 
 // Enum is a declared enumeration.
 type Enum struct {
 	Name    string
 	Members []string
+
+	members nameIndex
 }
 
 func (e *Enum) String() string { return e.Name }
 
 // Has reports whether m is a member.
-func (e *Enum) Has(m string) bool {
-	for _, x := range e.Members {
-		if x == m {
-			return true
-		}
-	}
-	return false
+func (e *Enum) Has(m string) bool { return e.Index(m) >= 0 }
+
+// Index returns the index of the first member called m, or -1.
+func (e *Enum) Index(m string) int {
+	return e.members.find(len(e.Members), func(i int) string { return e.Members[i] }, m)
 }
 
 // Variant is a declared tagged variant.
 type Variant struct {
 	Name  string
 	Cases []Case
+
+	cases nameIndex
 }
 
 // Case is one case of a variant.
@@ -171,12 +179,62 @@ func (v *Variant) String() string { return v.Name }
 
 // Case returns the named case, or nil.
 func (v *Variant) Case(name string) *Case {
-	for i := range v.Cases {
-		if v.Cases[i].Name == name {
-			return &v.Cases[i]
-		}
+	if i := v.CaseIndex(name); i >= 0 {
+		return &v.Cases[i]
 	}
 	return nil
+}
+
+// CaseIndex returns the index of the first case called name, or -1.
+func (v *Variant) CaseIndex(name string) int {
+	return v.cases.find(len(v.Cases), func(i int) string { return v.Cases[i].Name }, name)
+}
+
+// nameIndex indexes the names of a type's fields, members or cases (the
+// first position of each), so that looking one up costs the same in a
+// record of thousands of fields as in one of three: a record literal or a
+// match naming every field or member would otherwise take time quadratic
+// in their number. Short lists are searched in order. The index is built
+// on the first lookup and again if the list has grown since (a record
+// gets its fields one by one while its declaration is resolved); it is
+// published atomically, so that complete types may be shared between
+// goroutines.
+type nameIndex struct {
+	p atomic.Pointer[names]
+}
+
+// names maps each of the first n names of a list to its first position.
+type names struct {
+	n   int
+	pos map[string]int
+}
+
+// indexFrom is the shortest list that gets an index.
+const indexFrom = 16
+
+// find returns the first position of want among the n names name(i), or
+// -1.
+func (x *nameIndex) find(n int, name func(i int) string, want string) int {
+	if n < indexFrom {
+		for i := 0; i < n; i++ {
+			if name(i) == want {
+				return i
+			}
+		}
+		return -1
+	}
+	ix := x.p.Load()
+	if ix == nil || ix.n != n {
+		ix = &names{n: n, pos: make(map[string]int, n)}
+		for i := n - 1; i >= 0; i-- { // the first position wins
+			ix.pos[name(i)] = i
+		}
+		x.p.Store(ix)
+	}
+	if i, ok := ix.pos[want]; ok {
+		return i
+	}
+	return -1
 }
 
 // Named is an alias declared with (type NAME T); it is the same type as T.

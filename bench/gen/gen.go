@@ -89,3 +89,77 @@ func writeMachine(b *strings.Builder, i int) {
     (state rejected (type final)))
 `, i)
 }
+
+// Functions returns a module of one-line functions, of at most size bytes
+// (and within one function's length of it): the shape of the scaling
+// benchmarks, many small declarations.
+//
+//	(module scaling (capsule "1.0")
+//	  (function f0 (input (x I64)) (output I64) (body (+ x 0)))
+//	  ...)
+func Functions(size int) []byte {
+	const head, tail = "(module scaling (capsule \"1.0\")\n", ")\n"
+	b := make([]byte, 0, size)
+	b = append(b, head...)
+	for i := 0; ; i++ {
+		line := fmt.Sprintf("  (function f%d (input (x I64)) (output I64) (body (+ x %d)))\n", i, i)
+		if len(b)+len(line)+len(tail) > size {
+			break
+		}
+		b = append(b, line...)
+	}
+	return append(b, tail...)
+}
+
+// Unclosed returns a module followed by n nested lists that are never
+// closed, all on one line; Closed returns the same lists closed. They are
+// the pair of the benchmark of unclosed lists.
+func Unclosed(n int) []byte {
+	return []byte("(module scaling (capsule \"1.0\")\n" + strings.Repeat("(", n) + "\n")
+}
+
+// Closed returns Unclosed(n) with every list closed.
+func Closed(n int) []byte {
+	return []byte("(module scaling (capsule \"1.0\")\n" + strings.Repeat("(", n) + strings.Repeat(")", n) + ")\n")
+}
+
+// Mixed returns a module of at most size bytes (within one group's length
+// of it) that repeats a group of every common kind of declaration: a
+// record, an enum, a tagged variant built with a bare constructor, a
+// function with a requires clause and examples, a function calling it and
+// a machine with a surface bound to it. Its scaling shows whether any
+// kind of declaration, not only functions, is checked in linear time.
+func Mixed(size int) []byte {
+	const head, tail = "(module scaling (capsule \"1.0\") (profile ui.a2ui)\n", ")\n"
+	b := make([]byte, 0, size)
+	b = append(b, head...)
+	for i := 0; ; i++ {
+		group := fmt.Sprintf(`  (type Rec%[1]d (record (a I64) (b Text)))
+  (type Color%[1]d (enum red green blue))
+  (type Shape%[1]d (variant (circle%[1]d (r I64)) (square%[1]d (side I64)) dot%[1]d))
+  ;; clamp%[1]d keeps x within [lo, hi].
+  (function clamp%[1]d
+    (input (x I64) (lo I64) (hi I64))
+    (output I64)
+    (requires (<= lo hi))
+    (example (clamp%[1]d 5 0 10) 5)
+    (example (clamp%[1]d -3 0 10) 0)
+    (body (if (< x lo) lo (if (> x hi) hi x))))
+  (function use%[1]d (input (r Rec%[1]d)) (output Shape%[1]d)
+    (body (circle%[1]d (clamp%[1]d r.a 0 %[1]d))))
+  (machine Door%[1]d
+    (context (opened U64))
+    (event Open)
+    (event Close)
+    (initial closed)
+    (state closed (on Open (target open) (assign (opened (+ opened 1)))))
+    (state open (on Close (target closed))))
+  (surface door%[1]d (title "Door %[1]d") (route "/doors/%[1]d") (bind Door%[1]d) (event Open Close))
+`, i)
+		if len(b)+len(group)+len(tail) > size {
+			break
+		}
+		b = append(b, group...)
+	}
+	return append(b, tail...)
+}

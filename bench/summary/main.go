@@ -1,8 +1,10 @@
-// Command summary reads `go test -bench` output (build/bench.txt) and
-// prints the figures the issues set targets for, with the target, whether
-// it is met, and ratios against the named peers.
+// Command summary reads `go test -bench` output (build/bench.txt), and the
+// process measurements of bench/scaling in the same format
+// (build/scaling.txt) when given, and prints the figures the issues set
+// targets for, with the target, whether it is met, and ratios against the
+// named peers.
 //
-//	go run ./bench/summary build/bench.txt
+//	go run ./bench/summary build/bench.txt [build/scaling.txt]
 package main
 
 import (
@@ -11,43 +13,61 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
+// result is one benchmark line: its time, MB/s and allocations, and every
+// metric by unit.
 type result struct {
 	nsPerOp float64
 	mbPerS  float64
 	allocs  float64
+	metrics map[string]float64
 }
 
-var lineRE = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) MB/s)?(?:\s+[\d.]+ B/op)?(?:\s+([\d.]+) allocs/op)?`)
+// procsRE is the -GOMAXPROCS suffix of a benchmark name.
+var procsRE = regexp.MustCompile(`-\d+$`)
+
+// parseLine reads a benchmark line: NAME[-PROCS] N (VALUE UNIT)...
+func parseLine(line string) (string, result, bool) {
+	f := strings.Fields(line)
+	if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+		return "", result{}, false
+	}
+	if _, err := strconv.Atoi(f[1]); err != nil {
+		return "", result{}, false
+	}
+	r := result{metrics: map[string]float64{}}
+	for i := 2; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return "", result{}, false
+		}
+		r.metrics[f[i+1]] = v
+	}
+	r.nsPerOp, r.mbPerS, r.allocs = r.metrics["ns/op"], r.metrics["MB/s"], r.metrics["allocs/op"]
+	return procsRE.ReplaceAllString(f[0], ""), r, true
+}
 
 func main() {
-	path := "build/bench.txt"
-	if len(os.Args) > 1 {
-		path = os.Args[1]
+	paths := os.Args[1:]
+	if len(paths) == 0 {
+		paths = []string{"build/bench.txt"}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "summary:", err)
-		os.Exit(2)
-	}
-	defer f.Close()
 	res := map[string]result{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		m := lineRE.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "summary:", err)
+			os.Exit(2)
 		}
-		var r result
-		r.nsPerOp, _ = strconv.ParseFloat(m[2], 64)
-		if m[3] != "" {
-			r.mbPerS, _ = strconv.ParseFloat(m[3], 64)
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if name, r, ok := parseLine(sc.Text()); ok {
+				res[name] = r
+			}
 		}
-		if m[4] != "" {
-			r.allocs, _ = strconv.ParseFloat(m[4], 64)
-		}
-		res[m[1]] = r
+		f.Close()
 	}
 	ms := func(name string) (float64, bool) {
 		r, ok := res[name]
@@ -115,6 +135,67 @@ func main() {
 			note = "interpreter: " + fmtNs(r.nsPerOp)
 		}
 		row("one call from Go into wazero", fmtNs(w.nsPerOp), "", true, note)
+	}
+	scaling(res, row)
+}
+
+// scaling prints the targets of issue 19: check, parse and fmt grow
+// linearly (4 MB / 1 MB time <= 4.5), check reads at least 2 MB/s at every
+// size, peak memory is at most 20 times the source, and unclosed lists
+// cost linear time.
+func scaling(res map[string]result, row func(what, measured, target string, met bool, note string)) {
+	for _, c := range []struct{ bench, cmd string }{
+		{"BenchmarkCheckScaling", "check"}, {"BenchmarkCheckMixedScaling", "check, mixed declarations"},
+		{"BenchmarkParseScaling", "parse"}, {"BenchmarkFmtScaling", "fmt --check"},
+	} {
+		one, ok1 := res[c.bench+"/1MB"]
+		four, ok4 := res[c.bench+"/4MB"]
+		if ok1 && ok4 && one.nsPerOp > 0 {
+			// The fastest runs, where reported: one slow run of a large
+			// size on a busy machine would otherwise decide the ratio.
+			t1, t4 := one.nsPerOp/1e9, four.nsPerOp/1e9
+			if one.metrics["best-s"] > 0 && four.metrics["best-s"] > 0 {
+				t1, t4 = one.metrics["best-s"], four.metrics["best-s"]
+			}
+			x := t4 / t1
+			row(c.cmd+": time 4 MB / 1 MB", fmt.Sprintf("%.2fx", x), "<= 4.5x", x <= 4.5, fmt.Sprintf("fastest runs: %.2f s vs %.2f s", t4, t1))
+		}
+		for _, size := range []string{"1MB", "2MB", "4MB", "15MB"} {
+			r, ok := res[c.bench+"/"+size]
+			if !ok {
+				continue
+			}
+			note := fmt.Sprintf("%.2f MB/s of CPU time", r.metrics["cpu-MB/s"])
+			if strings.HasPrefix(c.cmd, "check") {
+				row(c.cmd+": speed at "+size, fmt.Sprintf("%.2f MB/s", r.mbPerS), ">= 2 MB/s", r.mbPerS >= 2, note)
+			} else {
+				row(c.cmd+": speed at "+size, fmt.Sprintf("%.2f MB/s", r.mbPerS), "", true, note)
+			}
+		}
+	}
+	for _, cmd := range []string{"check", "parse", "fmt"} {
+		for _, size := range []string{"1MB", "2MB", "4MB", "15MB"} {
+			r, ok := res["BenchmarkProcess/"+cmd+"/"+size]
+			if !ok {
+				continue
+			}
+			x := r.metrics["rss/src"]
+			row(cmd+": peak RSS / source at "+size, fmt.Sprintf("%.1fx", x), "<= 20x", x <= 20,
+				fmt.Sprintf("%.0f MB peak; process %.2f MB/s (%.2f of CPU)", r.metrics["peak-MB"], r.mbPerS, r.metrics["cpu-MB/s"]))
+		}
+	}
+	if r, ok := res["BenchmarkProcess/check/empty"]; ok {
+		row("check: peak RSS of an empty module", fmt.Sprintf("%.0f MB", r.metrics["peak-MB"]), "", true, "the process's own footprint")
+	}
+	u1, ok1 := res["BenchmarkUnclosedLists/unclosed-100k"]
+	u2, ok2 := res["BenchmarkUnclosedLists/unclosed-200k"]
+	if ok1 && ok2 && u1.nsPerOp > 0 {
+		x := u2.nsPerOp / u1.nsPerOp
+		note := fmt.Sprintf("%.2f s for 100k", u1.nsPerOp/1e9)
+		if c, ok := res["BenchmarkUnclosedLists/closed-100k"]; ok {
+			note += fmt.Sprintf("; 100k closed: %.2f s", c.nsPerOp/1e9)
+		}
+		row("check unclosed lists: time 200k / 100k", fmt.Sprintf("%.2fx", x), "<= 2.25x", x <= 2.25, note)
 	}
 }
 

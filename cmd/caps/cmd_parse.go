@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
@@ -112,49 +111,104 @@ func formsJSON(text []byte, lines *syntax.Lines, forms []*syntax.Form) []*formJS
 }
 
 // printOutline prints one line per form: its range, then the form indented
-// by depth.
+// by depth. The ranges are padded to the widest, so it makes two passes:
+// the first finds the width and records each form's end position (ends
+// are met in postorder, as the forms close); the second prints, finding
+// the starts again in preorder. Both passes convert offsets in
+// nondecreasing order, so the cost is linear even for one very long line,
+// and no line is held in memory before it is written.
 func printOutline(c *cli.Context, text []byte, lines *syntax.Lines, forms []*syntax.Form) {
-	type row struct {
-		rng   string
-		depth int
-		desc  string
-	}
-	var rows []row
 	starts := report.NewConverter(text, lines, syntax.UTF32)
 	ends := report.NewConverter(text, lines, syntax.UTF32)
-	var walk func(f *syntax.Form, depth int)
-	walk = func(f *syntax.Form, depth int) {
+	var endPos []outlinePos // by form, in preorder
+	width := 0
+	var measure func(f *syntax.Form)
+	measure = func(f *syntax.Form) {
 		s := starts.Position(f.Span.Start)
-		i := len(rows)
-		var desc string
-		switch f.Kind {
-		case syntax.FormList:
-			desc = "list"
-			if !f.Closed {
-				desc = "list (unclosed)"
-			}
-		case syntax.FormString:
-			desc = "string " + strconv.Quote(f.Text)
-		default:
-			desc = f.Kind.String() + " " + f.Text
-		}
-		rows = append(rows, row{depth: depth, desc: desc})
+		i := len(endPos)
+		endPos = append(endPos, outlinePos{})
 		for _, it := range f.Items {
-			walk(it, depth+1)
+			measure(it)
 		}
 		e := ends.Position(f.Span.End)
-		rows[i].rng = fmt.Sprintf("%d:%d-%d:%d", s.Line+1, s.Character+1, e.Line+1, e.Character+1)
+		endPos[i] = outlinePos{int32(e.Line), int32(e.Character)}
+		width = max(width, rangeWidth(s, e))
 	}
 	for _, f := range forms {
-		walk(f, 0)
+		measure(f)
 	}
-	width := 0
-	for _, r := range rows {
-		width = max(width, len(r.rng))
-	}
+
 	w := bufio.NewWriter(c.Stdout)
-	for _, r := range rows {
-		fmt.Fprintf(w, "%-*s  %s%s\n", width, r.rng, strings.Repeat("  ", r.depth), r.desc)
+	starts = report.NewConverter(text, lines, syntax.UTF32)
+	var row []byte
+	next := 0
+	var print func(f *syntax.Form, depth int)
+	print = func(f *syntax.Form, depth int) {
+		s := starts.Position(f.Span.Start)
+		e := endPos[next]
+		next++
+		row = appendRange(row[:0], s, syntax.Position{Line: int(e.line), Character: int(e.char)})
+		for n := len(row); n < width+2; n++ {
+			row = append(row, ' ')
+		}
+		for range depth {
+			row = append(row, "  "...)
+		}
+		row = append(appendDesc(row, f), '\n')
+		w.Write(row)
+		for _, it := range f.Items {
+			print(it, depth+1)
+		}
+	}
+	for _, f := range forms {
+		print(f, 0)
 	}
 	w.Flush()
+}
+
+// outlinePos is a 0-based position, kept compactly for every form.
+type outlinePos struct{ line, char int32 }
+
+// appendRange appends the outline's range of a form, 1-based and end
+// exclusive: 1:2-1:8.
+func appendRange(b []byte, s, e syntax.Position) []byte {
+	b = strconv.AppendInt(b, int64(s.Line+1), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(s.Character+1), 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(e.Line+1), 10)
+	b = append(b, ':')
+	return strconv.AppendInt(b, int64(e.Character+1), 10)
+}
+
+// rangeWidth returns the length of the range appendRange writes.
+func rangeWidth(s, e syntax.Position) int {
+	return digits(s.Line+1) + digits(s.Character+1) + digits(e.Line+1) + digits(e.Character+1) + 3
+}
+
+// digits returns the number of decimal digits of n >= 0.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
+}
+
+// appendDesc appends what the outline says of a form: list, list
+// (unclosed), string "text" (quoted as Go does), or the kind and text of a
+// symbol or number.
+func appendDesc(b []byte, f *syntax.Form) []byte {
+	switch f.Kind {
+	case syntax.FormList:
+		if !f.Closed {
+			return append(b, "list (unclosed)"...)
+		}
+		return append(b, "list"...)
+	case syntax.FormString:
+		return strconv.AppendQuote(append(b, "string "...), f.Text)
+	}
+	b = append(b, f.Kind.String()...)
+	b = append(b, ' ')
+	return append(b, f.Text...)
 }

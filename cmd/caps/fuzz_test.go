@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/syntax"
 )
 
@@ -19,6 +20,10 @@ func FuzzParse(f *testing.F) {
 		"", "(a)", "(module m (function f (body (+ 1 2))))", "(a \"x\\u{1F600}\" 'b)",
 		"((((", "))))", "(a [b] {c})", "\"unterminated", "; comment only\n",
 		"\xEF\xBB\xBF(a)", "(a\r\n b)\r", "(\x00)", "(\xff)", "(é 😀 中)",
+		// issue 19: many one-line functions (once quadratic to check), and
+		// many unclosed lists on one line (once quadratic to report)
+		string(gen.Functions(4000)),
+		"(module m (capsule \"1.0\")\n" + strings.Repeat("(", 3000),
 	} {
 		f.Add([]byte(s))
 	}

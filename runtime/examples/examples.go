@@ -35,8 +35,12 @@ type Outcome struct {
 }
 
 // Evaluate evaluates every example of a checked module, in source order,
-// with a fresh interpreter; see EvaluateWith.
+// with a fresh interpreter; see EvaluateWith. A module without examples
+// gets no interpreter: preparing one compiles every function.
 func Evaluate(res *check.Result) []Outcome {
+	if len(res.Examples) == 0 {
+		return []Outcome{}
+	}
 	return EvaluateWith(interp.New(res), res)
 }
 

@@ -244,14 +244,7 @@ func (c *compiler) intLit(e *ast.IntLit) (value.Value, node) {
 	return value.Int(k, bits), nil
 }
 
-func fieldIndex(r *types.Record, name string) int {
-	for i, f := range r.Fields {
-		if f.Name == name {
-			return i
-		}
-	}
-	return -1
-}
+func fieldIndex(r *types.Record, name string) int { return r.FieldIndex(name) }
 
 // name compiles a name or dotted path: a local, event.FIELD, an
 // environment variable, or Type.member, followed by field selections.
@@ -324,13 +317,14 @@ func (c *compiler) typeMember(parts []ast.Ident) (value.Value, int, bool) {
 func member(t types.Type, name string) (value.Value, bool) {
 	switch t := t.(type) {
 	case *types.Enum:
-		for i, m := range t.Members {
-			if m == name {
-				return value.Enum(t, i), true
-			}
+		if i := t.Index(name); i >= 0 {
+			return value.Enum(t, i), true
 		}
 	case *types.Variant:
-		for i, cs := range t.Cases {
+		if i := t.CaseIndex(name); i >= 0 && len(t.Cases[i].Fields) == 0 {
+			return value.Variant(t, i, nil), true
+		}
+		for i, cs := range t.Cases { // a later case of the same name
 			if cs.Name == name && len(cs.Fields) == 0 {
 				return value.Variant(t, i, nil), true
 			}
@@ -459,33 +453,18 @@ func (c *compiler) calleeOf(name string) *function {
 // variantCase resolves a constructor name: Type.case, or a bare case name
 // that exactly one variant of the module declares.
 func (c *compiler) variantCase(n *ast.Name) (*types.Variant, int, bool) {
-	find := func(v *types.Variant, name string) int {
-		for i, cs := range v.Cases {
-			if cs.Name == name {
-				return i
-			}
-		}
-		return -1
-	}
 	if len(n.Parts) == 2 {
 		if v, ok := c.mod.types[n.Parts[0].Name].(*types.Variant); ok {
-			if i := find(v, n.Parts[1].Name); i >= 0 {
+			if i := v.CaseIndex(n.Parts[1].Name); i >= 0 {
 				return v, i, true
 			}
 		}
 		return nil, 0, false
 	}
-	var found *types.Variant
-	idx := -1
-	for _, v := range c.mod.variants {
-		if i := find(v, n.Text()); i >= 0 {
-			if found != nil {
-				return nil, 0, false
-			}
-			found, idx = v, i
-		}
+	if refs := c.mod.cases[n.Text()]; len(refs) == 1 {
+		return refs[0].variant, refs[0].index, true
 	}
-	return found, idx, found != nil
+	return nil, 0, false // no variant has the case, or several have
 }
 
 // intent compiles an effect intent (EFFECT TARGET... PAYLOAD...), splitting

@@ -130,8 +130,16 @@ type module struct {
 	imports map[string]*module    // by the name they are referenced with
 	funcs   map[string]*function
 	order   []*function
-	// variants lists the declared variant types, for bare constructors.
+	// variants lists the declared variant types, for bare constructors,
+	// and cases indexes them by case name.
 	variants []*types.Variant
+	cases    map[string][]caseRef
+}
+
+// caseRef is the first case of a variant with some name.
+type caseRef struct {
+	variant *types.Variant
+	index   int
 }
 
 // function is a compiled function.
@@ -156,7 +164,11 @@ type function struct {
 // with errors (or one importing a module with errors) yields an Interp
 // whose every evaluation returns a NotChecked error.
 func New(res *check.Result) *Interp {
-	in := &Interp{byDecl: map[*ast.Function]*function{}, exprs: map[exprKey]*compiled{}}
+	n := 0
+	if res.File != nil && res.File.Module != nil {
+		n = len(res.File.Module.Decls)
+	}
+	in := &Interp{byDecl: make(map[*ast.Function]*function, n), exprs: map[exprKey]*compiled{}}
 	seen := map[*check.Result]*module{}
 	in.root = in.module(res, "", seen)
 	for r, m := range seen {
@@ -186,8 +198,12 @@ func (in *Interp) module(res *check.Result, file string, seen map[*check.Result]
 	if m, ok := seen[res]; ok {
 		return m
 	}
-	m := &module{res: res, file: file, decls: map[string]ast.Decl{}, types: map[string]types.Type{},
-		imports: map[string]*module{}, funcs: map[string]*function{}}
+	ndecls := 0
+	if res.File != nil && res.File.Module != nil {
+		ndecls = len(res.File.Module.Decls)
+	}
+	m := &module{res: res, file: file, decls: make(map[string]ast.Decl, ndecls), types: map[string]types.Type{},
+		imports: map[string]*module{}, funcs: make(map[string]*function, ndecls)}
 	seen[res] = m
 	if res.File != nil && res.File.Source != nil && res.File.Source.CST != nil {
 		m.src = res.File.Source.CST.Src
@@ -202,12 +218,32 @@ func (in *Interp) module(res *check.Result, file string, seen map[*check.Result]
 			}
 		}
 	}
-	inputs := map[*ast.Function][]Param{}
+	// The functions first, then their result and input types from the
+	// checker's symbols (the last symbol declaring a function has its
+	// result type).
+	for _, d := range res.File.Module.Decls {
+		fn, ok := d.(*ast.Function)
+		if !ok || m.decls[fn.Name.Name] != d {
+			continue
+		}
+		f := &function{name: fn.Name.Name, decl: fn, mod: m, result: types.TInvalid}
+		m.funcs[f.name] = f
+		m.order = append(m.order, f)
+		in.byDecl[fn] = f
+	}
 	for _, s := range res.Symbols {
+		if fn, ok := s.Decl.(*ast.Function); ok {
+			if f := m.function(in, fn); f != nil && s.Type != nil {
+				f.result = s.Type
+			}
+			continue
+		}
 		if s.Decl == nil {
 			if s.Kind == check.SymInput && s.Parent != nil {
 				if fn, ok := s.Parent.Decl.(*ast.Function); ok {
-					inputs[fn] = append(inputs[fn], Param{Name: s.Name, Type: s.Type})
+					if f := m.function(in, fn); f != nil {
+						f.params = append(f.params, Param{Name: s.Name, Type: s.Type})
+					}
 				}
 			}
 			continue
@@ -222,27 +258,37 @@ func (in *Interp) module(res *check.Result, file string, seen map[*check.Result]
 			}
 		}
 	}
-	for _, d := range res.File.Module.Decls {
-		fn, ok := d.(*ast.Function)
-		if !ok || m.decls[fn.Name.Name] != d {
-			continue
-		}
-		f := &function{name: fn.Name.Name, decl: fn, mod: m, params: inputs[fn], result: types.TInvalid}
-		for _, s := range res.Symbols {
-			if s.Decl == d && s.Type != nil {
-				f.result = s.Type
-			}
-		}
-		m.funcs[f.name] = f
-		m.order = append(m.order, f)
-		in.byDecl[fn] = f
-	}
+	m.indexCases()
 	for _, im := range res.Imports {
 		if im.Imported != nil && im.Result != nil {
 			m.imports[im.Name] = in.module(im.Result, im.File, seen)
 		}
 	}
 	return m
+}
+
+// function returns the compiled function of m declared by fn, or nil (a
+// function of another module, or a repeated name).
+func (m *module) function(in *Interp, fn *ast.Function) *function {
+	if f := in.byDecl[fn]; f != nil && f.mod == m {
+		return f
+	}
+	return nil
+}
+
+// indexCases indexes the cases of the module's variants by name: each
+// variant once under each of its case names, at the first case so named.
+func (m *module) indexCases() {
+	m.cases = map[string][]caseRef{}
+	for _, v := range m.variants {
+		for i, cs := range v.Cases {
+			refs := m.cases[cs.Name]
+			if len(refs) > 0 && refs[len(refs)-1].variant == v {
+				continue // a repeated case: the first one counts
+			}
+			m.cases[cs.Name] = append(refs, caseRef{v, i})
+		}
+	}
 }
 
 // Functions lists the module's functions in declaration order.

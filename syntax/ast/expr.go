@@ -72,6 +72,16 @@ func (b *builder) number(f *syntax.Form) Expr {
 
 // nameExpr splits a symbol into a dotted name.
 func nameExpr(f *syntax.Form) *Name {
+	if strings.IndexByte(f.Text, '.') < 0 {
+		// Most names have one part: the Name and its part in one allocation.
+		x := &struct {
+			n    Name
+			part [1]Ident
+		}{}
+		x.part[0] = Ident{f.Text, Span{Start: f.Span.Start, End: f.Span.Start + len(f.Text)}}
+		x.n = Name{Span: f.Span, Parts: x.part[:]}
+		return &x.n
+	}
 	n := &Name{Span: f.Span, Parts: make([]Ident, 0, strings.Count(f.Text, ".")+1)}
 	off, text := f.Span.Start, f.Text
 	for {

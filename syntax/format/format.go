@@ -112,10 +112,20 @@ func Source(src []byte) ([]byte, error) {
 		return nil, err
 	}
 	out := f.print()
+	f.dropLayout()
 	if err := verify(f, out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// dropLayout lets go of what verify does not read once f is printed: the
+// layout tree and the CST's node array, most of the memory of a large
+// file, which verify's own parse of the output can then reuse.
+func (f *file) dropLayout() {
+	f.items, f.after = nil, nil
+	f.cst = nil
+	f.read.CST = nil
 }
 
 // Range formats the part of src that the byte range [start, end) touches,

@@ -118,6 +118,12 @@ type Printer struct {
 	files          []*File
 	sources        map[string]*Source
 	code           int
+	// convs holds the converters of each source, encoding and role
+	// (diagnostics or related locations), so that each position is counted
+	// from the one before it in the same sequence rather than from the
+	// start of its line: a file's diagnostics come in source order and its
+	// related locations mostly move in one direction too.
+	convs map[convKey]*Converter
 
 	// LookupSource, if set, finds files that related locations point to
 	// and that were not added to the printer. NewPrinter sets it to
@@ -125,9 +131,17 @@ type Printer struct {
 	LookupSource func(path string) *Source
 }
 
+// convKey names the converter of one source in one encoding, for either
+// diagnostics or related locations.
+type convKey struct {
+	src     *Source
+	enc     syntax.Encoding
+	related bool
+}
+
 // NewPrinter returns a printer writing to the given streams.
 func NewPrinter(stdout, stderr io.Writer, jsonMode bool) *Printer {
-	return &Printer{json: jsonMode, stdout: stdout, stderr: stderr, sources: map[string]*Source{}, LookupSource: ReadRelated}
+	return &Printer{json: jsonMode, stdout: stdout, stderr: stderr, sources: map[string]*Source{}, convs: map[convKey]*Converter{}, LookupSource: ReadRelated}
 }
 
 // ReadRelated reads a file that a related location points into, such as
@@ -154,6 +168,18 @@ func shortPath(path string) string {
 		return path
 	}
 	return rel
+}
+
+// converter returns the printer's converter for src in enc, for related
+// locations or for diagnostics.
+func (p *Printer) converter(src *Source, enc syntax.Encoding, related bool) *Converter {
+	k := convKey{src, enc, related}
+	c := p.convs[k]
+	if c == nil {
+		c = NewConverter(src.Text, src.Lines, enc)
+		p.convs[k] = c
+	}
+	return c
 }
 
 // JSON reports whether the printer is in JSON mode.
@@ -266,7 +292,7 @@ func (p *Printer) source(path string, self *Source) *Source {
 }
 
 func (p *Printer) convert(src *Source, ds []syntax.Diagnostic) []Diagnostic {
-	conv := NewConverter(src.Text, src.Lines, syntax.UTF16)
+	conv := p.converter(src, syntax.UTF16, false)
 	out := make([]Diagnostic, 0, len(ds))
 	for _, d := range ds {
 		jd := Diagnostic{
@@ -282,7 +308,7 @@ func (p *Printer) convert(src *Source, ds []syntax.Diagnostic) []Diagnostic {
 				rel.Path = src.Path
 			}
 			if rs := p.source(r.File, src); rs != nil {
-				rg := NewConverter(rs.Text, rs.Lines, syntax.UTF16).Range(r.Span)
+				rg := p.converter(rs, syntax.UTF16, true).Range(r.Span)
 				rel.Path, rel.Range = rs.Path, &rg
 			}
 			jd.Related = append(jd.Related, rel)
@@ -296,32 +322,36 @@ func (p *Printer) printText(src *Source, ds []syntax.Diagnostic) {
 	if len(ds) == 0 {
 		return
 	}
-	var b bytes.Buffer
-	conv := NewConverter(src.Text, src.Lines, syntax.UTF32)
+	// Buffered, not gathered: the text of 100,000 diagnostics need not be
+	// held at once.
+	b := bufio.NewWriterSize(p.stderr, 64<<10)
+	defer b.Flush()
+	conv := p.converter(src, syntax.UTF32, false)
 	name := cli.DisplayPath(src.Path)
 	for _, d := range ds {
 		pos := conv.Position(d.Span.Start)
-		fmt.Fprintf(&b, "%s:%d:%d: %s", name, pos.Line+1, pos.Character+1, d.Severity)
+		fmt.Fprintf(b, "%s:%d:%d: %s", name, pos.Line+1, pos.Character+1, d.Severity)
 		if d.Code != "" {
-			fmt.Fprintf(&b, " %s", d.Code)
+			fmt.Fprintf(b, " %s", d.Code)
 		}
-		fmt.Fprintf(&b, ": %s\n", d.Message)
+		fmt.Fprintf(b, ": %s\n", d.Message)
 		for _, r := range d.Related {
 			rs := p.source(r.File, src)
 			if rs == nil {
-				fmt.Fprintf(&b, "%s: note: %s\n", cli.DisplayPath(r.File), r.Message)
+				fmt.Fprintf(b, "%s: note: %s\n", cli.DisplayPath(r.File), r.Message)
 				continue
 			}
-			rp := NewConverter(rs.Text, rs.Lines, syntax.UTF32).Position(r.Span.Start)
-			fmt.Fprintf(&b, "%s:%d:%d: note: %s\n", cli.DisplayPath(rs.Path), rp.Line+1, rp.Character+1, r.Message)
+			rp := p.converter(rs, syntax.UTF32, true).Position(r.Span.Start)
+			fmt.Fprintf(b, "%s:%d:%d: note: %s\n", cli.DisplayPath(rs.Path), rp.Line+1, rp.Character+1, r.Message)
 		}
 	}
-	p.stderr.Write(b.Bytes())
 }
 
 // Converter turns byte offsets into positions in one encoding. It
-// remembers its last answer, so a run of queries with nondecreasing offsets
-// costs time linear in the text rather than in the length of the lines.
+// remembers its last answer and counts a new one from it when that is
+// nearer than the start of the line, so a run of queries whose offsets
+// move in one direction (or stay near each other) costs time linear in the
+// text rather than in the length of the lines.
 type Converter struct {
 	text  []byte
 	lines *syntax.Lines
@@ -350,17 +380,29 @@ func (c *Converter) Position(off int) syntax.Position {
 	if off > start && c.text[off-1] == '\r' && off < len(c.text) && c.text[off] == '\n' {
 		off-- // inside a CRLF pair: the end of the line
 	}
-	from, u := start, 0
-	if line == c.line && off >= c.off {
-		from, u = c.off, c.units
+	boundary := off == len(c.text) || utf8.RuneStart(c.text[off])
+	var u int
+	switch {
+	case line == c.line && off >= c.off:
+		u = c.units + c.count(c.off, off)
+	case line == c.line && boundary && c.off-off < off-start:
+		// Back from the last answer: both offsets start characters, so
+		// the units between them are the difference of the counts.
+		u = c.units - c.count(off, c.off)
+	default:
+		u = c.count(start, off)
 	}
-	u += units(c.text[from:off], c.enc)
-	c.scanned += off - from
-	if off == len(c.text) || utf8.RuneStart(c.text[off]) {
+	if boundary {
 		// Remember only offsets between characters, where counts add up.
 		c.line, c.off, c.units = line, off, u
 	}
 	return syntax.Position{Line: line, Character: u}
+}
+
+// count returns the code units of the text's bytes [from, to).
+func (c *Converter) count(from, to int) int {
+	c.scanned += to - from
+	return units(c.text[from:to], c.enc)
 }
 
 // Range converts a span to a Range.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
@@ -169,6 +170,56 @@ func TestConverterIsLinear(t *testing.T) {
 		}
 		if starts.scanned > len(text) || ends.scanned > len(text) {
 			t.Errorf("%v: scanned %d and %d bytes of %d", enc, starts.scanned, ends.scanned, len(text))
+		}
+	}
+}
+
+func TestConverterBackwardIsLinear(t *testing.T) {
+	// Offsets that decrease along one long line, as the related locations
+	// of nested unclosed lists do (the innermost is reported first).
+	text := bytes.Repeat([]byte(`(é😀`), 20000)
+	for _, enc := range []syntax.Encoding{syntax.UTF16, syntax.UTF32} {
+		c := NewConverter(text, nil, enc)
+		perGroup := 3 // code units of one group, in either encoding
+		if enc == syntax.UTF16 {
+			perGroup = 4
+		}
+		for i := len(text); i >= 0; i -= 7 { // 7 bytes a group
+			if got := c.Position(i); got.Character != i/7*perGroup {
+				t.Fatalf("%v: offset %d: %+v, want character %d", enc, i, got, i/7*perGroup)
+			}
+		}
+		if c.scanned > 2*len(text) { // the first answer counts from the line's start
+			t.Errorf("%v: scanned %d bytes of %d", enc, c.scanned, len(text))
+		}
+	}
+}
+
+// TestUnclosedListsAreLinear prints the diagnostics of many nested
+// unclosed lists, each with a related location at its '(', and checks that
+// converting their positions counts each byte of the text a bounded number
+// of times, in both output modes.
+func TestUnclosedListsAreLinear(t *testing.T) {
+	text := []byte("(module m (capsule \"1.0\")\n" + strings.Repeat("(", 20000) + "\n")
+	c, err := syntax.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := syntax.Read(c).Diagnostics
+	if len(ds) < 20000 {
+		t.Fatalf("%d diagnostics, want one per unclosed list", len(ds))
+	}
+	for _, jsonMode := range []bool{false, true} {
+		var out, errb bytes.Buffer
+		p := NewPrinter(&out, &errb, jsonMode)
+		p.Add(&Source{Path: "deep.caps", Text: text, Lines: c.Lines}, ds)
+		p.Finish()
+		scanned := 0
+		for _, conv := range p.convs {
+			scanned += conv.scanned
+		}
+		if scanned > 3*len(text) {
+			t.Errorf("json=%v: converting %d diagnostics scanned %d bytes of a %d-byte text", jsonMode, len(ds), scanned, len(text))
 		}
 	}
 }
