@@ -186,15 +186,15 @@ type stepJSON struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 	// Defaulted lists the payload fields dry-run mode set to their zero
 	// values because the input left them out.
-	Defaulted []string `json:"defaulted,omitempty"`
-	From    string          `json:"from"`
-	To      string          `json:"to"`
-	OK      bool            `json:"ok"`
-	Error   *stepErrorJSON  `json:"error"`
-	Context json.RawMessage `json:"context"`
-	Effects []effectJSON    `json:"effects"`
-	Route   *machine.Route  `json:"route,omitempty"`
-	Clock   string          `json:"clock"`
+	Defaulted []string        `json:"defaulted,omitempty"`
+	From      string          `json:"from"`
+	To        string          `json:"to"`
+	OK        bool            `json:"ok"`
+	Error     *stepErrorJSON  `json:"error"`
+	Context   json.RawMessage `json:"context"`
+	Effects   []effectJSON    `json:"effects"`
+	Route     *machine.Route  `json:"route,omitempty"`
+	Clock     string          `json:"clock"`
 }
 
 type stepErrorJSON struct {
