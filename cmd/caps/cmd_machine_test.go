@@ -280,7 +280,7 @@ func TestShippedScenarios(t *testing.T) {
 	for _, f := range files {
 		args = append(args, "--scenario", f)
 	}
-	got := runCaps(t, "", append(args, "../../examples")...)
+	got := runCaps(t, "", append(args, shippedModules(t, "../..")...)...)
 	if got.code != 0 || got.stderr != "" {
 		t.Fatalf("%+v", got)
 	}

@@ -22,9 +22,16 @@ func Root() string {
 
 // Examples lists examples/*.caps.
 func Examples(t testing.TB) []string {
-	paths, err := filepath.Glob(filepath.Join(Root(), "examples", "*.caps"))
-	if err != nil || len(paths) == 0 {
+	all, err := filepath.Glob(filepath.Join(Root(), "examples", "*.caps"))
+	if err != nil || len(all) == 0 {
 		t.Fatalf("no examples found: %v", err)
+	}
+	// Negative examples (NN_bad_*.caps) are meant to fail the checker.
+	var paths []string
+	for _, p := range all {
+		if !strings.Contains(filepath.Base(p), "_bad_") {
+			paths = append(paths, p)
+		}
 	}
 	return paths
 }
