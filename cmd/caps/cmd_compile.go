@@ -360,7 +360,7 @@ func runNativePlan(c *cli.Context, path, out string, jsonOut bool) int {
 		return p.Finish()
 	}
 	if out != "-" {
-		fmt.Fprintf(c.Stderr, "%s: wrote %s: a plan, not native code (%d functions would go through wasm and an external AOT compiler)\n", cli.Program, out, len(np.Functions))
+		fmt.Fprintf(c.Stderr, "%s: wrote %s: a plan, not native code (%d %s would go through wasm and an external AOT compiler)\n", cli.Program, out, len(np.Functions), pluralWord(len(np.Functions), "function", "functions"))
 	}
 	return p.Finish()
 }
