@@ -130,7 +130,9 @@ func TestPatternsCommands(t *testing.T) {
 		t.Errorf("%+v", show)
 	}
 	got = runCaps(t, "", "patterns", "list", "--json")
-	var list struct{ Patterns []struct{ Name, Machine string } }
+	var list struct {
+		Patterns []struct{ Name, Machine string }
+	}
 	if err := json.Unmarshal([]byte(got.stdout), &list); err != nil || len(list.Patterns) != 8 || list.Patterns[7].Name != "regulated-deployment-approval" {
 		t.Errorf("%v %s", err, got.stdout)
 	}
