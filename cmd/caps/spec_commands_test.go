@@ -33,7 +33,7 @@ var specExit = map[string]int{
 }
 
 // specNotOurs lists the example files the spec runs that other parts of
-// the project ship (capsule contracts, protocol surfaces, zk proofs);
+// the project ship (capsule contracts, protocol surfaces);
 // until they land, the commands that read them are skipped.
 var specNotOurs = map[string]bool{
 	"examples/24_private_deployment_risk_proof.caps":   true,

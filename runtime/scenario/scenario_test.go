@@ -119,3 +119,25 @@ func exampleDeclaring(t *testing.T, name string) string {
 	}
 	return found[0]
 }
+
+// TestExtraTargets: an intent with several targets (db.project's
+// projection) matches its first target or all of them, nothing else.
+func TestExtraTargets(t *testing.T) {
+	m := compile(t, "../../examples/03_claim_review_machine.caps", "ClaimReview")
+	run := func(target string) *scenario.Result {
+		s, err := scenario.Parse([]byte(`{"machine": "ClaimReview", "events": [
+			{"event": "SubmitClaim", "payload": {"claim_id": 1, "amount_cents": 2}},
+			{"event": "ReviewCompleted", "payload": {"review_score": 3}},
+			{"event": "Approve", "expect": {"state": "accepted", "effects": [{"effect": "db.write"}, {"effect": "db.project", "target": "` + target + `"}, {"effect": "a2ui.emit"}]}}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scenario.Run(m, s)
+	}
+	for target, pass := range map[string]bool{"operational.claims": true, "operational.claims knowledge": true,
+		"knowledge": false, "operational.claims  knowledge": false, "operational.claims knowledge x": false} {
+		if r := run(target); r.Passed != pass {
+			t.Errorf("target %q: passed %v, want %v\n%s", target, r.Passed, pass, r.Text("s.json"))
+		}
+	}
+}
