@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/check"
@@ -69,7 +70,7 @@ With --json, list prints {"patterns": [{"name", "title", "summary",
 	})
 	cli.Register(&cli.Command{
 		Name:  "new",
-		Args:  "PATTERN --out FILE [--module NAME] [--force] [--json]",
+		Args:  "PATTERN --out FILE [--module NAME] [--scenario] [--force] [--json]",
 		Short: "start a module from a pattern of the library",
 		Long: `New writes the pattern PATTERN (caps patterns list) to FILE as a module of
 its own: the pattern's text with its module renamed to NAME, by default
@@ -78,12 +79,18 @@ FILE's base name in lower case with other characters turned into _
 unless --force is given, writes through a temporary file, and checks the
 result. It prints the next commands to run.
 
+--scenario also writes the pattern's machine scenario beside FILE, as
+scenarios/BASE.MACHINE.json (BASE is FILE's name without .caps): where
+caps test --scenario, the language server's dry-run lenses and caps
+assess look for a module's scenarios.
+
 With --json it prints {"ok", "pattern", "path", "module", "machine",
-"bytes", "semantic_hash", "next"}.`,
+"bytes", "semantic_hash", "scenario", "next"}.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			out := fs.String("out", "", "the file to write")
 			module := fs.String("module", "", "the module name (default: from FILE)")
-			force := fs.Bool("force", false, "overwrite FILE if it exists")
+			force := fs.Bool("force", false, "overwrite FILE (and the scenario) if they exist")
+			withScenario := fs.Bool("scenario", false, "also write the scenario to scenarios/BASE.MACHINE.json beside FILE")
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			return func(c *cli.Context, args []string) int {
 				if len(args) != 1 {
@@ -103,7 +110,7 @@ With --json it prints {"ok", "pattern", "path", "module", "machine",
 				if err := patterns.ValidModule(name); err != nil {
 					return c.UsageErrorf("--module: %v", err)
 				}
-				return runNew(c, p, *out, name, *force, *jsonOut)
+				return runNew(c, p, *out, name, *withScenario, *force, *jsonOut)
 			}
 		},
 	})
@@ -334,7 +341,7 @@ func patternsShow(c *cli.Context, p *patterns.Pattern, template, jsonOut bool) i
 	return cli.ExitOK
 }
 
-func runNew(c *cli.Context, p *patterns.Pattern, out, module string, force, jsonOut bool) int {
+func runNew(c *cli.Context, p *patterns.Pattern, out, module string, withScenario, force, jsonOut bool) int {
 	src := p.Template(module)
 	f, err := ast.Parse(src)
 	if err != nil {
@@ -350,30 +357,48 @@ func runNew(c *cli.Context, p *patterns.Pattern, out, module string, force, json
 		c.Errorf("%v", err)
 		return cli.ExitUsage
 	}
-	if _, err := os.Stat(out); err == nil && !force {
-		c.Errorf("%s exists; pass --force to overwrite it, or choose another --out", out)
-		return cli.ExitUsage
+	scen := ""
+	if withScenario {
+		scen = filepath.Join(filepath.Dir(out), "scenarios", strings.TrimSuffix(filepath.Base(out), ".caps")+"."+p.Machine+".json")
+	}
+	for _, f := range []string{out, scen} {
+		if _, err := os.Stat(f); f != "" && err == nil && !force {
+			c.Errorf("%s exists; pass --force to overwrite it, or choose another --out", f)
+			return cli.ExitUsage
+		}
 	}
 	if err := writeFileAtomic(out, src); err != nil {
 		c.Errorf("%v", err)
 		return cli.ExitUsage
 	}
 	next := firstCommands(p, out)[1:]
+	if scen != "" {
+		if err := writeFileAtomic(scen, p.Scenario); err != nil {
+			c.Errorf("%v (%s was written)", err, out)
+			return cli.ExitUsage
+		}
+		next[1] = "caps test " + out + " --scenario " + scen + " --json"
+	}
 	if jsonOut {
 		writeJSON(c, struct {
-			OK      bool     `json:"ok"`
-			Pattern string   `json:"pattern"`
-			Path    string   `json:"path"`
-			Module  string   `json:"module"`
-			Machine string   `json:"machine"`
-			Bytes   int      `json:"bytes"`
-			Hash    string   `json:"semantic_hash"`
-			Next    []string `json:"next"`
-		}{true, p.Name, out, module, p.Machine, len(src), hash, next})
+			OK       bool     `json:"ok"`
+			Pattern  string   `json:"pattern"`
+			Path     string   `json:"path"`
+			Module   string   `json:"module"`
+			Machine  string   `json:"machine"`
+			Bytes    int      `json:"bytes"`
+			Hash     string   `json:"semantic_hash"`
+			Scenario string   `json:"scenario,omitempty"`
+			Next     []string `json:"next"`
+		}{true, p.Name, out, module, p.Machine, len(src), hash, scen, next})
 		return cli.ExitOK
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "wrote %s: pattern %s as module %s (machine %s)\nnext:\n", out, p.Name, module, p.Machine)
+	fmt.Fprintf(&b, "wrote %s: pattern %s as module %s (machine %s)\n", out, p.Name, module, p.Machine)
+	if scen != "" {
+		fmt.Fprintf(&b, "wrote %s: its scenario\n", scen)
+	}
+	b.WriteString("next:\n")
 	for _, n := range next {
 		fmt.Fprintf(&b, "  %s\n", n)
 	}

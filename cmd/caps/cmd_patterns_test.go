@@ -17,10 +17,11 @@ func TestNewEveryPattern(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for _, p := range patterns.All() {
 		out := strings.ReplaceAll(p.Name, "-", "_") + "_copy.caps"
-		got := runCaps(t, "", "new", p.Name, "--out", out, "--json")
+		got := runCaps(t, "", "new", p.Name, "--out", out, "--scenario", "--json")
 		var res struct {
 			OK                                   bool
 			Pattern, Path, Module, Machine, Hash string
+			Scenario                             string
 			Bytes                                int
 			Next                                 []string
 		}
@@ -34,8 +35,10 @@ func TestNewEveryPattern(t *testing.T) {
 		if len(b) != res.Bytes || !strings.Contains(string(b), "(module "+res.Module+"\n") {
 			t.Errorf("%s: %d bytes, want %d, module line for %s", out, len(b), res.Bytes, res.Module)
 		}
-		scen := p.Machine + ".json"
-		os.WriteFile(scen, p.Scenario, 0o644)
+		scen := "scenarios/" + strings.TrimSuffix(out, ".caps") + "." + p.Machine + ".json"
+		if b, err := os.ReadFile(scen); err != nil || string(b) != string(p.Scenario) || res.Scenario != scen {
+			t.Errorf("scenario %s (reported %q): %v", scen, res.Scenario, err)
+		}
 		if got := runCaps(t, "", "check", out); got.code != 0 || got.stderr != "" {
 			t.Errorf("caps check %s: %+v", out, got)
 		}
@@ -57,6 +60,7 @@ func TestNewEveryPattern(t *testing.T) {
 func TestPatternsCommands(t *testing.T) {
 	t.Chdir(t.TempDir())
 	usage := "usage: caps patterns list [--json] | show NAME [--template] [--json]\nRun 'caps help patterns' for details.\n"
+	newUsage := "usage: caps new PATTERN --out FILE [--module NAME] [--scenario] [--force] [--json]\nRun 'caps help new' for details.\n"
 	tests := []struct {
 		name   string
 		args   []string
@@ -74,11 +78,11 @@ func TestPatternsCommands(t *testing.T) {
 		{name: "template with list", args: []string{"patterns", "list", "--template"}, code: 2, stderr: "caps patterns: --template goes with show NAME\n" + usage},
 		{name: "unknown flag", args: []string{"patterns", "list", "--jsn"}, code: 2, stderr: "caps patterns: unknown flag --jsn\n" + usage},
 		{name: "new unknown", args: []string{"new", "refund-reviw", "--out", "r.caps"}, code: 2,
-			stderr: "caps new: unknown pattern \"refund-reviw\"; did you mean \"refund-review\"? (caps patterns list names them)\nusage: caps new PATTERN --out FILE [--module NAME] [--force] [--json]\nRun 'caps help new' for details.\n"},
+			stderr: "caps new: unknown pattern \"refund-reviw\"; did you mean \"refund-review\"? (caps patterns list names them)\n" + newUsage},
 		{name: "new without out", args: []string{"new", "refund-review"}, code: 2,
-			stderr: "caps new: --out FILE is required\nusage: caps new PATTERN --out FILE [--module NAME] [--force] [--json]\nRun 'caps help new' for details.\n"},
+			stderr: "caps new: --out FILE is required\n" + newUsage},
 		{name: "new bad module", args: []string{"new", "refund-review", "--out", "r.caps", "--module", "Bad-Name"}, code: 2,
-			stderr: "caps new: --module: \"Bad-Name\" is not a module name: use lower-case words of letters, digits and _, joined by dots\nusage: caps new PATTERN --out FILE [--module NAME] [--force] [--json]\nRun 'caps help new' for details.\n"},
+			stderr: "caps new: --module: \"Bad-Name\" is not a module name: use lower-case words of letters, digits and _, joined by dots\n" + newUsage},
 		{name: "new", args: []string{"new", "refund-review", "--out", "flows/Refund Flow.caps"},
 			stdout: "wrote flows/Refund Flow.caps: pattern refund-review as module refund_flow (machine RefundReview)\nnext:\n  caps check flows/Refund Flow.caps --json\n..."},
 		{name: "new refuses to overwrite", args: []string{"new", "claim-review", "--out", "flows/Refund Flow.caps"}, code: 2,
