@@ -47,14 +47,22 @@ all: build
 build:
 	$(GO) build $(LDFLAGS) -o $(CAPS) ./cmd/caps
 
-# The main job: every shipped example must parse without errors. (When the
-# checker lands this becomes `caps check`.)
+# The main job: every shipped example must check without errors, except the
+# negative examples (examples/NN_bad_*.caps), which must fail with the code
+# named on their ";; expect: CODE" line.
 run: build
 	@if [ -z "$(EXAMPLES)" ]; then echo "no examples in examples/"; exit 1; fi; \
 	failed=0; \
 	for f in $(EXAMPLES); do \
-	  if $(CAPS) check "$$f" 2>/tmp/caps-run.$$$$; then echo "ok    $$f"; \
-	  else echo "FAIL  $$f"; cat /tmp/caps-run.$$$$; failed=$$((failed+1)); fi; \
+	  case "$$f" in \
+	  *_bad_*) \
+	    want=$$(sed -n 's/^;; expect: //p' "$$f" | head -1); \
+	    if ! $(CAPS) check "$$f" >/dev/null 2>/tmp/caps-run.$$$$ && [ -n "$$want" ] && grep -q " error $$want:" /tmp/caps-run.$$$$; then echo "ok    $$f (fails with $$want, as it should)"; \
+	    else echo "FAIL  $$f: a negative example must fail with the code on its ';; expect:' line ($$want)"; cat /tmp/caps-run.$$$$; failed=$$((failed+1)); fi ;; \
+	  *) \
+	    if $(CAPS) check "$$f" 2>/tmp/caps-run.$$$$; then echo "ok    $$f"; \
+	    else echo "FAIL  $$f"; cat /tmp/caps-run.$$$$; failed=$$((failed+1)); fi ;; \
+	  esac; \
 	  rm -f /tmp/caps-run.$$$$; \
 	done; \
 	if [ $$failed -ne 0 ]; then echo "$$failed example(s) failed"; exit 1; fi; \

@@ -72,7 +72,7 @@ var Backends = []*Backend{
 	{Name: "solidity", Status: NotImplemented, Covers: "functions", Extension: ".sol", Summary: "planned; not implemented in this toolchain"},
 	{Name: "lean", Status: NotImplemented, Covers: "functions", Extension: ".lean", Summary: "planned; not implemented in this toolchain"},
 	{Name: "react", Status: NotImplemented, Covers: "surfaces", Extension: "/", Summary: "React/A2UI bundles are planned; not implemented in this toolchain"},
-	{Name: "native-aarch64", Status: NotImplemented, Covers: "functions", Extension: "", Summary: "native AArch64 (through Wasm AOT or LLVM) is planned; not implemented in this toolchain"},
+	{Name: "native-aarch64", Status: NotImplemented, Covers: "functions", Extension: "", Summary: "native AArch64 (through Wasm AOT) is planned; compile --target native-aarch64 writes the plan as JSON, no native code"},
 }
 
 // Lookup returns the named backend, or nil.

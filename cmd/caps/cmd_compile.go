@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -25,7 +26,7 @@ import (
 func init() {
 	cli.Register(&cli.Command{
 		Name:  "compile",
-		Args:  "--target T [--json] FILE --out PATH",
+		Args:  "--target T [--json] [--allow-text-fallback] FILE --out PATH",
 		Short: "compile a checked module for a backend (wat, wasm, riscv64, xstate, scxml, mermaid)",
 		Long: `Compile checks FILE and compiles it for the target T, writing PATH ("-" for
 stdout). The compiled backends take the module's pure scalar functions
@@ -38,12 +39,24 @@ FILE with errors, or one with nothing the target can compile, exits with 1.
 For scxml, a module with several machines writes one document per machine,
 named PATH with the machine name before the extension.
 
+--target native-aarch64 compiles nothing: it writes to PATH a JSON plan
+(schema capsulang.native-plan.v1) of the route a native build would take
+through the wasm target and an external ahead-of-time compiler, the
+functions that would travel it and the machines that stay with the host.
+
+The wasm target writes the binary itself, so it never needs wat2wasm and
+never falls back to text; --allow-text-fallback is accepted for scripts
+written for toolchains that do, and the JSON report then says
+"text_fallback": false.
+
 With --json it prints {"ok", "files": [{"path", "diagnostics", "target",
-"outputs": [{"path", "bytes"}], "compiled", "skipped", "unsupported"}]}.`,
+"outputs": [{"path", "bytes"}], "compiled", "skipped", "unsupported"}]}
+(with "planned" instead of compiled functions for native-aarch64).`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			target := fs.String("target", "", "the backend: "+strings.Join(codegen.Names(), ", "))
 			out := fs.String("out", "", "the output file (\"-\" for stdout)")
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
+			fallback := fs.Bool("allow-text-fallback", false, "accepted with --target wasm; caps always writes binary wasm")
 			return func(c *cli.Context, args []string) int {
 				if len(args) != 1 {
 					return c.UsageErrorf("expected one FILE")
@@ -60,7 +73,13 @@ With --json it prints {"ok", "files": [{"path", "diagnostics", "target",
 				if *out == "-" && *jsonOut {
 					return c.UsageErrorf("--json prints the report on stdout; give --out a file")
 				}
-				return runCompile(c, args[0], *target, *out, *jsonOut)
+				if *fallback && *target != "wasm" {
+					return c.UsageErrorf("--allow-text-fallback applies to --target wasm only")
+				}
+				if *target == "native-aarch64" {
+					return runNativePlan(c, args[0], *out, *jsonOut)
+				}
+				return runCompile(c, args[0], *target, *out, *jsonOut, *fallback)
 			}
 		},
 	})
@@ -231,7 +250,7 @@ func unsupportedNotes(pl *codegen.Plan) []syntax.Diagnostic {
 	return ds
 }
 
-func runCompile(c *cli.Context, path, target, out string, jsonOut bool) int {
+func runCompile(c *cli.Context, path, target, out string, jsonOut, fallback bool) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
 	pkg, f := loadChecked(c, p, path)
 	if pkg == nil {
@@ -278,7 +297,11 @@ func runCompile(c *cli.Context, path, target, out string, jsonOut bool) int {
 	}
 	pl := res.Plan
 	if jsonOut {
-		f.Extra = compileExtra{Target: target, Outputs: outputs, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: planOut(src, pl).Unsupported}
+		ce := compileExtra{Target: target, Outputs: outputs, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: planOut(src, pl).Unsupported}
+		if fallback {
+			ce.TextFallback = new(bool) // the binary was written: no fallback
+		}
+		f.Extra = ce
 		return p.Finish()
 	}
 	p.Add(src, unsupportedNotes(pl))
@@ -299,8 +322,74 @@ type compileExtra struct {
 	Target      string        `json:"target"`
 	Outputs     []outputJSON  `json:"outputs"`
 	Compiled    []string      `json:"compiled"`
+	Planned     []string      `json:"planned,omitempty"`
 	Skipped     []string      `json:"skipped"`
 	Unsupported []featureJSON `json:"unsupported"`
+	// TextFallback is false when --allow-text-fallback was given (the
+	// wasm target never falls back).
+	TextFallback *bool `json:"text_fallback,omitempty"`
+}
+
+// runNativePlan writes the native-aarch64 plan of FILE to out.
+func runNativePlan(c *cli.Context, path, out string, jsonOut bool) int {
+	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
+	pkg, f := loadChecked(c, p, path)
+	if pkg == nil {
+		return p.Finish()
+	}
+	src := packageSource(path, pkg)
+	np := codegen.PlanNative(pkg.Result, pkg.Hash)
+	data, err := json.MarshalIndent(np, "", "  ")
+	if err != nil {
+		c.Errorf("%v", err)
+		p.SetError()
+		return p.Finish()
+	}
+	data = append(data, '\n')
+	if out == "-" {
+		c.Stdout.Write(data)
+	} else if err := writeFileAtomic(out, data); err != nil {
+		c.Errorf("%v", err)
+		p.SetError()
+		return p.Finish()
+	}
+	wp, _ := codegen.PlanFor(pkg.Result, "wasm")
+	if jsonOut {
+		f.Extra = compileExtra{Target: "native-aarch64", Outputs: []outputJSON{{Path: out, Bytes: len(data)}}, Compiled: []string{},
+			Planned: np.Functions, Skipped: np.Skipped, Unsupported: planOut(src, wp).Unsupported}
+		return p.Finish()
+	}
+	if out != "-" {
+		fmt.Fprintf(c.Stderr, "%s: wrote %s: a plan, not native code (%d %s would go through wasm and an external AOT compiler)\n", cli.Program, out, len(np.Functions), pluralWord(len(np.Functions), "function", "functions"))
+	}
+	return p.Finish()
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// folder, creating the folder, so that a reader never sees half a file.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }
 
 func runCompilePlan(c *cli.Context, path, target string, jsonOut bool) int {

@@ -184,14 +184,17 @@ type stepJSON struct {
 	Event   string          `json:"event"`
 	Cause   string          `json:"cause"`
 	Payload json.RawMessage `json:"payload,omitempty"`
-	From    string          `json:"from"`
-	To      string          `json:"to"`
-	OK      bool            `json:"ok"`
-	Error   *stepErrorJSON  `json:"error"`
-	Context json.RawMessage `json:"context"`
-	Effects []effectJSON    `json:"effects"`
-	Route   *machine.Route  `json:"route,omitempty"`
-	Clock   string          `json:"clock"`
+	// Defaulted lists the payload fields dry-run mode set to their zero
+	// values because the input left them out.
+	Defaulted []string        `json:"defaulted,omitempty"`
+	From      string          `json:"from"`
+	To        string          `json:"to"`
+	OK        bool            `json:"ok"`
+	Error     *stepErrorJSON  `json:"error"`
+	Context   json.RawMessage `json:"context"`
+	Effects   []effectJSON    `json:"effects"`
+	Route     *machine.Route  `json:"route,omitempty"`
+	Clock     string          `json:"clock"`
 }
 
 type stepErrorJSON struct {
@@ -301,9 +304,13 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 	}
 	ctx := context.Background()
 	var steps []machine.StepResult
+	// defaulted[k] lists the payload fields of steps[k] that dry-run
+	// mode filled with zero values.
+	var defaulted [][]string
 	failed := false
 	for _, in := range inputs {
 		var rs []machine.StepResult
+		var filled []string
 		switch {
 		case in.isAdv:
 			var err error
@@ -315,11 +322,16 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 		case in.cancel != nil:
 			rs = []machine.StepResult{inst.Cancel(*in.cancel)}
 		default:
-			rs = []machine.StepResult{inst.StepContext(ctx, in.event)}
+			ev := in.event
+			if o.mode == machine.DryRun {
+				ev.Raw, filled = m.FillMissing(ev.Name, ev.Raw)
+			}
+			rs = []machine.StepResult{inst.StepContext(ctx, ev)}
 		}
 		for _, r := range rs {
 			r.Trace = nil // reused by the instance; not printed
 			steps = append(steps, r)
+			defaulted = append(defaulted, filled)
 			if !r.OK {
 				failed = true
 			}
@@ -345,7 +357,8 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 		for k := range steps {
 			r := &steps[k]
 			sj := stepJSON{Seq: r.Seq, Event: r.Event, Cause: string(r.Cause), From: r.From, To: r.To, OK: r.OK,
-				Context: m.ContextJSON(r.Context), Effects: effectsJSON(r.Effects, m.Governed()), Route: r.Route, Clock: value.FormatDuration(r.Clock)}
+				Context: m.ContextJSON(r.Context), Effects: effectsJSON(r.Effects, m.Governed()), Route: r.Route, Clock: value.FormatDuration(r.Clock),
+				Defaulted: defaulted[k]}
 			if r.Payload != nil {
 				sj.Payload = m.AppendPayloadOf(nil, r.Event, r.Payload)
 			}
@@ -360,7 +373,7 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s), instance %s\n", m.Name, inst.Mode(), inst.ID())
 	for k := range steps {
-		writeStep(&b, &steps[k])
+		writeStep(&b, &steps[k], defaulted[k])
 	}
 	fmt.Fprintf(&b, "state %s (%s), clock %s\n", inst.State(), inst.Status(), value.FormatDuration(inst.Clock()))
 	fmt.Fprintf(&b, "context %s\n", m.ContextJSON(inst.Context()))
@@ -375,7 +388,7 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 //
 //	#1 SubmitClaim: idle -> awaiting_review
 //	    db.write operational.claims: planned
-func writeStep(b *strings.Builder, r *machine.StepResult) {
+func writeStep(b *strings.Builder, r *machine.StepResult, defaulted []string) {
 	label := r.Event
 	switch r.Cause {
 	case machine.CauseTimeout:
@@ -392,6 +405,9 @@ func writeStep(b *strings.Builder, r *machine.StepResult) {
 		return
 	}
 	fmt.Fprintf(b, "#%d %s: %s -> %s\n", r.Seq, label, r.From, r.Target)
+	if len(defaulted) > 0 {
+		fmt.Fprintf(b, "    defaulted (zero values): %s\n", strings.Join(defaulted, ", "))
+	}
 	for k := range r.Effects {
 		e := &r.Effects[k]
 		line := string(e.Status)

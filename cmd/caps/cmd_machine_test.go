@@ -66,9 +66,34 @@ func TestMachineRun(t *testing.T) {
     db.write log.opened: planned
 #3 Close (timeout at 30s): open -> closed
 #4 Close: FAILED R_NO_TRANSITION: state closed has no transition for Close
-#5 Open: FAILED R_BAD_PAYLOAD: bad payload: event Open needs field "who"
+#5 Open: FAILED R_GUARD_FALSE: guard (== event.code 1234) is false in state closed
 state closed (running), clock 30s
 context {"code":0,"opens":1,"who":"ada"}
+`},
+		// Dry-run mode fills the fields an input leaves out with zero
+		// values and says so; a field given with the wrong type still fails.
+		{name: "dry-run defaults missing fields", args: []string{"machine-run", "door.caps", "Door", `Open={"code": 1234}`, "Close", "Open", `Open={"code": "x"}`},
+			code: 1, stdout: `Door (dry-run), instance Door-a65d9de4f806
+#1 Open: closed -> open
+    defaulted (zero values): who
+    db.write log.opened: planned
+#2 Close: open -> closed
+#3 Open: FAILED R_GUARD_FALSE: guard (== event.code 1234) is false in state closed
+#4 Open: FAILED R_BAD_PAYLOAD: bad payload: code: expected U32, found "x"
+state closed (running), clock 0ms
+context {"code":0,"opens":1,"who":""}
+`},
+		{name: "mock stays strict", args: []string{"machine-run", "--mode", "mock", "door.caps", "Door", `Open={"code": 1234}`},
+			code: 1, stdout: `Door (mock), instance Door-a65d9de4f806
+#1 Open: FAILED R_BAD_PAYLOAD: bad payload: event Open needs field "who"
+state closed (running), clock 0ms
+context {"code":0,"opens":0,"who":""}
+`},
+		{name: "live stays strict", args: []string{"machine-run", "--mode", "live", "door.caps", "Door", "Open"},
+			code: 1, stdout: `Door (live), instance Door-a65d9de4f806
+#1 Open: FAILED R_BAD_PAYLOAD: bad payload: event Open needs field "code"
+state closed (running), clock 0ms
+context {"code":0,"opens":0,"who":""}
 `},
 		{name: "mock with on-error", args: []string{"machine-run", "--mode", "mock", "--mocks", "jam.json", "door.caps", "Door", `Open={"code": 1234, "who": "bo"}`, "Alarm", "!cancel"},
 			code: 1, stdout: `Door (mock), instance Door-a65d9de4f806
@@ -255,7 +280,7 @@ func TestShippedScenarios(t *testing.T) {
 	for _, f := range files {
 		args = append(args, "--scenario", f)
 	}
-	got := runCaps(t, "", append(args, "../../examples")...)
+	got := runCaps(t, "", append(args, shippedModules(t, "../..")...)...)
 	if got.code != 0 || got.stderr != "" {
 		t.Fatalf("%+v", got)
 	}

@@ -91,8 +91,9 @@ func TestScenarios(t *testing.T) {
 					t.Skipf("uses %s, which the XState export does not execute (runtime/scenario tests it)", key)
 				}
 			}
-			example := strings.SplitN(filepath.Base(sf), ".", 2)[0]
-			pkg := testutil.Load(t, filepath.Join(testutil.Root(), "examples", example+".caps"))
+			file := testutil.ScenarioExample(t, sf, sc.Machine)
+			example := strings.TrimSuffix(filepath.Base(file), ".caps")
+			pkg := testutil.Load(t, file)
 			res, err := xstate.Generate(pkg.Result)
 			if err != nil {
 				t.Fatal(err)

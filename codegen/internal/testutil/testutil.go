@@ -22,9 +22,16 @@ func Root() string {
 
 // Examples lists examples/*.caps.
 func Examples(t testing.TB) []string {
-	paths, err := filepath.Glob(filepath.Join(Root(), "examples", "*.caps"))
-	if err != nil || len(paths) == 0 {
+	all, err := filepath.Glob(filepath.Join(Root(), "examples", "*.caps"))
+	if err != nil || len(all) == 0 {
 		t.Fatalf("no examples found: %v", err)
+	}
+	// Negative examples (NN_bad_*.caps) are meant to fail the checker.
+	var paths []string
+	for _, p := range all {
+		if !strings.Contains(filepath.Base(p), "_bad_") {
+			paths = append(paths, p)
+		}
 	}
 	return paths
 }
@@ -104,4 +111,30 @@ func LookTool(env string, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// ScenarioExample returns the example a scenario of examples/scenarios
+// runs against: examples/MODULE.caps for MODULE.MACHINE.json, else the one
+// example that declares the machine (for a scenario the spec names, such
+// as change_approval_happy_path.json).
+func ScenarioExample(t testing.TB, scenarioFile, machine string) string {
+	t.Helper()
+	p := filepath.Join(Root(), "examples", strings.SplitN(filepath.Base(scenarioFile), ".", 2)[0]+".caps")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	var found []string
+	for _, f := range Examples(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "(machine "+machine+"\n") {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%s: machine %s is declared by %d examples (%v); name the scenario MODULE.MACHINE.json", scenarioFile, machine, len(found), found)
+	}
+	return found[0]
 }
