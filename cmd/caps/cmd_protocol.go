@@ -82,9 +82,9 @@ for its surface SURFACE, the same bytes for the same module and arguments:
 --data JSON (with --kind data) is the value to send: a JSON object whose
 fields are fields of the surface's data model, each of its type. Values
 are written in the runtime's JSON encoding, in the data model's order.
-An unknown surface (E_A2UI_UNKNOWN_SURFACE), data that is not an object
-(E_A2UI_DATA_JSON), an unknown field (E_A2UI_DATA_FIELD) or a value of
-the wrong type (E_A2UI_DATA_TYPE) is a diagnostic and exit 1.
+An unknown surface (E_SURFACE_NOT_FOUND), data that is not an object
+(E_SURFACE_DATA_NOT_OBJECT), an unknown field (E_SURFACE_DATA_FIELD) or a value of
+the wrong type (E_SURFACE_DATA_TYPE) is a diagnostic and exit 1.
 
 Without --json it prints the messages as JSON Lines, one message a line,
 ready for a renderer. With --json it prints {"ok", "files": [{"path",

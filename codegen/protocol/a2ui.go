@@ -241,13 +241,13 @@ func (e *Error) Diagnostic() syntax.Diagnostic {
 // Diagnostic codes of Envelope (documented in analysis/codes/codes.json).
 const (
 	// UnknownSurface: the named surface is not declared.
-	UnknownSurface = "E_A2UI_UNKNOWN_SURFACE"
+	UnknownSurface = "E_SURFACE_NOT_FOUND"
 	// DataNotObject: --data is not a JSON object.
-	DataNotObject = "E_A2UI_DATA_JSON"
+	DataNotObject = "E_SURFACE_DATA_NOT_OBJECT"
 	// DataField: --data names a field the data model does not have.
-	DataField = "E_A2UI_DATA_FIELD"
+	DataField = "E_SURFACE_DATA_FIELD"
 	// DataType: a --data value does not have its field's type.
-	DataType = "E_A2UI_DATA_TYPE"
+	DataType = "E_SURFACE_DATA_TYPE"
 )
 
 // Envelope returns the A2UI messages of one kind for a surface of a
