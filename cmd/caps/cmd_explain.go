@@ -52,8 +52,8 @@ type codeJSON struct {
 	// Command and FixedCommand are the invocations of a command code.
 	Command      string `json:"command,omitempty"`
 	FixedCommand string `json:"fixed_command,omitempty"`
-	URL      string `json:"url"`
-	Since    string `json:"since"`
+	URL          string `json:"url"`
+	Since        string `json:"since"`
 }
 
 func toJSON(k *codes.Code, full bool) codeJSON {
