@@ -195,7 +195,7 @@ func runProtocolPlan(c *cli.Context, path string, jsonOut bool) int {
 		}{plan}
 		return p.Finish()
 	}
-	c.Stdout.Write([]byte(protocolPlanText(plan, path)))
+	c.Stdout.Write([]byte(protocolPlanText(plan, cli.DisplayPath(path))))
 	return p.Finish()
 }
 
@@ -292,7 +292,7 @@ func runA2UIManifest(c *cli.Context, path string, jsonOut bool) int {
 		fmt.Fprintf(&b, "surface %s: catalog %s, %s, %s, %s\n", s.SurfaceID, s.CatalogID,
 			count(len(s.DataModel.Required), "data field", "data fields"), count(len(s.Actions), "action", "actions"), count(len(s.Components), "component", "components"))
 	}
-	fmt.Fprintf(&b, "print the manifest with: caps a2ui-manifest --json %s\n", path)
+	fmt.Fprintf(&b, "print the manifest with: caps a2ui-manifest --json %s\n", cli.DisplayPath(path))
 	c.Stdout.Write([]byte(b.String()))
 	return p.Finish()
 }
