@@ -199,6 +199,10 @@ func (m *module) defaultData(s *ast.Surface) Message {
 		k, _ := json.Marshal(f.Name)
 		b.Write(k)
 		b.WriteString(":")
+		if f.def != "" {
+			b.WriteString(f.def)
+			continue
+		}
 		if v, ok := value.Zero(f.typ); ok {
 			if j, err := v.MarshalJSON(); err == nil {
 				b.Write(j)

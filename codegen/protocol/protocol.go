@@ -28,6 +28,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/catalog"
@@ -368,6 +369,9 @@ type dataField struct {
 	Field
 	typ  types.Type
 	span syntax.Span
+	// def is the default JSON value when the type's zero value is not it
+	// (the initial state of a bound machine).
+	def string
 }
 
 // dataModel returns the fields of a surface's data model: its declared
@@ -379,7 +383,7 @@ func (m *module) dataModel(s *ast.Surface) []dataField {
 			if f == nil || !f.Name.Valid() {
 				continue
 			}
-			out = append(out, dataField{Field{f.Name.Name, TypeString(f.Type)}, m.resolve(f.Type), f.Form.Span})
+			out = append(out, dataField{Field: Field{f.Name.Name, TypeString(f.Type)}, typ: m.resolve(f.Type), span: f.Form.Span})
 		}
 		return out
 	}
@@ -391,13 +395,14 @@ func (m *module) dataModel(s *ast.Surface) []dataField {
 		if f == nil || !f.Name.Valid() {
 			continue
 		}
-		out = append(out, dataField{Field{f.Name.Name, TypeString(f.Type)}, m.resolve(f.Type), f.Form.Span})
+		out = append(out, dataField{Field: Field{f.Name.Name, TypeString(f.Type)}, typ: m.resolve(f.Type), span: f.Form.Span})
 	}
 	st := &types.Enum{Name: mc.Name.Name + ".state"}
 	for _, x := range mc.States {
 		st.Members = append(st.Members, x.Name.Name)
 	}
-	return append(out, dataField{Field{"state", "Text"}, st, mc.Name.Span})
+	def, _ := json.Marshal(mc.Initial.Name)
+	return append(out, dataField{Field{"state", "Text"}, st, mc.Name.Span, string(def)})
 }
 
 func (m *module) surface(s *ast.Surface) Surface {
@@ -468,7 +473,7 @@ func (m *module) actionInputs(s *ast.Surface, a Action) []dataField {
 	var out []dataField
 	for _, f := range fs {
 		if f != nil && f.Name.Valid() {
-			out = append(out, dataField{Field{f.Name.Name, TypeString(f.Type)}, m.resolve(f.Type), f.Form.Span})
+			out = append(out, dataField{Field: Field{f.Name.Name, TypeString(f.Type)}, typ: m.resolve(f.Type), span: f.Form.Span})
 		}
 	}
 	return out
