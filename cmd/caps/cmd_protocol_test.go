@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"flag"
 	"os"
 	"path/filepath"
@@ -275,5 +277,93 @@ func TestCommandCodes(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no command codes in codes.json")
+	}
+}
+
+// TestCompileReact: compile --target react writes the bundle as a folder
+// (the files of codegen/react, byte for byte as the goldens), replaces a
+// folder it wrote before, and refuses stdout, a file and a folder it did
+// not write, leaving them as they were.
+func TestCompileReact(t *testing.T) {
+	example := filepath.Join(repoRootDir, protocolExample)
+	t.Chdir(t.TempDir())
+	out, errOut, code := runCG(t, "compile", "--target", "react", example, "--out", "build/repo-review-react", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	var res struct {
+		Files []struct {
+			Outputs []struct {
+				Path  string `json:"path"`
+				Bytes int    `json:"bytes"`
+			} `json:"outputs"`
+			Compiled []string `json:"compiled"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Files) != 1 || len(res.Files[0].Outputs) != 1 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if o := res.Files[0].Outputs[0]; o.Path != "build/repo-review-react" || fmt.Sprint(res.Files[0].Compiled) != "[repo_review_ui]" {
+		t.Errorf("outputs %+v compiled %v", o, res.Files[0].Compiled)
+	}
+	var got []string
+	total := 0
+	filepath.WalkDir("build", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel("build/repo-review-react", p)
+			got = append(got, filepath.ToSlash(rel))
+			b, _ := os.ReadFile(p)
+			total += len(b)
+			want, err := os.ReadFile(filepath.Join(repoRootDir, "testdata", "react", "30_protocol_native_a2ui", rel))
+			if err != nil || !bytes.Equal(b, want) {
+				t.Errorf("%s differs from testdata/react/30_protocol_native_a2ui/%s (%v)", p, rel, err)
+			}
+		}
+		return nil
+	})
+	want := []string{"fixtures/repo_review_ui.jsonl", "manifest.json", "package.json", "protocol-plan.json", "src/a2ui.ts", "src/index.ts", "src/repo_review_ui.tsx", "src/types.ts", "tsconfig.json"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if total != res.Files[0].Outputs[0].Bytes {
+		t.Errorf("bytes %d, files hold %d", res.Files[0].Outputs[0].Bytes, total)
+	}
+	// again: the folder is replaced, and nothing is left beside it
+	if _, errOut, code := runCG(t, "compile", "--target", "react", example, "--out", "build/repo-review-react"); code != 0 || errOut != "caps: wrote build/repo-review-react (34575 bytes; 1 compiled, 0 skipped)\n" {
+		t.Errorf("second run: exit %d, %q", code, errOut)
+	}
+	if entries, _ := os.ReadDir("build"); len(entries) != 1 {
+		t.Errorf("build holds %d entries, want 1", len(entries))
+	}
+	// refusals
+	os.WriteFile("file", []byte("keep"), 0o644)
+	os.MkdirAll("mine", 0o755)
+	os.WriteFile("mine/notes.txt", []byte("keep"), 0o644)
+	for _, tc := range []struct {
+		out, stderr string
+		code        int
+	}{
+		{"-", "caps compile: --target react writes a folder; give --out DIR\n", 2},
+		{"file", "caps: --out file is a file; give a folder\n", 2},
+		{"mine", "caps: --out mine is a folder that caps did not write (no manifest.json); give a new or empty folder\n", 2},
+	} {
+		_, errOut, code := runCG(t, "compile", "--target", "react", example, "--out", tc.out)
+		if first, _, _ := strings.Cut(errOut, "usage:"); code != tc.code || first != tc.stderr {
+			t.Errorf("--out %s: exit %d, stderr %q; want %d, %q", tc.out, code, errOut, tc.code, tc.stderr)
+		}
+	}
+	if b, _ := os.ReadFile("file"); string(b) != "keep" {
+		t.Error("the file was changed")
+	}
+	if entries, _ := os.ReadDir("mine"); len(entries) != 1 {
+		t.Error("the folder was changed")
+	}
+	// a module without surfaces
+	_, errOut, code = runCG(t, "compile", "--target", "react", filepath.Join(repoRootDir, "examples", "abs.caps"), "--out", "abs")
+	if code != 1 || !strings.Contains(errOut, "nothing to compile for react: the module declares no surface") {
+		t.Errorf("abs: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat("abs"); err == nil {
+		t.Error("abs was written")
 	}
 }
