@@ -367,3 +367,24 @@ func TestCompileReact(t *testing.T) {
 		t.Error("abs was written")
 	}
 }
+
+// TestSpecProtocolCommands runs the commands of spec §09, §23 and §28 on
+// examples/30_protocol_native_a2ui.caps as the spec writes them: each
+// succeeds and prints one JSON document that says ok.
+func TestSpecProtocolCommands(t *testing.T) {
+	example := filepath.Join(repoRootDir, protocolExample)
+	t.Chdir(t.TempDir())
+	for _, args := range [][]string{
+		{"check", example, "--json"},
+		{"protocol-plan", example, "--json"},
+		{"a2ui-manifest", example, "--json"},
+		{"a2ui-envelope", example, "repo_review_ui", "--kind", "data", "--data", `{"repo":"advatar/Capsulang","approved":false}`, "--json"},
+		{"a2ui-envelope", example, "repo_review_ui", "--kind", "create", "--json"},
+		{"compile", "--target", "react", example, "--out", "build/repo-review-react", "--json"},
+	} {
+		out, errOut, code := runCG(t, args...)
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, `{"ok":true,`) || !json.Valid([]byte(out)) {
+			t.Errorf("caps %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+}

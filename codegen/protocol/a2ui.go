@@ -105,6 +105,17 @@ func ActionPath(a Action) string {
 // action or event (an input per field and a button that sends it).
 func (m *module) components(s *ast.Surface) []Component {
 	sf := m.surface(s)
+	// Component ids derive from names; newID keeps them unique within the
+	// surface (a later clash gets _2, _3, ...), in a fixed order.
+	used := map[string]bool{"root": true, "body": true, "title": true, "state": true, "actions": true}
+	newID := func(base string) string {
+		id := base
+		for n := 2; used[id]; n++ {
+			id = fmt.Sprintf("%s_%d", base, n)
+		}
+		used[id] = true
+		return id
+	}
 	root := Component{ID: "root", Component: "Card", Child: "body"}
 	body := Component{ID: "body", Component: "Column", Children: []string{"title"}}
 	out := []Component{root, {}, {ID: "title", Component: "Text", Text: sf.Title, Variant: "h2"}}
@@ -113,17 +124,18 @@ func (m *module) components(s *ast.Surface) []Component {
 		st := Component{ID: "state", Component: "Column"}
 		var rows []Component
 		for _, f := range m.dataModel(s) {
-			id := "state_" + f.Name
+			id := newID("state_" + f.Name)
 			st.Children = append(st.Children, id)
 			bind := Binding{"/" + f.Name}
 			if types.Identical(f.typ, types.TBool) {
 				rows = append(rows, Component{ID: id, Component: "CheckBox", Label: f.Name, Value: bind})
 				continue
 			}
+			label, val := newID(id+"_label"), newID(id+"_value")
 			rows = append(rows,
-				Component{ID: id, Component: "Row", Children: []string{id + "_label", id + "_value"}},
-				Component{ID: id + "_label", Component: "Text", Text: f.Name, Variant: "caption"},
-				Component{ID: id + "_value", Component: "Text", Text: bind})
+				Component{ID: id, Component: "Row", Children: []string{label, val}},
+				Component{ID: label, Component: "Text", Text: f.Name, Variant: "caption"},
+				Component{ID: val, Component: "Text", Text: bind})
 		}
 		out = append(out, st)
 		out = append(out, rows...)
@@ -133,29 +145,31 @@ func (m *module) components(s *ast.Surface) []Component {
 		acts := Component{ID: "actions", Component: "Column"}
 		var groups []Component
 		for _, a := range sf.Actions {
-			id := a.Kind + "_" + a.Name
+			id := newID(a.Kind + "_" + a.Name)
 			acts.Children = append(acts.Children, id)
 			g := Component{ID: id, Component: "Column"}
 			var inputs []Component
 			ctx := map[string]Binding{}
 			for _, in := range m.actionInputs(s, a) {
-				iid := id + "_" + in.Name
+				iid := newID(id + "_" + in.Name)
 				g.Children = append(g.Children, iid)
 				bind := Binding{ActionPath(a) + "/" + in.Name}
 				ctx[in.Name] = bind
 				inputs = append(inputs, m.input(iid, in, bind))
 			}
-			g.Children = append(g.Children, id+"_submit")
+			submit := newID(id + "_submit")
+			label := newID(submit + "_label")
+			g.Children = append(g.Children, submit)
 			if len(ctx) == 0 {
 				ctx = nil
 			}
-			btn := Component{ID: id + "_submit", Component: "Button", Child: id + "_submit_label", Action: &EventAction{ActionEvent{Name: a.Name, Context: ctx}}}
+			btn := Component{ID: submit, Component: "Button", Child: label, Action: &EventAction{ActionEvent{Name: a.Name, Context: ctx}}}
 			if a.Kind == "action" {
 				btn.Variant = "primary"
 			}
 			groups = append(groups, g)
 			groups = append(groups, inputs...)
-			groups = append(groups, btn, Component{ID: id + "_submit_label", Component: "Text", Text: humanize(a.Name)})
+			groups = append(groups, btn, Component{ID: label, Component: "Text", Text: humanize(a.Name)})
 		}
 		out = append(out, acts)
 		out = append(out, groups...)

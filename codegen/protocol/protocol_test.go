@@ -146,3 +146,39 @@ func TestEnvelopeKinds(t *testing.T) {
 		t.Error("--data with create is accepted")
 	}
 }
+
+// TestComponentIDsUnique: ids derived from names that clash (state field
+// x_label next to x, action a_b's input c next to action a's input b_c)
+// stay unique, and every child named exists.
+func TestComponentIDsUnique(t *testing.T) {
+	pkg := testutil.LoadSource(t, `(module clash
+  (capsule "1")
+  (profile ui.a2ui)
+  (surface s
+    (state (x Text) (x_label Text) (x_label_value U32))
+    (action a (input (b_c Text)))
+    (action a_b (input (c Text)))))
+`)
+	msgs, err := protocol.Envelope(pkg.Result, "s", "components", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	cs := msgs[0].UpdateComponents.Components
+	for _, c := range cs {
+		if ids[c.ID] {
+			t.Errorf("id %s is used twice", c.ID)
+		}
+		ids[c.ID] = true
+	}
+	for _, c := range cs {
+		for _, ch := range append(append([]string{}, c.Children...), c.Child) {
+			if ch != "" && !ids[ch] {
+				t.Errorf("%s names child %s, which does not exist", c.ID, ch)
+			}
+		}
+	}
+	if len(cs) != 22 {
+		t.Errorf("%d components, want 22", len(cs))
+	}
+}
