@@ -15,8 +15,10 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/codegen/core"
 	"github.com/capsulang/caps/codegen/mermaid"
+	"github.com/capsulang/caps/codegen/react"
 	"github.com/capsulang/caps/codegen/riscv64"
 	"github.com/capsulang/caps/codegen/scxml"
 	"github.com/capsulang/caps/codegen/wasm"
@@ -69,9 +71,12 @@ var Backends = []*Backend{
 		Summary:    "Mermaid stateDiagram-v2 per machine and a flowchart of its effect graph (caps visualize)",
 		Subset:     "every machine",
 		Validation: "golden files"},
+	{Name: "react", Status: Implemented, Covers: "surfaces", Extension: "/",
+		Summary:    "a folder with a React component and TypeScript bindings per A2UI surface, the A2UI manifest, the protocol plan and message fixtures; user actions go to the host, no effect runs",
+		Subset:     "every surface",
+		Validation: "tsc --strict --noEmit and react-dom/server rendering of every surface (codegen/react/testdata/harness)"},
 	{Name: "solidity", Status: NotImplemented, Covers: "functions", Extension: ".sol", Summary: "planned; not implemented in this toolchain"},
 	{Name: "lean", Status: NotImplemented, Covers: "functions", Extension: ".lean", Summary: "planned; not implemented in this toolchain"},
-	{Name: "react", Status: NotImplemented, Covers: "surfaces", Extension: "/", Summary: "React/A2UI bundles are planned; not implemented in this toolchain"},
 	{Name: "native-aarch64", Status: NotImplemented, Covers: "functions", Extension: "", Summary: "native AArch64 (through Wasm AOT) is planned; compile --target native-aarch64 writes the plan as JSON, no native code"},
 }
 
@@ -169,6 +174,11 @@ func PlanFor(res *check.Result, target string) (*Plan, error) {
 		if len(funcs) == 0 {
 			p.Note = "the module declares no function"
 		}
+	case "surfaces":
+		p.Compiled = append(p.Compiled, react.Surfaces(res)...)
+		if len(p.Compiled) == 0 {
+			p.Note = "the module declares no surface"
+		}
 	case "machines":
 		p.Compiled = append(p.Compiled, machines...)
 		if len(machines) == 0 {
@@ -203,7 +213,8 @@ func PlanFor(res *check.Result, target string) (*Plan, error) {
 // Artifact is one output file of a compilation.
 type Artifact struct {
 	// Name is a suggested file name suffix (for several machines); ""
-	// for the single artifact.
+	// for the single artifact. For a folder target (react) it is the
+	// file's slash-separated path inside the folder.
 	Name string
 	Data []byte
 }
@@ -279,6 +290,18 @@ func Compile(res *check.Result, target string) (*Output, error) {
 				name = d.Machine
 			}
 			out.Artifacts = append(out.Artifacts, Artifact{Name: name, Data: []byte(d.Source)})
+		}
+	case "react":
+		hash, err := load.IROptions(res).Hash(res.File.Module)
+		if err != nil {
+			return nil, err
+		}
+		files, err := react.Generate(res, hash)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			out.Artifacts = append(out.Artifacts, Artifact{Name: f.Path, Data: f.Data})
 		}
 	case "mermaid":
 		s, err := mermaid.StateDiagrams(res, "")

@@ -135,7 +135,7 @@ func TestPlanSpans(t *testing.T) {
 	if fmt.Sprint(pl.Compiled) != "[ok]" || pl.Ready {
 		t.Errorf("compiled %v ready %v", pl.Compiled, pl.Ready)
 	}
-	for _, name := range []string{"solidity", "lean", "react", "native-aarch64"} {
+	for _, name := range []string{"solidity", "lean", "native-aarch64"} {
 		p, _ := codegen.PlanFor(pkg.Result, name)
 		if p.Status != codegen.NotImplemented || p.Ready {
 			t.Errorf("%s: status %s ready %v", name, p.Status, p.Ready)

@@ -12,6 +12,7 @@ import (
 	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/codes"
+	capsproto "github.com/capsulang/caps/codegen/protocol"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -121,7 +122,11 @@ func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 		return nil, nil
 	}
 	if e := catalog.LookupEffect(leaf.Text); e != nil {
-		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: effectMarkdown(e)}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+		md := effectMarkdown(e)
+		if c := effectContract(sn, path); c != nil {
+			md += "\n\n---\n\n**targets** " + c.Describe()
+		}
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(leaf.Span))}, nil
 	}
 	if p := catalog.LookupProfile(leaf.Text); p != nil && len(path) >= 2 && path[len(path)-2].Head() == "profile" {
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: profileMarkdown(p)}, Range: ptrRange(sn.rng(leaf.Span))}, nil
@@ -133,6 +138,21 @@ func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 }
 
 func ptrRange(r protocol.Range) *protocol.Range { return &r }
+
+// effectContract returns the contract a protocol effect intent targets
+// when path ends at the effect's name in (EFFECT TARGET ...): the port's
+// tool, resource or prompt, the agent or its skill, the surface or its
+// action. It is nil for other effects and undeclared targets.
+func effectContract(sn *snapshot, path []*syntax.Form) *capsproto.Contract {
+	if len(path) < 2 || sn.pkg == nil || sn.pkg.Result == nil {
+		return nil
+	}
+	leaf, form := path[len(path)-1], path[len(path)-2]
+	if len(form.Items) < 2 || form.Items[0] != leaf || form.Items[1].Kind != syntax.FormSymbol || !capsproto.IsProtocolEffect(leaf.Text) {
+		return nil
+	}
+	return capsproto.ContractOf(sn.pkg.Result, leaf.Text, form.Items[1].Text)
+}
 
 func symbolMarkdown(sym *check.Symbol) string {
 	var b strings.Builder

@@ -31,6 +31,12 @@ const (
 	// SourceRuntime codes are reported by the layer that runs function
 	// examples (the interpreter), not by the checker.
 	SourceRuntime = "runtime"
+	// SourceCommand codes are reported by a command about its arguments
+	// checked against a module that itself checks clean: an unknown
+	// surface or ill-typed data given to caps a2ui-envelope. Command holds
+	// the invocation that reports the code and FixedCommand a corrected
+	// one.
+	SourceCommand = "command"
 )
 
 // Code documents one diagnostic code.
@@ -53,10 +59,29 @@ type Code struct {
 	Fix string `json:"fix"`
 	// Fixed is Example corrected: a module that checks clean.
 	Fixed string `json:"fixed"`
-	// Source is SourceChecker or SourceRuntime.
+	// Source is SourceChecker, SourceRuntime or SourceCommand.
 	Source string `json:"source"`
+	// Command is, for SourceCommand, the arguments of a caps invocation
+	// that reports the code on Example, written to the file example.caps
+	// (which the arguments name); FixedCommand is the corrected
+	// invocation, which succeeds.
+	Command      []string `json:"command,omitempty"`
+	FixedCommand []string `json:"fixed_command,omitempty"`
 	// Since is the toolchain version that introduced the code.
 	Since string `json:"since"`
+}
+
+// ShellCommand writes a command's arguments as a shell command line,
+// quoting the arguments that need it: caps a2ui-envelope ... --data '{...}'.
+func ShellCommand(args []string) string {
+	parts := []string{"caps"}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'{}[]$`\\*?;&|<>()!#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
 }
 
 // Anchor is the code's anchor in the diagnostics reference: the code in

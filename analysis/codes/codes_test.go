@@ -67,6 +67,31 @@ func checkerCodes(t *testing.T) map[string]string {
 	return out
 }
 
+// commandPackages are the packages whose code constants are reported by
+// commands (source "command"), relative to the repository root.
+var commandPackages = []string{"codegen/protocol"}
+
+// commandCodes returns the code values of the constants of the command
+// packages.
+func commandCodes(t *testing.T) map[string]bool {
+	t.Helper()
+	r := &constResolver{t: t, fset: token.NewFileSet(), pkgs: map[string]map[string]*constDef{}}
+	r.module = readModulePath(t)
+	out := map[string]bool{}
+	for _, p := range commandPackages {
+		dir := filepath.Join(repoRoot, filepath.FromSlash(p))
+		for _, d := range r.consts(dir) {
+			if v, ok := r.resolve(dir, d.imports, d.expr, 0); ok && codeRE.MatchString(v) {
+				out[v] = true
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("found no diagnostic code constants in %s", strings.Join(commandPackages, ", "))
+	}
+	return out
+}
+
 type constDef struct {
 	expr    goast.Expr
 	imports map[string]string
@@ -186,9 +211,18 @@ func TestEveryCheckerCodeIsDocumented(t *testing.T) {
 			t.Errorf("check.%s = %q has no entry in analysis/codes/codes.json", name, v)
 		}
 	}
+	commands := commandCodes(t)
 	for _, c := range codes.All() {
-		if !values[c.Code] {
+		switch {
+		case c.Source == codes.SourceCommand && !commands[c.Code]:
+			t.Errorf("codes.json documents command code %s, which is not a code constant of a command package (%s)", c.Code, strings.Join(commandPackages, ", "))
+		case c.Source != codes.SourceCommand && !values[c.Code]:
 			t.Errorf("codes.json documents %s, which is not a code constant in analysis/check/check.go", c.Code)
+		}
+	}
+	for v := range commands {
+		if c := codes.Lookup(v); c == nil || c.Source != codes.SourceCommand {
+			t.Errorf("command code %s has no entry of source %q in analysis/codes/codes.json", v, codes.SourceCommand)
 		}
 	}
 	// The resolver must have followed the codes defined in other packages.
@@ -217,8 +251,11 @@ func TestEntriesAreWellFormed(t *testing.T) {
 		if c.Severity != want {
 			t.Errorf("%s: severity %q, want %q (from its prefix)", c.Code, c.Severity, want)
 		}
-		if c.Source != codes.SourceChecker && c.Source != codes.SourceRuntime {
-			t.Errorf("%s: source %q, want %q or %q", c.Code, c.Source, codes.SourceChecker, codes.SourceRuntime)
+		if c.Source != codes.SourceChecker && c.Source != codes.SourceRuntime && c.Source != codes.SourceCommand {
+			t.Errorf("%s: source %q, want %q, %q or %q", c.Code, c.Source, codes.SourceChecker, codes.SourceRuntime, codes.SourceCommand)
+		}
+		if (c.Source == codes.SourceCommand) != (len(c.Command) > 0 && len(c.FixedCommand) > 0) {
+			t.Errorf("%s: command and fixed_command are required for source %q, and only for it", c.Code, codes.SourceCommand)
 		}
 		if !semverRE.MatchString(c.Since) {
 			t.Errorf("%s: since %q is not a version such as 0.1.0", c.Code, c.Since)
@@ -351,6 +388,14 @@ func TestExamples(t *testing.T) {
 			fixed, fixedSrc := checkSource(t, c, "fixed", c.Fixed)
 			if len(fixed.Diagnostics) > 0 {
 				t.Errorf("the fixed module does not check clean:%s", describe(fixedSrc, fixed.File, fixed.Diagnostics))
+			}
+			if c.Source == codes.SourceCommand {
+				// The command's own test (cmd/caps TestCommandCodes) runs
+				// the invocations; the module itself checks clean.
+				if len(ex.Diagnostics) > 0 {
+					t.Errorf("a command code's example must pass the checker:%s", describe(exSrc, ex.File, ex.Diagnostics))
+				}
+				return
 			}
 			if c.Source == codes.SourceRuntime {
 				if len(ex.Diagnostics) > 0 {

@@ -27,11 +27,13 @@ func init() {
 	cli.Register(&cli.Command{
 		Name:  "compile",
 		Args:  "--target T [--json] [--allow-text-fallback] FILE --out PATH",
-		Short: "compile a checked module for a backend (wat, wasm, riscv64, xstate, scxml, mermaid)",
+		Short: "compile a checked module for a backend (wat, wasm, riscv64, xstate, scxml, mermaid, react)",
 		Long: `Compile checks FILE and compiles it for the target T, writing PATH ("-" for
 stdout). The compiled backends take the module's pure scalar functions
 (wat, wasm, riscv64); the machine backends take its machines (xstate,
-scxml, mermaid). caps compile-backends lists the targets and their subsets.
+scxml, mermaid); react takes its A2UI surfaces and writes a folder PATH
+(see docs/protocols.md). caps compile-backends lists the targets and their
+subsets.
 
 Functions or machines outside the target's subset are skipped and listed
 as notes on stderr with their place; caps compile-plan explains them. A
@@ -79,6 +81,9 @@ With --json it prints {"ok", "files": [{"path", "diagnostics", "target",
 				if *target == "native-aarch64" {
 					return runNativePlan(c, args[0], *out, *jsonOut)
 				}
+				if codegen.Lookup(*target).Covers == "surfaces" && *out == "-" {
+					return c.UsageErrorf("--target %s writes a folder; give --out DIR", *target)
+				}
 				return runCompile(c, args[0], *target, *out, *jsonOut, *fallback)
 			}
 		},
@@ -90,7 +95,7 @@ With --json it prints {"ok", "files": [{"path", "diagnostics", "target",
 		Long: `Compile-backends lists every compilation target: whether it is implemented,
 what it covers (functions or machines), its supported subset and how its
 output is validated. Targets planned but not implemented (solidity, lean,
-react, native-aarch64) are listed as not implemented.
+native-aarch64) are listed as not implemented.
 
 With --json it prints {"backends": [{"name", "status", "covers",
 "extension", "summary", "subset", "validation"}]}.`,
@@ -271,6 +276,16 @@ func runCompile(c *cli.Context, path, target, out string, jsonOut, fallback bool
 		return p.Finish()
 	}
 	var outputs []outputJSON
+	if codegen.Lookup(target).Covers == "surfaces" {
+		n, err := writeFolder(out, res.Artifacts)
+		if err != nil {
+			c.Errorf("%v", err)
+			p.SetError()
+			return p.Finish()
+		}
+		outputs = append(outputs, outputJSON{Path: out, Bytes: n})
+		res.Artifacts = nil
+	}
 	for _, a := range res.Artifacts {
 		dest := out
 		if a.Name != "" && out != "-" {
@@ -311,6 +326,68 @@ func runCompile(c *cli.Context, path, target, out string, jsonOut, fallback bool
 		}
 	}
 	return p.Finish()
+}
+
+// writeFolder writes the artifacts of a folder target into dir, each at
+// its path: first into a fresh folder beside dir, then renamed into place,
+// so that an error leaves dir as it was and no half-written folder. An
+// existing dir is replaced only if it is a folder that an earlier
+// compilation wrote (it holds manifest.json). It returns the bytes written.
+func writeFolder(dir string, arts []codegen.Artifact) (int, error) {
+	dir = filepath.Clean(dir)
+	if st, err := os.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return 0, fmt.Errorf("--out %s is a file; give a folder", dir)
+		}
+		entries, _ := os.ReadDir(dir)
+		if _, err := os.Stat(filepath.Join(dir, "manifest.json")); len(entries) > 0 && err != nil {
+			return 0, fmt.Errorf("--out %s is a folder that caps did not write (no manifest.json); give a new or empty folder", dir)
+		}
+	}
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return 0, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	n := 0
+	for _, a := range arts {
+		rel := filepath.FromSlash(a.Name)
+		if a.Name == "" || filepath.IsAbs(rel) || strings.HasPrefix(filepath.Clean(rel), "..") {
+			return 0, fmt.Errorf("internal error: artifact path %q", a.Name)
+		}
+		path := filepath.Join(tmp, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(path, a.Data, 0o644); err != nil {
+			return 0, err
+		}
+		n += len(a.Data)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return 0, err
+	}
+	old := ""
+	if _, err := os.Stat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return 0, err
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			os.Rename(old, dir)
+		}
+		return 0, err
+	}
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	return n, nil
 }
 
 type outputJSON struct {

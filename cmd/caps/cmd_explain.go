@@ -49,14 +49,20 @@ type codeJSON struct {
 	Fix      string `json:"fix,omitempty"`
 	Fixed    string `json:"fixed,omitempty"`
 	Source   string `json:"source"`
-	URL      string `json:"url"`
-	Since    string `json:"since"`
+	// Command and FixedCommand are the invocations of a command code.
+	Command      string `json:"command,omitempty"`
+	FixedCommand string `json:"fixed_command,omitempty"`
+	URL          string `json:"url"`
+	Since        string `json:"since"`
 }
 
 func toJSON(k *codes.Code, full bool) codeJSON {
 	j := codeJSON{Code: k.Code, Severity: k.Severity, Title: k.Title, Summary: k.Summary, Source: k.Source, URL: k.URL(), Since: k.Since}
 	if full {
 		j.Example, j.Fix, j.Fixed = k.Example, k.Fix, k.Fixed
+		if len(k.Command) > 0 {
+			j.Command, j.FixedCommand = codes.ShellCommand(k.Command), codes.ShellCommand(k.FixedCommand)
+		}
 	}
 	return j
 }
@@ -78,6 +84,11 @@ func explainCode(c *cli.Context, code string, jsonOut bool) int {
 	if jsonOut {
 		b, _ := report.Marshal(toJSON(k, true))
 		fmt.Fprintf(c.Stdout, "%s\n", b)
+		return cli.ExitOK
+	}
+	if len(k.Command) > 0 {
+		fmt.Fprintf(c.Stdout, "%s (%s): %s\n\n%s\n\nExample, saved as example.caps:\n\n%s\n    $ %s\n\nFix: %s\n\n    $ %s\n\nMore: %s\n",
+			k.Code, k.Severity, k.Title, k.Summary, indent(k.Example), codes.ShellCommand(k.Command), k.Fix, codes.ShellCommand(k.FixedCommand), k.URL())
 		return cli.ExitOK
 	}
 	fmt.Fprintf(c.Stdout, "%s (%s): %s\n\n%s\n\nExample:\n\n%s\nFix: %s\n\n%s\nMore: %s\n",

@@ -65,6 +65,13 @@ func TestStdinEveryFileCommand(t *testing.T) {
 		{[]string{"release-preview", "--json", "FILE"}, 0},
 		{[]string{"visualize", "FILE"}, 0},
 		{[]string{"machine-run", "FILE", "Lamp", "Toggle"}, 0},
+		{[]string{"protocol-plan", "FILE"}, 0},
+		{[]string{"protocol-plan", "--json", "FILE"}, 0},
+		{[]string{"a2ui-manifest", "--json", "FILE"}, 0},
+		{[]string{"a2ui-envelope", "--kind", "create", "FILE", "lamp_ui"}, 1},
+		{[]string{"architecture-plan", "FILE"}, 0},
+		{[]string{"architecture-plan", "--json", "FILE"}, 0},
+		{[]string{"architecture-plan", "--kind", "mermaid", "FILE"}, 0},
 	}
 	for _, tt := range tests {
 		name := strings.Join(tt.args, " ")
