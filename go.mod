@@ -9,7 +9,10 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 )
 
-require golang.org/x/text v0.14.0 // indirect
+require (
+	github.com/goccy/go-yaml v1.19.2 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)
 
 require (
 	github.com/segmentio/asm v1.1.3 // indirect
