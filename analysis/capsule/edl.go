@@ -167,8 +167,8 @@ type EDLReceipt struct {
 // EDLProbe names the bypass attempts the generated probe machine makes.
 type EDLProbe struct {
 	Machine          string `json:"machine"`
-	OutsideMandate   string `json:"outside_mandate"`   // a gate tool no capability covers
-	ProtectedAction  string `json:"protected_action"`  // "" when no effect is protected
+	OutsideMandate   string `json:"outside_mandate"`  // a gate tool no capability covers
+	ProtectedAction  string `json:"protected_action"` // "" when no effect is protected
 	ProtectedCapName string `json:"protected_capability"`
 }
 
