@@ -61,7 +61,7 @@ type Attestation struct {
 type Bundle struct {
 	IR        *IR
 	EDL       *EDL
-	Module    string // the module file's name
+	Module    string      // the module file's name
 	Artifacts []*Artifact // in the order they are listed; the attestation last
 }
 
