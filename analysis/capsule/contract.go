@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -67,6 +68,7 @@ func Parse(text []byte) (*Contract, []syntax.Diagnostic) {
 		return d.c, diags
 	}
 	ir := d.contract(root)
+	sort.SliceStable(d.diags, func(i, j int) bool { return d.diags[i].Span.Start < d.diags[j].Span.Start })
 	if !hasErrors(d.diags) {
 		d.c.IR = ir
 	}
@@ -460,7 +462,7 @@ func (d *decoder) effects(o *object) []*Effect {
 		if e.MaxAmountUSD != nil && e.ApprovalRequiredAboveUSD != nil && *e.ApprovalRequiredAboveUSD >= *e.MaxAmountUSD {
 			d.errorf(CodeValue, d.c.Span(path+".approval_required_above_usd"), "`%s.approval_required_above_usd` (%d) must be below `max_amount_usd` (%d)", path, *e.ApprovalRequiredAboveUSD, *e.MaxAmountUSD)
 		}
-		if e.ApprovalRequiredAboveUSD != nil && e.MaxAmountUSD == nil {
+		if e.ApprovalRequiredAboveUSD != nil && eo.get("max_amount_usd") == nil {
 			d.errorf(CodeMissingField, d.c.Span(path+".approval_required_above_usd"), "`%s` has an approval threshold but no `max_amount_usd`: give the largest amount the agent may move", path)
 		}
 		risk := "low"

@@ -2,6 +2,7 @@ package capsule
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/capsulang/caps/syntax"
@@ -16,6 +17,7 @@ func Check(text []byte) (*Contract, []syntax.Diagnostic) {
 		return c, diags
 	}
 	diags = append(diags, c.Rules()...)
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
 	if hasErrors(diags) {
 		c.IR = nil
 	}

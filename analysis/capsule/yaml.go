@@ -73,7 +73,11 @@ func readYAML(text []byte) (*node, []syntax.Diagnostic) {
 		return nil, nil
 	}
 	if len(docs) > 1 {
-		r.errorf(CodeYAML, r.tokenSpan(docs[1].GetToken()), "a contract is one YAML document; this file has %d: remove the `---` separators and the extra documents", len(docs))
+		start := docs[1].Start
+		if start == nil {
+			start = docs[1].GetToken()
+		}
+		r.errorf(CodeYAML, r.tokenSpan(start), "a contract is one YAML document; this file has %d: remove the `---` separators and the extra documents", len(docs))
 		return nil, r.diags
 	}
 	return r.node(docs[0].Body), r.diags
