@@ -31,6 +31,11 @@ const (
 	// SourceRuntime codes are reported by the layer that runs function
 	// examples (the interpreter), not by the checker.
 	SourceRuntime = "runtime"
+	// SourceCapsule codes are reported for Capsule contracts
+	// (.capsule.yaml) by caps capsule-check and capsule-compile (package
+	// analysis/capsule). Their Example and Fixed are contracts, not
+	// modules.
+	SourceCapsule = "capsule"
 )
 
 // Code documents one diagnostic code.
@@ -44,7 +49,8 @@ type Code struct {
 	Title string `json:"title"`
 	// Summary says what the code means in one to three sentences.
 	Summary string `json:"summary"`
-	// Example is a complete module that produces the code.
+	// Example is a complete module that produces the code (a contract,
+	// for SourceCapsule).
 	Example string `json:"example"`
 	// Modules are the other modules Example imports, by module name, for
 	// the import codes. An importer that finds them is assumed.
@@ -53,7 +59,7 @@ type Code struct {
 	Fix string `json:"fix"`
 	// Fixed is Example corrected: a module that checks clean.
 	Fixed string `json:"fixed"`
-	// Source is SourceChecker or SourceRuntime.
+	// Source is SourceChecker, SourceRuntime or SourceCapsule.
 	Source string `json:"source"`
 	// Since is the toolchain version that introduced the code.
 	Since string `json:"since"`
