@@ -301,3 +301,15 @@ func TestDoorkeeperPolicy(t *testing.T) {
 		t.Errorf("default %s, refused %v", d.Default, d.Refused)
 	}
 }
+
+// TestTamperedBundle: the shipped tampered bundle (docs/capsule.md) has
+// one changed file, and Verify names exactly that one.
+func TestTamperedBundle(t *testing.T) {
+	problems, att, err := Verify(filepath.Join(root, "testdata/capsule/tampered-bundle"))
+	if err != nil || att == nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || problems[0].Path != "seatbelt.sb" || !strings.HasPrefix(problems[0].Message, "changed: the attestation records sha256:") {
+		t.Errorf("problems: %v", problems)
+	}
+}
