@@ -58,6 +58,7 @@ func TestDiagnostics(t *testing.T) {
 		{"ungated-effect", []string{"E_CAPSULE_UNGATED_EFFECT 11:11-11:15"}},
 		{"unbound-receipt", []string{"E_CAPSULE_UNBOUND_RECEIPT 9:5-9:11", "E_CAPSULE_UNBOUND_RECEIPT 13:14-13:22"}},
 		{"untraced-decisions", []string{"E_CAPSULE_UNTRACED_DECISIONS 11:13-11:18"}},
+		{"image-not-pinned", []string{"W_CAPSULE_IMAGE_NOT_PINNED 13:10-13:46"}},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			text := read(t, filepath.Join(root, "testdata/capsule/errors", tt.file+".capsule.yaml"))
@@ -69,8 +70,8 @@ func TestDiagnostics(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("diagnostics (-want +got):\n%s", diff)
 			}
-			if c.IR != nil {
-				t.Error("a contract with errors has an IR")
+			if (c.IR != nil) != (tt.file == "image-not-pinned") {
+				t.Error("a contract with errors has an IR, or one with only a warning has none")
 			}
 		})
 	}

@@ -20,10 +20,14 @@ const (
 	CodeUngatedEffect      = "E_CAPSULE_UNGATED_EFFECT"      // a protected effect without a gate action
 	CodeUnboundReceipt     = "E_CAPSULE_UNBOUND_RECEIPT"     // a high-risk operation without an approval-bound receipt
 	CodeUntracedDecisions  = "E_CAPSULE_UNTRACED_DECISIONS"  // authority decisions without telemetry
+
+	// Warnings.
+	CodeImageNotPinned = "W_CAPSULE_IMAGE_NOT_PINNED" // runtime.image has no sha256 digest
 )
 
 // Codes lists every code of this package, in the order above.
 var Codes = []string{
 	CodeYAML, CodeUnknownKey, CodeType, CodeValue, CodeMissingField, CodeNoIdentity, CodeNoEffects, CodeNoTelemetry,
 	CodeAmbientCredentials, CodeDefaultAllow, CodeUngatedEffect, CodeUnboundReceipt, CodeUntracedDecisions,
+	CodeImageNotPinned,
 }

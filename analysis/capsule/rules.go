@@ -2,6 +2,7 @@ package capsule
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -23,6 +24,9 @@ func Check(text []byte) (*Contract, []syntax.Diagnostic) {
 	}
 	return c, diags
 }
+
+// pinnedRE matches an image reference pinned by digest.
+var pinnedRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 
 // credentialStores are host paths that hold credentials; mounting one
 // into the enclosure hands the agent ambient credentials.
@@ -82,6 +86,12 @@ func (c *Contract) Rules() []syntax.Diagnostic {
 		case e.Receipt != "approval_bound":
 			add(CodeUnboundReceipt, path+".receipt", "`%s` (%s %s) is high-risk but its receipt is `%s`; a high-risk operation completes only with a receipt bound to its approval: write `receipt: approval_bound`", path, e.Verb, e.Resource, e.Receipt)
 		}
+	}
+	// The enclosure's image is pinned by digest, or the attestation binds
+	// nothing.
+	if !pinnedRE.MatchString(ir.Runtime.Image) {
+		out = append(out, syntax.Diagnostic{Code: CodeImageNotPinned, Severity: syntax.Warning, Span: c.Span("runtime.image"),
+			Message: fmt.Sprintf("`runtime.image` (%s) is not pinned by a sha256 digest, so the attested bundle does not fix what runs: write IMAGE@sha256:<64 hex digits>", ir.Runtime.Image)})
 	}
 	// Authority decisions need telemetry.
 	t := ir.Telemetry

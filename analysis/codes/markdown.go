@@ -28,7 +28,7 @@ func Markdown() []byte {
 	p("Codes starting with `E_` are errors, `W_` warnings and `I_` information.\n\n")
 	p("Most codes are reported by the checker (`caps check`, the language server). The codes\n")
 	p("marked *runtime* are reported by the layer that runs function examples (`caps test`).\n")
-	p("The `E_CAPSULE_` codes are about Capsule contracts (`.capsule.yaml`, see capsule.md):\n")
+	p("The `E_CAPSULE_` and `W_CAPSULE_` codes are about Capsule contracts (`.capsule.yaml`, see capsule.md):\n")
 	p("`caps capsule-check` reports them, and their examples are contracts.\n\n")
 	p("Messages quote source text (names, literals, stray tokens) in pieces of at most %d\n", syntax.MaxQuoted)
 	p("characters: a longer one is shown as its first %d and last %d characters around `%s`,\n", (syntax.MaxQuoted-1)/2, syntax.MaxQuoted-1-(syntax.MaxQuoted-1)/2, syntax.Ellipsis)
