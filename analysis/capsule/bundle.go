@@ -208,7 +208,12 @@ func Verify(dir string) ([]Problem, *Attestation, error) {
 	}
 	listed := map[string]bool{AttestationFile: true}
 	var irData []byte
+	irPath := ""
 	for _, a := range att.Artifacts {
+		if !filepath.IsLocal(filepath.FromSlash(a.Path)) || a.Path == AttestationFile {
+			out = append(out, Problem{AttestationFile, fmt.Sprintf("lists %q, which is not a file of the bundle", a.Path)})
+			continue
+		}
 		listed[a.Path] = true
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(a.Path)))
 		if err != nil {
@@ -221,7 +226,7 @@ func Verify(dir string) ([]Problem, *Attestation, error) {
 			out = append(out, Problem{a.Path, fmt.Sprintf("changed: the attestation records %d bytes, the file has %d", a.Bytes, len(b))})
 		}
 		if a.Kind == KindContractIR {
-			irData = b
+			irData, irPath = b, a.Path
 		}
 	}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -238,9 +243,12 @@ func Verify(dir string) ([]Problem, *Attestation, error) {
 		return out, &att, nil
 	}
 	// Every digest holds: compile the bundled IR again and compare.
+	if irPath == "" {
+		return []Problem{{AttestationFile, "lists no contract IR (kind " + KindContractIR + ")"}}, &att, nil
+	}
 	ir, err := ParseIR(irData)
 	if err != nil {
-		return []Problem{{att.ModuleFile[:len(att.ModuleFile)-len(".caps")] + ".capsule.json", "not a contract IR: " + err.Error()}}, &att, nil
+		return []Problem{{irPath, "not a contract IR: " + err.Error()}}, &att, nil
 	}
 	fresh, err := Compile(ir)
 	if err != nil {

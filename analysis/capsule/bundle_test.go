@@ -136,6 +136,25 @@ func TestVerifyProblems(t *testing.T) {
 			att.Digest = att.digest()
 			os.WriteFile(filepath.Join(dir, AttestationFile), indent(&att), 0o644)
 		}, []Problem{{"claims-refund-reviewer.caps", "differs from what the bundled contract IR compiles to (the file and its digest were both changed)"}}},
+		{"a listed path outside the bundle", func(dir string) {
+			var att Attestation
+			json.Unmarshal(read(t, filepath.Join(dir, AttestationFile)), &att)
+			att.Artifacts[0].Path = "../outside.json"
+			att.Digest = att.digest()
+			os.WriteFile(filepath.Join(dir, AttestationFile), indent(&att), 0o644)
+		}, []Problem{{AttestationFile, `lists "../outside.json", which is not a file of the bundle`},
+			{"claims-refund-reviewer.caps", "not listed in the attestation: remove it or compile the bundle again"}}},
+		{"no contract IR listed", func(dir string) {
+			var att Attestation
+			json.Unmarshal(read(t, filepath.Join(dir, AttestationFile)), &att)
+			for _, a := range att.Artifacts {
+				if a.Kind == KindContractIR {
+					a.Kind = KindEDL
+				}
+			}
+			att.Digest = att.digest()
+			os.WriteFile(filepath.Join(dir, AttestationFile), indent(&att), 0o644)
+		}, []Problem{{AttestationFile, "lists no contract IR (kind contract-ir)"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeExample(t)
