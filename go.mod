@@ -5,6 +5,7 @@ go 1.26.8
 require github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 
 require (
+	github.com/goccy/go-yaml v1.19.2
 	github.com/google/go-cmp v0.7.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 )

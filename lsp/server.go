@@ -68,6 +68,8 @@ type Server struct {
 	snapshots          uint64 // how many snapshots were made
 	// release returns closed documents' memory (release.go).
 	release *time.Timer
+	// capsules are the open Capsule contracts (capsule.go).
+	capsules map[protocol.DocumentURI]*capsuleDoc
 }
 
 // document is an open editor document.
@@ -268,6 +270,9 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		return reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "the server is shutting down"})
 	}
 	h, ok := requests[method]
+	if ch := s.capsuleRequest(method, req.Params()); ch != nil {
+		h, ok = ch, true // a Capsule contract (capsule.go)
+	}
 	if !ok {
 		return reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.MethodNotFound, Message: "method not supported: " + method})
 	}
@@ -356,6 +361,9 @@ func (s *Server) handleNotification(req jsonrpc2.Request) error {
 		return nil // notifications before initialize are dropped
 	}
 	h, ok := notifications[method]
+	if ch := s.capsuleNotification(method, req.Params()); ch != nil {
+		h, ok = ch, true // a Capsule contract (capsule.go)
+	}
 	if !ok {
 		if !strings.HasPrefix(method, "$/") {
 			s.log.Printf("ignoring notification %s", method)

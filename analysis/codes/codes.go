@@ -37,6 +37,11 @@ const (
 	// the invocation that reports the code and FixedCommand a corrected
 	// one.
 	SourceCommand = "command"
+	// SourceCapsule codes are reported for Capsule contracts
+	// (.capsule.yaml) by caps capsule-check and capsule-compile (package
+	// analysis/capsule). Their Example and Fixed are contracts, not
+	// modules.
+	SourceCapsule = "capsule"
 )
 
 // Code documents one diagnostic code.
@@ -50,7 +55,8 @@ type Code struct {
 	Title string `json:"title"`
 	// Summary says what the code means in one to three sentences.
 	Summary string `json:"summary"`
-	// Example is a complete module that produces the code.
+	// Example is a complete module that produces the code (a contract,
+	// for SourceCapsule).
 	Example string `json:"example"`
 	// Modules are the other modules Example imports, by module name, for
 	// the import codes. An importer that finds them is assumed.
@@ -59,7 +65,8 @@ type Code struct {
 	Fix string `json:"fix"`
 	// Fixed is Example corrected: a module that checks clean.
 	Fixed string `json:"fixed"`
-	// Source is SourceChecker, SourceRuntime or SourceCommand.
+	// Source is SourceChecker, SourceRuntime, SourceCommand or
+	// SourceCapsule.
 	Source string `json:"source"`
 	// Command is, for SourceCommand, the arguments of a caps invocation
 	// that reports the code on Example, written to the file example.caps

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsulang/caps/analysis/capsule"
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/analysis/load"
@@ -211,9 +212,20 @@ func TestEveryCheckerCodeIsDocumented(t *testing.T) {
 			t.Errorf("check.%s = %q has no entry in analysis/codes/codes.json", name, v)
 		}
 	}
+	capsuleCodes := map[string]bool{}
+	for _, v := range capsule.Codes {
+		capsuleCodes[v] = true
+		if c := codes.Lookup(v); c == nil || c.Source != codes.SourceCapsule {
+			t.Errorf("capsule code %s has no entry of source %q in analysis/codes/codes.json", v, codes.SourceCapsule)
+		}
+	}
 	commands := commandCodes(t)
 	for _, c := range codes.All() {
 		switch {
+		case c.Source == codes.SourceCapsule:
+			if !capsuleCodes[c.Code] {
+				t.Errorf("codes.json documents %s as a capsule code, which is not in capsule.Codes", c.Code)
+			}
 		case c.Source == codes.SourceCommand && !commands[c.Code]:
 			t.Errorf("codes.json documents command code %s, which is not a code constant of a command package (%s)", c.Code, strings.Join(commandPackages, ", "))
 		case c.Source != codes.SourceCommand && !values[c.Code]:
@@ -251,8 +263,8 @@ func TestEntriesAreWellFormed(t *testing.T) {
 		if c.Severity != want {
 			t.Errorf("%s: severity %q, want %q (from its prefix)", c.Code, c.Severity, want)
 		}
-		if c.Source != codes.SourceChecker && c.Source != codes.SourceRuntime && c.Source != codes.SourceCommand {
-			t.Errorf("%s: source %q, want %q, %q or %q", c.Code, c.Source, codes.SourceChecker, codes.SourceRuntime, codes.SourceCommand)
+		if c.Source != codes.SourceChecker && c.Source != codes.SourceRuntime && c.Source != codes.SourceCommand && c.Source != codes.SourceCapsule {
+			t.Errorf("%s: source %q, want %q, %q, %q or %q", c.Code, c.Source, codes.SourceChecker, codes.SourceRuntime, codes.SourceCommand, codes.SourceCapsule)
 		}
 		if (c.Source == codes.SourceCommand) != (len(c.Command) > 0 && len(c.FixedCommand) > 0) {
 			t.Errorf("%s: command and fixed_command are required for source %q, and only for it", c.Code, codes.SourceCommand)
@@ -269,7 +281,7 @@ func TestEntriesAreWellFormed(t *testing.T) {
 		if c.Fix == "" || c.Example == "" || c.Fixed == "" {
 			t.Errorf("%s: example, fix and fixed are all required", c.Code)
 		}
-		if c.Example == c.Fixed && c.Source == codes.SourceChecker {
+		if c.Example == c.Fixed && c.Source != codes.SourceRuntime {
 			t.Errorf("%s: the fixed module is the example unchanged", c.Code)
 		}
 		if got, want := codes.DocURL(c.Code), codes.DocsBase+"#"+strings.ToLower(c.Code); got != want {
@@ -378,6 +390,10 @@ func describe(src []byte, f *ast.File, ds []syntax.Diagnostic) string {
 func TestExamples(t *testing.T) {
 	for _, c := range codes.All() {
 		t.Run(c.Code, func(t *testing.T) {
+			if c.Source == codes.SourceCapsule {
+				capsuleExample(t, c)
+				return
+			}
 			for name, src := range c.Modules {
 				f, err := ast.Parse([]byte(src))
 				if err != nil || f.Module == nil || f.Module.Name.Name != name {
@@ -425,6 +441,26 @@ func TestExamples(t *testing.T) {
 				t.Errorf("the example produces other codes too:%s", describe(exSrc, ex.File, others))
 			}
 		})
+	}
+}
+
+// capsuleExample: a capsule code's example contract produces that code
+// and no other, and its fixed contract checks clean.
+func capsuleExample(t *testing.T, c *codes.Code) {
+	_, diags := capsule.Check([]byte(c.Example))
+	found := false
+	for _, d := range diags {
+		if d.Code == c.Code {
+			found = true
+		} else {
+			t.Errorf("the example produces %s too: %s", d.Code, d.Message)
+		}
+	}
+	if !found {
+		t.Errorf("the example does not produce %s; it produces %v", c.Code, diags)
+	}
+	if con, diags := capsule.Check([]byte(c.Fixed)); len(diags) > 0 || con.IR == nil {
+		t.Errorf("the fixed contract does not check clean: %v", diags)
 	}
 }
 

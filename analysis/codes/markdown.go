@@ -28,7 +28,9 @@ func Markdown() []byte {
 	p("Codes starting with `E_` are errors, `W_` warnings and `I_` information.\n\n")
 	p("Most codes are reported by the checker (`caps check`, the language server). The codes\n")
 	p("marked *runtime* are reported by the layer that runs function examples (`caps test`);\n")
-	p("those marked *command* by a command about its arguments, on a module that checks clean.\n\n")
+	p("those marked *command* by a command about its arguments, on a module that checks clean.\n")
+	p("The `E_CAPSULE_` and `W_CAPSULE_` codes are about Capsule contracts (`.capsule.yaml`, see capsule.md):\n")
+	p("`caps capsule-check` reports them, and their examples are contracts.\n\n")
 	p("Messages quote source text (names, literals, stray tokens) in pieces of at most %d\n", syntax.MaxQuoted)
 	p("characters: a longer one is shown as its first %d and last %d characters around `%s`,\n", (syntax.MaxQuoted-1)/2, syntax.MaxQuoted-1-(syntax.MaxQuoted-1)/2, syntax.Ellipsis)
 	p("so that a huge name or literal is never echoed in full. Names longer than %d characters\n", ast.MaxSuggested)
@@ -52,16 +54,19 @@ func Markdown() []byte {
 		for _, c := range cs {
 			p("\n<a id=\"%s\"></a>\n\n### %s\n\n", c.Anchor(), c.Code)
 			reported := "reported by the checker"
+			lang := "lisp"
 			switch c.Source {
 			case SourceRuntime:
 				reported = "reported at runtime, when examples run"
 			case SourceCommand:
 				reported = "reported by `" + strings.Join(c.Command[:1], "") + "` (command)"
+			case SourceCapsule:
+				reported, lang = "reported by caps capsule-check", "yaml"
 			}
 			p("**%s** · %s · %s · since %s\n\n", c.Title, c.Severity, reported, c.Since)
 			p("%s\n\n", c.Summary)
 			p("Example:\n\n")
-			codeBlock(&b, c.Example)
+			codeBlock(&b, lang, c.Example)
 			if len(c.Modules) > 0 {
 				names := make([]string, 0, len(c.Modules))
 				for n := range c.Modules {
@@ -71,7 +76,7 @@ func Markdown() []byte {
 				p("\nwith these modules on the import path:\n")
 				for _, n := range names {
 					p("\n`%s.caps`:\n\n", strings.ReplaceAll(n, ".", "/"))
-					codeBlock(&b, c.Modules[n])
+					codeBlock(&b, "lisp", c.Modules[n])
 				}
 			}
 			if len(c.Command) > 0 {
@@ -82,7 +87,7 @@ func Markdown() []byte {
 				p("```sh\n%s\n```\n", ShellCommand(c.FixedCommand))
 				continue
 			}
-			codeBlock(&b, c.Fixed)
+			codeBlock(&b, lang, c.Fixed)
 		}
 	}
 	return b.Bytes()
@@ -98,8 +103,8 @@ func bySeverity(sev string) []*Code {
 	return out
 }
 
-func codeBlock(b *bytes.Buffer, src string) {
-	b.WriteString("```lisp\n")
+func codeBlock(b *bytes.Buffer, lang, src string) {
+	b.WriteString("```" + lang + "\n")
 	b.WriteString(strings.TrimRight(src, "\n"))
 	b.WriteString("\n```\n")
 }

@@ -23,6 +23,26 @@ const fixture = `(module demo.claims
     (state closed (type final))))
 `
 
+// contractFixture is a Capsule contract with one error: a default-allow
+// network in enforce mode (line 14, 0-based 13).
+const contractFixture = `capsule: 0.1
+module: shop.returns_agent
+version: 1.0.0
+purpose: "Decide returns."
+identity:
+  id: agent:ReturnsAgent
+  owner: human:StoreManager
+effects:
+  - read: Orders.returns
+telemetry:
+  required: true
+runtime:
+  mode: enforce
+  network: allow
+  image: registry.example.test/returns@sha256:0000000000000000000000000000000000000000000000000000000000000000
+  doorkeeper_endpoint: https://doorkeeper.example.test/mcp
+`
+
 // findNvim locates Neovim: $NVIM, then nvim on PATH, then the shared tool.
 func findNvim(t *testing.T) string {
 	if p := os.Getenv("NVIM"); p != "" {
@@ -54,9 +74,13 @@ func TestNeovimEndToEnd(t *testing.T) {
 	if err := os.WriteFile(file, []byte(fixture), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	contract := filepath.Join(dir, "returns.capsule.yaml")
+	if err := os.WriteFile(contract, []byte(contractFixture), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	plugin, _ := filepath.Abs(".")
 	cmd := exec.Command(nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", "luafile test/e2e.lua")
-	cmd.Env = append(os.Environ(), "CAPS="+caps, "CAPS_E2E_FILE="+file, "CAPS_PLUGIN="+plugin, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
+	cmd.Env = append(os.Environ(), "CAPS="+caps, "CAPS_E2E_FILE="+file, "CAPS_E2E_CAPSULE="+contract, "CAPS_PLUGIN="+plugin, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
 	out, err := cmd.CombinedOutput()
 	text := string(out)
 	t.Log(text)

@@ -77,8 +77,10 @@ func (c *Cancel) UnmarshalJSON(b []byte) error {
 
 // Expect is what to check after a step.
 type Expect struct {
-	State   string                     `json:"state,omitempty"`
-	OK      *bool                      `json:"ok,omitempty"`
+	State string `json:"state,omitempty"`
+	OK    *bool  `json:"ok,omitempty"`
+	// Code is the code of the step's failure (R_NO_TRANSITION, ...).
+	Code    string                     `json:"code,omitempty"`
 	Context map[string]json.RawMessage `json:"context,omitempty"`
 	Effects *[]EffectExpect            `json:"effects,omitempty"`
 }
@@ -88,6 +90,9 @@ type EffectExpect struct {
 	Effect string `json:"effect"`
 	Target string `json:"target,omitempty"`
 	Status string `json:"status,omitempty"`
+	// Code is the code of a denied, escalated, deferred or failed intent
+	// (R_AUTHORITY_DENIED, ...).
+	Code string `json:"code,omitempty"`
 }
 
 // Parse decodes a scenario; unknown fields are errors.
@@ -185,13 +190,14 @@ func Run(m *machine.Machine, s *Scenario) *Result {
 	for k, st := range s.Events {
 		sr := StepResult{Index: k + 1, OK: true}
 		var effs []machine.Effect
+		code := ""
 		switch {
 		case st.Event != "":
 			sr.Input = st.Event
 			r := inst.StepContext(ctx, machine.Event{Name: st.Event, Raw: st.Payload})
 			sr.OK = r.OK
 			if r.Failure != nil {
-				sr.Error = r.Failure.Code + ": " + r.Failure.Message
+				sr.Error, code = r.Failure.Code+": "+r.Failure.Message, r.Failure.Code
 			}
 			effs = r.Effects
 		case st.Advance != nil:
@@ -204,7 +210,7 @@ func Run(m *machine.Machine, s *Scenario) *Result {
 				if !r.OK {
 					sr.OK = false
 					if sr.Error == "" && r.Failure != nil {
-						sr.Error = r.Failure.Code + ": " + r.Failure.Message
+						sr.Error, code = r.Failure.Code+": "+r.Failure.Message, r.Failure.Code
 					}
 				}
 				effs = append(effs, r.Effects...)
@@ -214,7 +220,7 @@ func Run(m *machine.Machine, s *Scenario) *Result {
 			r := inst.Cancel(st.Cancel.Reason)
 			sr.OK = r.OK
 			if r.Failure != nil {
-				sr.Error = r.Failure.Code + ": " + r.Failure.Message
+				sr.Error, code = r.Failure.Code+": "+r.Failure.Message, r.Failure.Code
 			}
 		}
 		sr.State = inst.State()
@@ -224,7 +230,7 @@ func Run(m *machine.Machine, s *Scenario) *Result {
 			sr.Effects = append(sr.Effects, effectText(&e))
 		}
 		if st.Expect != nil {
-			sr.Diffs = check(m, inst, st.Expect, &sr, effs)
+			sr.Diffs = check(m, inst, st.Expect, &sr, effs, code)
 		}
 		sr.Passed = len(sr.Diffs) == 0
 		if !sr.Passed {
@@ -240,11 +246,14 @@ func effectText(e *machine.Effect) string {
 	if e.Status != machine.Planned {
 		s += " [" + string(e.Status) + "]"
 	}
+	if e.Code != "" {
+		s += " " + e.Code
+	}
 	return s
 }
 
 // check compares a step with its expectations.
-func check(m *machine.Machine, inst *machine.Instance, x *Expect, sr *StepResult, effs []machine.Effect) []string {
+func check(m *machine.Machine, inst *machine.Instance, x *Expect, sr *StepResult, effs []machine.Effect, code string) []string {
 	var diffs []string
 	if x.State != "" && x.State != sr.State {
 		d := fmt.Sprintf("state: expected %s, got %s", x.State, sr.State)
@@ -259,6 +268,13 @@ func check(m *machine.Machine, inst *machine.Instance, x *Expect, sr *StepResult
 		} else {
 			diffs = append(diffs, "ok: expected the step to succeed, but it failed: "+sr.Error)
 		}
+	}
+	if x.Code != "" && x.Code != code {
+		got := "no failure"
+		if code != "" {
+			got = sr.Error
+		}
+		diffs = append(diffs, fmt.Sprintf("code: expected %s, got %s", x.Code, got))
 	}
 	names := make([]string, 0, len(x.Context))
 	for k := range x.Context {
@@ -292,7 +308,7 @@ func check(m *machine.Machine, inst *machine.Instance, x *Expect, sr *StepResult
 				lines = append(lines, fmt.Sprintf("effects[%d]: expected nothing, got %s", k, effectText(&effs[k])))
 			default:
 				w, g := want[k], &effs[k]
-				if w.Effect != g.Spec.Name || w.Target != "" && !targetMatches(w.Target, g) || w.Status != "" && w.Status != string(g.Status) {
+				if w.Effect != g.Spec.Name || w.Target != "" && !targetMatches(w.Target, g) || w.Status != "" && w.Status != string(g.Status) || w.Code != "" && w.Code != g.Code {
 					lines = append(lines, fmt.Sprintf("effects[%d]: expected %s, got %s", k, expectText(w), effectText(g)))
 				}
 			}
@@ -323,6 +339,9 @@ func expectText(e EffectExpect) string {
 	}
 	if e.Status != "" {
 		s += " [" + e.Status + "]"
+	}
+	if e.Code != "" {
+		s += " " + e.Code
 	}
 	return s
 }

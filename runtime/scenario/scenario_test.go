@@ -141,3 +141,32 @@ func TestExtraTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestCodes: a step may expect its failure's code, and an intent its
+// denial's code.
+func TestCodes(t *testing.T) {
+	m := compile(t, "../machine/testdata/refund_reviewer.caps", "EnclosedAgent")
+	s, err := scenario.Parse([]byte(`{"machine": "EnclosedAgent", "events": [
+		{"event": "Export", "expect": {"state": "ready", "effects": [{"effect": "policy.evaluate"},
+		  {"effect": "mcp.call", "status": "denied", "code": "R_AUTHORITY_DENIED"}]}},
+		{"event": "HumanApproved", "payload": {"approval_id": "A"}, "expect": {"ok": false, "code": "R_NO_TRANSITION"}},
+		{"event": "Export", "expect": {"effects": [{"effect": "policy.evaluate"}, {"effect": "mcp.call", "code": "R_AUTHORITY_ESCALATED"}]}},
+		{"event": "HumanApproved", "payload": {"approval_id": "A"}, "expect": {"code": "R_GUARD_FALSE"}},
+		{"event": "Export", "expect": {"code": "R_NO_TRANSITION"}}
+	]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := scenario.Run(m, s)
+	want := `FAIL refund.json
+    step 3 (Export):
+        effects[1]: expected mcp.call R_AUTHORITY_ESCALATED, got mcp.call GateCapsule.export_claims [denied] R_AUTHORITY_DENIED
+    step 4 (HumanApproved):
+        code: expected R_GUARD_FALSE, got R_NO_TRANSITION: state ready has no transition for HumanApproved
+    step 5 (Export):
+        code: expected R_NO_TRANSITION, got no failure
+`
+	if got := r.Text("refund.json"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

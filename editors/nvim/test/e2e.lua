@@ -98,6 +98,26 @@ local ok, err = pcall(function()
   local ex = cmds.explain(bufnr, "E_UNKNOWN_STATE")
   local first = vim.api.nvim_buf_get_lines(0, 0, 1, false)[1]
   check("explain", ex ~= nil and first:find("# E_UNKNOWN_STATE", 1, true) == 1, first)
+
+  -- a Capsule contract gets the server too, as a YAML buffer
+  local contract = os.getenv("CAPS_E2E_CAPSULE")
+  if contract then
+    vim.cmd("edit " .. contract)
+    local cb = vim.api.nvim_get_current_buf()
+    local arrived = vim.wait(10000, function() return #vim.diagnostic.get(cb) > 0 end, 20)
+    local cd = vim.diagnostic.get(cb)[1] or {}
+    check("contract diagnostics", arrived and cd.code == "E_CAPSULE_DEFAULT_ALLOW" and cd.lnum == 13 and cd.col == 11, vim.diagnostic.get(cb))
+    local cc = vim.lsp.get_clients({ bufnr = cb })[1]
+    check("contract attached to the same server", cc ~= nil and cc.id == client.id)
+    local hov = cc and cc.request_sync("textDocument/hover", {
+      textDocument = { uri = vim.uri_from_bufnr(cb) }, position = { line = 13, character = 4 },
+    }, 5000, cb)
+    local value = hov and hov.result and hov.result.contents.value or ""
+    check("contract hover", value:find("**`runtime.network`**", 1, true) == 1, hov)
+    local lens = cc and cc.request_sync("textDocument/codeLens", { textDocument = { uri = vim.uri_from_bufnr(cb) } }, 5000, cb)
+    local l = lens and lens.result and lens.result[1]
+    check("compile capsule lens", l ~= nil and l.command.command == "capsulang.compileCapsule", lens)
+  end
 end)
 if not ok then
   failed = failed + 1

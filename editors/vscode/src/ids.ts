@@ -28,5 +28,7 @@ export const InternalCommand = {
 } as const;
 
 export const LANGUAGE_ID = 'capsulang';
+/** Capsule governance contracts, which the server also reads. */
+export const CAPSULE_CONTRACT_PATTERN = '**/*.capsule.yaml';
 export const CLIENT_ID = 'capsulang';
 export const CLIENT_NAME = 'Capsulang Language Server';

@@ -14,7 +14,7 @@ import {
 
 import type { CommandTransport, ServerCapabilitiesLike, ServerInfo } from './commands';
 import { confirmationFor } from './fixes';
-import { CLIENT_ID, CLIENT_NAME, ClientCommand, InternalCommand, LANGUAGE_ID } from './ids';
+import { CAPSULE_CONTRACT_PATTERN, CLIENT_ID, CLIENT_NAME, ClientCommand, InternalCommand, LANGUAGE_ID } from './ids';
 import { allServerCommands } from './protocol';
 import { statusText } from './render';
 import { resolveServerPath } from './serverPath';
@@ -143,6 +143,9 @@ export class ServerManager implements vscode.Disposable {
       documentSelector: [
         { scheme: 'file', language: LANGUAGE_ID },
         { scheme: 'untitled', language: LANGUAGE_ID },
+        // Capsule contracts (docs/capsule.md): diagnostics, hovers and the
+        // "Compile capsule" lens come from the same server.
+        { scheme: 'file', pattern: CAPSULE_CONTRACT_PATTERN },
       ],
       outputChannel: this.output,
       traceOutputChannel: this.traceOutput,

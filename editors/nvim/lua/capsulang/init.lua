@@ -60,9 +60,16 @@ function M.setup(opts)
       M.start(args.buf)
     end,
   })
+  -- Capsule contracts (docs/capsule.md) stay YAML buffers; the server
+  -- gives them diagnostics, hovers and the "Compile capsule" lens.
+  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+    group = group,
+    pattern = "*.capsule.yaml",
+    callback = function(args) M.start(args.buf) end,
+  })
   -- buffers already open
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.bo[buf].filetype == "capsulang" then M.start(buf) end
+    if vim.bo[buf].filetype == "capsulang" or vim.api.nvim_buf_get_name(buf):match("%.capsule%.yaml$") then M.start(buf) end
   end
 end
 

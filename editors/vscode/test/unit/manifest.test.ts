@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { ClientCommand, InternalCommand, LANGUAGE_ID } from '../../src/ids';
+import { CAPSULE_CONTRACT_PATTERN, ClientCommand, InternalCommand, LANGUAGE_ID } from '../../src/ids';
 import { allServerCommands, compileTargets, runModes } from '../../src/protocol';
 import { packageRoot } from '../helpers/caps';
 
@@ -60,6 +60,7 @@ describe('package.json', () => {
     assert.equal(g.scopeName, 'source.capsulang');
     assert.equal(manifest.main, './out/src/extension.js');
     assert.ok(manifest.activationEvents.includes(`onLanguage:${LANGUAGE_ID}`));
+    assert.ok(manifest.activationEvents.includes(`workspaceContains:${CAPSULE_CONTRACT_PATTERN}`));
   });
 
   it('declares every setting the code reads, with sane defaults', () => {
