@@ -211,7 +211,7 @@ func TestReadHostSection(t *testing.T) {
 	tests := []struct{ name, doc, want, err string }{
 		{"legacy", legacy, want, ""},
 		{"artifact", string(artifact(t, "testdata/live.caps", legacy)), want, ""},
-		{"legacy with an unknown field", `{"allow": [], "colour": 1}`, "", `host.json:1:15: $.colour: unknown field "colour"; the fields here are allow, deny, mcp, http, a2a, a2ui, stores, timeout`},
+		{"legacy with an unknown field", `{"allow": [], "colour": 1}`, "", `host.json:1:15: $.colour: unknown field "colour"; the fields here are allow, deny, mcp, http, timeout`},
 		{"neither", `{"colour": 1}`, "", `host.json:1:1: $: no "format": this is not a host-policy artifact; generate one with caps host-policy MODULE --json`},
 		{"legacy with a bad binding", `{"mcp": {"x": {"command": []}}}`, "",
 			`host.json: $.host.mcp.x.command: the MCP server of port x has no command; give the program and its arguments, e.g. ["node", "server.js", "stdio"]`},
