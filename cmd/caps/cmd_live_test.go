@@ -173,7 +173,7 @@ func liveSteps(t *testing.T, out string) (state, status string, steps []liveStep
 }
 
 // TestLiveChangeApproval runs the spec's ChangeApproval (our adaptation,
-// runtime/adapters/testdata/change_approval.caps) in live mode end to end
+// testdata/live/change_approval.caps) in live mode end to end
 // with caps machine-run --mode live --policy ARTIFACT, the artifact made
 // by caps host-policy --host HOSTFILE: the store writes go to a
 // file-backed store, the security review to a real A2A agent, the
@@ -183,7 +183,7 @@ func liveSteps(t *testing.T, out string) (state, status string, steps []liveStep
 // step fails with R_PEER_DOWN and the rest of the transition is skipped.
 func TestLiveChangeApproval(t *testing.T) {
 	peers := startPeers(t)
-	src, err := os.ReadFile("../../runtime/adapters/testdata/change_approval.caps")
+	src, err := os.ReadFile("../../testdata/live/change_approval.caps")
 	if err != nil {
 		t.Fatal(err)
 	}

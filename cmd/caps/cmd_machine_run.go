@@ -41,7 +41,8 @@ intents are emitted, and the run goes on.
 --mode says what happens to the effect intents of each transition:
 dry-run (the default) plans them without executing anything; mock runs
 deterministic mock handlers, from the --mocks file or succeeding by
-default; live sends them to host adapters (MCP over stdio, HTTP) behind
+default; live sends them to host adapters (MCP over stdio, HTTP, A2A,
+A2UI renderer endpoints, file-backed stores; see docs/runtime.md) behind
 the host-policy artifact of --policy (made by caps host-policy FILE --json
 and bound to the module's semantic hash), which denies everything it does
 not allow.
