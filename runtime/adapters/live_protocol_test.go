@@ -99,6 +99,7 @@ type renderer struct {
 	messages []string
 	auth     []string
 	actions  chan string
+	fail     int // the next fail POSTs get 503
 }
 
 func newRenderer(t *testing.T) *renderer {
@@ -109,6 +110,16 @@ func newRenderer(t *testing.T) *renderer {
 		r.mu.Unlock()
 		switch {
 		case req.Method == "POST" && req.URL.Path == "/a2ui":
+			r.mu.Lock()
+			busy := r.fail > 0
+			if busy {
+				r.fail--
+			}
+			r.mu.Unlock()
+			if busy {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
 			if ct := req.Header.Get("Content-Type"); ct != "application/jsonl" {
 				http.Error(w, "content type "+ct, http.StatusUnsupportedMediaType)
 				return
@@ -464,6 +475,23 @@ func TestLiveA2UI(t *testing.T) {
 			t.Errorf("%s: result %s", tt.name, effects[0].Result())
 		}
 	}
+	// Retries: the renderer is busy twice, the third attempt gets through.
+	r.mu.Lock()
+	r.fail = 2
+	r.mu.Unlock()
+	res := step(p.inst, "Notify", ``)
+	var codes []string
+	for _, a := range res.Effects[0].Attempts {
+		codes = append(codes, fmt.Sprintf("%v %s %s", a.OK, a.Code, a.Error))
+	}
+	busy := fmt.Sprintf(`false R_A2UI_RENDERER the renderer of surface review at %s/a2ui answered HTTP 503: busy`, r.URL)
+	if diff := cmp.Diff([]string{busy, busy, "true  "}, codes); diff != "" || res.Effects[0].Status != machine.Executed {
+		t.Errorf("retries (-want +got):\n%s", diff)
+	}
+	if msgs := r.take(); len(msgs) != 1 || !strings.Contains(msgs[0], `"updateDataModel"`) {
+		t.Errorf("after retries: %q", msgs)
+	}
+
 	r.mu.Lock()
 	for _, a := range r.auth {
 		if a != "Bearer ui-secret" {
@@ -609,10 +637,39 @@ func TestHostBindingsErrors(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant %s", tt.host, err, tt.err)
 		}
 	}
+	// An enforced (egress-only envsrv) refuses an agent or a surface not
+	// listed.
+	enclosed := hostModule(t, "testdata/enclosed.caps")
+	for _, host := range []string{`{"a2a": {"reviewer": {"url": "http://127.0.0.1:1"}}}`, `{"a2ui": {"review": {"url": "http://127.0.0.1:1"}}}`} {
+		p := &adapters.Policy{}
+		json.Unmarshal([]byte(host), p)
+		_, err := adapters.NewHostPolicy(enclosed, p)
+		if err == nil || !strings.Contains(err.Error(), "trust boundary Enclave allows egress only through envsrv, not port ") {
+			t.Errorf("%s: %v", host, err)
+		}
+	}
 	// unknown fields in a binding
 	doc := strings.Replace(string(artifact(t, "testdata/protocol_live.caps", `{"a2a": {"security_reviewer": {"url": "http://127.0.0.1:1"}}}`)),
 		`"url": "http://127.0.0.1:1"`, `"url": "http://127.0.0.1:1", "token": "x"`, 1)
 	if _, err := adapters.ParseHostPolicy([]byte(doc), "p.json", mod); err == nil || !strings.HasSuffix(err.Error(), `$.host.a2a.security_reviewer.token: unknown field "token"; the fields here are url, headers`) {
 		t.Errorf("unknown field: %v", err)
+	}
+}
+
+// TestHostDenyReachesNoPeer: an intent the host section denies never
+// reaches its peer.
+func TestHostDenyReachesNoPeer(t *testing.T) {
+	r := newRenderer(t)
+	p := newProbe(t, `{"allow": [{"effect": "a2ui.*"}], "deny": [{"effect": "a2ui.emit", "target": "review"}],
+		"a2ui": {"review": {"url": "`+r.URL+`/a2ui"}}}`, t.TempDir())
+	got, _ := p.step("Show", `{"note": "x"}`)
+	want := []fx{{Status: "denied", Code: "R_EFFECT_DENIED", Error: "the host policy denies a2ui.emit review (deny a2ui.emit review)"}, {Status: "skipped"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.auth) != 0 {
+		t.Errorf("the renderer got %d requests", len(r.auth))
 	}
 }
