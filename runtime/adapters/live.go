@@ -245,7 +245,7 @@ func (x *LiveExecutor) mcpCall(ctx context.Context, port, tool string, c *machin
 	}
 	res, err := cl.CallTool(ctx, tool, Arguments(c))
 	if err != nil {
-		out.Error = err.Error()
+		mcpFailure(&out, port, err)
 		return out
 	}
 	out.Result = res

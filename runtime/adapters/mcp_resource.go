@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -88,8 +89,9 @@ func (c *MCPClient) canSubscribe() bool {
 	return json.Unmarshal(c.ServerInfo, &r) == nil && r.Capabilities.Resources != nil && r.Capabilities.Resources.Subscribe
 }
 
-// client returns the MCP client of a port, starting none yet; on failure it
-// fills out.
+// mcpClient returns the MCP client of a port (a new one when the last
+// one's server did not start or is gone), starting no server yet; on
+// failure it fills out.
 func (x *LiveExecutor) mcpClient(port string, out *machine.Outcome) *MCPClient {
 	if ok, why := x.Policy.egress(port); !ok {
 		out.Code, out.Error = CodeNoAdapter, why
@@ -98,6 +100,10 @@ func (x *LiveExecutor) mcpClient(port string, out *machine.Outcome) *MCPClient {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	cl := x.clients[port]
+	if cl != nil && cl.down() {
+		cl.Close() // a server that did not start or exited: start a new one
+		cl = nil
+	}
 	if cl == nil {
 		var srv *MCPServer
 		if x.Policy != nil {
@@ -130,7 +136,7 @@ func (x *LiveExecutor) mcpResource(ctx context.Context, port, resource string, c
 	if uri == "" {
 		list, err := cl.ListResources(ctx)
 		if err != nil {
-			out.Error = err.Error()
+			mcpFailure(&out, port, err)
 			return out
 		}
 		var names []string
@@ -153,7 +159,7 @@ func (x *LiveExecutor) mcpResource(ctx context.Context, port, resource string, c
 	if c.Spec.Name == "mcp.subscribe-resource" {
 		out.Operation = "resources/subscribe " + uri
 		if err := cl.start(ctx); err != nil {
-			out.Error = err.Error()
+			mcpFailure(&out, port, err)
 			return out
 		}
 		if !cl.canSubscribe() {
@@ -161,7 +167,7 @@ func (x *LiveExecutor) mcpResource(ctx context.Context, port, resource string, c
 			return out
 		}
 		if _, err := cl.Subscribe(ctx, uri); err != nil {
-			out.Error = err.Error()
+			mcpFailure(&out, port, err)
 			return out
 		}
 		out.Operation += " + resources/read"
@@ -170,12 +176,24 @@ func (x *LiveExecutor) mcpResource(ctx context.Context, port, resource string, c
 	}
 	res, err := cl.ReadResource(ctx, uri)
 	if err != nil {
-		out.Error = err.Error()
-		if strings.Contains(out.Error, "MCP error") {
+		mcpFailure(&out, port, err)
+		if out.Code == "" && strings.Contains(out.Error, "MCP error") {
 			out.Code = CodeMCPResource
 		}
 		return out
 	}
 	out.Result, out.OK = res, true
 	return out
+}
+
+// mcpFailure fills out with an MCP error: R_PEER_DOWN, naming the port and
+// the binding to check, when the server did not start or is gone.
+func mcpFailure(out *machine.Outcome, port string, err error) {
+	var down *MCPDownError
+	if errors.As(err, &down) {
+		out.Code = CodePeerDown
+		out.Error = fmt.Sprintf("the MCP server of port %s is down (%v): check its command in %s of the host section of the host-policy artifact; the next attempt starts it again", port, down.Err, childPath("$.host.mcp", port))
+		return
+	}
+	out.Error = err.Error()
 }
