@@ -28,8 +28,10 @@ type A2UIRenderer struct {
 // A2UIVersion is the A2UI protocol version of the messages.
 const A2UIVersion = "v0.9"
 
-// DefaultA2UICatalog is the catalog of a surface that declares none.
-const DefaultA2UICatalog = "https://a2ui.org/specification/v0_9/basic_catalog.json"
+// DefaultA2UICatalog is the catalog of a surface that declares none: the
+// catalog id of the spec's A2UI mock stream, whose components (Card,
+// Column, Row, Text, and Button with a text) the adapter emits.
+const DefaultA2UICatalog = "capsulang.basic"
 
 // A2UI failure codes.
 const (
@@ -186,7 +188,7 @@ func envelope(kind string, body []byte) []byte {
 }
 
 // createSurface is the surface's createSurface message: its catalog (the
-// basic catalog of v0.9 unless it declares one), the data model sent back
+// capsulang.basic catalog unless it declares one), the data model sent back
 // with actions.
 func createSurface(s *ast.Surface) []byte {
 	catalog := DefaultA2UICatalog
@@ -212,7 +214,8 @@ func dataFields(s *ast.Surface, m *machine.Machine) []string {
 	return names
 }
 
-// updateComponents is the surface's component tree in the basic catalog:
+// updateComponents is the surface's component tree in the components of
+// the spec's mock stream:
 // a card with the title, the machine's state, one text per data field
 // (bound to /FIELD) and a button per event and action the surface
 // declares (an action's button sends its inputs from /FIELD).

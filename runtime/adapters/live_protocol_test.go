@@ -400,7 +400,7 @@ func TestLiveA2UI(t *testing.T) {
 	}
 	data := `{"version":"v0.9","updateDataModel":{"surfaceId":"review","path":"/","value":{"state":"ready","change_id":0,"note":"looks fine"}}}`
 	wantMsgs := []string{
-		`{"version":"v0.9","createSurface":{"surfaceId":"review","catalogId":"https://a2ui.org/specification/v0_9/basic_catalog.json","sendDataModel":true}}`,
+		`{"version":"v0.9","createSurface":{"surfaceId":"review","catalogId":"capsulang.basic","sendDataModel":true}}`,
 		`{"version":"v0.9","updateComponents":{"surfaceId":"review","components":[` +
 			`{"id":"root","component":"Card","child":"body"},` +
 			`{"id":"body","component":"Column","children":["title","state","field_change_id","field_note","actions"]},` +
