@@ -673,3 +673,27 @@ func TestHostDenyReachesNoPeer(t *testing.T) {
 		t.Errorf("the renderer got %d requests", len(r.auth))
 	}
 }
+
+// TestAuthorityGovernsLiveA2A: in a governed module the authority decides
+// before the A2A adapter is asked: a denied intent is never attempted, an
+// allowed one reaches the real agent.
+func TestAuthorityGovernsLiveA2A(t *testing.T) {
+	base := startA2A(t)
+	p := loadArtifact(t, "testdata/governed_live.caps", `{"allow": [{"effect": "a2a.task"}], "a2a": {"security_reviewer": {"url": "`+base+`"}}}`)
+	live := adapters.NewLive(p)
+	defer live.Close()
+	m := compile(t, "testdata/governed_live.caps", "Review")
+	inst, err := m.NewInstance(machine.InstanceOptions{Executor: live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := step(inst, "Submit", `{"change_id": 500}`)
+	if e := r.Effects[0]; e.Status != machine.Denied || e.Code != "R_AUTHORITY_DENIED" || len(e.Attempts) != 0 {
+		t.Errorf("change 500: %s %s %d attempts", e.Status, e.Code, len(e.Attempts))
+	}
+	r = step(inst, "Submit", `{"change_id": 7}`)
+	if e := r.Effects[0]; e.Status != machine.Executed || len(e.Attempts) != 1 || e.Attempts[0].Operation != "SendMessage review_change" ||
+		!bytes.Contains(e.Result(), []byte(`"state":"TASK_STATE_COMPLETED"`)) {
+		t.Errorf("change 7: %s %s %+v", e.Status, e.Code, e.Attempts)
+	}
+}
