@@ -351,15 +351,17 @@ func TestPeerDown(t *testing.T) {
 	p := newProbe(t, `{"allow": [{"effect": "*"}],
 		"a2a": {"security_reviewer": {"url": "`+down+`"}},
 		"a2ui": {"review": {"url": "`+down+`/a2ui"}}}`, t.TempDir())
-	got, _ := p.step("Ping", ``)
+	// Ping has (retry 1) and (on-error down): two attempts, then the route.
+	got, effects := p.step("Ping", ``)
 	for k := range got {
 		got[k].Error = strings.Replace(got[k].Error, "dial tcp "+strings.TrimPrefix(down, "http://")+": connect: ", "", 1)
 	}
 	want := []fx{{Status: "failed", Code: "R_PEER_DOWN", Adapter: "a2a",
 		Error: "agent security_reviewer at " + down + "/.well-known/agent-card.json is down (connection refused): start it, or fix $.host.a2a.security_reviewer.url in the host section of the host-policy artifact"}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("agent down (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, got); diff != "" || len(effects[0].Attempts) != 2 || p.inst.State() != "down" {
+		t.Errorf("agent down: %d attempts, state %s (-want +got):\n%s", len(effects[0].Attempts), p.inst.State(), diff)
 	}
+	p.step("Reset", ``)
 	got, _ = p.step("Show", `{"note": "x"}`)
 	for k := range got {
 		got[k].Error = strings.Replace(got[k].Error, "dial tcp "+strings.TrimPrefix(down, "http://")+": connect: ", "", 1)

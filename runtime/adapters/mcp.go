@@ -107,20 +107,27 @@ func (c *MCPClient) doStart(ctx context.Context) func() {
 			c.startErr = err
 			return
 		}
-		stdout, err := cmd.StdoutPipe()
+		// The server's stdout is a pipe of our own (not StdoutPipe), so
+		// that waiting for the process, which finishes copying its
+		// stderr, does not close it under readLoop.
+		stdout, stdoutW, err := os.Pipe()
 		if err != nil {
 			c.startErr = err
 			return
 		}
+		cmd.Stdout = stdoutW
 		c.stderr = &tailBuffer{max: 4096}
 		cmd.Stderr = c.stderr
-		if err := cmd.Start(); err != nil {
+		err = cmd.Start()
+		stdoutW.Close() // the child has its copy
+		if err != nil {
+			stdout.Close()
 			c.startErr = fmt.Errorf("starting the MCP server %s: %v", strings.Join(c.srv.Command, " "), err)
 			return
 		}
 		c.cmd, c.stdin = cmd, stdin
 		go func() { cmd.Wait(); close(c.exited) }()
-		go c.readLoop(stdout)
+		go func() { c.readLoop(stdout); stdout.Close() }()
 		init := map[string]any{
 			"protocolVersion": MCPProtocolVersion,
 			"capabilities":    map[string]any{},
@@ -263,6 +270,16 @@ func (c *MCPClient) request(ctx context.Context, method string, params any) (jso
 		c.mu.Lock()
 		delete(c.pending, id)
 		c.mu.Unlock()
+		// The server is probably gone: say so, with its stderr, once the
+		// read loop has seen the end.
+		select {
+		case <-c.done:
+			c.mu.Lock()
+			dead := c.dead
+			c.mu.Unlock()
+			return nil, &MCPDownError{dead}
+		case <-time.After(time.Second):
+		}
 		return nil, fmt.Errorf("writing to the MCP server: %v", err)
 	}
 	select {
