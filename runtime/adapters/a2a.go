@@ -353,7 +353,8 @@ func statusText(raw json.RawMessage) string {
 // intent's arguments as a data part and the skill in the message's
 // metadata. a2a.task asks not to block (returnImmediately; blocking false
 // in v0.3) and polls GetTask until the task is done; a2a.message takes the
-// agent's first answer. The result is the task or the message object, as
+// agent's first answer. The messages of one instance to one agent share
+// the context the agent gave the first answer (contextId). The result is the task or the message object, as
 // the agent spelled it.
 func (x *LiveExecutor) sendMessage(ctx context.Context, r *a2aRPC, skill string, c *machine.Call) {
 	isTask := c.Spec.Name == "a2a.task"
@@ -385,6 +386,12 @@ func (x *LiveExecutor) sendMessage(ctx context.Context, r *a2aRPC, skill string,
 			config = map[string]any{"blocking": false}
 		}
 	}
+	key := c.InstanceID + "\x00" + r.agent
+	x.mu.Lock()
+	if id := x.contexts[key]; id != "" {
+		msg["contextId"] = id
+	}
+	x.mu.Unlock()
 	params := map[string]any{"message": msg}
 	if config != nil {
 		params["configuration"] = config
@@ -398,6 +405,21 @@ func (x *LiveExecutor) sendMessage(ctx context.Context, r *a2aRPC, skill string,
 		r.out.Code, r.out.Error = CodeA2AError, fmt.Sprintf("agent %s: the SendMessage result is neither a task nor a message: %s", r.agent, clip(res))
 		return
 	}
+	ctxID := ""
+	if task != nil {
+		ctxID = task.ContextID
+	} else {
+		var m struct {
+			ContextID string `json:"contextId"`
+		}
+		json.Unmarshal(message, &m)
+		ctxID = m.ContextID
+	}
+	if ctxID != "" {
+		x.mu.Lock()
+		x.contexts[key] = ctxID
+		x.mu.Unlock()
+	}
 	if message != nil {
 		r.out.Result, r.out.OK = message, true
 		return
@@ -405,7 +427,7 @@ func (x *LiveExecutor) sendMessage(ctx context.Context, r *a2aRPC, skill string,
 	res = task.raw
 	if isTask {
 		x.mu.Lock()
-		x.tasks[c.InstanceID+"\x00"+r.agent] = task.ID
+		x.tasks[key] = task.ID
 		x.mu.Unlock()
 		var raw json.RawMessage
 		if task, raw = x.pollTask(ctx, r, task, res); task == nil {

@@ -154,14 +154,17 @@ type LiveExecutor struct {
 	surfaces map[string]bool
 	// tasks records, by instance and agent, the last A2A task a2a.task
 	// started, for a2a.receive-artifact.
-	tasks  map[string]string
-	stores map[string]*fileStore
+	tasks map[string]string
+	// contexts records, by instance and agent, the A2A context the agent
+	// gave its first answer, so that later messages continue it.
+	contexts map[string]string
+	stores   map[string]*fileStore
 }
 
 // NewLive returns a live executor under policy p.
 func NewLive(p *Policy) *LiveExecutor {
 	return &LiveExecutor{Policy: p, clients: map[string]*MCPClient{}, agents: map[string]*a2aPeer{},
-		surfaces: map[string]bool{}, tasks: map[string]string{}, stores: map[string]*fileStore{}}
+		surfaces: map[string]bool{}, tasks: map[string]string{}, contexts: map[string]string{}, stores: map[string]*fileStore{}}
 }
 
 func (x *LiveExecutor) httpClient() *http.Client {

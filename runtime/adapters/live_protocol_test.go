@@ -265,8 +265,12 @@ func TestLiveA2A(t *testing.T) {
 		t.Errorf("a2a.receive-artifact result %s", effects[1].Result())
 	}
 
+	firstContext := contextID(t, effects[0].Result())
 	got, effects = p.step("Review", `{"change_id": 13}`)
 	failed := taskID(t, effects[0].Result())
+	if c := contextID(t, effects[0].Result()); c != firstContext {
+		t.Errorf("the second task is in context %s, not in the instance's context %s", c, firstContext)
+	}
 	want = []fx{
 		{Status: "failed", Code: "R_A2A_TASK_FAILED", Adapter: "a2a", Operation: "SendMessage review_change",
 			Error: "agent security_reviewer: task " + failed + " ended failed: change 13 touches the payment keys; review refused"},
@@ -330,6 +334,16 @@ func TestLiveA2A(t *testing.T) {
 		t.Errorf("v0.3 Review (-want +got):\n%s\n%s", diff, effects[0].Result())
 	}
 	p.replays(dir)
+}
+
+func contextID(t *testing.T, res json.RawMessage) string {
+	var r struct {
+		ContextID string `json:"contextId"`
+	}
+	if json.Unmarshal(res, &r); r.ContextID == "" {
+		t.Fatalf("no context id in %s", res)
+	}
+	return r.ContextID
 }
 
 func taskID(t *testing.T, res json.RawMessage) string {
