@@ -243,8 +243,9 @@ func TestLiveChangeApproval(t *testing.T) {
 		}
 	}
 
-	// The ledger replays byte for byte, without the peers.
-	rep := runCaps(t, "", "replay", "--json", "ledger")
+	// The ledger replays byte for byte, trace included: the replay feeds
+	// back the recorded outcomes and contacts no peer.
+	rep := runCaps(t, "", "replay", "--trace", "--json", "ledger")
 	var r struct {
 		OK                bool
 		Records, Verified int
