@@ -204,6 +204,9 @@ func boundaryLine(tb *hostpolicy.TrustBoundary) string {
 	if deref(tb.Secrets) == "ambient-deny" {
 		what = append(what, "MCP servers get no ambient environment")
 	}
+	if deref(tb.Filesystem) == "read-only" {
+		what = append(what, "no store bindings")
+	}
 	if len(what) == 0 {
 		what = append(what, "nothing that live mode restricts")
 	}

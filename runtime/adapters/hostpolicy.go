@@ -519,13 +519,14 @@ func bindingName(at, name string) error {
 //   - (network deny-by-default): an HTTP binding must name a port the
 //     module declares with (protocol http);
 //   - (secrets ambient-deny): recorded in the Boundary; MCP servers then
-//     start with only the environment the host section gives them.
+//     start with only the environment the host section gives them;
+//   - (filesystem read-only): a store binding (local files) is refused.
 //
 // It returns nil when no trust boundary is enforced.
 func checkBoundaries(p *Policy, auth *hostpolicy.Authority, m *ast.Module) (*Boundary, error) {
 	var b *Boundary
 	var egress map[string]bool
-	denyByDefault := ""
+	denyByDefault, readOnly := "", ""
 	for _, tb := range auth.TrustBoundaries {
 		if tb.Mode == nil || *tb.Mode != "enforce" {
 			continue
@@ -546,6 +547,9 @@ func checkBoundaries(p *Policy, auth *hostpolicy.Authority, m *ast.Module) (*Bou
 		}
 		if tb.Secrets != nil && *tb.Secrets == "ambient-deny" {
 			b.AmbientDeny = true
+		}
+		if tb.Filesystem != nil && *tb.Filesystem == "read-only" && readOnly == "" {
+			readOnly = tb.Name
 		}
 	}
 	if b == nil {
@@ -569,6 +573,12 @@ func checkBoundaries(p *Policy, auth *hostpolicy.Authority, m *ast.Module) (*Bou
 				return nil, &JSONError{Path: childPath("$.host."+kind.name, port),
 					Msg: fmt.Sprintf("%s: remove this binding, or list the port in the boundary's (egress-only ...) clause", why)}
 			}
+		}
+	}
+	if readOnly != "" {
+		for _, store := range sortedKeys(p.Stores) {
+			return nil, &JSONError{Path: childPath("$.host.stores", store),
+				Msg: fmt.Sprintf("trust boundary %s has (filesystem read-only), and a store binding writes files on the host: remove this binding", readOnly)}
 		}
 	}
 	if denyByDefault != "" {

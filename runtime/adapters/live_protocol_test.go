@@ -664,6 +664,29 @@ func TestHostBindingsErrors(t *testing.T) {
 			t.Errorf("%s: %v", host, err)
 		}
 	}
+	// An enforced (filesystem read-only) refuses a store binding.
+	ro := filepath.Join(t.TempDir(), "ro.caps")
+	os.WriteFile(ro, []byte(`(module test.read_only
+  (capsule "0.1.0")
+  (profile persistence.file)
+  (store ops
+    (backend file)
+    (authority runtime-state))
+  (trust-boundary Sealed
+    (mode enforce)
+    (filesystem read-only))
+  (machine M
+    (event Go)
+    (initial a)
+    (state a
+      (on Go
+        (target a)
+        (effects (db.write ops.log))))))
+`), 0o644)
+	_, err := adapters.NewHostPolicy(hostModule(t, ro), &adapters.Policy{Stores: map[string]*adapters.StoreBinding{"ops": {Dir: "var/ops"}}})
+	if want := `$.host.stores.ops: trust boundary Sealed has (filesystem read-only), and a store binding writes files on the host: remove this binding`; err == nil || err.Error() != want {
+		t.Errorf("read-only: %v", err)
+	}
 	// unknown fields in a binding
 	doc := strings.Replace(string(artifact(t, "testdata/protocol_live.caps", `{"a2a": {"security_reviewer": {"url": "http://127.0.0.1:1"}}}`)),
 		`"url": "http://127.0.0.1:1"`, `"url": "http://127.0.0.1:1", "token": "x"`, 1)
