@@ -32,8 +32,8 @@ and host section. Without --json it prints a short summary.
 The artifact holds the module's principals, mandates, delegations,
 capabilities, authority policies, trust boundaries, telemetry obligations
 and memory policies as typed objects, every effect intent its machines can
-emit, and the host section: allow and deny rules, MCP and HTTP bindings and
-the attempt timeout. The generated host section allows exactly the emitted
+emit, and the host section: allow and deny rules, MCP, HTTP, A2A, A2UI
+and store bindings and the attempt timeout. The generated host section allows exactly the emitted
 effects and targets and binds nothing; the host fills in the bindings.
 --host FILE keeps the host section of FILE instead, an earlier artifact
 (of any version of the module) or a host policy file of the old format
@@ -169,8 +169,18 @@ func hostPolicySummary(art *adapters.HostPolicy, path string) string {
 		b.WriteString(boundaryLine(tb) + "\n")
 	}
 	h := art.Host
-	fmt.Fprintf(&b, "host: %s, %s, %s, %s, timeout %s\n", count(len(h.Allow), "allow rule", "allow rules"), count(len(h.Deny), "deny rule", "deny rules"),
-		count(len(h.MCP), "MCP binding", "MCP bindings"), count(len(h.HTTP), "HTTP binding", "HTTP bindings"), value.FormatDuration(h.Timeout.Millis))
+	more := ""
+	if n := len(h.A2A); n > 0 {
+		more += ", " + count(n, "A2A binding", "A2A bindings")
+	}
+	if n := len(h.A2UI); n > 0 {
+		more += ", " + count(n, "A2UI binding", "A2UI bindings")
+	}
+	if n := len(h.Stores); n > 0 {
+		more += ", " + count(n, "store binding", "store bindings")
+	}
+	fmt.Fprintf(&b, "host: %s, %s, %s, %s%s, timeout %s\n", count(len(h.Allow), "allow rule", "allow rules"), count(len(h.Deny), "deny rule", "deny rules"),
+		count(len(h.MCP), "MCP binding", "MCP bindings"), count(len(h.HTTP), "HTTP binding", "HTTP bindings"), more, value.FormatDuration(h.Timeout.Millis))
 	fmt.Fprintf(&b, "print the artifact with: caps host-policy --json %s\n", path)
 	return b.String()
 }
@@ -193,6 +203,9 @@ func boundaryLine(tb *hostpolicy.TrustBoundary) string {
 	}
 	if deref(tb.Secrets) == "ambient-deny" {
 		what = append(what, "MCP servers get no ambient environment")
+	}
+	if deref(tb.Filesystem) == "read-only" {
+		what = append(what, "no store bindings")
 	}
 	if len(what) == 0 {
 		what = append(what, "nothing that live mode restricts")

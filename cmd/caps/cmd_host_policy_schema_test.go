@@ -70,6 +70,39 @@ func TestHostPolicySchema(t *testing.T) {
 	if err := sch.Validate(inst); err != nil {
 		t.Errorf("the artifact with bindings does not validate:\n%v", err)
 	}
+	// The shipped artifact with MCP (and resources), A2A, A2UI and store
+	// bindings, which live mode loads.
+	const live = "testdata/live/change_approval.host-policy.json"
+	data, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst, err = jsonschema.UnmarshalJSON(bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("%s does not validate:\n%v", live, err)
+	}
+	for _, bad := range []struct{ field, binding, want string }{
+		{"a2a", `{"security_reviewer": {"url": "https://x.test", "token": "t"}}`, "'token'"},
+		{"stores", `{"operational": {"dir": ""}}`, "/host/stores/operational/dir"},
+		{"a2ui", `{"change_status": {"url": "file:///tmp/x"}}`, "/host/a2ui/change_status/url"},
+	} {
+		var doc map[string]any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		dec.Decode(&doc)
+		var b any
+		json.Unmarshal([]byte(bad.binding), &b)
+		doc["host"].(map[string]any)[bad.field] = b
+		if err := sch.Validate(doc); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s %s: %v, want an error about %s", bad.field, bad.binding, err, bad.want)
+		}
+	}
+	if got := runCaps(t, "", "host-policy", "--host", live, "testdata/live/change_approval.caps"); got.code != 0 ||
+		!strings.Contains(got.stdout, "\nhost: 10 allow rules, 0 deny rules, 1 MCP binding, 0 HTTP bindings, 1 A2A binding, 3 A2UI bindings, 1 store binding, timeout 30s\n") {
+		t.Errorf("host-policy --host %s: %+v", live, got)
+	}
 }
 
 // TestHostPolicySchemaRejects: broken artifacts fail validation with the

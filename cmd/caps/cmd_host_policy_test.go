@@ -186,7 +186,7 @@ func TestMachineRunHostPolicy(t *testing.T) {
 		{name: "accepted", args: []string{"machine-run", "--mode", "live", "--policy", "door.policy.json", "door.caps", "Door", `Open={"code": 1234, "who": "cy"}`},
 			stdout: `Door (live), instance Door-a65d9de4f806
 #1 Open: closed -> open
-    db.write log.opened: failed (2 attempts, 0ms): R_NO_ADAPTER: no live adapter carries out db.write (live mode has adapters for mcp.call and http.call)
+    db.write log.opened: failed (2 attempts, 0ms): R_NO_ADAPTER: the host policy binds no store log; add it under "stores" in the host section: {"log": {"dir": "FOLDER"}}
     on-error: open -> jammed
 state jammed (running), clock 0ms
 context {"code":0,"opens":1,"who":"cy"}

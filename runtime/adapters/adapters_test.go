@@ -202,17 +202,27 @@ func TestLiveMCP(t *testing.T) {
 }
 
 func TestMCPServerFailure(t *testing.T) {
+	starts := filepath.Join(t.TempDir(), "starts")
 	p := &adapters.Policy{
 		Allow: []adapters.Rule{{Effect: "mcp.call"}},
-		MCP:   map[string]*adapters.MCPServer{"everything": {Command: []string{"sh", "-c", "echo starting >&2; exit 3"}}},
+		MCP:   map[string]*adapters.MCPServer{"everything": {Command: []string{"sh", "-c", "echo started >> " + starts + "; echo starting >&2; exit 3"}}},
 	}
 	live := adapters.NewLive(p)
 	defer live.Close()
 	m := compile(t, "testdata/live.caps", "Relay")
 	inst, _ := m.NewInstance(machine.InstanceOptions{Executor: live})
-	r := step(inst, "Send", `{"message": "x"}`)
-	fx := r.Effects[0]
-	if r.To != "failed" || fx.Status != machine.Failed || !strings.Contains(fx.Error, "MCP initialize") {
-		t.Errorf("%s %+v", r.To, fx)
+	for i := 0; i < 2; i++ {
+		r := step(inst, "Send", `{"message": "x"}`)
+		fx := r.Effects[0]
+		const want = "the MCP server of port everything is down (MCP initialize: the MCP server closed the connection (EOF); its stderr ends: starting): " +
+			"check its command in $.host.mcp.everything of the host section of the host-policy artifact; the next attempt starts it again"
+		if r.To != "failed" || fx.Status != machine.Failed || fx.Code != "R_PEER_DOWN" || fx.Error != want {
+			t.Errorf("%s %+v", r.To, fx)
+		}
+		step(inst, "Reset", ``)
+	}
+	// Each attempt started the server anew.
+	if data, _ := os.ReadFile(starts); string(data) != "started\nstarted\n" {
+		t.Errorf("starts: %q", data)
 	}
 }

@@ -204,8 +204,9 @@ type legacyPolicy struct {
 // module's (saying how to regenerate), authority or effects sections that
 // differ from the module's export (edited by hand), invalid rules and
 // bindings, and bindings the module's enforced trust boundaries forbid.
-// It then replaces ${NAME} in MCP env and HTTP header values by the host's
-// environment variables and applies the trust boundaries.
+// It then replaces ${NAME} in MCP env, HTTP, A2A and A2UI header values and
+// store folders by the host's environment variables and applies the trust
+// boundaries.
 func ParseHostPolicy(data []byte, file string, mod HostModule) (*Policy, error) {
 	root, err := parseJSON(data)
 	if err != nil {
@@ -241,6 +242,7 @@ func ParseHostPolicy(data []byte, file string, mod HostModule) (*Policy, error) 
 	}
 	p := withDefaults(h.Host)
 	p.Boundary = b
+	p.Module = mod.Module
 	resolve(p)
 	return p, nil
 }
@@ -445,7 +447,61 @@ func validateHost(p *Policy) error {
 			return &JSONError{Path: at + ".url", Msg: fmt.Sprintf("%q: the host of a binding is one host, not a pattern", s.URL)}
 		}
 	}
+	for _, kind := range []struct {
+		name, what string
+		urls       map[string]string
+	}{{"a2a", "agent", a2aURLs(p.A2A)}, {"a2ui", "surface", a2uiURLs(p.A2UI)}} {
+		for _, name := range sortedKeys(kind.urls) {
+			at := childPath("$.host."+kind.name, name)
+			if err := bindingName(at, name); err != nil {
+				return err
+			}
+			raw := kind.urls[name]
+			u, err := url.Parse(raw)
+			if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+				return &JSONError{Path: at + ".url", Msg: fmt.Sprintf("%q is not an http:// or https:// URL with a host; give the %s's endpoint", raw, kind.what)}
+			}
+			if strings.ContainsAny(u.Host, "*?[") {
+				return &JSONError{Path: at + ".url", Msg: fmt.Sprintf("%q: the host of a binding is one host, not a pattern", raw)}
+			}
+		}
+	}
+	for _, name := range sortedKeys(p.Stores) {
+		at := childPath("$.host.stores", name)
+		if err := bindingName(at, name); err != nil {
+			return err
+		}
+		if s := p.Stores[name]; s == nil || strings.TrimSpace(s.Dir) == "" {
+			return &JSONError{Path: at + ".dir", Msg: fmt.Sprintf("store %s has no dir; give the folder of its files, e.g. \"var/%s\"", name, name)}
+		}
+	}
 	return nil
+}
+
+// a2aURLs and a2uiURLs are the URLs of the bindings, by name ("" for a
+// null binding).
+func a2aURLs(m map[string]*A2AAgent) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		if v != nil {
+			out[k] = v.URL
+		} else {
+			out[k] = ""
+		}
+	}
+	return out
+}
+
+func a2uiURLs(m map[string]*A2UIRenderer) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		if v != nil {
+			out[k] = v.URL
+		} else {
+			out[k] = ""
+		}
+	}
+	return out
 }
 
 // bindingName checks that a binding names one port exactly.
@@ -463,13 +519,14 @@ func bindingName(at, name string) error {
 //   - (network deny-by-default): an HTTP binding must name a port the
 //     module declares with (protocol http);
 //   - (secrets ambient-deny): recorded in the Boundary; MCP servers then
-//     start with only the environment the host section gives them.
+//     start with only the environment the host section gives them;
+//   - (filesystem read-only): a store binding (local files) is refused.
 //
 // It returns nil when no trust boundary is enforced.
 func checkBoundaries(p *Policy, auth *hostpolicy.Authority, m *ast.Module) (*Boundary, error) {
 	var b *Boundary
 	var egress map[string]bool
-	denyByDefault := ""
+	denyByDefault, readOnly := "", ""
 	for _, tb := range auth.TrustBoundaries {
 		if tb.Mode == nil || *tb.Mode != "enforce" {
 			continue
@@ -491,6 +548,9 @@ func checkBoundaries(p *Policy, auth *hostpolicy.Authority, m *ast.Module) (*Bou
 		if tb.Secrets != nil && *tb.Secrets == "ambient-deny" {
 			b.AmbientDeny = true
 		}
+		if tb.Filesystem != nil && *tb.Filesystem == "read-only" && readOnly == "" {
+			readOnly = tb.Name
+		}
 	}
 	if b == nil {
 		return nil, nil
@@ -507,12 +567,18 @@ func checkBoundaries(p *Policy, auth *hostpolicy.Authority, m *ast.Module) (*Bou
 	for _, kind := range []struct {
 		name  string
 		ports []string
-	}{{"mcp", sortedKeys(p.MCP)}, {"http", sortedKeys(p.HTTP)}} {
+	}{{"mcp", sortedKeys(p.MCP)}, {"http", sortedKeys(p.HTTP)}, {"a2a", sortedKeys(p.A2A)}, {"a2ui", sortedKeys(p.A2UI)}} {
 		for _, port := range kind.ports {
 			if ok, why := b.allowsEgress(port); !ok {
 				return nil, &JSONError{Path: childPath("$.host."+kind.name, port),
 					Msg: fmt.Sprintf("%s: remove this binding, or list the port in the boundary's (egress-only ...) clause", why)}
 			}
+		}
+	}
+	if readOnly != "" {
+		for _, store := range sortedKeys(p.Stores) {
+			return nil, &JSONError{Path: childPath("$.host.stores", store),
+				Msg: fmt.Sprintf("trust boundary %s has (filesystem read-only), and a store binding writes files on the host: remove this binding", readOnly)}
 		}
 	}
 	if denyByDefault != "" {
@@ -563,6 +629,19 @@ func resolve(p *Policy) {
 		for k, v := range s.Headers {
 			s.Headers[k] = expandEnv(v)
 		}
+	}
+	for _, s := range p.A2A {
+		for k, v := range s.Headers {
+			s.Headers[k] = expandEnv(v)
+		}
+	}
+	for _, s := range p.A2UI {
+		for k, v := range s.Headers {
+			s.Headers[k] = expandEnv(v)
+		}
+	}
+	for _, s := range p.Stores {
+		s.Dir = expandEnv(s.Dir)
 	}
 }
 

@@ -54,9 +54,9 @@ func (x *LiveExecutor) httpCall(ctx context.Context, port, op string, c *machine
 	for k, v := range svc.Headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := x.httpClient().Do(req)
 	if err != nil {
-		out.Error = err.Error()
+		peerFailure(&out, "the HTTP service of port "+port, childPath("$.host.http", port)+".url", url, err)
 		return out
 	}
 	defer resp.Body.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"github.com/capsulang/caps/runtime/machine"
 	"github.com/capsulang/caps/runtime/trace"
 	"github.com/capsulang/caps/runtime/value"
+	"github.com/capsulang/caps/syntax/ast"
 )
 
 // Policy is the host-owned part of the host-policy artifact of live mode
@@ -46,12 +48,22 @@ type Policy struct {
 	Deny  []Rule                  `json:"deny"`
 	MCP   map[string]*MCPServer   `json:"mcp"`
 	HTTP  map[string]*HTTPService `json:"http"`
+	// A2A binds agents to A2A servers (a2a.go); A2UI binds surfaces to
+	// renderer endpoints (a2ui.go); Stores binds stores to local
+	// file-backed stores (store.go). All three are optional in the
+	// artifact: absent means no binding.
+	A2A    map[string]*A2AAgent     `json:"a2a,omitempty"`
+	A2UI   map[string]*A2UIRenderer `json:"a2ui,omitempty"`
+	Stores map[string]*StoreBinding `json:"stores,omitempty"`
 	// Timeout bounds an attempt whose effect declares no (timeout D);
 	// default 30s.
 	Timeout *Duration `json:"timeout"`
 	// Boundary is what the module's enforced trust boundaries allow the
 	// adapters, set when the artifact is loaded; nil: no restriction.
 	Boundary *Boundary `json:"-"`
+	// Module is the module the artifact was loaded against (set by
+	// ParseHostPolicy): the A2UI adapter reads its surface declarations.
+	Module *ast.Module `json:"-"`
 }
 
 // Rule is one allow or deny rule.
@@ -65,6 +77,10 @@ type MCPServer struct {
 	Command []string          `json:"command"`
 	Env     map[string]string `json:"env,omitempty"`
 	Dir     string            `json:"dir,omitempty"`
+	// Resources maps the port's declared resource names to the server's
+	// resource URIs, for mcp.read-resource and mcp.subscribe-resource; a
+	// resource not mapped is looked up by name in resources/list.
+	Resources map[string]string `json:"resources,omitempty"`
 	// Isolated starts the server with Env alone (which then holds the
 	// PATH resolved at load) instead of the host's environment plus Env.
 	// Loading an artifact sets it under (secrets ambient-deny).
@@ -121,18 +137,41 @@ func (p *Policy) Decide(effect, target string) machine.Decision {
 }
 
 // LiveExecutor is the executor of live mode: intents the policy allows go
-// to the MCP or HTTP adapter their effect names; everything else fails
-// with R_NO_ADAPTER. Close it to stop the MCP servers it started.
+// to the adapter their effect names (MCP, HTTP, A2A, A2UI, the store);
+// everything else fails with R_NO_ADAPTER. Close it to stop the MCP
+// servers it started.
 type LiveExecutor struct {
 	Policy *Policy
+	// HTTPClient carries the HTTP, A2A and A2UI requests; nil:
+	// http.DefaultClient.
+	HTTPClient *http.Client
 
 	mu      sync.Mutex
 	clients map[string]*MCPClient
+	agents  map[string]*a2aPeer
+	// surfaces records the surfaces (by instance and surface) a2ui.emit
+	// has created, so that later emits only update them.
+	surfaces map[string]bool
+	// tasks records, by instance and agent, the last A2A task a2a.task
+	// started, for a2a.receive-artifact.
+	tasks map[string]string
+	// contexts records, by instance and agent, the A2A context the agent
+	// gave its first answer, so that later messages continue it.
+	contexts map[string]string
+	stores   map[string]*fileStore
 }
 
 // NewLive returns a live executor under policy p.
 func NewLive(p *Policy) *LiveExecutor {
-	return &LiveExecutor{Policy: p, clients: map[string]*MCPClient{}}
+	return &LiveExecutor{Policy: p, clients: map[string]*MCPClient{}, agents: map[string]*a2aPeer{},
+		surfaces: map[string]bool{}, tasks: map[string]string{}, contexts: map[string]string{}, stores: map[string]*fileStore{}}
+}
+
+func (x *LiveExecutor) httpClient() *http.Client {
+	if x.HTTPClient != nil {
+		return x.HTTPClient
+	}
+	return http.DefaultClient
 }
 
 // Mode implements machine.Executor.
@@ -143,8 +182,21 @@ func (x *LiveExecutor) Approve(c *machine.Call) machine.Decision {
 	return x.Policy.Decide(c.Spec.Name, c.Spec.Target)
 }
 
-// CodeNoAdapter is the failure code of an intent no live adapter serves.
+// CodeNoAdapter is the failure code of an intent no live adapter serves:
+// an effect without a live adapter, or a target the host section does not
+// bind.
 const CodeNoAdapter = "R_NO_ADAPTER"
+
+// CodePeerDown is the failure code of an attempt whose peer (an A2A
+// agent, an A2UI renderer, an HTTP service) cannot be reached: refused,
+// reset or unresolvable. The message names the peer, its address and what
+// to do.
+const CodePeerDown = "R_PEER_DOWN"
+
+// LiveEffects are the effects live mode has adapters for.
+var LiveEffects = []string{"mcp.call", "mcp.read-resource", "mcp.subscribe-resource", "http.call",
+	"a2a.task", "a2a.message", "a2a.receive-artifact", "a2ui.emit", "a2ui.update-data", "a2ui.await-action",
+	"db.write", "db.project", "typedb.write", "typedb.query"}
 
 // Execute implements machine.Executor.
 func (x *LiveExecutor) Execute(ctx context.Context, c *machine.Call) machine.Outcome {
@@ -163,10 +215,18 @@ func (x *LiveExecutor) Execute(ctx context.Context, c *machine.Call) machine.Out
 	switch c.Spec.Name {
 	case "mcp.call":
 		out = x.mcpCall(ctx, owner, op, c)
+	case "mcp.read-resource", "mcp.subscribe-resource":
+		out = x.mcpResource(ctx, owner, op, c)
 	case "http.call":
 		out = x.httpCall(ctx, owner, op, c)
+	case "a2a.task", "a2a.message", "a2a.receive-artifact":
+		out = x.a2aCall(ctx, owner, op, c)
+	case "a2ui.emit", "a2ui.update-data", "a2ui.await-action":
+		out = x.a2uiCall(ctx, owner, op, c)
+	case "db.write", "db.project", "typedb.write", "typedb.query":
+		out = x.storeCall(ctx, owner, op, c)
 	default:
-		out = machine.Outcome{Code: CodeNoAdapter, Error: fmt.Sprintf("no live adapter carries out %s (live mode has adapters for mcp.call and http.call)", c.Spec.Name)}
+		out = machine.Outcome{Code: CodeNoAdapter, Error: fmt.Sprintf("no live adapter carries out %s (live mode has adapters for %s)", c.Spec.Name, strings.Join(LiveEffects, ", "))}
 	}
 	out.DurationMs = time.Since(start).Milliseconds()
 	if !out.OK && out.Code == "" {
@@ -182,29 +242,13 @@ func (x *LiveExecutor) Execute(ctx context.Context, c *machine.Call) machine.Out
 
 func (x *LiveExecutor) mcpCall(ctx context.Context, port, tool string, c *machine.Call) machine.Outcome {
 	out := machine.Outcome{Adapter: "mcp", Operation: "tools/call " + tool}
-	if ok, why := x.Policy.egress(port); !ok {
-		out.Code, out.Error = CodeNoAdapter, why
+	cl := x.mcpClient(port, &out)
+	if cl == nil {
 		return out
 	}
-	x.mu.Lock()
-	cl := x.clients[port]
-	if cl == nil {
-		var srv *MCPServer
-		if x.Policy != nil {
-			srv = x.Policy.MCP[port]
-		}
-		if srv == nil {
-			x.mu.Unlock()
-			out.Code, out.Error = CodeNoAdapter, fmt.Sprintf("the host policy configures no MCP server for port %s", port)
-			return out
-		}
-		cl = NewMCPClient(srv)
-		x.clients[port] = cl
-	}
-	x.mu.Unlock()
 	res, err := cl.CallTool(ctx, tool, Arguments(c))
 	if err != nil {
-		out.Error = err.Error()
+		mcpFailure(&out, port, err)
 		return out
 	}
 	out.Result = res

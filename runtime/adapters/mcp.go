@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,6 +30,7 @@ type MCPClient struct {
 
 	startOnce sync.Once
 	startErr  error
+	failed    atomic.Bool // set when the start failed
 	cmd       *exec.Cmd
 	stdin     io.WriteCloser
 	stderr    *tailBuffer
@@ -39,6 +41,7 @@ type MCPClient struct {
 	pending map[int64]chan rpcResponse
 	dead    error // set when the connection is gone
 	done    chan struct{}
+	exited  chan struct{} // closed when the process has exited
 
 	// ServerInfo is the server's initialize result.
 	ServerInfo json.RawMessage
@@ -67,11 +70,35 @@ type rpcResponse struct {
 // NewMCPClient returns a client for the server; the process starts on the
 // first call.
 func NewMCPClient(srv *MCPServer) *MCPClient {
-	return &MCPClient{srv: srv, pending: map[int64]chan rpcResponse{}, done: make(chan struct{})}
+	return &MCPClient{srv: srv, pending: map[int64]chan rpcResponse{}, done: make(chan struct{}), exited: make(chan struct{})}
+}
+
+// MCPDownError is the error of an MCP server that could not be started
+// (or did not complete initialize) or that closed the connection.
+type MCPDownError struct{ Err error }
+
+func (e *MCPDownError) Error() string { return e.Err.Error() }
+func (e *MCPDownError) Unwrap() error { return e.Err }
+
+// down reports whether the client's server failed to start or is gone, so
+// that the executor starts a new one.
+func (c *MCPClient) down() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed.Load() || c.dead != nil
 }
 
 func (c *MCPClient) start(ctx context.Context) error {
-	c.startOnce.Do(func() {
+	c.startOnce.Do(c.doStart(ctx))
+	if c.startErr != nil {
+		return &MCPDownError{c.startErr}
+	}
+	return nil
+}
+
+func (c *MCPClient) doStart(ctx context.Context) func() {
+	return func() {
+		defer func() { c.failed.Store(c.startErr != nil) }()
 		cmd := exec.Command(c.srv.Command[0], c.srv.Command[1:]...)
 		cmd.Dir = c.srv.Dir
 		cmd.Env = serverEnv(c.srv)
@@ -80,19 +107,27 @@ func (c *MCPClient) start(ctx context.Context) error {
 			c.startErr = err
 			return
 		}
-		stdout, err := cmd.StdoutPipe()
+		// The server's stdout is a pipe of our own (not StdoutPipe), so
+		// that waiting for the process, which finishes copying its
+		// stderr, does not close it under readLoop.
+		stdout, stdoutW, err := os.Pipe()
 		if err != nil {
 			c.startErr = err
 			return
 		}
+		cmd.Stdout = stdoutW
 		c.stderr = &tailBuffer{max: 4096}
 		cmd.Stderr = c.stderr
-		if err := cmd.Start(); err != nil {
+		err = cmd.Start()
+		stdoutW.Close() // the child has its copy
+		if err != nil {
+			stdout.Close()
 			c.startErr = fmt.Errorf("starting the MCP server %s: %v", strings.Join(c.srv.Command, " "), err)
 			return
 		}
 		c.cmd, c.stdin = cmd, stdin
-		go c.readLoop(stdout)
+		go func() { cmd.Wait(); close(c.exited) }()
+		go func() { c.readLoop(stdout); stdout.Close() }()
 		init := map[string]any{
 			"protocolVersion": MCPProtocolVersion,
 			"capabilities":    map[string]any{},
@@ -107,8 +142,7 @@ func (c *MCPClient) start(ctx context.Context) error {
 		if err := c.notify("notifications/initialized", nil); err != nil {
 			c.startErr = fmt.Errorf("MCP initialized: %v", err)
 		}
-	})
-	return c.startErr
+	}
 }
 
 // serverEnv is the environment of an MCP server process: the host's
@@ -178,10 +212,16 @@ func (c *MCPClient) readLoop(r io.Reader) {
 	if err == nil {
 		err = io.EOF
 	}
+	// The process is probably exiting: give it a moment, so that its
+	// stderr, which Wait finishes copying, is in the message.
+	select {
+	case <-c.exited:
+	case <-time.After(500 * time.Millisecond):
+	}
 	c.mu.Lock()
 	c.dead = fmt.Errorf("the MCP server closed the connection (%v)%s", err, c.stderr.suffix())
 	for id, ch := range c.pending {
-		ch <- rpcResponse{err: c.dead}
+		ch <- rpcResponse{err: &MCPDownError{c.dead}}
 		delete(c.pending, id)
 	}
 	c.mu.Unlock()
@@ -220,7 +260,7 @@ func (c *MCPClient) request(ctx context.Context, method string, params any) (jso
 	c.mu.Lock()
 	if c.dead != nil {
 		c.mu.Unlock()
-		return nil, c.dead
+		return nil, &MCPDownError{c.dead}
 	}
 	c.nextID++
 	id := c.nextID
@@ -230,6 +270,16 @@ func (c *MCPClient) request(ctx context.Context, method string, params any) (jso
 		c.mu.Lock()
 		delete(c.pending, id)
 		c.mu.Unlock()
+		// The server is probably gone: say so, with its stderr, once the
+		// read loop has seen the end.
+		select {
+		case <-c.done:
+			c.mu.Lock()
+			dead := c.dead
+			c.mu.Unlock()
+			return nil, &MCPDownError{dead}
+		case <-time.After(time.Second):
+		}
 		return nil, fmt.Errorf("writing to the MCP server: %v", err)
 	}
 	select {
@@ -270,13 +320,11 @@ func (c *MCPClient) Close() error {
 		return nil
 	}
 	c.stdin.Close()
-	waited := make(chan error, 1)
-	go func() { waited <- c.cmd.Wait() }()
 	select {
-	case <-waited:
+	case <-c.exited:
 	case <-time.After(2 * time.Second):
 		c.cmd.Process.Kill()
-		<-waited
+		<-c.exited
 	}
 	<-c.done
 	return nil

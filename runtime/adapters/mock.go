@@ -1,9 +1,13 @@
 // Package adapters carries out effect intents for the machine runtime:
 // deterministic mock handlers (mock mode), and, in live mode, host
 // adapters behind a deny-by-default host policy: an MCP client (JSON-RPC
-// 2.0 over the stdio of a server process) and an HTTP adapter. Credentials
-// come only from the host (the policy file and the environment), never
-// from the capsule.
+// 2.0 over the stdio of a server process: tools and resources), an HTTP
+// adapter, an A2A client (JSON-RPC over HTTP, protocol 1.x or 0.3, from
+// the agent card), an A2UI adapter that posts v0.9 messages to a renderer
+// endpoint and takes typed user actions back, and a file-backed store for
+// db.* and typedb.* (the declared SurrealDB or TypeDB is not contacted).
+// Credentials come only from the host (the host-policy artifact and the
+// environment), never from the capsule.
 package adapters
 
 import (
