@@ -26,6 +26,9 @@ type Decision struct {
 	CapabilityID string `json:"capability_id,omitempty"`
 	// Reason says why, for people.
 	Reason string `json:"reason"`
+	// Approval is the approver's verdict on an intent the authority had
+	// held (nil when nobody resolved it).
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // Allowed reports whether the intent may go on to the host.
@@ -61,6 +64,9 @@ type Request struct {
 	Env func(*Policy) *cond.Env
 	// Context resolves context.FIELD paths.
 	Context cond.Lookup
+	// Approval, when set, resolves the intent again for an approver: a
+	// held outcome becomes allow (approved) or deny (rejected).
+	Approval *Approval
 }
 
 // Principal is the principal a machine of the module acts as: the one
@@ -117,6 +123,9 @@ func (m *Model) Decide(st *State, req Request) *Decision {
 		if reason := m.mandateLapsed(d.Mandate, d.Delegation, req); reason != "" {
 			d.Outcome, d.Rule, d.Reason = Deny, "mandate not in force", reason
 		}
+	}
+	if req.Approval != nil {
+		applyApproval(d, req.Approval)
 	}
 	if d.Outcome == Allow && live != nil && live.Cap.SingleUse {
 		live.Used = true

@@ -15,9 +15,12 @@ const (
 	Escalated EffectStatus = "escalated" // the policy escalated it: held for approval
 	Deferred  EffectStatus = "deferred"  // the policy deferred it: held
 
-	CodeAuthorityDenied    = "R_AUTHORITY_DENIED"    // the module's authority denied the intent
-	CodeAuthorityEscalated = "R_AUTHORITY_ESCALATED" // the module's authority escalated the intent
-	CodeAuthorityDeferred  = "R_AUTHORITY_DEFERRED"  // the module's authority deferred the intent
+	CodeAuthorityDenied    = "R_AUTHORITY_DENIED"     // the module's authority denied the intent
+	CodeAuthorityEscalated = "R_AUTHORITY_ESCALATED"  // the module's authority escalated the intent
+	CodeAuthorityDeferred  = "R_AUTHORITY_DEFERRED"   // the module's authority deferred the intent
+	CodeAuthorityRejected  = "R_AUTHORITY_REJECTED"   // an approver rejected an intent the authority held
+	CodeNotHeld            = "R_NOT_HELD"             // an approval names no intent held for approval
+	CodeApproverRefused    = "R_APPROVER_NOT_ALLOWED" // the approver may not resolve the held intent
 )
 
 // Trace events of the authority runtime (the spec's telemetry names).
@@ -53,9 +56,13 @@ func (m *Machine) Governed() bool { return m.governed }
 // them is recorded or executed. Control effects (policy.evaluate,
 // capability.issue, ...) take effect here; the first intent the
 // authority does not allow holds the rest, which become skipped.
-func (i *Instance) authorize(effects []Effect, ctx []value.Value) {
+//
+// pol is the policy a (policy.evaluate P) selected before effects[0] (nil
+// for a transition's first intent), and approval, when set, resolves
+// effects[0] for an approver. It returns the index of the intent held for
+// approval (escalated or deferred), or -1, and the policy selected there.
+func (i *Instance) authorize(effects []Effect, ctx []value.Value, pol *authority.Policy, approval *authority.Approval) (int, *authority.Policy) {
 	m := i.m
-	var pol *authority.Policy
 	lookup := func(path string) (cond.Value, bool) {
 		k, ok := m.fields[path[len("context."):]]
 		if !ok {
@@ -63,6 +70,7 @@ func (i *Instance) authorize(effects []Effect, ctx []value.Value) {
 		}
 		return condValue(ctx[k])
 	}
+	held := -1
 	blocked := false
 	for k := range effects {
 		e := &effects[k]
@@ -83,8 +91,12 @@ func (i *Instance) authorize(effects []Effect, ctx []value.Value) {
 		case "approval.request", "receipt.emit":
 			d = authority.Control(s.Name, s.Target)
 		default:
-			d = m.auth.Decide(&i.auth, authority.Request{Effect: s.Name, Target: s.Target, ClockMs: i.clock, Policy: pol,
-				Env: func(p *authority.Policy) *cond.Env { return m.envs[p] }, Context: lookup})
+			req := authority.Request{Effect: s.Name, Target: s.Target, ClockMs: i.clock, Policy: pol,
+				Env: func(p *authority.Policy) *cond.Env { return m.envs[p] }, Context: lookup}
+			if k == 0 {
+				req.Approval = approval
+			}
+			d = m.auth.Decide(&i.auth, req)
 		}
 		e.Authority = d
 		switch d.Outcome {
@@ -92,14 +104,20 @@ func (i *Instance) authorize(effects []Effect, ctx []value.Value) {
 			continue
 		case authority.Escalate:
 			e.Status, e.Code = Escalated, CodeAuthorityEscalated
+			held = k
 		case authority.Defer:
 			e.Status, e.Code = Deferred, CodeAuthorityDeferred
+			held = k
 		default:
 			e.Status, e.Code = Denied, CodeAuthorityDenied
+			if d.Approval != nil && d.Approval.Verdict == authority.Reject {
+				e.Status, e.Code = Rejected, CodeAuthorityRejected
+			}
 		}
 		e.Error = d.Reason
 		blocked = true
 	}
+	return held, pol
 }
 
 // condValue converts a context value for a policy condition.
@@ -154,7 +172,11 @@ func (i *Instance) authorityRecords(r *StepResult, e *Effect, span, root string)
 	}
 	held := map[authority.Outcome]string{authority.Deny: trace.EffectDenied, authority.Escalate: "effect.escalated", authority.Defer: "effect.deferred"}[d.Outcome]
 	rec := i.authorityRecord(r, held, e, d, span, root)
-	rec.Body = fmt.Sprintf("%s %s by %s: %s", e.Spec.Label(), pastTense(d.Outcome), ruleOwner(d), d.Reason)
+	if e.Status == Rejected {
+		rec.Body = fmt.Sprintf("%s rejected by %s", e.Spec.Label(), d.Approval.By())
+	} else {
+		rec.Body = fmt.Sprintf("%s %s by %s: %s", e.Spec.Label(), pastTense(d.Outcome), ruleOwner(d), d.Reason)
+	}
 	rec.ErrorCode, rec.Expected, rec.Actual = e.Code, "allow", string(d.Outcome)
 	if d.Outcome == authority.Deny {
 		rec.Severity = trace.Error
@@ -169,6 +191,9 @@ func (i *Instance) authorityRecord(r *StepResult, event string, e *Effect, d *au
 	rec.PolicyID, rec.PrincipalID, rec.MandateID, rec.DelegationID, rec.CapabilityJTI = d.Policy, d.Principal, d.Mandate, d.Delegation, d.CapabilityID
 	if rec.CapabilityJTI == "" {
 		rec.CapabilityJTI = d.Capability
+	}
+	if d.Approval != nil {
+		rec.ApprovedBy = d.Approval.By()
 	}
 	return rec
 }

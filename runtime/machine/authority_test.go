@@ -3,6 +3,7 @@ package machine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -41,7 +42,8 @@ func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
 	}
 	const sequences = 400
 	rng := rand.New(rand.NewSource(12))
-	held, allowed := 0, 0
+	held, allowed, resolved := 0, 0, 0
+	approvers := []string{"HumanClaimsLead", "AgentRefundReviewer", "FinanceController", "InvoiceAgent"}
 	for _, tc := range targets {
 		m := compile(t, tc.path, tc.machine)
 		if !m.Governed() {
@@ -60,21 +62,32 @@ func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
 					}
 					continue
 				}
-				et := m.Events[rng.Intn(len(m.Events))]
-				payload := map[string]any{}
-				for _, f := range et.Fields {
-					switch f.Type.String() {
-					case "Text":
-						payload[f.Name] = "x"
-					case "Bool":
-						payload[f.Name] = rng.Intn(2) == 0
-					default:
-						payload[f.Name] = rng.Intn(120)
-					}
-				}
-				raw, _ := json.Marshal(payload)
+				var r machine.StepResult
 				before := ex.seen
-				r := inst.Step(machine.Event{Name: et.Name, Raw: raw})
+				if held := inst.Held(); len(held) > 0 && rng.Intn(4) == 0 {
+					// An approver (allowed or not) resolves a held intent.
+					verdict := []string{"approve", "reject"}[rng.Intn(2)]
+					who := approvers[rng.Intn(len(approvers))]
+					r = inst.Resolve(context.Background(), machine.Resolution{Ref: fmt.Sprint(held[rng.Intn(len(held))].Seq), Verdict: verdict, Principal: who, Name: "n"})
+					if r.Failure == nil {
+						resolved++
+					}
+				} else {
+					et := m.Events[rng.Intn(len(m.Events))]
+					payload := map[string]any{}
+					for _, f := range et.Fields {
+						switch f.Type.String() {
+						case "Text":
+							payload[f.Name] = "x"
+						case "Bool":
+							payload[f.Name] = rng.Intn(2) == 0
+						default:
+							payload[f.Name] = rng.Intn(120)
+						}
+					}
+					raw, _ := json.Marshal(payload)
+					r = inst.Step(machine.Event{Name: et.Name, Raw: raw})
+				}
 				reached := 0
 				for _, e := range r.Effects {
 					if e.Authority == nil && e.Status != machine.Skipped {
@@ -90,7 +103,7 @@ func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
 							e.Spec.Name != "approval.request" && e.Spec.Name != "receipt.emit" {
 							reached++
 						}
-					case machine.Denied, machine.Escalated, machine.Deferred:
+					case machine.Denied, machine.Escalated, machine.Deferred, machine.Rejected:
 						held++
 					}
 				}
@@ -100,8 +113,8 @@ func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d random sequences: %d intents allowed, %d held by the authority; none held reached the executor", 2*sequences, allowed, held)
-	if held == 0 || allowed == 0 {
+	t.Logf("%d random sequences: %d intents allowed, %d held by the authority, %d holds resolved by an approver; none held reached the executor", 2*sequences, allowed, held, resolved)
+	if held == 0 || allowed == 0 || resolved == 0 {
 		t.Errorf("the sequences never exercised both outcomes: %d allowed, %d held", allowed, held)
 	}
 }

@@ -37,6 +37,9 @@ const (
 	CauseEvent   Cause = "event"   // an event arrived
 	CauseTimeout Cause = "timeout" // a state timeout fired during an advance
 	CauseCancel  Cause = "cancel"  // the instance was cancelled
+	// CauseApproval: an approver resolved an intent the authority held
+	// (docs/authority.md, "Resolving a held intent").
+	CauseApproval Cause = "approval"
 )
 
 // InputKind is the kind of an input.
@@ -47,6 +50,8 @@ const (
 	InputEvent   InputKind = "event"
 	InputAdvance InputKind = "advance"
 	InputCancel  InputKind = "cancel"
+	// InputApproval approves or rejects an intent the authority held.
+	InputApproval InputKind = "approval"
 )
 
 // Event is an event delivered to an instance.
@@ -71,6 +76,8 @@ type Input struct {
 	By int64
 	// Reason is the cancellation's reason.
 	Reason string
+	// Resolution is the approval's verdict.
+	Resolution *Resolution
 	// Clock is the logical clock when the input arrived.
 	Clock int64
 }
@@ -118,6 +125,11 @@ type StepResult struct {
 	Route   *Route
 	Clock   int64
 	Status  Status
+	// Resolution is the verdict of an approval step (CauseApproval), and
+	// Resolves the input (its Seq) whose step held the intent it resolved
+	// (0 when it failed).
+	Resolution *Resolution
+	Resolves   uint64
 	// Trace holds the step's semantic trace records when the instance
 	// traces. The slice is reused: it is valid until the next input.
 	Trace []trace.Record
@@ -190,6 +202,7 @@ type Instance struct {
 	traceSeq uint64
 	traceBuf []trace.Record
 	auth     authority.State // capabilities issued to the instance
+	held     []*held         // intents the authority holds for approval, oldest first
 }
 
 // DefaultID is the id of an instance created without one: the machine's
@@ -486,7 +499,9 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 		if !tr.hasArgs && !i.withIDs { // the planned slice is shared
 			effects = append([]Effect(nil), effects...)
 		}
-		i.authorize(effects, newCtx)
+		if at, pol := i.authorize(effects, newCtx, nil, nil); at >= 0 {
+			i.hold(&held{seq: i.seq, step: i.step, event: ev.Name, payload: payload, from: r.From, target: tr.Target.Name, ctx: newCtx, policy: pol}, effects[at:])
+		}
 	}
 	// Commit: move, arm timers, emit.
 	for _, a := range tr.assigns {
@@ -514,7 +529,7 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 		}
 	}
 	if (i.exec != nil || m.governed) && len(effects) > 0 && i.err == nil {
-		i.execute(ctx, r, root)
+		i.execute(ctx, r, root, nil)
 	}
 	if i.tracing {
 		i.snapshotRecord(r)
@@ -639,7 +654,10 @@ func (i *Instance) evalArgs(tr *Transition, newCtx []value.Value, payload map[st
 // execute hands the intents to the executor, in order, with retries; the
 // first intent that fails for good stops the others and takes its
 // on-error route.
-func (i *Instance) execute(ctx context.Context, r *StepResult, root string) {
+//
+// In an approval step, h is the transition whose held intents resume:
+// the executor sees them as intents of that transition.
+func (i *Instance) execute(ctx context.Context, r *StepResult, root string, h *held) {
 	effs := r.Effects
 	if !i.withIDs { // the planned slice is shared: copy before filling in
 		effs = append([]Effect(nil), effs...)
@@ -678,6 +696,9 @@ func (i *Instance) execute(ctx context.Context, r *StepResult, root string) {
 		}
 		call := Call{Machine: i.m, InstanceID: i.id, IntentID: e.ID, Seq: r.Seq, Step: r.Step, Spec: e.Spec, Args: e.Args,
 			Event: r.Event, Payload: r.Payload, From: r.From, State: r.Target, Context: r.Context, Clock: i.clock}
+		if h != nil {
+			call.Event, call.Payload, call.From, call.State, call.Context = h.event, h.payload, h.from, h.target, h.ctx
+		}
 		d := i.exec.Approve(&call)
 		e.Decision = d.Rule
 		if !d.Allowed {
@@ -779,9 +800,12 @@ func (i *Instance) execute(ctx context.Context, r *StepResult, root string) {
 }
 
 // route takes effect k's on-error route, if it has one.
+//
+// An approval step takes no route: the transition the intent belonged to
+// is over, and a resolution never moves the instance.
 func (i *Instance) route(r *StepResult, k int, root string) {
 	to := r.Effects[k].Spec.OnError
-	if to == nil {
+	if to == nil || r.Cause == CauseApproval {
 		return
 	}
 	from := i.state.Name
