@@ -51,7 +51,10 @@ func (c *checker) conditionError(r *authority.Rule, e *cond.Error, machine strin
 	if machine != "" && e.Code == cond.CodeUnknown {
 		msg += " (deciding intents of machine " + machine + ")"
 	}
-	c.errorf(e.Code, c.stringSpan(r.Str, e.Start, e.End), "%s", msg)
+	d := c.errorf(e.Code, c.stringSpan(r.Str, e.Start, e.End), "%s", msg)
+	if e.Suggest != "" && d != nil {
+		d.Suggestion = e.Suggest
+	}
 }
 
 // governedMachines lists the machines whose intents p decides: those with

@@ -107,6 +107,13 @@ func (p *planner) options(d syntax.Diagnostic) []Option {
 		opts = append(opts, Option{ID: "rename", Title: fmt.Sprintf("Change `%s` to `%s`", p.text(d.Span), s), Safety: Safe, Edits: []Edit{{d.Span, s}}})
 	}
 	switch d.Code {
+	case check.ConditionUnknown:
+		// A misspelt name inside a policy condition: the span is the
+		// name within the string (a name needs no escaping); when the
+		// checker could only point at the whole literal there is no edit.
+		if s := d.Suggestion; s != "" && !strings.HasPrefix(p.text(d.Span), `"`) {
+			opts = append(opts, Option{ID: "rename", Title: fmt.Sprintf("Change `%s` to `%s` in the condition", p.text(d.Span), s), Safety: Safe, Edits: []Edit{{d.Span, s}}})
+		}
 	case check.ParseError:
 		if strings.HasPrefix(d.Message, "missing `)`") {
 			opts = append(opts, Option{ID: "insert-paren", Title: "Insert the missing `)`", Safety: Safe, Edits: []Edit{{d.Span, ")"}}})

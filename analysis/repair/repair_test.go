@@ -204,3 +204,42 @@ func TestNoRepairFromClippedText(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionUnknownRename: a misspelt name inside a policy condition
+// is replaced by the checker's suggestion (carried as data on the
+// diagnostic), inside the string, and the fixed module checks cleanly.
+func TestConditionUnknownRename(t *testing.T) {
+	src := `(module r
+  (capsule "1")
+  (profile agentic external.mcp)
+  (port Bank (protocol mcp) (tool transfer))
+  (authority-policy P
+    (input effect context)
+    (outcome allow deny)
+    (default deny)
+    (on allow (if "effect == \"mcp.call.Bank.transfer\" and amout <= 1000")))
+  (machine M
+    (context (amount U32))
+    (event Pay (amount U32))
+    (initial idle)
+    (state idle
+      (on Pay (target idle) (assign (amount event.amount)) (effects (mcp.call Bank.transfer))))))
+`
+	f, res := checkSrc(t, src)
+	plans := Plans(Input{File: f, Result: res})
+	type row struct{ Code, Suggestion, ID, Title, Safety, Fixed string }
+	var got []row
+	for _, p := range plans {
+		for _, o := range p.Options {
+			got = append(got, row{p.Diagnostic.Code, p.Diagnostic.Suggestion, o.ID, o.Title, o.Safety, string(Apply([]byte(src), o.Edits))})
+		}
+	}
+	fixed := strings.Replace(src, "amout <=", "amount <=", 1)
+	want := []row{{check.ConditionUnknown, "amount", "rename", "Change `amout` to `amount` in the condition", Safe, fixed}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("plans (-want +got):\n%s", diff)
+	}
+	if _, res2 := checkSrc(t, fixed); len(errorsOf(res2)) > 0 {
+		t.Errorf("the fix left errors: %v", errorsOf(res2))
+	}
+}
