@@ -78,6 +78,9 @@ type Mandate struct {
 	IssuedBy, IssuedTo string
 	ValidForMs         int64
 	Revocable          bool
+	// Scope holds the items of its (scope ...) clauses (nil: no scope,
+	// the mandate bounds no effect).
+	Scope []string
 }
 
 // Delegation is a (delegation ...) declaration.
@@ -169,7 +172,7 @@ func FromModule(mod *ast.Module) *Model {
 			m.Principals[cd.Name.Name] = &Principal{Name: cd.Name.Name, Kind: word(cd, "kind")}
 		case ast.KindMandate:
 			m.Mandates[cd.Name.Name] = &Mandate{Name: cd.Name.Name, IssuedBy: word(cd, "issued-by"), IssuedTo: word(cd, "issued-to"),
-				ValidForMs: duration(cd, "valid-for"), Revocable: word(cd, "revocable") == "true"}
+				ValidForMs: duration(cd, "valid-for"), Revocable: word(cd, "revocable") == "true", Scope: scope(cd)}
 		case ast.KindDelegation:
 			m.Delegations[cd.Name.Name] = delegation(cd)
 		case ast.KindCapability:
@@ -241,6 +244,47 @@ func durationOf(f *syntax.Form) int64 {
 		return d.Millis
 	}
 	return 0
+}
+
+// scope reads the items of every (scope ...) clause; a list item has no
+// name to match and is left out.
+func scope(cd *ast.ClauseDecl) []string {
+	var out []string
+	for _, c := range cd.Clauses {
+		if c.Key.Name != "scope" {
+			continue
+		}
+		if out == nil {
+			out = []string{}
+		}
+		for _, a := range c.Args {
+			if a.Kind != syntax.FormList {
+				out = append(out, a.Text)
+			}
+		}
+	}
+	return out
+}
+
+// Covers reports whether the mandate's scope admits an intent: it has
+// no (scope ...) clause, or one of its items names the intent's effect
+// (mcp.call), its target (GateCapsule.db_read_customerdb_claims) or
+// the two joined (mcp.call.GateCapsule.db_read_customerdb_claims), or
+// the resource of the capability in force (CustomerDB.claims), or is a
+// dotted prefix of one of these (GateCapsule, CustomerDB, db).
+func (md *Mandate) Covers(effect, target, resource string) bool {
+	if md.Scope == nil {
+		return true
+	}
+	names := []string{effect, target, EffectString(effect, target), resource}
+	for _, item := range md.Scope {
+		for _, n := range names {
+			if n != "" && (n == item || strings.HasPrefix(n, item+".")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func delegation(cd *ast.ClauseDecl) *Delegation {

@@ -124,6 +124,18 @@ func (m *Model) Decide(st *State, req Request) *Decision {
 			d.Outcome, d.Rule, d.Reason = Deny, "mandate not in force", reason
 		}
 	}
+	if d.Outcome != Deny {
+		resource := ""
+		if live != nil {
+			resource = live.Cap.Resource
+		} else if len(caps) == 1 {
+			resource = caps[0].Resource
+		}
+		if md := m.Mandates[d.Mandate]; md != nil && !md.Covers(req.Effect, req.Target, resource) {
+			d.Outcome, d.Rule = Deny, "outside mandate scope"
+			d.Reason = fmt.Sprintf("%s is outside the scope of mandate %s (scope %s)", EffectString(req.Effect, req.Target), md.Name, strings.Join(md.Scope, " "))
+		}
+	}
 	if req.Approval != nil {
 		applyApproval(d, req.Approval)
 	}
