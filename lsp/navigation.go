@@ -109,6 +109,9 @@ func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 		}
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(sp))}, nil
 	}
+	if h := authorityHover(sn, off); h != nil {
+		return h, nil
+	}
 	if h := codeHover(sn, off); h != nil {
 		return h, nil
 	}

@@ -81,6 +81,8 @@ type Mandate struct {
 	// Scope holds the items of its (scope ...) clauses (nil: no scope,
 	// the mandate bounds no effect).
 	Scope []string
+	// Decl is the declaration (for repairs and hovers).
+	Decl *ast.ClauseDecl
 }
 
 // Delegation is a (delegation ...) declaration.
@@ -113,6 +115,8 @@ type Policy struct {
 	Outcomes []Outcome
 	Default  Outcome
 	Rules    []*Rule
+	// Decl is the declaration (for repairs and hovers).
+	Decl *ast.ClauseDecl
 }
 
 // Rule is one (on OUTCOME (if "CONDITION")).
@@ -172,7 +176,7 @@ func FromModule(mod *ast.Module) *Model {
 			m.Principals[cd.Name.Name] = &Principal{Name: cd.Name.Name, Kind: word(cd, "kind")}
 		case ast.KindMandate:
 			m.Mandates[cd.Name.Name] = &Mandate{Name: cd.Name.Name, IssuedBy: word(cd, "issued-by"), IssuedTo: word(cd, "issued-to"),
-				ValidForMs: duration(cd, "valid-for"), Revocable: word(cd, "revocable") == "true", Scope: scope(cd)}
+				ValidForMs: duration(cd, "valid-for"), Revocable: word(cd, "revocable") == "true", Scope: scope(cd), Decl: cd}
 		case ast.KindDelegation:
 			m.Delegations[cd.Name.Name] = delegation(cd)
 		case ast.KindCapability:
@@ -326,7 +330,7 @@ func capability(cd *ast.ClauseDecl) *Capability {
 }
 
 func policy(cd *ast.ClauseDecl) *Policy {
-	p := &Policy{Name: cd.Name.Name, Default: Deny}
+	p := &Policy{Name: cd.Name.Name, Default: Deny, Decl: cd}
 	for _, cl := range cd.Clauses {
 		switch cl.Key.Name {
 		case "input":
