@@ -140,6 +140,26 @@ func (p *Policy) mayAllow(effect, target string) bool {
 	return false
 }
 
+// mayHold reports whether r's condition may hold for an intent of effect
+// and target, whatever the other inputs are.
+func (p *Policy) mayHold(r *Rule, effect, target string) bool {
+	full := EffectString(effect, target)
+	return cond.MayHold(r.Expr, nil, func(path string) (cond.Value, bool) {
+		if !p.HasInput(InputEffect) {
+			return cond.Value{}, false
+		}
+		switch path {
+		case InputEffect:
+			return cond.TextValue(full), true
+		case "effect.name":
+			return cond.TextValue(effect), true
+		case "effect.target":
+			return cond.TextValue(target), true
+		}
+		return cond.Value{}, false
+	})
+}
+
 // AllowRule is the narrowest rule that lets an intent of effect and
 // target through p: (on allow (if "effect == \"EFFECT.TARGET\"")), as
 // Capsulang source.

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/runtime/machine"
 )
 
@@ -117,4 +118,87 @@ func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
 	if held == 0 || allowed == 0 || resolved == 0 {
 		t.Errorf("the sequences never exercised both outcomes: %d allowed, %d held", allowed, held)
 	}
+}
+
+// TestDecisionShortcutsAgree: the decision memo and the dry-run reuse of
+// decided intents give exactly the decisions and statuses that deciding
+// every intent afresh gives, over random inputs (clock advances,
+// capabilities issued and used, approvals), in dry-run and mock mode.
+func TestDecisionShortcutsAgree(t *testing.T) {
+	targets := []struct{ path, machine string }{
+		{"testdata/refund_reviewer.caps", "EnclosedAgent"},
+		{"testdata/deferred.caps", "Payer"},
+		{"testdata/claim_review_governed.caps", "ClaimReview"},
+		{"../../examples/authority.caps", "InvoicePayment"},
+	}
+	rng := rand.New(rand.NewSource(21))
+	steps := 0
+	for _, tc := range targets {
+		fast := compile(t, tc.path, tc.machine)
+		slow := compile(t, tc.path, tc.machine)
+		machine.NoShortcuts(slow)
+		for _, mock := range []bool{false, true} {
+			for n := 0; n < 60; n++ {
+				opts := func() machine.InstanceOptions {
+					if mock {
+						return machine.InstanceOptions{Executor: &spy{t: t}}
+					}
+					return machine.InstanceOptions{}
+				}
+				a, _ := fast.NewInstance(opts())
+				b, _ := slow.NewInstance(opts())
+				for k := 0; k < 15; k++ {
+					var ra, rb machine.StepResult
+					switch x := rng.Intn(8); {
+					case x == 0:
+						by := int64(rng.Intn(20)) * 60_000
+						a.Advance(by)
+						b.Advance(by)
+						continue
+					case x == 1 && len(a.Held()) > 0:
+						res := machine.Resolution{Ref: fmt.Sprint(a.Held()[0].Seq), Verdict: "approve", Principal: "HumanClaimsLead", Name: "n"}
+						ra, rb = a.Resolve(context.Background(), res), b.Resolve(context.Background(), res)
+					default:
+						et := fast.Events[rng.Intn(len(fast.Events))]
+						payload := map[string]any{}
+						for _, f := range et.Fields {
+							switch f.Type.String() {
+							case "Text":
+								payload[f.Name] = "x"
+							case "Bool":
+								payload[f.Name] = rng.Intn(2) == 0
+							default:
+								payload[f.Name] = []int{0, 20, 50, 60, 1200, 5000}[rng.Intn(6)]
+							}
+						}
+						raw, _ := json.Marshal(payload)
+						ra, rb = a.Step(machine.Event{Name: et.Name, Raw: raw}), b.Step(machine.Event{Name: et.Name, Raw: raw})
+					}
+					steps++
+					if len(ra.Effects) != len(rb.Effects) || ra.To != rb.To {
+						t.Fatalf("%s: %s vs %s", tc.path, ra.To, rb.To)
+					}
+					for e := range ra.Effects {
+						x, y := ra.Effects[e], rb.Effects[e]
+						if x.Status != y.Status || x.Code != y.Code || !sameDecision(x.Authority, y.Authority) {
+							t.Fatalf("%s step %d intent %s: %s %+v, afresh %s %+v", tc.path, ra.Seq, x.Spec.Label(), x.Status, x.Authority, y.Status, y.Authority)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d steps agree", steps)
+}
+
+func sameDecision(x, y *authority.Decision) bool {
+	if x == nil || y == nil {
+		return x == y
+	}
+	a, b := *x, *y
+	if (a.Approval == nil) != (b.Approval == nil) || a.Approval != nil && *a.Approval != *b.Approval {
+		return false
+	}
+	a.Approval, b.Approval = nil, nil
+	return a == b
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capsulang/caps/analysis/authority"
+	"github.com/capsulang/caps/analysis/cond"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/runtime/chain"
 	"github.com/capsulang/caps/runtime/interp"
@@ -203,6 +204,15 @@ type Instance struct {
 	traceBuf []trace.Record
 	auth     authority.State // capabilities issued to the instance
 	held     []*held         // intents the authority holds for approval, oldest first
+	condIn   []cond.Value    // the input vector of compiled policy conditions (reused)
+	// memo holds the last decision of each intent site, so that an
+	// intent decided on the same inputs shares that decision.
+	memo []decisionMemo
+	// scratch is where a transition's intents are decided before
+	// decidedSlice gives them a slice; decidedFx holds that slice per
+	// transition in dry-run.
+	scratch   []Effect
+	decidedFx map[*Transition][]Effect
 }
 
 // DefaultID is the id of an instance created without one: the machine's
@@ -495,12 +505,23 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 			effects[k].ID = i.IntentID(i.step, k)
 		}
 	}
+	settled := false // dry-run intents that execute has nothing to do for
 	if m.governed && len(effects) > 0 {
-		if !tr.hasArgs && !i.withIDs { // the planned slice is shared
-			effects = append([]Effect(nil), effects...)
-		}
-		if at, pol := i.authorize(effects, newCtx, nil, nil); at >= 0 {
-			i.hold(&held{seq: i.seq, step: i.step, event: ev.Name, payload: payload, from: r.From, target: tr.Target.Name, ctx: newCtx, policy: pol}, effects[at:])
+		shared := !tr.hasArgs && !i.withIDs
+		if last, ok := i.redecided(tr, newCtx, shared); ok {
+			effects = last // decided as last time: the same decisions, all allowed
+			settled = !i.tracing
+		} else {
+			if shared { // decide into a scratch copy of the shared planned slice
+				effects = append(i.scratch[:0], effects...)
+				i.scratch = effects
+			}
+			if at, pol := i.authorize(effects, newCtx, nil, nil); at >= 0 {
+				i.hold(&held{seq: i.seq, step: i.step, event: ev.Name, payload: payload, from: r.From, target: tr.Target.Name, ctx: newCtx, policy: pol}, effects[at:])
+			}
+			if shared {
+				effects = i.decidedSlice(tr, effects)
+			}
 		}
 	}
 	// Commit: move, arm timers, emit.
@@ -528,7 +549,7 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 			i.err = err
 		}
 	}
-	if (i.exec != nil || m.governed) && len(effects) > 0 && i.err == nil {
+	if (i.exec != nil || m.governed && !settled) && len(effects) > 0 && i.err == nil {
 		i.execute(ctx, r, root, nil)
 	}
 	if i.tracing {
@@ -540,6 +561,43 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 		}
 	}
 	return *r
+}
+
+// decidedSlice returns the intents of transition tr as decided in
+// scratch, in a slice of their own: the one the transition got last
+// time when every decision and status is the same (decisions are shared
+// and never modified, so a dry-run step that decides as before allocates
+// nothing), or else a new one, kept for next time. With an executor the
+// intents are filled in by execute and always get a new slice.
+func (i *Instance) decidedSlice(tr *Transition, scratch []Effect) []Effect {
+	if i.exec == nil {
+		if last, ok := i.decidedFx[tr]; ok && sameDecided(last, scratch) {
+			return last
+		}
+	}
+	out := append([]Effect(nil), scratch...)
+	if i.exec == nil {
+		if i.decidedFx == nil {
+			i.decidedFx = map[*Transition][]Effect{}
+		}
+		i.decidedFx[tr] = out
+	}
+	return out
+}
+
+// sameDecided reports whether two decided copies of one transition's
+// intents are the same.
+func sameDecided(a, b []Effect) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		x, y := &a[k], &b[k]
+		if x.Authority != y.Authority || x.Status != y.Status || x.Code != y.Code || x.Error != y.Error {
+			return false
+		}
+	}
+	return true
 }
 
 // decide validates the event and finds the transition to take.
@@ -659,14 +717,17 @@ func (i *Instance) evalArgs(tr *Transition, newCtx []value.Value, payload map[st
 // the executor sees them as intents of that transition.
 func (i *Instance) execute(ctx context.Context, r *StepResult, root string, h *held) {
 	effs := r.Effects
-	if !i.withIDs { // the planned slice is shared: copy before filling in
+	if !i.withIDs && !i.m.governed { // the planned slice is shared: copy before filling in (authorize copied it already)
 		effs = append([]Effect(nil), effs...)
 		r.Effects = effs
 	}
 	failed := false
 	for k := range effs {
 		e := &effs[k]
-		span := i.effectSpan(k)
+		span := ""
+		if i.tracing || i.exec != nil {
+			span = i.effectSpan(k)
+		}
 		if i.tracing {
 			i.authorityRecords(r, e, span, root)
 		}
