@@ -113,7 +113,7 @@ func (cc *completer) keywords(kws []string, detail string) {
 
 // collect decides what fits at off.
 func (cc *completer) collect(off int) {
-	file := cc.sn.pkg.File
+	file := cc.sn.Package().File
 	path := formPath(file.Source.Forms, off)
 	// Drop the symbol being typed: completion is about its position.
 	if n := len(path); n > 0 && path[n-1].Kind != syntax.FormList {
@@ -195,7 +195,7 @@ func (cc *completer) collect(off int) {
 	}
 	if head == "event" && decl != nil && decl.Kind() == ast.KindSurface {
 		if s, ok := decl.(*ast.Surface); ok {
-			for _, d := range cc.sn.pkg.File.Module.Decls {
+			for _, d := range cc.sn.Package().File.Module.Decls {
 				if m, ok := d.(*ast.Machine); ok && m.Name.Name == s.Bind.Name {
 					cc.events(m)
 				}
@@ -256,7 +256,7 @@ func itemIndex(list *syntax.Form, off int) int {
 
 // enclosing finds the declaration and machine containing the path.
 func (cc *completer) enclosing(path []*syntax.Form) (ast.Decl, *ast.Machine) {
-	m := cc.sn.pkg.File.Module
+	m := cc.sn.Package().File.Module
 	if m == nil || len(path) < 2 {
 		return nil, nil
 	}
@@ -341,7 +341,7 @@ func (cc *completer) contextFields(m *ast.Machine) {
 }
 
 func (cc *completer) decls(kinds ...ast.DeclKind) {
-	m := cc.sn.pkg.File.Module
+	m := cc.sn.Package().File.Module
 	if m == nil {
 		return
 	}
@@ -366,7 +366,7 @@ func (cc *completer) types() {
 
 // targets offers what an effect's target names.
 func (cc *completer) targets(e *catalog.Effect) {
-	m := cc.sn.pkg.File.Module
+	m := cc.sn.Package().File.Module
 	if m == nil {
 		return
 	}
@@ -481,7 +481,7 @@ func (cc *completer) expression(off int, decl ast.Decl, m *ast.Machine, path []*
 			cc.add(in.Name.Name, protocol.CompletionItemKindVariable, "input", nil)
 		}
 	}
-	for _, s := range cc.sn.pkg.Result.Symbols {
+	for _, s := range cc.sn.Package().Result.Symbols {
 		if s.Kind == check.SymEnumMember && s.Parent != nil {
 			cc.add(s.Parent.Name+"."+s.Name, protocol.CompletionItemKindEnumMember, "enum member", nil)
 		}

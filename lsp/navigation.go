@@ -86,7 +86,7 @@ func documentOnly(f func(ctx context.Context, sn *snapshot) (any, error)) reques
 }
 
 func (sn *snapshot) location(sym *check.Symbol) protocol.Location {
-	if !sn.pkg.Result.Local(sym) && sym.File != "" {
+	if !sn.Package().Result.Local(sym) && sym.File != "" {
 		// An imported symbol: its span is in the other file.
 		src, err := sn.loader.Load(sym.File)
 		if err == nil {
@@ -105,15 +105,18 @@ func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 	ix := sn.Index()
 	if sym, sp, _ := ix.at(off); sym != nil {
 		md := symbolMarkdown(sym)
-		if !sn.pkg.Result.Local(sym) && sym.File != "" {
+		if !sn.Package().Result.Local(sym) && sym.File != "" {
 			md += "\n\n*from " + sym.File + "*"
 		}
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(sp))}, nil
 	}
+	if h := authorityHover(sn, off); h != nil {
+		return h, nil
+	}
 	if h := codeHover(sn, off); h != nil {
 		return h, nil
 	}
-	path := formPath(sn.pkg.File.Source.Forms, off)
+	path := formPath(sn.Package().File.Source.Forms, off)
 	if len(path) == 0 {
 		return nil, nil
 	}
@@ -144,14 +147,18 @@ func ptrRange(r protocol.Range) *protocol.Range { return &r }
 // tool, resource or prompt, the agent or its skill, the surface or its
 // action. It is nil for other effects and undeclared targets.
 func effectContract(sn *snapshot, path []*syntax.Form) *capsproto.Contract {
-	if len(path) < 2 || sn.pkg == nil || sn.pkg.Result == nil {
+	if len(path) < 2 {
+		return nil
+	}
+	pkg := sn.Package()
+	if pkg == nil || pkg.Result == nil {
 		return nil
 	}
 	leaf, form := path[len(path)-1], path[len(path)-2]
 	if len(form.Items) < 2 || form.Items[0] != leaf || form.Items[1].Kind != syntax.FormSymbol || !capsproto.IsProtocolEffect(leaf.Text) {
 		return nil
 	}
-	return capsproto.ContractOf(sn.pkg.Result, leaf.Text, form.Items[1].Text)
+	return capsproto.ContractOf(pkg.Result, leaf.Text, form.Items[1].Text)
 }
 
 func symbolMarkdown(sym *check.Symbol) string {
@@ -255,7 +262,7 @@ func profileMarkdown(p *catalog.Profile) string {
 
 func definition(_ context.Context, sn *snapshot, off int) (any, error) {
 	sym, _, _ := sn.Index().at(off)
-	if sym == nil || sym.Span == (syntax.Span{}) && sn.pkg.Result.Local(sym) {
+	if sym == nil || sym.Span == (syntax.Span{}) && sn.Package().Result.Local(sym) {
 		return []protocol.Location{}, nil
 	}
 	return []protocol.Location{sn.location(sym)}, nil
@@ -292,7 +299,7 @@ func highlight(_ context.Context, sn *snapshot, off int) (any, error) {
 	if sym == nil {
 		return out, nil
 	}
-	if sn.pkg.Result.Local(sym) {
+	if sn.Package().Result.Local(sym) {
 		out = append(out, protocol.DocumentHighlight{Range: sn.rng(sym.Span), Kind: protocol.DocumentHighlightKindWrite})
 	}
 	for _, sp := range ix.uses[sym] {
@@ -302,11 +309,7 @@ func highlight(_ context.Context, sn *snapshot, off int) (any, error) {
 }
 
 func foldingRanges(_ context.Context, sn *snapshot) (any, error) {
-	src := sn.pkg
-	if src == nil {
-		sn.Package()
-		src = sn.pkg
-	}
+	src := sn.Package()
 	lines := sn.lines()
 	out := []protocol.FoldingRange{}
 	var walk func(fs []*syntax.Form, depth int)

@@ -63,7 +63,7 @@ func rename(ctx context.Context, s *Server, sn *snapshot, p *protocol.RenamePara
 	}
 	ix := sn.Index()
 	// refuse a rename that would collide with a sibling
-	for _, other := range sn.pkg.Result.Symbols {
+	for _, other := range sn.Package().Result.Symbols {
 		if other != sym && other.Name == p.NewName && other.Parent == sym.Parent && other.Kind == sym.Kind && other.File == sym.File {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s %s already exists", other.Kind, p.NewName)}
 		}

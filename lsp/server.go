@@ -443,8 +443,11 @@ type snapshot struct {
 	loader  *load.Loader
 	cache   *docCache // the document's, shared by its snapshots
 
+	// checked is the parsed and checked package: read it only through
+	// Package(), which computes it once (concurrent requests on one
+	// snapshot share it).
 	once    sync.Once
-	pkg     *load.Package
+	checked *load.Package
 	idxOnce sync.Once
 	idx     *index
 	exOnce  sync.Once
@@ -473,9 +476,9 @@ func (sn *snapshot) runsExamples() bool {
 func (sn *snapshot) Package() *load.Package {
 	sn.once.Do(func() {
 		f := ast.Build(syntax.Read(sn.cst))
-		sn.pkg = sn.loader.CheckFileNoHash(sn.path, f)
+		sn.checked = sn.loader.CheckFileNoHash(sn.path, f)
 	})
-	return sn.pkg
+	return sn.checked
 }
 
 // Index returns the snapshot's symbol index (built on first use: the

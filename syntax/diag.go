@@ -38,6 +38,11 @@ type Diagnostic struct {
 	Span     Span
 	Message  string
 	Related  []Related
+	// Suggestion is the replacement for Span the checker suggests (a
+	// did-you-mean), carried as data so that a repair does not depend on
+	// the message's wording; "" when there is none or the checker still
+	// states it only in the message (check.Suggestion reads both).
+	Suggestion string
 }
 
 // CodeParse is the code of every syntax error.

@@ -10,6 +10,7 @@
 package authority
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/cond"
@@ -59,7 +60,7 @@ type Model struct {
 	Policies     []*Policy
 	policies     map[string]*Policy
 	caps         map[string]*Capability
-	byEffect     map[string][]*Capability // "effect target" -> capabilities naming it
+	byEffect     map[[2]string][]*Capability // {effect, target} -> capabilities naming it
 	// principal is the principal the module's machines act as, and
 	// mandate and delegation what it holds without a capability
 	// (derived once, in FromModule).
@@ -78,6 +79,11 @@ type Mandate struct {
 	IssuedBy, IssuedTo string
 	ValidForMs         int64
 	Revocable          bool
+	// Scope holds the items of its (scope ...) clauses (nil: no scope,
+	// the mandate bounds no effect).
+	Scope []string
+	// Decl is the declaration (for repairs and hovers).
+	Decl *ast.ClauseDecl
 }
 
 // Delegation is a (delegation ...) declaration.
@@ -110,6 +116,15 @@ type Policy struct {
 	Outcomes []Outcome
 	Default  Outcome
 	Rules    []*Rule
+	// Decl is the declaration (for repairs and hovers).
+	Decl *ast.ClauseDecl
+	// Index is the policy's position in Model.Policies.
+	Index int
+	// defaultRule is "default " + Default, built once.
+	defaultRule string
+	// fixedUsed has bit s set when a compiled condition reads fixed
+	// input slot s (Compile sets it).
+	fixedUsed uint16
 }
 
 // Rule is one (on OUTCOME (if "CONDITION")).
@@ -119,6 +134,7 @@ type Rule struct {
 	Expr    cond.Expr // nil when it does not parse
 	Err     *cond.Error
 	Str     *syntax.Form // the string literal, for positions
+	label   string       // Label(), built once: decisions name it
 }
 
 // Inputs a decision can see, and the paths under each.
@@ -154,7 +170,7 @@ func FromModule(mod *ast.Module) *Model {
 		Delegations: map[string]*Delegation{},
 		policies:    map[string]*Policy{},
 		caps:        map[string]*Capability{},
-		byEffect:    map[string][]*Capability{},
+		byEffect:    map[[2]string][]*Capability{},
 	}
 	if mod == nil {
 		return m
@@ -169,7 +185,7 @@ func FromModule(mod *ast.Module) *Model {
 			m.Principals[cd.Name.Name] = &Principal{Name: cd.Name.Name, Kind: word(cd, "kind")}
 		case ast.KindMandate:
 			m.Mandates[cd.Name.Name] = &Mandate{Name: cd.Name.Name, IssuedBy: word(cd, "issued-by"), IssuedTo: word(cd, "issued-to"),
-				ValidForMs: duration(cd, "valid-for"), Revocable: word(cd, "revocable") == "true"}
+				ValidForMs: duration(cd, "valid-for"), Revocable: word(cd, "revocable") == "true", Scope: scope(cd), Decl: cd}
 		case ast.KindDelegation:
 			m.Delegations[cd.Name.Name] = delegation(cd)
 		case ast.KindCapability:
@@ -177,11 +193,12 @@ func FromModule(mod *ast.Module) *Model {
 			m.Capabilities = append(m.Capabilities, c)
 			m.caps[c.Name] = c
 			if c.Effect != "" {
-				k := c.Effect + " " + c.Target
+				k := [2]string{c.Effect, c.Target}
 				m.byEffect[k] = append(m.byEffect[k], c)
 			}
 		case ast.KindAuthorityPolicy:
 			p := policy(cd)
+			p.Index = len(m.Policies)
 			m.Policies = append(m.Policies, p)
 			m.policies[p.Name] = p
 		}
@@ -204,7 +221,7 @@ func (m *Model) Capability(name string) *Capability { return m.caps[name] }
 // CapabilitiesFor lists the capabilities whose (effect ...) names effect
 // and target, in source order.
 func (m *Model) CapabilitiesFor(effect, target string) []*Capability {
-	return m.byEffect[effect+" "+target]
+	return m.byEffect[[2]string{effect, target}]
 }
 
 func clause(cd *ast.ClauseDecl, key string) *ast.Clause {
@@ -241,6 +258,53 @@ func durationOf(f *syntax.Form) int64 {
 		return d.Millis
 	}
 	return 0
+}
+
+// scope reads the items of every (scope ...) clause; a list item has no
+// name to match and is left out.
+func scope(cd *ast.ClauseDecl) []string {
+	var out []string
+	for _, c := range cd.Clauses {
+		if c.Key.Name != "scope" {
+			continue
+		}
+		if out == nil {
+			out = []string{}
+		}
+		for _, a := range c.Args {
+			if a.Kind != syntax.FormList {
+				out = append(out, a.Text)
+			}
+		}
+	}
+	return out
+}
+
+// Covers reports whether the mandate's scope admits an intent: it has
+// no (scope ...) clause, or one of its items names the intent's effect
+// (mcp.call), its target (GateCapsule.db_read_customerdb_claims) or
+// the two joined (mcp.call.GateCapsule.db_read_customerdb_claims), or
+// the resource of the capability in force (CustomerDB.claims), or is a
+// dotted prefix of one of these (GateCapsule, CustomerDB, db).
+func (md *Mandate) Covers(effect, target, resource string) bool {
+	if md.Scope == nil {
+		return true
+	}
+	for _, item := range md.Scope {
+		if names(item, effect) || names(item, target) || names(item, resource) {
+			return true
+		}
+		// effect.target, without building it
+		if target != "" && len(item) > len(effect) && item[len(effect)] == '.' && item[:len(effect)] == effect && names(item[len(effect)+1:], target) {
+			return true
+		}
+	}
+	return false
+}
+
+// names reports whether a scope item names n or is a dotted prefix of it.
+func names(item, n string) bool {
+	return n != "" && strings.HasPrefix(n, item) && (len(n) == len(item) || n[len(item)] == '.')
 }
 
 func delegation(cd *ast.ClauseDecl) *Delegation {
@@ -282,7 +346,7 @@ func capability(cd *ast.ClauseDecl) *Capability {
 }
 
 func policy(cd *ast.ClauseDecl) *Policy {
-	p := &Policy{Name: cd.Name.Name, Default: Deny}
+	p := &Policy{Name: cd.Name.Name, Default: Deny, Decl: cd}
 	for _, cl := range cd.Clauses {
 		switch cl.Key.Name {
 		case "input":
@@ -303,6 +367,7 @@ func policy(cd *ast.ClauseDecl) *Policy {
 			}
 		}
 	}
+	p.defaultRule = "default " + string(p.Default)
 	return p
 }
 
@@ -317,6 +382,7 @@ func rule(cl *ast.Clause) *Rule {
 		return nil
 	}
 	r := &Rule{Outcome: Outcome(cl.Args[0].Text), Text: iff.Items[1].Text, Str: iff.Items[1]}
+	r.label = fmt.Sprintf("on %s (if %q)", r.Outcome, r.Text)
 	r.Expr, r.Err = cond.Parse(r.Text)
 	return r
 }
@@ -376,6 +442,71 @@ func (p *Policy) Env(ctx []Field) *cond.Env {
 		}
 	}
 	return env
+}
+
+// Input slots of a compiled condition (Policy.Compile): the fixed
+// inputs, then context field k of the machine at SlotContext+k.
+const (
+	SlotEffect = iota
+	SlotEffectName
+	SlotEffectTarget
+	SlotPrincipal
+	SlotMandate
+	SlotDelegation
+	SlotCapability
+	SlotRisk
+	SlotContext
+)
+
+// Compile compiles p's rule conditions for a machine with context fields
+// ctx, in rule order; a rule that does not compile (it does not check)
+// has nil, and is evaluated by name.
+func (p *Policy) Compile(ctx []Field) []*cond.Program {
+	env := p.Env(ctx)
+	fixed := map[string]int{InputEffect: SlotEffect, "effect.name": SlotEffectName, "effect.target": SlotEffectTarget,
+		InputPrincipal: SlotPrincipal, InputMandate: SlotMandate, InputDelegation: SlotDelegation, InputCapability: SlotCapability, InputRisk: SlotRisk}
+	slot := func(path string) (int, bool) {
+		if k, ok := fixed[path]; ok {
+			return k, true
+		}
+		if name, ok := strings.CutPrefix(path, "context."); ok {
+			for k, f := range ctx {
+				if f.Name == name {
+					return SlotContext + k, true
+				}
+			}
+		}
+		return 0, false
+	}
+	out := make([]*cond.Program, len(p.Rules))
+	for k, r := range p.Rules {
+		if r.Expr != nil && len(cond.Check(r.Expr, env, nil)) == 0 {
+			out[k], _ = cond.Compile(r.Expr, env, slot)
+		}
+		if out[k] == nil {
+			p.fixedUsed = 1<<SlotContext - 1 // evaluated by name: fill every slot
+			continue
+		}
+		for _, s := range out[k].Slots {
+			if s < SlotContext {
+				p.fixedUsed |= 1 << s
+			}
+		}
+	}
+	return out
+}
+
+// Candidates lists, in order, the rules of p that may hold for an intent
+// of effect and target: those whose condition is not false whatever the
+// other inputs are (cond.MayHold with only the effect known).
+func (p *Policy) Candidates(effect, target string) []int {
+	out := []int{}
+	for k, r := range p.Rules {
+		if r.Expr == nil || p.mayHold(r, effect, target) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // KindOf is the condition kind of a Capsulang type: integers up to 64

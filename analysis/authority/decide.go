@@ -26,6 +26,9 @@ type Decision struct {
 	CapabilityID string `json:"capability_id,omitempty"`
 	// Reason says why, for people.
 	Reason string `json:"reason"`
+	// Approval is the approver's verdict on an intent the authority had
+	// held (nil when nobody resolved it).
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // Allowed reports whether the intent may go on to the host.
@@ -47,8 +50,14 @@ type Issued struct {
 // State is the authority state of one machine instance: the capabilities
 // issued to it. Its zero value is ready to use.
 type State struct {
-	issued map[string]*Issued // by capability name: the latest issue
+	issued  map[string]*Issued // by capability name: the latest issue
+	version uint64             // counts the changes to issued
 }
+
+// Version changes whenever a capability is issued, revoked or used up:
+// a decision taken at one version and clock, on the same inputs, is the
+// same at that version and clock.
+func (st *State) Version() uint64 { return st.version }
 
 // Request is one intent to decide.
 type Request struct {
@@ -61,6 +70,27 @@ type Request struct {
 	Env func(*Policy) *cond.Env
 	// Context resolves context.FIELD paths.
 	Context cond.Lookup
+	// Full is EffectString(Effect, Target), when the caller has it at
+	// hand ("" computes it).
+	Full string
+	// Programs and Inputs, when both are set, evaluate the conditions
+	// compiled for the machine (Policy.Compile) against an input vector
+	// whose context slots the caller has filled; Decide fills the
+	// others. Without them conditions are evaluated by name.
+	Programs func(*Policy) []*cond.Program
+	Inputs   []cond.Value
+	// Cache is the decision this intent site got last time (nil for
+	// none): when the new decision is the same, Decide returns Cache
+	// itself instead of allocating one. Decisions are never modified
+	// once made, so they can be shared.
+	Cache *Decision
+	// Candidates, when set, lists by policy the rules that may hold for
+	// this intent (Policy.Candidates): the others cannot, whatever the
+	// context, and are not evaluated.
+	Candidates map[*Policy][]int
+	// Approval, when set, resolves the intent again for an approver: a
+	// held outcome becomes allow (approved) or deny (rejected).
+	Approval *Approval
 }
 
 // Principal is the principal a machine of the module acts as: the one
@@ -96,7 +126,10 @@ func (m *Model) Decide(st *State, req Request) *Decision {
 	if !m.Governed() {
 		return Ungoverned
 	}
-	d := &Decision{Principal: m.principal}
+	// d is built on the stack: when it equals req.Cache, the cached
+	// decision is returned and nothing is allocated.
+	var d Decision
+	d.Principal = m.principal
 	caps := m.CapabilitiesFor(req.Effect, req.Target)
 	live, why := st.live(m, caps, req, d.Principal)
 	if live != nil {
@@ -108,20 +141,42 @@ func (m *Model) Decide(st *State, req Request) *Decision {
 	if d.Capability == "" && len(caps) == 1 {
 		d.Capability = caps[0].Name
 	}
-	m.evaluate(d, req, live)
+	m.evaluate(&d, req, live)
 	if d.Outcome != Deny && len(caps) > 0 && live == nil {
 		d.Outcome, d.Rule = Deny, "capability required"
 		d.Reason = why
 	}
+	md := m.Mandates[d.Mandate]
 	if d.Outcome != Deny {
-		if reason := m.mandateLapsed(d.Mandate, d.Delegation, req); reason != "" {
+		if reason := lapsed(md, m.Delegations[d.Delegation], req.ClockMs); reason != "" {
 			d.Outcome, d.Rule, d.Reason = Deny, "mandate not in force", reason
 		}
 	}
+	if d.Outcome != Deny && md != nil && md.Scope != nil {
+		resource := ""
+		if live != nil {
+			resource = live.Cap.Resource
+		} else if len(caps) == 1 {
+			resource = caps[0].Resource
+		}
+		if !md.Covers(req.Effect, req.Target, resource) {
+			d.Outcome, d.Rule = Deny, "outside mandate scope"
+			d.Reason = fmt.Sprintf("%s is outside the scope of mandate %s (scope %s)", EffectString(req.Effect, req.Target), md.Name, strings.Join(md.Scope, " "))
+		}
+	}
+	if req.Approval != nil {
+		applyApproval(&d, req.Approval)
+	}
 	if d.Outcome == Allow && live != nil && live.Cap.SingleUse {
 		live.Used = true
+		st.version++
 	}
-	return d
+	if c := req.Cache; c != nil && *c == d {
+		return c
+	}
+	nd := new(Decision)
+	*nd = d
+	return nd
 }
 
 // standing is the mandate and delegation a principal holds without a
@@ -158,14 +213,14 @@ func (m *Model) standing(principal string) (string, string) {
 // rules whose conditions hold, or the default when none holds.
 func (m *Model) evaluate(d *Decision, req Request, live *Issued) {
 	pols := m.Policies
+	var one [1]*Policy
 	if req.Policy != nil {
-		pols = []*Policy{req.Policy}
+		one[0] = req.Policy
+		pols = one[:]
 	}
-	var names []string
 	first := true
 	for _, p := range pols {
-		out, rule, reason := p.decide(d, req, live)
-		names = append(names, p.Name)
+		out, rule, reason := p.decide(d, req, live, len(pols) == 1)
 		if first || Stricter(d.Outcome, out) != d.Outcome {
 			d.Outcome, d.Rule, d.Reason = out, rule, reason
 			d.Policy = p.Name
@@ -173,20 +228,103 @@ func (m *Model) evaluate(d *Decision, req Request, live *Issued) {
 		first = false
 	}
 	if len(pols) > 1 {
+		names := make([]string, len(pols))
+		for k, p := range pols {
+			names[k] = p.Name
+		}
 		d.Reason += fmt.Sprintf(" (the strictest of policies %s; select one with (policy.evaluate P))", strings.Join(names, ", "))
 	}
 }
 
-func (p *Policy) decide(d *Decision, req Request, live *Issued) (Outcome, string, string) {
-	var env *cond.Env
-	if req.Env != nil {
-		env = req.Env(p)
-	}
+// decide applies one policy. With reuse, a reason equal to that of
+// req.Cache (same policy, same rule, same intent) is taken from it rather
+// than written again.
+func (p *Policy) decide(d *Decision, req Request, live *Issued, reuse bool) (Outcome, string, string) {
 	risk := ""
 	if live != nil {
 		risk = live.Cap.Risk
 	}
-	effect := EffectString(req.Effect, req.Target)
+	effect := req.Full
+	if effect == "" {
+		effect = EffectString(req.Effect, req.Target)
+	}
+	var progs []*cond.Program
+	if req.Programs != nil && req.Inputs != nil {
+		progs = req.Programs(p)
+		in := req.Inputs
+		for s := 0; s < SlotContext; s++ {
+			if p.fixedUsed&(1<<s) == 0 {
+				continue
+			}
+			var v string
+			switch s {
+			case SlotEffect:
+				v = effect
+			case SlotEffectName:
+				v = req.Effect
+			case SlotEffectTarget:
+				v = req.Target
+			case SlotPrincipal:
+				v = d.Principal
+			case SlotMandate:
+				v = d.Mandate
+			case SlotDelegation:
+				v = d.Delegation
+			case SlotCapability:
+				v = d.Capability
+			case SlotRisk:
+				v = risk
+			}
+			in[s] = cond.TextValue(v)
+		}
+	}
+	out, rule := p.Default, p.defaultRule
+	reason := ""
+	held := false
+	cands, some := req.Candidates[p]
+	for n := range p.Rules {
+		k := n
+		if some {
+			if n >= len(cands) {
+				break
+			}
+			k = cands[n]
+		}
+		r := p.Rules[k]
+		if r.Expr == nil {
+			return Deny, "broken rule", fmt.Sprintf("a rule of %s does not parse: %v", p.Name, r.Err)
+		}
+		var ok bool
+		var err error
+		if k < len(progs) && progs[k] != nil {
+			ok, err = progs[k].Run(req.Inputs)
+		} else {
+			ok, err = p.evalByName(r, req, effect, risk, d.Principal, d.Mandate, d.Delegation, d.Capability)
+		}
+		if err != nil {
+			return Deny, r.Label(), fmt.Sprintf("%s could not be evaluated for %s: %v", r.Label(), effect, err)
+		}
+		if ok && (!held || Stricter(out, r.Outcome) != out) {
+			out, rule, held = r.Outcome, r.Label(), true
+		}
+	}
+	// The reason is written once, for the rule that decided.
+	if c := req.Cache; reuse && c != nil && c.Approval == nil && c.Policy == p.Name && c.Rule == rule && c.Outcome == out {
+		reason = c.Reason
+	} else if held {
+		reason = rule + " holds for " + effect
+	} else {
+		reason = "no rule of " + p.Name + " holds for " + effect + "; its default is " + string(p.Default)
+	}
+	return out, rule, reason
+}
+
+// evalByName evaluates a rule's condition looking its names up.
+func (p *Policy) evalByName(r *Rule, req Request, effect, risk, principal, mandate, delegation, capability string) (bool, error) {
+	var env *cond.Env
+	if req.Env != nil {
+		env = req.Env(p)
+	}
 	get := func(path string) (cond.Value, bool) {
 		switch path {
 		case InputEffect:
@@ -196,13 +334,13 @@ func (p *Policy) decide(d *Decision, req Request, live *Issued) (Outcome, string
 		case "effect.target":
 			return cond.TextValue(req.Target), true
 		case InputPrincipal:
-			return cond.TextValue(d.Principal), true
+			return cond.TextValue(principal), true
 		case InputMandate:
-			return cond.TextValue(d.Mandate), true
+			return cond.TextValue(mandate), true
 		case InputDelegation:
-			return cond.TextValue(d.Delegation), true
+			return cond.TextValue(delegation), true
 		case InputCapability:
-			return cond.TextValue(d.Capability), true
+			return cond.TextValue(capability), true
 		case InputRisk:
 			return cond.TextValue(risk), true
 		}
@@ -211,27 +349,15 @@ func (p *Policy) decide(d *Decision, req Request, live *Issued) (Outcome, string
 		}
 		return cond.Value{}, false
 	}
-	out, rule, reason := p.Default, "default "+string(p.Default), fmt.Sprintf("no rule of %s holds for %s; its default is %s", p.Name, effect, p.Default)
-	held := false
-	for _, r := range p.Rules {
-		if r.Expr == nil {
-			return Deny, "broken rule", fmt.Sprintf("a rule of %s does not parse: %v", p.Name, r.Err)
-		}
-		ok, err := cond.Eval(r.Expr, env, get)
-		if err != nil {
-			return Deny, r.Label(), fmt.Sprintf("%s could not be evaluated for %s: %v", r.Label(), effect, err)
-		}
-		if ok && (!held || Stricter(out, r.Outcome) != out) {
-			out, rule, held = r.Outcome, r.Label(), true
-			reason = fmt.Sprintf("%s holds for %s", r.Label(), effect)
-		}
-	}
-	return out, rule, reason
+	return cond.Eval(r.Expr, env, get)
 }
 
 // Label is the rule as written: on escalate (if "...").
 func (r *Rule) Label() string {
-	return fmt.Sprintf("on %s (if %q)", r.Outcome, r.Text)
+	if r.label == "" {
+		r.label = fmt.Sprintf("on %s (if %q)", r.Outcome, r.Text)
+	}
+	return r.label
 }
 
 // live finds an issued capability among caps that covers the intent now;
@@ -269,10 +395,16 @@ func (st *State) live(m *Model, caps []*Capability, req Request, principal strin
 // request's time, or "" when it is. Validity windows start when the
 // instance starts (logical time 0).
 func (m *Model) mandateLapsed(mandate, delegation string, req Request) string {
-	if md := m.Mandates[mandate]; md != nil && md.ValidForMs > 0 && req.ClockMs >= md.ValidForMs {
+	return lapsed(m.Mandates[mandate], m.Delegations[delegation], req.ClockMs)
+}
+
+// lapsed says why md or dl (either may be nil) is not in force at clock
+// ms, or "".
+func lapsed(md *Mandate, dl *Delegation, ms int64) string {
+	if md != nil && md.ValidForMs > 0 && ms >= md.ValidForMs {
 		return fmt.Sprintf("mandate %s expired at %dms (valid-for %dms from the instance's start)", md.Name, md.ValidForMs, md.ValidForMs)
 	}
-	if dl := m.Delegations[delegation]; dl != nil && dl.ExpiresAfterMs > 0 && req.ClockMs >= dl.ExpiresAfterMs {
+	if dl != nil && dl.ExpiresAfterMs > 0 && ms >= dl.ExpiresAfterMs {
 		return fmt.Sprintf("delegation %s expired at %dms", dl.Name, dl.ExpiresAfterMs)
 	}
 	return ""
@@ -302,6 +434,7 @@ func (m *Model) Issue(st *State, name, id string, ms int64) *Decision {
 		st.issued = map[string]*Issued{}
 	}
 	st.issued[name] = is
+	st.version++
 	return d
 }
 
@@ -311,6 +444,7 @@ func (m *Model) Revoke(st *State, name string) *Decision {
 	if is := st.issued[name]; is != nil {
 		d.CapabilityID = is.ID
 		delete(st.issued, name)
+		st.version++
 	} else {
 		d.Reason = name + " was not issued; nothing to revoke"
 	}

@@ -34,6 +34,13 @@ func (c *checker) policyConditions(m *ast.Module) {
 			}
 		}
 	}
+	for _, b := range model.Blocked(m) {
+		fix := "allow it with a rule (repairs that widen authority go through caps propose), or remove the intent"
+		if b.Mandate != nil {
+			fix = "add it to the mandate's (scope ...) (this widens its authority), or remove the intent"
+		}
+		c.warnf(AuthorityNeverAllows, b.Intent.Form.Span, "%s can never be allowed in machine %s: %s; %s", b.Effect, b.Machine, b.Why, fix)
+	}
 }
 
 // checkCondition checks one rule against a machine's context; it reports
@@ -51,7 +58,10 @@ func (c *checker) conditionError(r *authority.Rule, e *cond.Error, machine strin
 	if machine != "" && e.Code == cond.CodeUnknown {
 		msg += " (deciding intents of machine " + machine + ")"
 	}
-	c.errorf(e.Code, c.stringSpan(r.Str, e.Start, e.End), "%s", msg)
+	d := c.errorf(e.Code, c.stringSpan(r.Str, e.Start, e.End), "%s", msg)
+	if e.Suggest != "" && d != nil {
+		d.Suggestion = e.Suggest
+	}
 }
 
 // governedMachines lists the machines whose intents p decides: those with

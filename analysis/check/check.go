@@ -56,6 +56,7 @@ const (
 	UnreachableTransition = "W_UNREACHABLE_TRANSITION"
 	DuplicateProfile      = "W_DUPLICATE_PROFILE"
 	UnknownBackend        = "W_UNKNOWN_BACKEND"
+	AuthorityNeverAllows  = "W_AUTHORITY_NEVER_ALLOWS" // no declared rule or mandate can ever let an effect intent through
 	ExampleNotEvaluated   = "I_EXAMPLE_NOT_EVALUATED"
 )
 

@@ -14,6 +14,9 @@ var suggestionRE = regexp.MustCompile("did you mean `([^`]+)`\\?")
 // built by didYouMean, so this is the one place that reads it back. A
 // name clipped in the message (syntax.Clip) is not a replacement: "".
 func Suggestion(d syntax.Diagnostic) string {
+	if d.Suggestion != "" {
+		return d.Suggestion
+	}
 	m := suggestionRE.FindStringSubmatch(d.Message)
 	if m == nil || strings.Contains(m[1], syntax.Ellipsis) {
 		return ""

@@ -77,20 +77,25 @@ func evalBinary(x *Binary, env *Env, get Lookup) (Value, error) {
 	if err != nil {
 		return b, err
 	}
+	return compare(x.Op, a, b)
+}
+
+// compare applies a comparison operator to two values.
+func compare(op string, a, b Value) (Value, error) {
 	if a.K != b.K {
-		return Value{}, fmt.Errorf("`%s` compares %s with %s", x.Op, article(a.K), article(b.K))
+		return Value{}, fmt.Errorf("`%s` compares %s with %s", op, article(a.K), article(b.K))
 	}
-	switch x.Op {
+	switch op {
 	case "==":
 		return BoolValue(a == b), nil
 	case "!=":
 		return BoolValue(a != b), nil
 	}
 	if a.K != Int {
-		return Value{}, fmt.Errorf("`%s` orders integers, not %s", x.Op, article(a.K))
+		return Value{}, fmt.Errorf("`%s` orders integers, not %s", op, article(a.K))
 	}
 	c := cmpInt(a, b)
-	switch x.Op {
+	switch op {
 	case "<":
 		return BoolValue(c < 0), nil
 	case "<=":

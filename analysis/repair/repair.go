@@ -7,9 +7,11 @@ package repair
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/types"
@@ -107,6 +109,15 @@ func (p *planner) options(d syntax.Diagnostic) []Option {
 		opts = append(opts, Option{ID: "rename", Title: fmt.Sprintf("Change `%s` to `%s`", p.text(d.Span), s), Safety: Safe, Edits: []Edit{{d.Span, s}}})
 	}
 	switch d.Code {
+	case check.ConditionUnknown:
+		// A misspelt name inside a policy condition: the span is the
+		// name within the string (a name needs no escaping); when the
+		// checker could only point at the whole literal there is no edit.
+		if s := d.Suggestion; s != "" && !strings.HasPrefix(p.text(d.Span), `"`) {
+			opts = append(opts, Option{ID: "rename", Title: fmt.Sprintf("Change `%s` to `%s` in the condition", p.text(d.Span), s), Safety: Safe, Edits: []Edit{{d.Span, s}}})
+		}
+	case check.AuthorityNeverAllows:
+		opts = append(opts, p.widenAuthority(d)...)
 	case check.ParseError:
 		if strings.HasPrefix(d.Message, "missing `)`") {
 			opts = append(opts, Option{ID: "insert-paren", Title: "Insert the missing `)`", Safety: Safe, Edits: []Edit{{d.Span, ")"}}})
@@ -391,6 +402,46 @@ func (p *planner) budgetOnlyOptions(d syntax.Diagnostic) []Option {
 		opts = append(opts, Option{ID: "remove-effect", Title: fmt.Sprintf("Remove the %s intent", name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(intent.Span), ""}}})
 	}
 	return opts
+}
+
+// widenAuthority repairs an intent the authority can never allow with
+// the narrowest widening: a rule of the policy that allows exactly that
+// effect on that target, or that effect and target added to the
+// mandate's scope. The options are found again from the module (not
+// from the message) and always expand authority.
+func (p *planner) widenAuthority(d syntax.Diagnostic) []Option {
+	mod := p.in.File.Module
+	model := authority.FromModule(mod)
+	for _, b := range model.Blocked(mod) {
+		if b.Intent.Form.Span != d.Span {
+			continue
+		}
+		effect, target := b.Intent.Name.Name, ""
+		if len(b.Intent.Targets) > 0 {
+			target = b.Intent.Targets[0].Name
+		}
+		switch {
+		case b.Policy != nil && b.Policy.Decl != nil && len(b.Policy.Decl.Clauses) > 0 && (b.Policy.Outcomes == nil || slices.Contains(b.Policy.Outcomes, authority.Allow)):
+			cls := b.Policy.Decl.Clauses
+			rule := authority.AllowRule(effect, target)
+			return []Option{{ID: "allow-effect", Title: fmt.Sprintf("Allow %s in policy %s: %s", b.Effect, b.Policy.Name, rule), Safety: ExpandsAuthority,
+				Edits: []Edit{p.insertAfter(cls[len(cls)-1].Form, rule)}}}
+		case b.Mandate != nil && b.Mandate.Decl != nil:
+			var last *ast.Clause
+			for _, c := range b.Mandate.Decl.Clauses {
+				if c.Key.Name == "scope" {
+					last = c
+				}
+			}
+			if last == nil {
+				return nil
+			}
+			end := last.Form.Span.End - 1 // before the clause's )
+			return []Option{{ID: "widen-scope", Title: fmt.Sprintf("Add %s to the scope of mandate %s", b.Effect, b.Mandate.Name), Safety: ExpandsAuthority,
+				Edits: []Edit{{syntax.Span{Start: end, End: end}, " " + b.Effect}}}}
+		}
+	}
+	return nil
 }
 
 // onlyTarget returns " NAME" when the effect needs a declaration as its

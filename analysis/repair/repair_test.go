@@ -204,3 +204,110 @@ func TestNoRepairFromClippedText(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionUnknownRename: a misspelt name inside a policy condition
+// is replaced by the checker's suggestion (carried as data on the
+// diagnostic), inside the string, and the fixed module checks cleanly.
+func TestConditionUnknownRename(t *testing.T) {
+	src := `(module r
+  (capsule "1")
+  (profile agentic external.mcp)
+  (port Bank (protocol mcp) (tool transfer))
+  (authority-policy P
+    (input effect context)
+    (outcome allow deny)
+    (default deny)
+    (on allow (if "effect == \"mcp.call.Bank.transfer\" and amout <= 1000")))
+  (machine M
+    (context (amount U32))
+    (event Pay (amount U32))
+    (initial idle)
+    (state idle
+      (on Pay (target idle) (assign (amount event.amount)) (effects (mcp.call Bank.transfer))))))
+`
+	f, res := checkSrc(t, src)
+	plans := Plans(Input{File: f, Result: res})
+	type row struct{ Code, Suggestion, ID, Title, Safety, Fixed string }
+	var got []row
+	for _, p := range plans {
+		for _, o := range p.Options {
+			got = append(got, row{p.Diagnostic.Code, p.Diagnostic.Suggestion, o.ID, o.Title, o.Safety, string(Apply([]byte(src), o.Edits))})
+		}
+	}
+	fixed := strings.Replace(src, "amout <=", "amount <=", 1)
+	want := []row{{check.ConditionUnknown, "amount", "rename", "Change `amout` to `amount` in the condition", Safe, fixed}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("plans (-want +got):\n%s", diff)
+	}
+	if _, res2 := checkSrc(t, fixed); len(errorsOf(res2)) > 0 {
+		t.Errorf("the fix left errors: %v", errorsOf(res2))
+	}
+}
+
+// TestWidenAuthority: an intent the authority can never allow gets the
+// narrowest widening, labelled expands-authority: an allow rule for
+// exactly that effect and target in the policy that denies it, or the
+// effect and target added to the mandate's scope. Applied, the warning
+// is gone and nothing else is reported.
+func TestWidenAuthority(t *testing.T) {
+	src := `(module r
+  (capsule "1")
+  (profile agentic external.mcp)
+  (principal Boss (kind human))
+  (principal Bot (kind agent))
+  (mandate Pay
+    (issued-by Boss)
+    (issued-to Bot)
+    (scope Bank))
+  (port Bank (protocol mcp) (tool transfer refund))
+  (port Mail (protocol mcp) (tool send))
+  (authority-policy P
+    (input effect)
+    (outcome allow deny)
+    (default deny)
+    (on allow (if "effect.target == \"Bank.transfer\" or effect.name == \"mcp.call\" and effect.target == \"Mail.send\"")))
+  (machine M
+    (event Go)
+    (initial s)
+    (state s
+      (on Go (target s) (effects (mcp.call Bank.transfer) (mcp.call Bank.refund) (mcp.call Mail.send))))))
+`
+	f, res := checkSrc(t, src)
+	type row struct{ Code, Text, ID, Title, Safety string }
+	var got []row
+	fixes := map[string]string{}
+	for _, p := range Plans(Input{File: f, Result: res}) {
+		for _, o := range p.Options {
+			got = append(got, row{p.Diagnostic.Code, src[p.Diagnostic.Span.Start:p.Diagnostic.Span.End], o.ID, o.Title, o.Safety})
+			fixes[o.ID] = string(Apply([]byte(src), o.Edits))
+		}
+	}
+	want := []row{
+		{check.AuthorityNeverAllows, "(mcp.call Bank.refund)", "allow-effect", `Allow mcp.call.Bank.refund in policy P: (on allow (if "effect == \"mcp.call.Bank.refund\""))`, ExpandsAuthority},
+		{check.AuthorityNeverAllows, "(mcp.call Mail.send)", "widen-scope", "Add mcp.call.Mail.send to the scope of mandate Pay", ExpandsAuthority},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("plans (-want +got):\n%s", diff)
+	}
+	wantFix := map[string]string{
+		"allow-effect": strings.Replace(src, `"Mail.send\"")))`, `"Mail.send\""))`+"\n    (on allow (if \"effect == \\\"mcp.call.Bank.refund\\\"\")))", 1),
+		"widen-scope":  strings.Replace(src, "(scope Bank)", "(scope Bank mcp.call.Mail.send)", 1),
+	}
+	for id, fixed := range fixes {
+		if fixed != wantFix[id] {
+			t.Errorf("%s gives:\n%s\nwant:\n%s", id, fixed, wantFix[id])
+		}
+		_, res2 := checkSrc(t, fixed)
+		n := 0
+		for _, d := range res2.Diagnostics {
+			if d.Code == check.AuthorityNeverAllows {
+				n++
+			} else {
+				t.Errorf("%s: %s: %s", id, d.Code, d.Message)
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s: %d warnings left, want the other one", id, n)
+		}
+	}
+}

@@ -136,6 +136,15 @@ func main() {
 		}
 		row("one call from Go into wazero", fmtNs(w.nsPerOp), "", true, note)
 	}
+	// The cost of the module's authority: the same dry-run stepping of
+	// ClaimReview, governed by an authority-policy (issue 12: at most 20%
+	// more).
+	if g, ok := res["BenchmarkGovernedDryRunStep"]; ok {
+		if u, ok := res["BenchmarkDryRunStep"]; ok && u.nsPerOp > 0 {
+			x := g.nsPerOp / u.nsPerOp
+			row("authority decisions, dry-run ClaimReview", fmt.Sprintf("%.2fx", x), "<= 1.20x", x <= 1.2, fmt.Sprintf("governed %s vs ungoverned %s per event", fmtNs(g.nsPerOp), fmtNs(u.nsPerOp)))
+		}
+	}
 	scaling(res, row)
 }
 

@@ -32,7 +32,10 @@ payload as JSON after "=" when it has fields:
 
 Two other inputs drive the instance: +DURATION moves its logical clock
 forward (+30m, +48h), firing the state timeouts that fall due as events;
-!cancel (or !cancel=REASON) cancels it.
+!cancel (or !cancel=REASON) cancels it. !approve=N=PRINCIPAL:NAME and
+!reject=N=PRINCIPAL:NAME resolve the intent the module's authority held
+(escalated or deferred) at step #N, for a principal allowed to approve it
+(docs/authority.md, "Resolving a held intent").
 
 An event that does not fit (an unknown event, a payload of the wrong
 shape, no transition in the current state, a false guard, an expression
@@ -128,6 +131,7 @@ type runInput struct {
 	advance int64 // ms, for +DURATION
 	isAdv   bool
 	cancel  *string
+	resolve *machine.Resolution
 }
 
 func parseInputs(args []string) ([]runInput, error) {
@@ -147,8 +151,19 @@ func parseInputs(args []string) ([]runInput, error) {
 				reason = "cancelled from the command line"
 			}
 			in.cancel = &reason
+		case strings.HasPrefix(a, "!approve=") || strings.HasPrefix(a, "!reject="):
+			verdict, rest, _ := strings.Cut(a[1:], "=")
+			ref, by, ok := strings.Cut(rest, "=")
+			if !ok || ref == "" {
+				return nil, fmt.Errorf("input %q: write !%s=STEP=PRINCIPAL:NAME (!%s=5=HumanClaimsLead:alice), STEP the #number of the step that holds the intent, or the intent's id", a, verdict, verdict)
+			}
+			principal, name, err := authority.ParseApprover(by)
+			if err != nil {
+				return nil, fmt.Errorf("input %q: %v", a, err)
+			}
+			in.resolve = &machine.Resolution{Ref: ref, Verdict: verdict, Principal: principal, Name: name}
 		case strings.HasPrefix(a, "!"):
-			return nil, fmt.Errorf("input %q: the only ! input is !cancel", a)
+			return nil, fmt.Errorf("input %q: the ! inputs are !cancel, !approve=STEP=PRINCIPAL:NAME and !reject=STEP=PRINCIPAL:NAME", a)
 		default:
 			name, payload, has := strings.Cut(a, "=")
 			if name == "" {
@@ -198,6 +213,17 @@ type stepJSON struct {
 	Effects   []effectJSON    `json:"effects"`
 	Route     *machine.Route  `json:"route,omitempty"`
 	Clock     string          `json:"clock"`
+	// Approval and Resolves are an approval step's verdict and the step
+	// whose held intent it resolved.
+	Approval *approvalJSON `json:"approval,omitempty"`
+	Resolves uint64        `json:"resolves,omitempty"`
+}
+
+type approvalJSON struct {
+	Ref       string `json:"ref"`
+	Verdict   string `json:"verdict"`
+	Principal string `json:"principal"`
+	Name      string `json:"name"`
 }
 
 type stepErrorJSON struct {
@@ -328,6 +354,8 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 			}
 		case in.cancel != nil:
 			rs = []machine.StepResult{inst.Cancel(*in.cancel)}
+		case in.resolve != nil:
+			rs = []machine.StepResult{inst.Resolve(ctx, *in.resolve)}
 		default:
 			ev := in.event
 			if o.mode == machine.DryRun {
@@ -372,6 +400,10 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 			if r.Failure != nil {
 				sj.Error = &stepErrorJSON{Code: r.Failure.Code, Message: r.Failure.Message}
 			}
+			if res := r.Resolution; res != nil {
+				sj.Approval = &approvalJSON{Ref: res.Ref, Verdict: res.Verdict, Principal: res.Principal, Name: res.Name}
+				sj.Resolves = r.Resolves
+			}
 			out.Steps = append(out.Steps, sj)
 		}
 		writeJSON(c, out)
@@ -402,6 +434,9 @@ func writeStep(b *strings.Builder, r *machine.StepResult, defaulted []string) {
 		label += " (timeout at " + value.FormatDuration(r.Clock) + ")"
 	case machine.CauseCancel:
 		label = "!cancel"
+	case machine.CauseApproval:
+		res := r.Resolution
+		label = fmt.Sprintf("!%s %s by %s:%s", res.Verdict, res.Ref, res.Principal, res.Name)
 	}
 	if r.Failure != nil {
 		fmt.Fprintf(b, "#%d %s: FAILED %s: %s\n", r.Seq, label, r.Failure.Code, r.Failure.Message)
@@ -411,7 +446,11 @@ func writeStep(b *strings.Builder, r *machine.StepResult, defaulted []string) {
 		fmt.Fprintf(b, "#%d %s: cancelled in %s\n", r.Seq, label, r.From)
 		return
 	}
-	fmt.Fprintf(b, "#%d %s: %s -> %s\n", r.Seq, label, r.From, r.Target)
+	if r.Cause == machine.CauseApproval {
+		fmt.Fprintf(b, "#%d %s: resolves #%d, in %s\n", r.Seq, label, r.Resolves, r.From)
+	} else {
+		fmt.Fprintf(b, "#%d %s: %s -> %s\n", r.Seq, label, r.From, r.Target)
+	}
 	if len(defaulted) > 0 {
 		fmt.Fprintf(b, "    defaulted (zero values): %s\n", strings.Join(defaulted, ", "))
 	}

@@ -22,6 +22,7 @@ const (
 	TypeInstance   = "instance"
 	TypeInput      = "input"
 	TypeTransition = "transition"
+	TypeResolution = "resolution"
 	TypeFailed     = "failed"
 	TypeEffects    = "effects"
 	TypeSnapshot   = "snapshot"
@@ -172,6 +173,21 @@ func (e *Encoder) Input(in *machine.Input) []byte {
 		b = strconv.AppendInt(b, in.Clock, 10)
 		b = append(b, `,"kind":"cancel","reason":`...)
 		b = str(b, in.Reason)
+	case machine.InputApproval:
+		res := in.Resolution
+		b = append(b, `{"clock":`...)
+		b = strconv.AppendInt(b, in.Clock, 10)
+		b = append(b, `,"kind":"approval","name":`...)
+		b = str(b, res.Name)
+		b = append(b, `,"principal":`...)
+		b = str(b, res.Principal)
+		b = append(b, `,"ref":`...)
+		b = str(b, res.Ref)
+		b = append(b, `,"seq":`...)
+		b = strconv.AppendUint(b, in.Seq, 10)
+		b = append(b, `,"type":"input","verdict":`...)
+		b = str(b, res.Verdict)
+		return e.done(kInput, append(b, '}'))
 	default:
 		b = append(b, `{"clock":`...)
 		b = strconv.AppendInt(b, in.Clock, 10)
@@ -278,6 +294,9 @@ func (e *Encoder) Step(r *machine.StepResult) []byte {
 		b = strconv.AppendUint(b, r.Step, 10)
 		return e.done(kStep, append(b, `,"type":"failed"}`...))
 	}
+	if r.Cause == machine.CauseApproval {
+		return e.done(kStep, e.resolution(b, r))
+	}
 	b = append(b, `{"cause":`...)
 	b = str(b, string(r.Cause))
 	b = append(b, `,"clock":`...)
@@ -302,6 +321,39 @@ func (e *Encoder) Step(r *machine.StepResult) []byte {
 	b = append(b, `,"to":`...)
 	b = str(b, r.Target)
 	return e.done(kStep, append(b, `,"type":"transition"}`...))
+}
+
+// resolution is the record of an approval step: the verdict, the input
+// (seq) whose step held the intent it resolved, and that intent and the ones after it,
+// decided again (docs/ledger.md).
+func (e *Encoder) resolution(b []byte, r *machine.StepResult) []byte {
+	res := r.Resolution
+	b = append(b, `{"approval":{"name":`...)
+	b = str(b, res.Name)
+	b = append(b, `,"principal":`...)
+	b = str(b, res.Principal)
+	b = append(b, `,"verdict":`...)
+	b = str(b, res.Verdict)
+	b = append(b, `},"cause":`...)
+	b = str(b, string(r.Cause))
+	b = append(b, `,"clock":`...)
+	b = strconv.AppendInt(b, r.Clock, 10)
+	b = append(b, `,"intents":[`...)
+	for k := range r.Effects {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = e.appendIntent(b, &r.Effects[k])
+	}
+	b = append(b, `],"resolves":`...)
+	b = strconv.AppendUint(b, r.Resolves, 10)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, r.Seq, 10)
+	b = append(b, `,"state":`...)
+	b = str(b, r.From)
+	b = append(b, `,"step":`...)
+	b = strconv.AppendUint(b, r.Step, 10)
+	return append(b, `,"type":"resolution"}`...)
 }
 
 func (e *Encoder) appendIntent(b []byte, x *machine.Effect) []byte {
@@ -360,6 +412,17 @@ func (e *Encoder) appendIntent(b []byte, x *machine.Effect) []byte {
 // an object with the decision's fields in key order.
 func appendDecision(b []byte, d *authority.Decision) []byte {
 	b = append(b, `"authority":{`...)
+	if a := d.Approval; a != nil {
+		b = append(b, `"approval":{"held":`...)
+		b = str(b, string(a.Held))
+		b = append(b, `,"name":`...)
+		b = str(b, a.Name)
+		b = append(b, `,"principal":`...)
+		b = str(b, a.Principal)
+		b = append(b, `,"verdict":`...)
+		b = str(b, a.Verdict)
+		b = append(b, `},`...)
+	}
 	b = optStr(b, `"capability":`, d.Capability)
 	b = optStr(b, `"capability_id":`, d.CapabilityID)
 	b = optStr(b, `"delegation":`, d.Delegation)
@@ -567,7 +630,7 @@ func DefaultComponent(event string) string {
 		return trace.ComponentEffect
 	case strings.HasPrefix(event, "adapter."):
 		return trace.ComponentAdapter
-	case strings.HasPrefix(event, "policy."), strings.HasPrefix(event, "capability."):
+	case strings.HasPrefix(event, "policy."), strings.HasPrefix(event, "capability."), strings.HasPrefix(event, "approval."):
 		return trace.ComponentAuthority
 	}
 	return trace.ComponentMachine
@@ -590,6 +653,7 @@ func appendCompactTrace(b []byte, r *trace.Record) []byte {
 	b = append(b, '{')
 	b = optStr(b, `"actual":`, r.Actual)
 	b = optStr(b, `"adapter":`, r.Adapter)
+	b = optStr(b, `"approved_by":`, r.ApprovedBy)
 	if r.Attempt != 0 {
 		b = append(b, `"attempt":`...)
 		b = strconv.AppendInt(b, int64(r.Attempt), 10)

@@ -67,6 +67,16 @@ type InputRecord struct {
 	PayloadText *string           `json:"payload_text"`
 	ByMs        int64             `json:"by_ms"`
 	Reason      string            `json:"reason"`
+	// Ref, Verdict, Principal and Name are an approval's.
+	Ref       string `json:"ref"`
+	Verdict   string `json:"verdict"`
+	Principal string `json:"principal"`
+	Name      string `json:"name"`
+}
+
+// Resolution is an approval input's verdict.
+func (in *InputRecord) Resolution() machine.Resolution {
+	return machine.Resolution{Ref: in.Ref, Verdict: in.Verdict, Principal: in.Principal, Name: in.Name}
 }
 
 // EffectsRecord is a decoded effects record.

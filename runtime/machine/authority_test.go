@@ -3,9 +3,11 @@ package machine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"testing"
 
+	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/runtime/machine"
 )
 
@@ -41,7 +43,8 @@ func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
 	}
 	const sequences = 400
 	rng := rand.New(rand.NewSource(12))
-	held, allowed := 0, 0
+	held, allowed, resolved := 0, 0, 0
+	approvers := []string{"HumanClaimsLead", "AgentRefundReviewer", "FinanceController", "InvoiceAgent"}
 	for _, tc := range targets {
 		m := compile(t, tc.path, tc.machine)
 		if !m.Governed() {
@@ -60,21 +63,32 @@ func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
 					}
 					continue
 				}
-				et := m.Events[rng.Intn(len(m.Events))]
-				payload := map[string]any{}
-				for _, f := range et.Fields {
-					switch f.Type.String() {
-					case "Text":
-						payload[f.Name] = "x"
-					case "Bool":
-						payload[f.Name] = rng.Intn(2) == 0
-					default:
-						payload[f.Name] = rng.Intn(120)
-					}
-				}
-				raw, _ := json.Marshal(payload)
+				var r machine.StepResult
 				before := ex.seen
-				r := inst.Step(machine.Event{Name: et.Name, Raw: raw})
+				if held := inst.Held(); len(held) > 0 && rng.Intn(4) == 0 {
+					// An approver (allowed or not) resolves a held intent.
+					verdict := []string{"approve", "reject"}[rng.Intn(2)]
+					who := approvers[rng.Intn(len(approvers))]
+					r = inst.Resolve(context.Background(), machine.Resolution{Ref: fmt.Sprint(held[rng.Intn(len(held))].Seq), Verdict: verdict, Principal: who, Name: "n"})
+					if r.Failure == nil {
+						resolved++
+					}
+				} else {
+					et := m.Events[rng.Intn(len(m.Events))]
+					payload := map[string]any{}
+					for _, f := range et.Fields {
+						switch f.Type.String() {
+						case "Text":
+							payload[f.Name] = "x"
+						case "Bool":
+							payload[f.Name] = rng.Intn(2) == 0
+						default:
+							payload[f.Name] = rng.Intn(120)
+						}
+					}
+					raw, _ := json.Marshal(payload)
+					r = inst.Step(machine.Event{Name: et.Name, Raw: raw})
+				}
 				reached := 0
 				for _, e := range r.Effects {
 					if e.Authority == nil && e.Status != machine.Skipped {
@@ -90,7 +104,7 @@ func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
 							e.Spec.Name != "approval.request" && e.Spec.Name != "receipt.emit" {
 							reached++
 						}
-					case machine.Denied, machine.Escalated, machine.Deferred:
+					case machine.Denied, machine.Escalated, machine.Deferred, machine.Rejected:
 						held++
 					}
 				}
@@ -100,8 +114,91 @@ func TestNoDeniedIntentReachesAnAdapter(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d random sequences: %d intents allowed, %d held by the authority; none held reached the executor", 2*sequences, allowed, held)
-	if held == 0 || allowed == 0 {
+	t.Logf("%d random sequences: %d intents allowed, %d held by the authority, %d holds resolved by an approver; none held reached the executor", 2*sequences, allowed, held, resolved)
+	if held == 0 || allowed == 0 || resolved == 0 {
 		t.Errorf("the sequences never exercised both outcomes: %d allowed, %d held", allowed, held)
 	}
+}
+
+// TestDecisionShortcutsAgree: the decision memo and the dry-run reuse of
+// decided intents give exactly the decisions and statuses that deciding
+// every intent afresh gives, over random inputs (clock advances,
+// capabilities issued and used, approvals), in dry-run and mock mode.
+func TestDecisionShortcutsAgree(t *testing.T) {
+	targets := []struct{ path, machine string }{
+		{"testdata/refund_reviewer.caps", "EnclosedAgent"},
+		{"testdata/deferred.caps", "Payer"},
+		{"testdata/claim_review_governed.caps", "ClaimReview"},
+		{"../../examples/authority.caps", "InvoicePayment"},
+	}
+	rng := rand.New(rand.NewSource(21))
+	steps := 0
+	for _, tc := range targets {
+		fast := compile(t, tc.path, tc.machine)
+		slow := compile(t, tc.path, tc.machine)
+		machine.NoShortcuts(slow)
+		for _, mock := range []bool{false, true} {
+			for n := 0; n < 60; n++ {
+				opts := func() machine.InstanceOptions {
+					if mock {
+						return machine.InstanceOptions{Executor: &spy{t: t}}
+					}
+					return machine.InstanceOptions{}
+				}
+				a, _ := fast.NewInstance(opts())
+				b, _ := slow.NewInstance(opts())
+				for k := 0; k < 15; k++ {
+					var ra, rb machine.StepResult
+					switch x := rng.Intn(8); {
+					case x == 0:
+						by := int64(rng.Intn(20)) * 60_000
+						a.Advance(by)
+						b.Advance(by)
+						continue
+					case x == 1 && len(a.Held()) > 0:
+						res := machine.Resolution{Ref: fmt.Sprint(a.Held()[0].Seq), Verdict: "approve", Principal: "HumanClaimsLead", Name: "n"}
+						ra, rb = a.Resolve(context.Background(), res), b.Resolve(context.Background(), res)
+					default:
+						et := fast.Events[rng.Intn(len(fast.Events))]
+						payload := map[string]any{}
+						for _, f := range et.Fields {
+							switch f.Type.String() {
+							case "Text":
+								payload[f.Name] = "x"
+							case "Bool":
+								payload[f.Name] = rng.Intn(2) == 0
+							default:
+								payload[f.Name] = []int{0, 20, 50, 60, 1200, 5000}[rng.Intn(6)]
+							}
+						}
+						raw, _ := json.Marshal(payload)
+						ra, rb = a.Step(machine.Event{Name: et.Name, Raw: raw}), b.Step(machine.Event{Name: et.Name, Raw: raw})
+					}
+					steps++
+					if len(ra.Effects) != len(rb.Effects) || ra.To != rb.To {
+						t.Fatalf("%s: %s vs %s", tc.path, ra.To, rb.To)
+					}
+					for e := range ra.Effects {
+						x, y := ra.Effects[e], rb.Effects[e]
+						if x.Status != y.Status || x.Code != y.Code || !sameDecision(x.Authority, y.Authority) {
+							t.Fatalf("%s step %d intent %s: %s %+v, afresh %s %+v", tc.path, ra.Seq, x.Spec.Label(), x.Status, x.Authority, y.Status, y.Authority)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d steps agree", steps)
+}
+
+func sameDecision(x, y *authority.Decision) bool {
+	if x == nil || y == nil {
+		return x == y
+	}
+	a, b := *x, *y
+	if (a.Approval == nil) != (b.Approval == nil) || a.Approval != nil && *a.Approval != *b.Approval {
+		return false
+	}
+	a.Approval, b.Approval = nil, nil
+	return a == b
 }

@@ -70,3 +70,50 @@ func BenchmarkTracedStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "transitions/s")
 }
+
+// TestGovernedBenchCycle: the governed benchmark machine takes the same
+// states as the ungoverned one, and every intent is decided (and
+// allowed) by its policy.
+func TestGovernedBenchCycle(t *testing.T) {
+	m := compile(t, "testdata/claim_review_governed.caps", "ClaimReview")
+	if !m.Governed() {
+		t.Fatal("not governed")
+	}
+	inst, _ := m.NewInstance(machine.InstanceOptions{})
+	decided := 0
+	for n, ev := range BenchCycle() {
+		r := inst.Step(ev)
+		if r.To != wantStates[n] || r.OK != (n != 6) {
+			t.Fatalf("event %d %s: %s ok=%v %+v", n, ev.Name, r.To, r.OK, r.Failure)
+		}
+		for _, e := range r.Effects {
+			if e.Authority == nil || e.Authority.Policy != "ClaimPolicy" || !e.Authority.Allowed() || e.Status != machine.Planned {
+				t.Fatalf("event %d: %s: %s %+v", n, e.Spec.Label(), e.Status, e.Authority)
+			}
+			decided++
+		}
+	}
+	if decided != 15 {
+		t.Errorf("%d intents decided, want 15", decided)
+	}
+}
+
+// BenchmarkGovernedDryRunStep is BenchmarkDryRunStep on the same machine
+// governed by an authority-policy: every intent is decided (conditions
+// evaluated, mandate validity and scope checked) before it is planned.
+// `make bench` reports its ratio to BenchmarkDryRunStep (issue 12: at
+// most 1.2).
+func BenchmarkGovernedDryRunStep(b *testing.B) {
+	m := compile(b, "testdata/claim_review_governed.caps", "ClaimReview")
+	inst, _ := m.NewInstance(machine.InstanceOptions{})
+	evs := BenchCycle()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		r := inst.Step(evs[n%len(evs)])
+		if r.To == "" {
+			b.Fatal("no state")
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "transitions/s")
+}

@@ -106,6 +106,7 @@ const (
 	Failed   EffectStatus = "failed"   // every attempt failed
 	Denied   EffectStatus = "denied"   // the host policy refused it
 	Skipped  EffectStatus = "skipped"  // an earlier intent of the step failed
+	Rejected EffectStatus = "rejected" // held by the authority, then rejected by an approver
 )
 
 // Effect is one effect intent emitted by a step, and what became of it.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capsulang/caps/analysis/authority"
+	"github.com/capsulang/caps/analysis/cond"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/runtime/chain"
 	"github.com/capsulang/caps/runtime/interp"
@@ -37,6 +38,9 @@ const (
 	CauseEvent   Cause = "event"   // an event arrived
 	CauseTimeout Cause = "timeout" // a state timeout fired during an advance
 	CauseCancel  Cause = "cancel"  // the instance was cancelled
+	// CauseApproval: an approver resolved an intent the authority held
+	// (docs/authority.md, "Resolving a held intent").
+	CauseApproval Cause = "approval"
 )
 
 // InputKind is the kind of an input.
@@ -47,6 +51,8 @@ const (
 	InputEvent   InputKind = "event"
 	InputAdvance InputKind = "advance"
 	InputCancel  InputKind = "cancel"
+	// InputApproval approves or rejects an intent the authority held.
+	InputApproval InputKind = "approval"
 )
 
 // Event is an event delivered to an instance.
@@ -71,6 +77,8 @@ type Input struct {
 	By int64
 	// Reason is the cancellation's reason.
 	Reason string
+	// Resolution is the approval's verdict.
+	Resolution *Resolution
 	// Clock is the logical clock when the input arrived.
 	Clock int64
 }
@@ -118,6 +126,11 @@ type StepResult struct {
 	Route   *Route
 	Clock   int64
 	Status  Status
+	// Resolution is the verdict of an approval step (CauseApproval), and
+	// Resolves the input (its Seq) whose step held the intent it resolved
+	// (0 when it failed).
+	Resolution *Resolution
+	Resolves   uint64
 	// Trace holds the step's semantic trace records when the instance
 	// traces. The slice is reused: it is valid until the next input.
 	Trace []trace.Record
@@ -190,6 +203,16 @@ type Instance struct {
 	traceSeq uint64
 	traceBuf []trace.Record
 	auth     authority.State // capabilities issued to the instance
+	held     []*held         // intents the authority holds for approval, oldest first
+	condIn   []cond.Value    // the input vector of compiled policy conditions (reused)
+	// memo holds the last decision of each intent site, so that an
+	// intent decided on the same inputs shares that decision.
+	memo []decisionMemo
+	// scratch is where a transition's intents are decided before
+	// decidedSlice gives them a slice; decidedFx holds that slice per
+	// transition in dry-run.
+	scratch   []Effect
+	decidedFx map[*Transition][]Effect
 }
 
 // DefaultID is the id of an instance created without one: the machine's
@@ -482,11 +505,24 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 			effects[k].ID = i.IntentID(i.step, k)
 		}
 	}
+	settled := false // dry-run intents that execute has nothing to do for
 	if m.governed && len(effects) > 0 {
-		if !tr.hasArgs && !i.withIDs { // the planned slice is shared
-			effects = append([]Effect(nil), effects...)
+		shared := !tr.hasArgs && !i.withIDs
+		if last, ok := i.redecided(tr, newCtx, shared); ok {
+			effects = last // decided as last time: the same decisions, all allowed
+			settled = !i.tracing
+		} else {
+			if shared { // decide into a scratch copy of the shared planned slice
+				effects = append(i.scratch[:0], effects...)
+				i.scratch = effects
+			}
+			if at, pol := i.authorize(effects, newCtx, nil, nil); at >= 0 {
+				i.hold(&held{seq: i.seq, step: i.step, event: ev.Name, payload: payload, from: r.From, target: tr.Target.Name, ctx: newCtx, policy: pol}, effects[at:])
+			}
+			if shared {
+				effects = i.decidedSlice(tr, effects)
+			}
 		}
-		i.authorize(effects, newCtx)
 	}
 	// Commit: move, arm timers, emit.
 	for _, a := range tr.assigns {
@@ -513,8 +549,8 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 			i.err = err
 		}
 	}
-	if (i.exec != nil || m.governed) && len(effects) > 0 && i.err == nil {
-		i.execute(ctx, r, root)
+	if (i.exec != nil || m.governed && !settled) && len(effects) > 0 && i.err == nil {
+		i.execute(ctx, r, root, nil)
 	}
 	if i.tracing {
 		i.snapshotRecord(r)
@@ -525,6 +561,43 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 		}
 	}
 	return *r
+}
+
+// decidedSlice returns the intents of transition tr as decided in
+// scratch, in a slice of their own: the one the transition got last
+// time when every decision and status is the same (decisions are shared
+// and never modified, so a dry-run step that decides as before allocates
+// nothing), or else a new one, kept for next time. With an executor the
+// intents are filled in by execute and always get a new slice.
+func (i *Instance) decidedSlice(tr *Transition, scratch []Effect) []Effect {
+	if i.exec == nil {
+		if last, ok := i.decidedFx[tr]; ok && sameDecided(last, scratch) {
+			return last
+		}
+	}
+	out := append([]Effect(nil), scratch...)
+	if i.exec == nil {
+		if i.decidedFx == nil {
+			i.decidedFx = map[*Transition][]Effect{}
+		}
+		i.decidedFx[tr] = out
+	}
+	return out
+}
+
+// sameDecided reports whether two decided copies of one transition's
+// intents are the same.
+func sameDecided(a, b []Effect) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		x, y := &a[k], &b[k]
+		if x.Authority != y.Authority || x.Status != y.Status || x.Code != y.Code || x.Error != y.Error {
+			return false
+		}
+	}
+	return true
 }
 
 // decide validates the event and finds the transition to take.
@@ -639,16 +712,22 @@ func (i *Instance) evalArgs(tr *Transition, newCtx []value.Value, payload map[st
 // execute hands the intents to the executor, in order, with retries; the
 // first intent that fails for good stops the others and takes its
 // on-error route.
-func (i *Instance) execute(ctx context.Context, r *StepResult, root string) {
+//
+// In an approval step, h is the transition whose held intents resume:
+// the executor sees them as intents of that transition.
+func (i *Instance) execute(ctx context.Context, r *StepResult, root string, h *held) {
 	effs := r.Effects
-	if !i.withIDs { // the planned slice is shared: copy before filling in
+	if !i.withIDs && !i.m.governed { // the planned slice is shared: copy before filling in (authorize copied it already)
 		effs = append([]Effect(nil), effs...)
 		r.Effects = effs
 	}
 	failed := false
 	for k := range effs {
 		e := &effs[k]
-		span := i.effectSpan(k)
+		span := ""
+		if i.tracing || i.exec != nil {
+			span = i.effectSpan(k)
+		}
 		if i.tracing {
 			i.authorityRecords(r, e, span, root)
 		}
@@ -678,6 +757,9 @@ func (i *Instance) execute(ctx context.Context, r *StepResult, root string) {
 		}
 		call := Call{Machine: i.m, InstanceID: i.id, IntentID: e.ID, Seq: r.Seq, Step: r.Step, Spec: e.Spec, Args: e.Args,
 			Event: r.Event, Payload: r.Payload, From: r.From, State: r.Target, Context: r.Context, Clock: i.clock}
+		if h != nil {
+			call.Event, call.Payload, call.From, call.State, call.Context = h.event, h.payload, h.from, h.target, h.ctx
+		}
 		d := i.exec.Approve(&call)
 		e.Decision = d.Rule
 		if !d.Allowed {
@@ -779,9 +861,12 @@ func (i *Instance) execute(ctx context.Context, r *StepResult, root string) {
 }
 
 // route takes effect k's on-error route, if it has one.
+//
+// An approval step takes no route: the transition the intent belonged to
+// is over, and a resolution never moves the instance.
 func (i *Instance) route(r *StepResult, k int, root string) {
 	to := r.Effects[k].Spec.OnError
-	if to == nil {
+	if to == nil || r.Cause == CauseApproval {
 		return
 	}
 	from := i.state.Name

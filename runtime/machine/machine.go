@@ -62,6 +62,16 @@ type Machine struct {
 	auth     *authority.Model
 	governed bool
 	envs     map[*authority.Policy]*cond.Env
+	envOf    func(*authority.Policy) *cond.Env // envs as a function, made once
+	// progs holds each policy's rules compiled for this machine, progOf
+	// reads it, and condFields are the context fields they read.
+	progs      map[*authority.Policy][]*cond.Program
+	progOf     func(*authority.Policy) []*cond.Program
+	condFields []int
+	// sites counts the effect intents of the machine's transitions.
+	sites int
+	// allCompiled is set when every condition that parses is compiled.
+	allCompiled bool
 }
 
 // Field is a context or event field.
@@ -136,6 +146,14 @@ type EffectSpec struct {
 
 	label  string
 	source string // the intent as source, without arguments
+	full   string // the intent as the authority's effect input sees it
+	site   int    // the intent's number in the machine: its decision cache slot
+	// control is set for an effect the authority runtime carries out.
+	control bool
+	// cands lists by policy the rules that may hold for the intent, and
+	// reads the context slots they read (authority.go).
+	cands map[*authority.Policy][]int
+	reads [][]int
 }
 
 // Label is the effect and its targets, as written: db.write operational.claims.
@@ -151,6 +169,8 @@ func (e *EffectSpec) init() {
 	}
 	e.label = s
 	e.source = "(" + s + ")"
+	e.full = authority.EffectString(e.Name, e.Target)
+	e.control = authority.ControlEffects[e.Name]
 }
 
 // assign is one compiled assignment.
@@ -374,6 +394,8 @@ func (m *Machine) compileTransition(s *State, t *ast.Transition) (*Transition, e
 		}
 		m.resolveOperation(spec)
 		spec.init()
+		spec.site = m.sites
+		m.sites++
 		tr.Effects = append(tr.Effects, spec)
 	}
 	if !tr.hasArgs {

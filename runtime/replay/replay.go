@@ -219,6 +219,9 @@ func Entries(entries []ledger.Entry, opts Options, rep *Report) {
 		case machine.InputCancel:
 			inst.Cancel(in.Reason)
 			rep.Steps++
+		case machine.InputApproval:
+			inst.Resolve(ctx, in.Resolution())
+			rep.Steps++
 		default:
 			rep.Error = fmt.Sprintf("record %d: unknown input kind %q", e.Seq, in.Kind)
 			return
@@ -365,10 +368,17 @@ func (x *executor) result(c *machine.Call) *ledger.ResultRecord {
 			}
 		}
 	}
-	if x.rec == nil || c.Spec.Index >= len(x.rec.Results) {
+	if x.rec == nil {
 		return nil
 	}
-	return &x.rec.Results[c.Spec.Index]
+	// A transition's results are in index order; an approval step's start
+	// at its held intent.
+	for k := range x.rec.Results {
+		if x.rec.Results[k].Index == c.Spec.Index {
+			return &x.rec.Results[k]
+		}
+	}
+	return nil
 }
 
 func (x *executor) Approve(c *machine.Call) machine.Decision {

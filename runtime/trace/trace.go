@@ -101,6 +101,9 @@ type Record struct {
 	MandateID     string `json:"mandate_id,omitempty"`
 	DelegationID  string `json:"delegation_id,omitempty"`
 	CapabilityJTI string `json:"capability_jti,omitempty"`
+	// ApprovedBy is the approver (PRINCIPAL:NAME) who resolved an intent
+	// the authority held, on the records of that resolution.
+	ApprovedBy string `json:"approved_by,omitempty"`
 	// TraceHistory holds the breadcrumbs that led to an error-level
 	// record (the most recent last); empty on other records.
 	TraceHistory []Breadcrumb `json:"trace_history,omitempty"`
@@ -238,6 +241,7 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	b = optString(b, `,"mandate_id":`, r.MandateID)
 	b = optString(b, `,"delegation_id":`, r.DelegationID)
 	b = optString(b, `,"capability_jti":`, r.CapabilityJTI)
+	b = optString(b, `,"approved_by":`, r.ApprovedBy)
 	if len(r.TraceHistory) > 0 {
 		b = append(b, `,"trace_history":[`...)
 		for i, c := range r.TraceHistory {
