@@ -35,6 +35,7 @@ const (
 	UnknownAgent          = "E_UNKNOWN_AGENT"
 	UnknownEffect         = "E_UNKNOWN_EFFECT"
 	UnknownProfile        = "E_UNKNOWN_PROFILE"
+	UnknownProofBackend   = "E_UNKNOWN_PROOF_BACKEND"
 	TypeMismatch          = "E_TYPE_MISMATCH"
 	GuardNotBool          = "E_GUARD_NOT_BOOL"
 	GuardNotPure          = "E_GUARD_NOT_PURE"
@@ -78,6 +79,7 @@ const (
 	SymOperation    SymbolKind = "operation" // tool, resource, prompt, skill, action
 	SymCollection   SymbolKind = "collection"
 	SymLocalName    SymbolKind = "clause name" // objective metric, policy outcome
+	SymProofInput   SymbolKind = "proof input" // a zk-proof's public or private input
 )
 
 // Symbol is something declared: a declaration, a state, an event, a field,
@@ -128,6 +130,9 @@ type Result struct {
 	Types map[ast.Expr]types.Type
 	// FuncEffects lists the effects each function performs in its body.
 	FuncEffects map[*ast.Function][]EffectUse
+	// ZKProofs holds every zk-proof declaration of the module with its
+	// typed inputs and claim (nil when there are none).
+	ZKProofs map[*ast.ClauseDecl]*ZKProof
 
 	// checker is the state the check ended in (the module's declarations,
 	// signatures and resolved types), kept for Recheck.
@@ -228,6 +233,9 @@ type checker struct {
 	variantCases  map[string][]variantCase
 	// memberIdx indexes the members of declarations that have many.
 	memberIdx map[*Symbol]*membersIndexed
+	// fieldTypes holds the resolved type of each (name Type) field of a
+	// clause declaration (zk-proof inputs), by the field's form.
+	fieldTypes map[*syntax.Form]types.Type
 	// base is set on a checker that re-checks changed declarations against
 	// an earlier check's state (Recheck): decls, sigs and children hold
 	// only what the changed declarations add, and lookups fall back to
