@@ -88,6 +88,13 @@ type encoder struct {
 	lemmas map[*ast.Function][]string
 	// sigs holds each local function's parameter and result types.
 	sigs map[*ast.Function]sig
+	// exact makes calls of recursive functions exact (define-funs-rec)
+	// rather than modular: for ground queries (examples), which Z3
+	// evaluates by unfolding.
+	exact bool
+	// defining is the recursive function whose exact definition is being
+	// encoded, so that its own calls refer to it.
+	defining *ast.Function
 
 	out     strings.Builder
 	emitted map[string]bool

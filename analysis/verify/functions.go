@@ -76,6 +76,9 @@ func (e *encoder) need(fn *ast.Function, part string) error {
 	if e.emitted[key] {
 		return nil
 	}
+	if part == "body" && e.busy[key] && e.exact && e.defining == fn {
+		return nil // a self call inside its own define-funs-rec
+	}
 	if e.busy[key] {
 		return unsup("the %s of %s depends on itself through recursive calls; only recursion in function bodies is encoded", partName(part), fn.Name.Name)
 	}
@@ -116,6 +119,21 @@ func (e *encoder) need(fn *ast.Function, part string) error {
 	case "body":
 		if fn.Body == nil {
 			return unsup("function %s has no body", name)
+		}
+		if e.exact && e.recursive[fn] {
+			if e.defining != nil {
+				return unsup("%s and %s call each other; only direct recursion is unfolded", e.defining.Name.Name, name)
+			}
+			e.defining = fn
+			t, err := e.expr(fn.Body, sc)
+			e.defining = nil
+			if err != nil {
+				return unsup("body of %s: %s", name, err)
+			}
+			ps := strings.Join(params, " ")
+			defs = append(defs, fmt.Sprintf("(define-funs-rec ((%s (%s) %s) (%s (%s) Bool) (%s (%s) Bool)) (%s %s %s))",
+				quote(name+".val"), ps, rs, quote(name+".ok"), ps, quote(name+".asm"), ps, t.v, t.ok, t.asm))
+			break
 		}
 		t, err := e.expr(fn.Body, sc)
 		if err != nil {
@@ -178,7 +196,7 @@ func (e *encoder) callFunction(x *ast.Call, fn *ast.Function, sc scope) (term, e
 	}
 	pre := apply(quote(name+".pre"), vs)
 	preasm := apply(quote(name+".preasm"), vs)
-	if e.recursive[fn] {
+	if e.recursive[fn] && !e.exact {
 		if err := e.need(fn, "rec"); err != nil {
 			return term{}, err
 		}
@@ -192,6 +210,12 @@ func (e *encoder) callFunction(x *ast.Call, fn *ast.Function, sc scope) (term, e
 	}
 	v := apply(quote(name+".val"), vs)
 	withRes := append(append([]string(nil), vs...), v)
+	if e.exact && e.recursive[fn] {
+		// Exact calls introduce no uninterpreted values, so they add no
+		// assumptions; leaving the callee's out keeps the recursive
+		// definition well-founded.
+		return term{v: v, ok: and(ok, pre, apply(quote(name+".ok"), vs), apply(quote(name+".post"), withRes)), asm: and(asm, preasm)}, nil
+	}
 	return term{
 		v:   v,
 		ok:  and(ok, pre, apply(quote(name+".ok"), vs), apply(quote(name+".post"), withRes)),

@@ -422,9 +422,8 @@ func (s *shared) functionObligations(out *[]*Obligation, fn *ast.Function) {
 		i, ex := i, ex
 		s.add(out, fmt.Sprintf("%s/example/%d", name, i), KindExample, "function", name, ex.Form.Span, &goal{
 			build: func(e *encoder) (string, []freeVar, error) {
-				if s.recursive[fn] {
-					return "", nil, unsup("%s is recursive and the solver does not unfold it; caps test evaluates this example, and it is used as a lemma", name)
-				}
+				// A ground call: recursive functions are unfolded exactly.
+				e.exact = true
 				args, err := e.args(ex.Args, scope{})
 				if err != nil {
 					return "", nil, err
