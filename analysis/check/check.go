@@ -58,6 +58,10 @@ const (
 	DuplicateProfile      = "W_DUPLICATE_PROFILE"
 	UnknownBackend        = "W_UNKNOWN_BACKEND"
 	ExampleNotEvaluated   = "I_EXAMPLE_NOT_EVALUATED"
+	// ObligationFailed is reported by the language server from
+	// analysis/verify, not by Check: Z3 found inputs that break a
+	// contract, a guard or a zk-proof claim.
+	ObligationFailed = "W_OBLIGATION_FAILED"
 )
 
 // SymbolKind classifies symbols.

@@ -31,6 +31,10 @@ const (
 	// SourceRuntime codes are reported by the layer that runs function
 	// examples (the interpreter), not by the checker.
 	SourceRuntime = "runtime"
+	// SourceVerifier codes are reported from proof obligations the Z3
+	// solver refuted (analysis/verify): by caps verify-report and the
+	// language server, never by caps check.
+	SourceVerifier = "verifier"
 )
 
 // Code documents one diagnostic code.
@@ -53,7 +57,7 @@ type Code struct {
 	Fix string `json:"fix"`
 	// Fixed is Example corrected: a module that checks clean.
 	Fixed string `json:"fixed"`
-	// Source is SourceChecker or SourceRuntime.
+	// Source is SourceChecker, SourceRuntime or SourceVerifier.
 	Source string `json:"source"`
 	// Since is the toolchain version that introduced the code.
 	Since string `json:"since"`

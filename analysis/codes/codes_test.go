@@ -2,6 +2,7 @@ package codes_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	goast "go/ast"
@@ -17,6 +18,7 @@ import (
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/analysis/verify"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -217,8 +219,8 @@ func TestEntriesAreWellFormed(t *testing.T) {
 		if c.Severity != want {
 			t.Errorf("%s: severity %q, want %q (from its prefix)", c.Code, c.Severity, want)
 		}
-		if c.Source != codes.SourceChecker && c.Source != codes.SourceRuntime {
-			t.Errorf("%s: source %q, want %q or %q", c.Code, c.Source, codes.SourceChecker, codes.SourceRuntime)
+		if c.Source != codes.SourceChecker && c.Source != codes.SourceRuntime && c.Source != codes.SourceVerifier {
+			t.Errorf("%s: source %q, want %q, %q or %q", c.Code, c.Source, codes.SourceChecker, codes.SourceRuntime, codes.SourceVerifier)
 		}
 		if !semverRE.MatchString(c.Since) {
 			t.Errorf("%s: since %q is not a version such as 0.1.0", c.Code, c.Since)
@@ -352,6 +354,13 @@ func TestExamples(t *testing.T) {
 			if len(fixed.Diagnostics) > 0 {
 				t.Errorf("the fixed module does not check clean:%s", describe(fixedSrc, fixed.File, fixed.Diagnostics))
 			}
+			if c.Source == codes.SourceVerifier {
+				if len(ex.Diagnostics) > 0 {
+					t.Errorf("a verifier code's example must pass the checker:%s", describe(exSrc, ex.File, ex.Diagnostics))
+				}
+				verifierExample(t, c, ex, fixed)
+				return
+			}
 			if c.Source == codes.SourceRuntime {
 				if len(ex.Diagnostics) > 0 {
 					t.Errorf("a runtime code's example must pass the checker:%s", describe(exSrc, ex.File, ex.Diagnostics))
@@ -380,6 +389,42 @@ func TestExamples(t *testing.T) {
 				t.Errorf("the example produces other codes too:%s", describe(exSrc, ex.File, others))
 			}
 		})
+	}
+}
+
+// verifierExample checks a verifier code's modules with Z3: the example
+// has a refuted obligation the interpreter confirms, the fixed module none.
+// Without z3 it is skipped (under CI=true it fails).
+func verifierExample(t *testing.T, c *codes.Code, ex, fixed *check.Result) {
+	t.Helper()
+	s, err := verify.FindSolver()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	for _, m := range []struct {
+		what string
+		res  *check.Result
+		fail bool
+	}{{"example", ex, true}, {"fixed module", fixed, false}} {
+		r, err := verify.Verify(context.Background(), m.res, verify.Options{Solver: s})
+		if err != nil {
+			t.Fatalf("%s: %v", m.what, err)
+		}
+		failed := 0
+		for _, o := range r.Obligations {
+			if o.Status == verify.Failed {
+				failed++
+				if o.Confirmation == nil || !o.Confirmation.Confirmed {
+					t.Errorf("%s: %s failed without the interpreter's confirmation", m.what, o.ID)
+				}
+			}
+		}
+		if m.fail && failed == 0 || !m.fail && failed > 0 {
+			t.Errorf("%s of %s: %d failed obligations", m.what, c.Code, failed)
+		}
 	}
 }
 

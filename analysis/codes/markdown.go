@@ -27,7 +27,8 @@ func Markdown() []byte {
 	p("small module that produces the diagnostic and the corrected module, which checks clean.\n")
 	p("Codes starting with `E_` are errors, `W_` warnings and `I_` information.\n\n")
 	p("Most codes are reported by the checker (`caps check`, the language server). The codes\n")
-	p("marked *runtime* are reported by the layer that runs function examples (`caps test`).\n\n")
+	p("marked *runtime* are reported by the layer that runs function examples (`caps test`), and\n")
+	p("the codes marked *verifier* by the Z3 solver, through the language server and `caps verify-report`.\n\n")
 	p("Messages quote source text (names, literals, stray tokens) in pieces of at most %d\n", syntax.MaxQuoted)
 	p("characters: a longer one is shown as its first %d and last %d characters around `%s`,\n", (syntax.MaxQuoted-1)/2, syntax.MaxQuoted-1-(syntax.MaxQuoted-1)/2, syntax.Ellipsis)
 	p("so that a huge name or literal is never echoed in full. Names longer than %d characters\n", ast.MaxSuggested)
@@ -51,8 +52,11 @@ func Markdown() []byte {
 		for _, c := range cs {
 			p("\n<a id=\"%s\"></a>\n\n### %s\n\n", c.Anchor(), c.Code)
 			reported := "reported by the checker"
-			if c.Source == SourceRuntime {
+			switch c.Source {
+			case SourceRuntime:
 				reported = "reported at runtime, when examples run"
+			case SourceVerifier:
+				reported = "reported by the verifier, when Z3 refutes a proof obligation"
 			}
 			p("**%s** · %s · %s · since %s\n\n", c.Title, c.Severity, reported, c.Since)
 			p("%s\n\n", c.Summary)
