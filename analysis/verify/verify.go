@@ -118,31 +118,33 @@ type Obligation struct {
 // Message is a one-line account of a failed obligation for editors:
 // "x = -9223372036854775808 breaks ensures (>= result 0)".
 func (o *Obligation) Message() string {
-	what := string(o.Kind)
-	switch o.Kind {
-	case KindEnsures:
-		what = "ensures " + o.Claim
-	case KindNoFailure:
-		what = "the body of " + o.Decl + " (it fails)"
-	case KindGuard, KindAssign:
-		what = string(o.Kind) + " " + o.Claim + " (it fails)"
-	case KindZKNoFailure:
-		what = "the claim " + o.Claim + " (it fails)"
-	case KindExample:
-		what = "example " + o.Claim
-	case KindZKSatisfiable:
-		return "no inputs satisfy the claim " + o.Claim + " of zk-proof " + o.Decl
-	}
 	var parts []string
 	for _, b := range o.Counterexample {
 		if b.Name != "result" {
 			parts = append(parts, b.Name+" = "+b.Value)
 		}
 	}
-	if len(parts) == 0 {
-		return "the solver refutes " + what
+	inputs := strings.Join(parts, ", ")
+	if inputs == "" {
+		inputs = "some inputs"
 	}
-	return strings.Join(parts, ", ") + " breaks " + what
+	switch o.Kind {
+	case KindEnsures:
+		return inputs + " breaks ensures " + o.Claim
+	case KindNoFailure:
+		return inputs + " makes the body of " + o.Decl + " fail"
+	case KindGuard:
+		return inputs + " makes the guard " + o.Claim + " fail"
+	case KindAssign:
+		return inputs + " makes an assignment fail although the guard holds"
+	case KindZKNoFailure:
+		return inputs + " makes the claim " + o.Claim + " fail"
+	case KindExample:
+		return o.Claim + " does not return the expected value"
+	case KindZKSatisfiable:
+		return "no inputs satisfy the claim " + o.Claim + " of zk-proof " + o.Decl
+	}
+	return o.Reason
 }
 
 // Report is the verification of one module.

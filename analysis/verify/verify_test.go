@@ -334,3 +334,28 @@ func BenchmarkVerifyExamples(b *testing.B) {
 		b.ReportMetric(float64(n), "obligations/op")
 	}
 }
+
+// TestMessages: the one-line account of each kind of failure, as the
+// language server shows it.
+func TestMessages(t *testing.T) {
+	s := requireSolver(t)
+	r := verifyFile(t, filepath.Join(testdata, "contracts.caps"), s)
+	got := map[string]string{}
+	for _, o := range r.Obligations {
+		if o.Status == Failed {
+			got[strings.TrimPrefix(o.ID, "verify.contracts/")] = o.Message()
+		}
+	}
+	want := map[string]string{
+		"abs_wrong/ensures/0":      "x = -9223372036854775808 breaks ensures (>= result 0)",
+		"ratio/no-failure":         "a = 0, b = 0 makes the body of ratio fail",
+		"twice_abs/no-failure":     "x = -9223372036854775808 makes the body of twice_abs fail",
+		"bump/ensures/0":           "n = 4294967295 breaks ensures (> result n)",
+		"half/example/0":           "(example (half 7) 4) does not return the expected value",
+		"Meter/open.Average/guard": "total = 0, count = 0 makes the guard (> (/ total count) 10) fail",
+		"Impossible/satisfiable":   "no inputs satisfy the claim (and (< score limit) (> score limit)) of zk-proof Impossible",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages (-want +got)\n%s", diff)
+	}
+}
