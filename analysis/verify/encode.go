@@ -9,6 +9,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -95,6 +96,13 @@ type encoder struct {
 	// defining is the recursive function whose exact definition is being
 	// encoded, so that its own calls refer to it.
 	defining *ast.Function
+	// ints encodes the fixed-width integers as mathematical integers kept
+	// in their type's range by explicit wrapping (mod 2^w), instead of as
+	// bit-vectors: the same semantics, which Z3's arithmetic solvers
+	// sometimes settle far faster (divisions and products of large
+	// words). A query that runs out of time as bit-vectors is tried again
+	// this way.
+	ints bool
 
 	out     strings.Builder
 	emitted map[string]bool
@@ -183,12 +191,12 @@ func (e *encoder) sort(t types.Type) (string, error) {
 		switch t.Kind {
 		case types.Bool:
 			return "Bool", nil
-		case types.I32, types.U32:
-			return "(_ BitVec 32)", nil
-		case types.I64, types.Int, types.U64, types.UntypedInt:
-			return "(_ BitVec 64)", nil
-		case types.Wei:
-			return "(_ BitVec 256)", nil
+		case types.I32, types.U32, types.I64, types.Int, types.U64, types.UntypedInt, types.Wei:
+			if e.ints {
+				return "Int", nil
+			}
+			bits, _, _ := intInfo(t)
+			return fmt.Sprintf("(_ BitVec %d)", bits), nil
 		}
 		return "", unsup("%s values are not encoded for the solver", t)
 	case *types.Enum:
@@ -287,6 +295,79 @@ func bvLit(n *big.Int, bits int) string {
 	return fmt.Sprintf("(_ bv%s %d)", v.String(), bits)
 }
 
+// lit writes the integer n as a value of integer type t: a bit-vector
+// literal, or in integer mode the integer in t's range that n wraps to.
+func (e *encoder) lit(n *big.Int, t types.Type) string {
+	bits, signed, _ := intInfo(t)
+	if !e.ints {
+		return bvLit(n, bits)
+	}
+	m := new(big.Int).Lsh(big.NewInt(1), uint(bits))
+	v := new(big.Int).Mod(n, m)
+	if signed && v.Bit(bits-1) == 1 {
+		v.Sub(v, m)
+	}
+	if v.Sign() < 0 {
+		return "(- " + new(big.Int).Neg(v).String() + ")"
+	}
+	return v.String()
+}
+
+// wrap brings an integer-mode term back into t's range, as the
+// interpreter's arithmetic wraps at the type's width.
+func wrap(x string, t types.Type) string {
+	bits, signed, _ := intInfo(t)
+	m := new(big.Int).Lsh(big.NewInt(1), uint(bits)).String()
+	if !signed {
+		return "(mod " + x + " " + m + ")"
+	}
+	h := new(big.Int).Lsh(big.NewInt(1), uint(bits-1)).String()
+	return "(- (mod (+ " + x + " " + h + ") " + m + ") " + h + ")"
+}
+
+// inRange is the condition that an integer-mode value x of type t lies in
+// the type's range (for the fields of records, options and variants too);
+// "true" in bit-vector mode, where it always does.
+func (e *encoder) inRange(x string, t types.Type) string {
+	if !e.ints {
+		return "true"
+	}
+	switch t := t.(type) {
+	case *types.Basic:
+		bits, signed, ok := intInfo(t)
+		if !ok {
+			return "true"
+		}
+		lo, hi := big.NewInt(0), new(big.Int).Lsh(big.NewInt(1), uint(bits))
+		if signed {
+			hi = new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
+			lo = new(big.Int).Neg(hi)
+		}
+		return "(and (<= " + e.lit(lo, t) + " " + x + ") (< " + x + " " + hi.String() + "))"
+	case *types.Record:
+		var cs []string
+		for _, f := range t.Fields {
+			cs = append(cs, e.inRange("("+quote(t.Name+"."+f.Name)+" "+x+")", f.Type))
+		}
+		return and(cs...)
+	case *types.Option:
+		return implies("((_ is some) "+x+")", e.inRange("(some.val "+x+")", t.Elem))
+	case *types.Variant:
+		var cs []string
+		for _, c := range t.Cases {
+			var fs []string
+			for _, f := range c.Fields {
+				fs = append(fs, e.inRange("("+quote(t.Name+"."+c.Name+"."+f.Name)+" "+x+")", f.Type))
+			}
+			if a := and(fs...); a != "true" {
+				cs = append(cs, implies("((_ is "+quote(t.Name+"."+c.Name)+") "+x+")", a))
+			}
+		}
+		return and(cs...)
+	}
+	return "true"
+}
+
 // ---- expressions
 
 // svar is a name in scope: its SMT term and its type.
@@ -319,8 +400,7 @@ func (e *encoder) typeOf(x ast.Expr) types.Type {
 func (e *encoder) expr(x ast.Expr, sc scope) (term, error) {
 	switch x := x.(type) {
 	case *ast.IntLit:
-		bits, _, ok := intInfo(e.typeOf(x))
-		if !ok {
+		if _, _, ok := intInfo(e.typeOf(x)); !ok {
 			return term{}, unsup("integer literal of type %s", e.typeOf(x))
 		}
 		n, ok := new(big.Int).SetString(x.Text, 10)
@@ -330,7 +410,7 @@ func (e *encoder) expr(x ast.Expr, sc scope) (term, error) {
 				n.Neg(n)
 			}
 		}
-		return term{v: bvLit(n, bits), ok: "true"}, nil
+		return term{v: e.lit(n, e.typeOf(x)), ok: "true"}, nil
 	case *ast.BoolLit:
 		return term{v: strconv.FormatBool(x.Value), ok: "true"}, nil
 	case *ast.NoneLit:
@@ -575,15 +655,19 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 		if err != nil {
 			return term{}, err
 		}
-		bits, signed, ok := intInfo(e.typeOf(x))
+		t := e.typeOf(x)
+		_, signed, ok := intInfo(t)
 		if !ok {
-			return term{}, unsup("abs of %s", e.typeOf(x))
+			return term{}, unsup("abs of %s", t)
 		}
 		if !signed {
 			return a, nil
 		}
 		// abs(MIN) wraps to MIN, as bvneg does.
-		return term{v: ite("(bvslt "+a.v+" "+bvLit(big.NewInt(0), bits)+")", "(bvneg "+a.v+")", a.v), ok: a.ok, asm: a.asm}, nil
+		if e.ints {
+			return term{v: ite("(< "+a.v+" 0)", wrap("(- "+a.v+")", t), a.v), ok: a.ok, asm: a.asm}, nil
+		}
+		return term{v: ite("(bvslt "+a.v+" "+e.lit(big.NewInt(0), t)+")", "(bvneg "+a.v+")", a.v), ok: a.ok, asm: a.asm}, nil
 	case "min", "max":
 		args, err := e.args(x.Args, sc)
 		if err != nil {
@@ -594,7 +678,10 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 			return term{}, unsup("%s of %s", name, types.Describe(e.typeOf(x)))
 		}
 		lt := "bvult"
-		if signed {
+		switch {
+		case e.ints:
+			lt = "<"
+		case signed:
 			lt = "bvslt"
 		}
 		oks, asm := oksOf(args)
@@ -634,9 +721,10 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 }
 
 func (e *encoder) arith(x *ast.Call, op string, sc scope) (term, error) {
-	bits, signed, ok := intInfo(e.typeOf(x))
+	t := e.typeOf(x)
+	_, signed, ok := intInfo(t)
 	if !ok {
-		return term{}, unsup("arithmetic on %s", types.Describe(e.typeOf(x)))
+		return term{}, unsup("arithmetic on %s", types.Describe(t))
 	}
 	args, err := e.args(x.Args, sc)
 	if err != nil {
@@ -644,6 +732,31 @@ func (e *encoder) arith(x *ast.Call, op string, sc scope) (term, error) {
 	}
 	a, b := args[0], args[1]
 	oks, asm := oksOf(args)
+	if op == "/" || op == "%" {
+		// A zero divisor fails in the interpreter.
+		oks = and(oks, "(not (= "+b.v+" "+e.lit(big.NewInt(0), t)+"))")
+	}
+	if e.ints {
+		var v string
+		switch {
+		case op == "+" || op == "-" || op == "*":
+			v = wrap("("+op+" "+a.v+" "+b.v+")", t)
+		case !signed && op == "/":
+			v = "(div " + a.v + " " + b.v + ")"
+		case !signed:
+			v = "(mod " + a.v + " " + b.v + ")"
+		default:
+			// Truncating division from SMT-LIB's Euclidean div; the
+			// remainder takes the dividend's sign. MIN / -1 wraps to MIN.
+			q := ite("(>= "+a.v+" 0)", "(div "+a.v+" "+b.v+")", "(- (div (- "+a.v+") "+b.v+"))")
+			if op == "/" {
+				v = wrap(q, t)
+			} else {
+				v = wrap("(- "+a.v+" (* "+b.v+" "+q+"))", t)
+			}
+		}
+		return term{v: v, ok: oks, asm: asm}, nil
+	}
 	var fn string
 	switch op {
 	case "+":
@@ -662,10 +775,6 @@ func (e *encoder) arith(x *ast.Call, op string, sc scope) (term, error) {
 		if signed {
 			fn = "bvsrem" // the sign of the dividend; MIN % -1 is 0
 		}
-	}
-	if op == "/" || op == "%" {
-		// A zero divisor traps in the interpreter.
-		oks = and(oks, "(not (= "+b.v+" "+bvLit(big.NewInt(0), bits)+"))")
 	}
 	return term{v: "(" + fn + " " + a.v + " " + b.v + ")", ok: oks, asm: asm}, nil
 }
@@ -693,6 +802,9 @@ func (e *encoder) compare(x *ast.Call, op string, sc scope) (term, error) {
 	_, signed, ok := intInfo(t)
 	if !ok {
 		return term{}, unsup("ordering of %s values is not encoded", types.Describe(t))
+	}
+	if e.ints {
+		return term{v: "(" + op + " " + a.v + " " + b.v + ")", ok: oks, asm: asm}, nil
 	}
 	p := "bvu"
 	if signed {
@@ -766,11 +878,11 @@ func (e *encoder) pattern(p *ast.Pattern, sv string, t types.Type) (string, map[
 		if err != nil {
 			return "", nil, err
 		}
-		if bits, _, ok := intInfo(t); ok {
+		if _, _, ok := intInfo(t); ok {
 			if il, ok := p.Lit.(*ast.IntLit); ok {
 				n, _ := new(big.Int).SetString(il.Text, 10)
 				if n != nil {
-					lit.v = bvLit(n, bits)
+					lit.v = e.lit(n, t)
 				}
 			}
 		}
@@ -820,4 +932,63 @@ func (e *encoder) pattern(p *ast.Pattern, sv string, t types.Type) (string, map[
 		return and(conds...), binds, nil
 	}
 	return "", nil, unsup("pattern %s is not encoded", p.Name.Text())
+}
+
+// total reports whether evaluating x can never fail, whatever the values
+// of the names it reads: it has no division or remainder, no match (which
+// fails when no arm matches), no call of a function (whose requires,
+// ensures or body may fail) and no effect intent. Such expressions need
+// no encoding: their no-failure obligations hold by construction, also
+// over values the solver does not see (Text, lists).
+func (e *encoder) total(x ast.Expr) bool {
+	switch x := x.(type) {
+	case nil:
+		return true
+	case *ast.IntLit, *ast.BoolLit, *ast.NoneLit, *ast.StringLit, *ast.Duration, *ast.Name:
+		return true
+	case *ast.If:
+		return e.total(x.Cond) && e.total(x.Then) && e.total(x.Else)
+	case *ast.Let:
+		for _, b := range x.Bindings {
+			if !e.total(b.Value) {
+				return false
+			}
+		}
+		return e.total(x.Body)
+	case *ast.Do:
+		for _, y := range x.Exprs {
+			if !e.total(y) {
+				return false
+			}
+		}
+		return true
+	case *ast.RecordLit:
+		for _, f := range x.Fields {
+			if !e.total(f.Value) {
+				return false
+			}
+		}
+		return true
+	case *ast.Call:
+		for _, a := range x.Args {
+			if !e.total(a) {
+				return false
+			}
+		}
+		name := x.Func.Text()
+		switch name {
+		case "/", "%":
+			return false
+		}
+		if interp.IsBuiltin(name) {
+			return true
+		}
+		if e.calls[x.Func.Span.Start] != nil {
+			return false
+		}
+		if v, ok := e.typeOf(x).(*types.Variant); ok && v.Case(x.Func.Parts[len(x.Func.Parts)-1].Name) != nil {
+			return true
+		}
+	}
+	return false
 }

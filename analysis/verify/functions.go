@@ -203,7 +203,7 @@ func (e *encoder) callFunction(x *ast.Call, fn *ast.Function, sc scope) (term, e
 		v := apply(quote(name+".rec"), vs)
 		withRes := append(append([]string(nil), vs...), v)
 		hyp := implies(pre, and(apply(quote(name+".post"), withRes), apply(quote(name+".postasm"), withRes)))
-		return term{v: v, ok: and(ok, pre), asm: and(asm, preasm, hyp)}, nil
+		return term{v: v, ok: and(ok, pre), asm: and(asm, preasm, hyp, e.inRange(v, e.sigs[fn].result))}, nil
 	}
 	if err := e.need(fn, "body"); err != nil {
 		return term{}, err

@@ -27,7 +27,7 @@ func valueText(x sexp, t types.Type) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if signed && n.Bit(bits-1) == 1 {
+		if signed && n.Sign() >= 0 && n.Bit(bits-1) == 1 {
 			n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(bits)))
 		}
 		return n.String(), nil
@@ -87,10 +87,19 @@ func valueText(x sexp, t types.Type) (string, error) {
 	return "", fmt.Errorf("cannot read %s as %s", x, types.Describe(t))
 }
 
-// bvValue reads a bit-vector literal: #x..., #b... or (_ bvN W).
+// bvValue reads a bit-vector literal (#x..., #b... or (_ bvN W)) or, in
+// integer mode, a numeral or (- N).
 func bvValue(x sexp) (*big.Int, error) {
 	n := new(big.Int)
 	switch {
+	case x.list == nil && x.atom != "" && x.atom[0] >= '0' && x.atom[0] <= '9':
+		if _, ok := n.SetString(x.atom, 10); ok {
+			return n, nil
+		}
+	case len(x.list) == 2 && x.list[0].atom == "-":
+		if m, err := bvValue(x.list[1]); err == nil {
+			return m.Neg(m), nil
+		}
 	case strings.HasPrefix(x.atom, "#x"):
 		if _, ok := n.SetString(x.atom[2:], 16); ok {
 			return n, nil

@@ -409,6 +409,9 @@ func (s *shared) functionObligations(out *[]*Obligation, fn *ast.Function) {
 	}
 	s.add(out, name+"/no-failure", KindNoFailure, "function", name, bodySpan(fn), &goal{
 		build: func(e *encoder) (string, []freeVar, error) {
+			if e.total(fn.Body) {
+				return "false", nil, nil // nothing in the body can fail
+			}
 			pre, body, vs, err := declare(e)
 			if err != nil {
 				return "", nil, err
@@ -617,6 +620,9 @@ func (s *shared) machineObligations(out *[]*Obligation, m *ast.Machine) {
 			if tr.Guard != nil {
 				s.add(out, name+"/"+where+"/guard", KindGuard, "machine", name, tr.Guard.ExprSpan(), &goal{
 					build: func(e *encoder) (string, []freeVar, error) {
+						if e.total(tr.Guard) {
+							return "false", nil, nil
+						}
 						sc, vs := env(e)
 						t, err := e.expr(tr.Guard, sc)
 						if err != nil {
@@ -635,6 +641,13 @@ func (s *shared) machineObligations(out *[]*Obligation, m *ast.Machine) {
 				sp.End = tr.Assigns[len(tr.Assigns)-1].Form.Span.End
 				s.add(out, name+"/"+where+"/assign", KindAssign, "machine", name, sp, &goal{
 					build: func(e *encoder) (string, []freeVar, error) {
+						allTotal := true
+						for _, a := range tr.Assigns {
+							allTotal = allTotal && e.total(a.Value)
+						}
+						if allTotal {
+							return "false", nil, nil
+						}
 						sc, vs := env(e)
 						guard := term{v: "true", ok: "true", asm: "true"}
 						if tr.Guard != nil {
@@ -752,6 +765,9 @@ func (s *shared) zkObligations(out *[]*Obligation, zk *check.ZKProof) {
 	})
 	s.add(out, name+"/no-failure", KindZKNoFailure, "zk-proof", name, sp, &goal{
 		build: func(e *encoder) (string, []freeVar, error) {
+			if e.total(zk.Proves) {
+				return "false", nil, nil
+			}
 			sc, vs, _ := env(e)
 			t, err := e.expr(zk.Proves, sc)
 			if err != nil {
@@ -820,21 +836,25 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var ss *session
+			// Two sessions: the second answers the integer encoding while
+			// the first keeps at a hard bit-vector query.
+			var sessions [2]*session
 			defer func() {
-				if ss != nil {
-					ss.close()
-				}
-			}()
-			get := func() (*session, error) {
-				if ss == nil || ss.dead {
-					var err error
-					if ss, err = solver.start(); err != nil {
-						ss = nil
-						return nil, err
+				for _, ss := range sessions {
+					if ss != nil {
+						ss.close()
 					}
 				}
-				return ss, nil
+			}()
+			get := func(i int) (*session, error) {
+				if sessions[i] == nil || sessions[i].dead {
+					ss, err := solver.start()
+					if err != nil {
+						return nil, err
+					}
+					sessions[i] = ss
+				}
+				return sessions[i], nil
 			}
 			for o := range work {
 				if err := s.solve(ctx, get, o); err != nil {
@@ -854,6 +874,58 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 	return r, nil
 }
 
+// bvFirstBudget is the time a query gets as bit-vectors alone; a query
+// that needs more is put to both encodings at once (portfolio).
+const bvFirstBudget = time.Second
+
+// portfolio runs two encodings of one query on the worker's two sessions
+// at once and returns the first decisive answer (sat or unsat), stopping
+// the other solver; unknown when neither settles it in time.
+func (s *shared) portfolio(ctx context.Context, sessionAt func(int) (*session, error), scripts []string, terms [][]string, vars [][]freeVar, timeout time.Duration) (*answer, []freeVar, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		i   int
+		a   *answer
+		err error
+	}
+	results := make(chan result, len(scripts))
+	for i := range scripts {
+		ss, err := sessionAt(i)
+		if err != nil {
+			return nil, nil, err
+		}
+		go func(i int, ss *session) {
+			a, err := ss.check(ctx, scripts[i], terms[i], timeout)
+			results <- result{i, a, err}
+		}(i, ss)
+	}
+	var last *answer
+	var lastVars []freeVar
+	var firstErr error
+	for range scripts {
+		r := <-results
+		switch {
+		case r.err != nil:
+			if ctx.Err() == nil && firstErr == nil {
+				firstErr = r.err
+			}
+		case r.a.status != "unknown":
+			cancel() // the other solver is killed; its session restarts
+			for range scripts[1:] {
+				<-results
+			}
+			return r.a, vars[r.i], nil
+		default:
+			last, lastVars = r.a, vars[r.i]
+		}
+	}
+	if last == nil {
+		return nil, nil, firstErr
+	}
+	return last, lastVars, nil
+}
+
 // dumpDir, when set (CAPS_VERIFY_DUMP), receives each query as a
 // .smt2 file named after its obligation, for debugging the encoding.
 var dumpDir = os.Getenv("CAPS_VERIFY_DUMP")
@@ -861,34 +933,66 @@ var dumpDir = os.Getenv("CAPS_VERIFY_DUMP")
 // solve settles one obligation. An error means the solver itself failed
 // (it is not installed any more, it rejected a query): a bug to report,
 // not a verdict.
-func (s *shared) solve(ctx context.Context, session func() (*session, error), o *Obligation) error {
+func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error), o *Obligation) error {
 	start := time.Now()
 	defer func() { o.Elapsed = time.Since(start) }()
-	e := s.encoder()
-	assertion, vars, err := o.goal.build(e)
-	if err != nil {
-		o.Status, o.Reason = Open, "not encoded: "+err.Error()
+	type query struct {
+		script string
+		vars   []freeVar
+		terms  []string
+	}
+	encode := func(ints bool) (*query, bool) {
+		e := s.encoder()
+		e.ints = ints
+		assertion, vs, err := o.goal.build(e)
+		if err != nil {
+			o.Status, o.Reason = Open, "not encoded: "+err.Error()
+			return nil, true
+		}
+		if assertion == "false" && !o.goal.exists {
+			o.Status, o.Reason = Discharged, "nothing in it can fail"
+			return nil, true
+		}
+		q := &query{vars: vs}
+		var ranges []string
+		for _, v := range vs {
+			ranges = append(ranges, e.inRange(v.smt, v.t))
+			q.terms = append(q.terms, v.smt)
+		}
+		q.script = e.out.String() + "(assert " + and(append(ranges, assertion)...) + ")\n"
+		if dumpDir != "" {
+			name := strings.ReplaceAll(o.ID, "/", "_")
+			if ints {
+				name += ".int"
+			}
+			_ = os.WriteFile(filepath.Join(dumpDir, name+".smt2"), []byte(q.script), 0o644)
+		}
+		return q, false
+	}
+	bv, done := encode(false)
+	if done {
 		return nil
 	}
-	if assertion == "false" && !o.goal.exists {
-		o.Status, o.Reason = Discharged, "nothing in it can fail"
-		return nil
-	}
-	script := e.out.String() + "(assert " + assertion + ")\n"
-	if dumpDir != "" {
-		_ = os.WriteFile(filepath.Join(dumpDir, strings.ReplaceAll(o.ID, "/", "_")+".smt2"), []byte(script), 0o644)
-	}
-	var terms []string
-	for _, v := range vars {
-		terms = append(terms, v.smt)
-	}
-	ss, err := session()
+	ss, err := sessionAt(0)
 	if err != nil {
 		return err
 	}
-	a, err := ss.check(ctx, script, terms)
+	full, alone := ss.s.timeout(), ss.s.Alone
+	if alone <= 0 {
+		alone = bvFirstBudget
+	}
+	a, err := ss.check(ctx, bv.script, bv.terms, min(full, alone))
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.ID, err)
+	}
+	vars := bv.vars
+	if a.status == "unknown" && full > alone && strings.Contains(bv.script, "BitVec") {
+		// A hard query: bit-vectors and integers side by side, with the
+		// whole budget each; the first to settle it wins.
+		in, _ := encode(true)
+		if a, vars, err = s.portfolio(ctx, sessionAt, []string{bv.script, in.script}, [][]string{bv.terms, in.terms}, [][]freeVar{bv.vars, in.vars}, full); err != nil {
+			return fmt.Errorf("%s: %w", o.ID, err)
+		}
 	}
 	switch {
 	case a.status == "unknown":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/big"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -79,6 +80,7 @@ func render(r *Report) string {
 // .golden file (go test ./analysis/verify -run TestGolden -update).
 func TestGolden(t *testing.T) {
 	s := requireSolver(t)
+	s.Alone = s.Timeout // bit-vectors only: reproducible counterexamples
 	paths, _ := filepath.Glob(filepath.Join(testdata, "*.caps"))
 	if len(paths) == 0 {
 		t.Fatal("no testdata")
@@ -200,10 +202,11 @@ func TestExamplesNeverFail(t *testing.T) {
 	}
 }
 
-// TestEncodingMatchesInterpreter is a differential test of the encoding:
-// for every non-recursive integer function of examples/abs.caps, random
-// and edge inputs are run through the interpreter, and Z3 must agree with
-// each outcome (the value returned, or that the call fails).
+// TestEncodingMatchesInterpreter is a differential test of both encodings
+// (bit-vectors and wrapped integers): for every non-recursive integer
+// function of examples/abs.caps, random and edge inputs are run through
+// the interpreter, and Z3 must agree with each outcome (the value
+// returned, or that the call fails).
 func TestEncodingMatchesInterpreter(t *testing.T) {
 	s := requireSolver(t)
 	p := loadFile(t, filepath.Join("..", "..", "examples", "abs.caps"))
@@ -222,91 +225,83 @@ func TestEncodingMatchesInterpreter(t *testing.T) {
 	}
 	defer ss.close()
 	cases, funcs := 0, 0
-	for _, fn := range sh.in.Functions() {
-		decl := fn.Decl
-		if sh.recursive[decl] {
-			continue
-		}
-		e := sh.encoder()
-		if err := e.need(decl, "body"); err != nil {
-			continue
-		}
-		if e.need(decl, "pre") != nil || e.need(decl, "post") != nil {
-			continue
-		}
-		var facts []string
-		for i := 0; i < 40; i++ {
-			var args []value.Value
-			var terms []string
-			ok := true
-			for _, prm := range fn.Params {
-				bits, _, isInt := intInfo(prm.Type)
-				if !isInt || bits > 64 {
-					ok = false
-					break
-				}
-				var n uint64
-				if i < len(edges[bits]) {
-					n = edges[bits][i]
-				} else {
-					n = rng.Uint64()
-				}
-				if bits == 32 {
-					n &= 0xffffffff
-				}
-				args = append(args, value.Int(value.IntKindOf(prm.Type), n))
-				terms = append(terms, fmt.Sprintf("(_ bv%d %d)", n, bits))
+	for _, ints := range []bool{false, true} {
+		for _, fn := range sh.in.Functions() {
+			decl := fn.Decl
+			if sh.recursive[decl] {
+				continue
 			}
-			if !ok {
-				break
+			e := sh.encoder()
+			e.ints = ints
+			if err := e.need(decl, "body"); err != nil {
+				continue
 			}
-			name := decl.Name.Name
-			got, _, err := sh.in.CallDecl(decl, args)
-			withRes := func(v string) []string { return append(append([]string(nil), terms...), v) }
-			val := apply(quote(name+".val"), terms)
-			holds := and(apply(quote(name+".pre"), terms), apply(quote(name+".ok"), terms), apply(quote(name+".post"), withRes(val)))
+			if e.need(decl, "pre") != nil || e.need(decl, "post") != nil {
+				continue
+			}
+			rs, err := e.sort(fn.Result)
 			if err != nil {
-				facts = append(facts, "(not "+holds+")")
-			} else {
-				rs, err := e.sort(fn.Result)
-				if err != nil {
-					break
-				}
-				var want string
-				switch rs {
-				case "Bool":
-					want = fmt.Sprint(got.AsBool())
-				default:
-					bits, _, isInt := intInfo(fn.Result)
-					if !isInt {
+				continue
+			}
+			_, _, intResult := intInfo(fn.Result)
+			if rs != "Bool" && !intResult {
+				continue
+			}
+			var facts []string
+			for i := 0; i < 40; i++ {
+				var args []value.Value
+				var terms []string
+				ok := true
+				for _, prm := range fn.Params {
+					bits, _, isInt := intInfo(prm.Type)
+					if !isInt || bits > 64 {
 						ok = false
+						break
 					}
-					w := got.Bits()
+					var n uint64
+					if i < len(edges[bits]) {
+						n = edges[bits][i]
+					} else {
+						n = rng.Uint64()
+					}
 					if bits == 32 {
-						w &= 0xffffffff
+						n &= 0xffffffff
 					}
-					want = fmt.Sprintf("(_ bv%d %d)", w, bits)
+					args = append(args, value.Int(value.IntKindOf(prm.Type), n))
+					terms = append(terms, e.lit(new(big.Int).SetUint64(n), prm.Type))
 				}
 				if !ok {
 					break
 				}
-				facts = append(facts, and(holds, "(= "+val+" "+want+")"))
+				name := decl.Name.Name
+				got, _, err := sh.in.CallDecl(decl, args)
+				val := apply(quote(name+".val"), terms)
+				withRes := append(append([]string(nil), terms...), val)
+				holds := and(apply(quote(name+".pre"), terms), apply(quote(name+".ok"), terms), apply(quote(name+".post"), withRes))
+				switch {
+				case err != nil:
+					facts = append(facts, "(not "+holds+")")
+				case rs == "Bool":
+					facts = append(facts, and(holds, "(= "+val+" "+fmt.Sprint(got.AsBool())+")"))
+				default:
+					facts = append(facts, and(holds, "(= "+val+" "+e.lit(new(big.Int).SetUint64(got.Bits()), fn.Result)+")"))
+				}
+				cases++
 			}
-			cases++
-		}
-		if len(facts) == 0 {
-			continue
-		}
-		funcs++
-		a, err := ss.check(context.Background(), e.out.String()+"(assert (not "+and(facts...)+"))\n", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.status != "unsat" {
-			t.Errorf("%s: the encoding disagrees with the interpreter on some of its inputs (%s)", decl.Name.Name, a.status)
+			if len(facts) == 0 {
+				continue
+			}
+			funcs++
+			a, err := ss.check(context.Background(), e.out.String()+"(assert (not "+and(facts...)+"))\n", nil, s.timeout())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.status != "unsat" {
+				t.Errorf("%s (integers: %t): the encoding disagrees with the interpreter on some of its inputs (%s)", decl.Name.Name, ints, a.status)
+			}
 		}
 	}
-	if funcs < 10 || cases < 400 {
+	if funcs < 20 || cases < 800 {
 		t.Fatalf("only %d functions and %d cases compared", funcs, cases)
 	}
 	t.Logf("compared %d cases over %d functions", cases, funcs)

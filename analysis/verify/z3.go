@@ -25,6 +25,11 @@ type Solver struct {
 	// Timeout bounds each query. A query that runs out of time is
 	// reported as unknown with reason "timeout".
 	Timeout time.Duration
+	// Alone is how long a query runs over bit-vectors alone before the
+	// integer encoding is started beside it (0 means one second). Set it
+	// to Timeout for reproducible counterexamples: which encoding answers
+	// first depends on the machine's load, and their models may differ.
+	Alone time.Duration
 
 	versionOnce sync.Once
 	version     string
@@ -175,12 +180,12 @@ var errTimeout = errors.New("timeout")
 
 // check puts one query (declarations and assertions) to the session and
 // asks for the values of terms when it is satisfiable.
-func (ss *session) check(ctx context.Context, script string, terms []string) (*answer, error) {
-	grace := ss.s.timeout() + 3*time.Second
+func (ss *session) check(ctx context.Context, script string, terms []string, timeout time.Duration) (*answer, error) {
+	grace := timeout + 3*time.Second
 	// Each query starts from (reset) rather than (push): Z3 answers a
 	// fresh, non-incremental problem with its much faster bit-vector
 	// tactics. reset also clears the options.
-	ms := ss.s.timeout().Milliseconds()
+	ms := timeout.Milliseconds()
 	if ms < 1 {
 		ms = 1
 	}
