@@ -191,6 +191,8 @@ func (e *encoder) sort(t types.Type) (string, error) {
 		switch t.Kind {
 		case types.Bool:
 			return "Bool", nil
+		case types.Text:
+			return "String", nil
 		case types.I32, types.U32, types.I64, types.Int, types.U64, types.UntypedInt, types.Wei:
 			if e.ints {
 				return "Int", nil
@@ -260,6 +262,20 @@ func (e *encoder) sort(t types.Type) (string, error) {
 			e.out.WriteString("(declare-datatypes ((Option 1)) ((par (T) ((none) (some (some.val T))))))\n")
 		}
 		return "(Option " + elem + ")", nil
+	case *types.Result:
+		ok, err := e.sort(t.Ok)
+		if err != nil {
+			return "", err
+		}
+		bad, err := e.sort(t.Err)
+		if err != nil {
+			return "", err
+		}
+		if !e.emitted["sort Result"] {
+			e.emitted["sort Result"] = true
+			e.out.WriteString("(declare-datatypes ((Result 2)) ((par (T E) ((ok (ok.val T)) (err (err.val E))))))\n")
+		}
+		return "(Result " + ok + " " + bad + ")", nil
 	}
 	return "", unsup("%s values are not encoded for the solver", types.Describe(t))
 }
@@ -293,6 +309,30 @@ func bvLit(n *big.Int, bits int) string {
 	m := new(big.Int).Lsh(big.NewInt(1), uint(bits))
 	v := new(big.Int).Mod(n, m)
 	return fmt.Sprintf("(_ bv%s %d)", v.String(), bits)
+}
+
+func isText(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Kind == types.Text
+}
+
+// smtString writes s as an SMT-LIB string literal: printable ASCII as it
+// is (a double quote doubled), every other character as \u{HEX}.
+func smtString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`""`)
+		case r >= 0x20 && r < 0x7f && r != '\\':
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, `\u{%x}`, r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // lit writes the integer n as a value of integer type t: a bit-vector
@@ -352,6 +392,8 @@ func (e *encoder) inRange(x string, t types.Type) string {
 		return and(cs...)
 	case *types.Option:
 		return implies("((_ is some) "+x+")", e.inRange("(some.val "+x+")", t.Elem))
+	case *types.Result:
+		return and(implies("((_ is ok) "+x+")", e.inRange("(ok.val "+x+")", t.Ok)), implies("((_ is err) "+x+")", e.inRange("(err.val "+x+")", t.Err)))
 	case *types.Variant:
 		var cs []string
 		for _, c := range t.Cases {
@@ -420,7 +462,7 @@ func (e *encoder) expr(x ast.Expr, sc scope) (term, error) {
 		}
 		return term{v: "(as none " + s + ")", ok: "true"}, nil
 	case *ast.StringLit:
-		return term{}, unsup("Text values are not encoded for the solver")
+		return term{v: smtString(x.Value), ok: "true"}, nil
 	case *ast.Duration:
 		return term{}, unsup("Duration values are not encoded for the solver")
 	case *ast.Name:
@@ -624,6 +666,43 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 			return term{}, err
 		}
 		return term{v: "(not " + a.v + ")", ok: a.ok, asm: a.asm}, nil
+	case "concat", "len", "contains", "starts-with", "ends-with":
+		if name != "concat" && !isText(e.typeOf(x.Args[0])) {
+			return term{}, unsup("(%s ...) on %s is not encoded for the solver", name, types.Describe(e.typeOf(x.Args[0])))
+		}
+		args, err := e.args(x.Args, sc)
+		if err != nil {
+			return term{}, err
+		}
+		ok, asm := oksOf(args)
+		var vs []string
+		for _, a := range args {
+			vs = append(vs, a.v)
+		}
+		var v string
+		switch name {
+		case "concat":
+			switch len(vs) {
+			case 0:
+				v = `""`
+			case 1:
+				v = vs[0]
+			default:
+				v = "(str.++ " + strings.Join(vs, " ") + ")"
+			}
+		case "len": // code points, as the interpreter counts them
+			v = "(str.len " + vs[0] + ")"
+			if !e.ints {
+				v = "((_ int2bv 64) " + v + ")"
+			}
+		case "contains":
+			v = "(str.contains " + vs[0] + " " + vs[1] + ")"
+		case "starts-with":
+			v = "(str.prefixof " + vs[1] + " " + vs[0] + ")"
+		case "ends-with":
+			v = "(str.suffixof " + vs[1] + " " + vs[0] + ")"
+		}
+		return term{v: v, ok: ok, asm: asm}, nil
 	case "some":
 		a, err := e.expr(x.Args[0], sc)
 		if err != nil {
@@ -634,6 +713,25 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 			return term{}, err
 		}
 		return term{v: "((as some " + s + ") " + a.v + ")", ok: a.ok, asm: a.asm}, nil
+	case "ok", "err":
+		a, err := e.expr(x.Args[0], sc)
+		if err != nil {
+			return term{}, err
+		}
+		so, err := e.sort(e.typeOf(x))
+		if err != nil {
+			return term{}, err
+		}
+		return term{v: "((as " + name + " " + so + ") " + a.v + ")", ok: a.ok, asm: a.asm}, nil
+	case "is-ok", "is-err":
+		a, err := e.expr(x.Args[0], sc)
+		if err != nil {
+			return term{}, err
+		}
+		if _, err := e.sort(e.typeOf(x.Args[0])); err != nil {
+			return term{}, err
+		}
+		return term{v: "((_ is " + strings.TrimPrefix(name, "is-") + ") " + a.v + ")", ok: a.ok, asm: a.asm}, nil
 	case "is-some", "is-none":
 		a, err := e.expr(x.Args[0], sc)
 		if err != nil {
@@ -898,6 +996,17 @@ func (e *encoder) pattern(p *ast.Pattern, sv string, t types.Type) (string, map[
 		}
 	case ast.PatCtor:
 		name := p.Name.Text()
+		if r, ok := t.(*types.Result); ok && (name == "ok" || name == "err") && len(p.Args) == 1 {
+			et := r.Ok
+			if name == "err" {
+				et = r.Err
+			}
+			c, b, err := e.pattern(p.Args[0], "("+name+".val "+sv+")", et)
+			if err != nil {
+				return "", nil, err
+			}
+			return and("((_ is "+name+") "+sv+")", c), b, nil
+		}
 		if name == "some" {
 			o, ok := t.(*types.Option)
 			if !ok || len(p.Args) != 1 {

@@ -3,9 +3,11 @@ package verify
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/runtime/value"
 )
 
 // valueText writes a solver model value of type t as Capsulang source
@@ -13,6 +15,16 @@ import (
 func valueText(x sexp, t types.Type) (string, error) {
 	switch t := t.(type) {
 	case *types.Basic:
+		if t.Kind == types.Text {
+			if !x.str {
+				return "", fmt.Errorf("expected a string, found %s", x)
+			}
+			text, err := smtUnescape(x.atom)
+			if err != nil {
+				return "", err
+			}
+			return value.Text(text).String(), nil
+		}
 		if t.Kind == types.Bool {
 			if x.atom == "true" || x.atom == "false" {
 				return x.atom, nil
@@ -72,6 +84,18 @@ func valueText(x sexp, t types.Type) (string, error) {
 			parts = append(parts, v)
 		}
 		return strings.Join(parts, " ") + ")", nil
+	case *types.Result:
+		if len(x.list) == 2 && (x.list[0].atom == "ok" || x.list[0].atom == "err") {
+			et := t.Ok
+			if x.list[0].atom == "err" {
+				et = t.Err
+			}
+			v, err := valueText(x.list[1], et)
+			if err != nil {
+				return "", err
+			}
+			return "(" + x.list[0].atom + " " + v + ")", nil
+		}
 	case *types.Option:
 		if x.atom == "none" || len(x.list) == 3 && x.list[0].atom == "as" && x.list[1].atom == "none" {
 			return "none", nil
@@ -85,6 +109,37 @@ func valueText(x sexp, t types.Type) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("cannot read %s as %s", x, types.Describe(t))
+}
+
+// smtUnescape decodes the \u{HEX} (and \uHHHH) escapes of a Z3 string.
+func smtUnescape(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) || s[i+1] != 'u' {
+			b.WriteByte(s[i])
+			continue
+		}
+		rest := s[i+2:]
+		var hex string
+		switch {
+		case strings.HasPrefix(rest, "{"):
+			end := strings.IndexByte(rest, '}')
+			if end < 0 {
+				return "", fmt.Errorf("bad escape in solver string %q", s)
+			}
+			hex, i = rest[1:end], i+2+end
+		case len(rest) >= 4:
+			hex, i = rest[:4], i+5
+		default:
+			return "", fmt.Errorf("bad escape in solver string %q", s)
+		}
+		n, err := strconv.ParseUint(hex, 16, 32)
+		if err != nil {
+			return "", fmt.Errorf("bad escape in solver string %q", s)
+		}
+		b.WriteRune(rune(n))
+	}
+	return b.String(), nil
 }
 
 // bvValue reads a bit-vector literal (#x..., #b... or (_ bvN W)) or, in

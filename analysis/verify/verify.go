@@ -986,14 +986,30 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 		return fmt.Errorf("%s: %w", o.ID, err)
 	}
 	vars := bv.vars
-	if a.status == "unknown" && full > alone && strings.Contains(bv.script, "BitVec") {
+	if a.status != "unknown" || full <= alone {
+		return s.conclude(o, a, vars)
+	}
+	if in, _ := encode(true); in != nil && in.script != bv.script {
 		// A hard query: bit-vectors and integers side by side, with the
 		// whole budget each; the first to settle it wins.
-		in, _ := encode(true)
 		if a, vars, err = s.portfolio(ctx, sessionAt, []string{bv.script, in.script}, [][]string{bv.terms, in.terms}, [][]freeVar{bv.vars, in.vars}, full); err != nil {
 			return fmt.Errorf("%s: %w", o.ID, err)
 		}
+	} else {
+		// Nothing to race it against: bit-vectors with the whole budget.
+		if ss, err = sessionAt(0); err != nil {
+			return err
+		}
+		if a, err = ss.check(ctx, bv.script, bv.terms, full); err != nil {
+			return fmt.Errorf("%s: %w", o.ID, err)
+		}
 	}
+	return s.conclude(o, a, vars)
+}
+
+// conclude records the solver's answer on an obligation, with the
+// counterexample of a refuted one and the interpreter's verdict on it.
+func (s *shared) conclude(o *Obligation, a *answer, vars []freeVar) error {
 	switch {
 	case a.status == "unknown":
 		o.Status = Open
