@@ -84,9 +84,9 @@ type encoder struct {
 	calls map[int]*ast.Function
 	// recursive holds the functions that can reach themselves.
 	recursive map[*ast.Function]bool
-	// lemmas are example facts about recursive functions, as SMT
-	// assertions over their uninterpreted .rec function.
-	lemmas map[*ast.Function][]string
+	// lemmas are the examples of recursive functions that the interpreter
+	// confirmed: facts asserted about their uninterpreted .rec function.
+	lemmas map[*ast.Function][]*ast.Example
 	// sigs holds each local function's parameter and result types.
 	sigs map[*ast.Function]sig
 	// exact makes calls of recursive functions exact (define-funs-rec)
@@ -111,7 +111,7 @@ type encoder struct {
 }
 
 func newEncoder(res *check.Result) *encoder {
-	e := &encoder{res: res, funcs: map[string]*ast.Function{}, calls: map[int]*ast.Function{}, emitted: map[string]bool{}, busy: map[string]bool{}, lemmas: map[*ast.Function][]string{}}
+	e := &encoder{res: res, funcs: map[string]*ast.Function{}, calls: map[int]*ast.Function{}, emitted: map[string]bool{}, busy: map[string]bool{}, lemmas: map[*ast.Function][]*ast.Example{}}
 	if res.File == nil || res.File.Module == nil {
 		return e
 	}

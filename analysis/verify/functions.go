@@ -150,7 +150,11 @@ func (e *encoder) need(fn *ast.Function, part string) error {
 			return err
 		}
 		defs = append(defs, fmt.Sprintf("(declare-fun %s (%s) %s)", quote(name+".rec"), strings.Join(sorts, " "), rs))
-		defs = append(defs, e.lemmas[fn]...)
+		for _, ex := range e.lemmas[fn] {
+			if l, ok := e.lemma(fn, ex); ok {
+				defs = append(defs, l)
+			}
+		}
 	}
 	for _, d := range defs {
 		e.out.WriteString(d)
@@ -158,6 +162,31 @@ func (e *encoder) need(fn *ast.Function, part string) error {
 	}
 	e.emitted[key] = true
 	return nil
+}
+
+// lemma encodes an example of a recursive function as a fact about its
+// uninterpreted value, (= (f.rec ARGS) EXPECTED), when its arguments and
+// expected value are encodable without calls.
+func (e *encoder) lemma(fn *ast.Function, ex *ast.Example) (string, bool) {
+	var vs []string
+	for _, a := range ex.Args {
+		if !e.total(a) {
+			return "", false
+		}
+		t, err := e.expr(a, scope{})
+		if err != nil {
+			return "", false
+		}
+		vs = append(vs, t.v)
+	}
+	if !e.total(ex.Expected) {
+		return "", false
+	}
+	exp, err := e.expr(ex.Expected, scope{})
+	if err != nil {
+		return "", false
+	}
+	return "(assert (= " + apply(quote(fn.Name.Name+".rec"), vs) + " " + exp.v + "))", true
 }
 
 func partName(part string) string {

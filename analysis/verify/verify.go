@@ -213,7 +213,7 @@ type shared struct {
 	calls     map[int]*ast.Function
 	recursive map[*ast.Function]bool
 	sigs      map[*ast.Function]sig
-	lemmas    map[*ast.Function][]string
+	lemmas    map[*ast.Function][]*ast.Example
 	src       []byte
 	module    string
 }
@@ -249,7 +249,7 @@ func prepare(res *check.Result) (*shared, error) {
 		return nil, ErrModuleHasErrors
 	}
 	e := newEncoder(res)
-	s := &shared{res: res, in: interp.New(res), funcs: e.funcs, calls: e.calls, recursive: e.recursive, sigs: map[*ast.Function]sig{}, lemmas: map[*ast.Function][]string{}, module: res.File.Module.Name.Name}
+	s := &shared{res: res, in: interp.New(res), funcs: e.funcs, calls: e.calls, recursive: e.recursive, sigs: map[*ast.Function]sig{}, lemmas: map[*ast.Function][]*ast.Example{}, module: res.File.Module.Name.Name}
 	if res.File.Source != nil && res.File.Source.CST != nil {
 		s.src = res.File.Source.CST.Src
 	}
@@ -265,29 +265,15 @@ func prepare(res *check.Result) (*shared, error) {
 	return s, nil
 }
 
-// exampleLemmas turns the examples of recursive functions into facts
-// about their uninterpreted values: each example the interpreter confirms
-// becomes an assertion (= (f.rec ARGS) EXPECTED).
+// exampleLemmas collects the examples of recursive functions that the
+// interpreter confirms; each becomes a fact about the function's
+// uninterpreted value wherever the function is called (encoder.lemma).
 func (s *shared) exampleLemmas() {
 	for fn := range s.recursive {
 		for _, ex := range fn.Examples {
-			if ok, _ := s.runExample(fn, ex); !ok {
-				continue
+			if ok, _ := s.runExample(fn, ex); ok {
+				s.lemmas[fn] = append(s.lemmas[fn], ex)
 			}
-			e := s.encoder()
-			args, err := e.args(ex.Args, scope{})
-			if err != nil || e.out.Len() > 0 && !strings.HasPrefix(e.out.String(), "(declare-datatypes") {
-				continue // only literal arguments (and their sorts) make lemmas
-			}
-			exp, err := e.expr(ex.Expected, scope{})
-			if err != nil {
-				continue
-			}
-			var vs []string
-			for _, a := range args {
-				vs = append(vs, a.v)
-			}
-			s.lemmas[fn] = append(s.lemmas[fn], "(assert (= "+apply(quote(fn.Name.Name+".rec"), vs)+" "+exp.v+"))")
 		}
 	}
 }
@@ -969,13 +955,13 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 		}
 		return q, false
 	}
-	bv, done := encode(false)
-	if done {
-		return nil
-	}
 	ss, err := sessionAt(0)
 	if err != nil {
 		return err
+	}
+	bv, done := encode(ss.s.intsOnly)
+	if done {
+		return nil
 	}
 	full, alone := ss.s.timeout(), ss.s.Alone
 	if alone <= 0 {

@@ -307,6 +307,29 @@ func TestEncodingMatchesInterpreter(t *testing.T) {
 	t.Logf("compared %d cases over %d functions", cases, funcs)
 }
 
+// TestIntegerEncodingOnExamples puts every obligation of examples/abs.caps
+// and testdata/verify/contracts.caps to the solver over the integers
+// alone: the queries must be well-formed (lemmas included) and reach the
+// same verdicts as over bit-vectors wherever either settles them.
+func TestIntegerEncodingOnExamples(t *testing.T) {
+	s := requireSolver(t)
+	s.Timeout = 3 * time.Second
+	ints := &Solver{Path: s.Path, Timeout: s.Timeout, intsOnly: true}
+	for _, path := range []string{filepath.Join("..", "..", "examples", "abs.caps"), filepath.Join(testdata, "contracts.caps")} {
+		bvr := verifyFile(t, path, s)
+		inr := verifyFile(t, path, ints)
+		for i, o := range inr.Obligations {
+			b := bvr.Obligations[i]
+			if o.Status != Open && b.Status != Open && o.Status != b.Status {
+				t.Errorf("%s: %s over the integers, %s over bit-vectors", o.ID, o.Status, b.Status)
+			}
+			if o.Status == Failed && o.Confirmation != nil && !o.Confirmation.Confirmed {
+				t.Errorf("%s: the interpreter does not confirm the integer counterexample: %s", o.ID, o.Confirmation.Detail)
+			}
+		}
+	}
+}
+
 // BenchmarkVerifyExamples verifies every module under examples/ (caps
 // verify-report over examples/), with the default timeout.
 func BenchmarkVerifyExamples(b *testing.B) {

@@ -31,6 +31,9 @@ type Solver struct {
 	// first depends on the machine's load, and their models may differ.
 	Alone time.Duration
 
+	// intsOnly puts every query over the integers alone (tests).
+	intsOnly bool
+
 	versionOnce sync.Once
 	version     string
 }
