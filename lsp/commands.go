@@ -230,5 +230,8 @@ func codeLenses(_ context.Context, sn *snapshot) (any, error) {
 			Command: &protocol.Command{Title: title, Command: "capsulang.run", Arguments: []any{json.RawMessage(args)}},
 		})
 	}
+	if !hasErrors {
+		out = append(out, verificationLenses(sn)...)
+	}
 	return out, nil
 }

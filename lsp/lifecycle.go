@@ -58,7 +58,6 @@ func init() {
 	notifications["textDocument/didOpen"] = didOpen
 	notifications["textDocument/didChange"] = didChange
 	notifications["textDocument/didClose"] = didClose
-	notifications["textDocument/didSave"] = func(*Server, json.RawMessage) error { return nil }
 }
 
 func initialize(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {

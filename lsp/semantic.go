@@ -61,7 +61,7 @@ func symbolTokenType(s *check.Symbol) (string, uint32) {
 		return "event", 0
 	case check.SymContextField, check.SymField, check.SymEventField:
 		return "property", 0
-	case check.SymInput:
+	case check.SymInput, check.SymProofInput:
 		return "parameter", 0
 	case check.SymLocal:
 		return "variable", modReadonly

@@ -452,6 +452,9 @@ type snapshot struct {
 	idx     *index
 	exOnce  sync.Once
 	ex      []examples.Outcome
+	// verified is the snapshot's verification by Z3 (verify.go), started
+	// on save or by the capsulang.verify command; nil until then.
+	verified atomic.Pointer[verification]
 }
 
 // Examples evaluates the function examples of a snapshot that checks
@@ -688,6 +691,9 @@ func (s *Server) diagnostics(snap *snapshot, withExamples bool) []protocol.Diagn
 	diags := pkg.Result.Diagnostics
 	if withExamples {
 		diags = append(append([]syntax.Diagnostic(nil), diags...), examples.Diagnostics(snap.Examples())...)
+	}
+	if vd := verificationDiagnostics(snap); len(vd) > 0 {
+		diags = append(append([]syntax.Diagnostic(nil), diags...), vd...)
 	}
 	return s.toProtocol(snap, diags)
 }

@@ -35,6 +35,7 @@ const (
 	UnknownAgent          = "E_UNKNOWN_AGENT"
 	UnknownEffect         = "E_UNKNOWN_EFFECT"
 	UnknownProfile        = "E_UNKNOWN_PROFILE"
+	UnknownProofBackend   = "E_UNKNOWN_PROOF_BACKEND"
 	TypeMismatch          = "E_TYPE_MISMATCH"
 	GuardNotBool          = "E_GUARD_NOT_BOOL"
 	GuardNotPure          = "E_GUARD_NOT_PURE"
@@ -58,6 +59,10 @@ const (
 	UnknownBackend        = "W_UNKNOWN_BACKEND"
 	AuthorityNeverAllows  = "W_AUTHORITY_NEVER_ALLOWS" // no declared rule or mandate can ever let an effect intent through
 	ExampleNotEvaluated   = "I_EXAMPLE_NOT_EVALUATED"
+	// ObligationFailed is reported by the language server from
+	// analysis/verify, not by Check: Z3 found inputs that break a
+	// contract, a guard or a zk-proof claim.
+	ObligationFailed = "W_OBLIGATION_FAILED"
 )
 
 // SymbolKind classifies symbols.
@@ -79,6 +84,7 @@ const (
 	SymOperation    SymbolKind = "operation" // tool, resource, prompt, skill, action
 	SymCollection   SymbolKind = "collection"
 	SymLocalName    SymbolKind = "clause name" // objective metric, policy outcome
+	SymProofInput   SymbolKind = "proof input" // a zk-proof's public or private input
 )
 
 // Symbol is something declared: a declaration, a state, an event, a field,
@@ -129,6 +135,9 @@ type Result struct {
 	Types map[ast.Expr]types.Type
 	// FuncEffects lists the effects each function performs in its body.
 	FuncEffects map[*ast.Function][]EffectUse
+	// ZKProofs holds every zk-proof declaration of the module with its
+	// typed inputs and claim (nil when there are none).
+	ZKProofs map[*ast.ClauseDecl]*ZKProof
 
 	// checker is the state the check ended in (the module's declarations,
 	// signatures and resolved types), kept for Recheck.
@@ -229,6 +238,9 @@ type checker struct {
 	variantCases  map[string][]variantCase
 	// memberIdx indexes the members of declarations that have many.
 	memberIdx map[*Symbol]*membersIndexed
+	// fieldTypes holds the resolved type of each (name Type) field of a
+	// clause declaration (zk-proof inputs), by the field's form.
+	fieldTypes map[*syntax.Form]types.Type
 	// base is set on a checker that re-checks changed declarations against
 	// an earlier check's state (Recheck): decls, sigs and children hold
 	// only what the changed declarations add, and lookups fall back to

@@ -382,7 +382,11 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool) (string, stri
 			return "expected a field (name Type), found " + describeForm(a), TypeMismatch
 		}
 		if resolve {
-			c.resolveType(typeRefOf(a.Items[1]))
+			t := c.resolveType(typeRefOf(a.Items[1]))
+			if c.fieldTypes == nil {
+				c.fieldTypes = map[*syntax.Form]types.Type{}
+			}
+			c.fieldTypes[a] = t
 		}
 	case "expr":
 	}
@@ -434,5 +438,3 @@ func typeRefOf(f *syntax.Form) *ast.TypeRef {
 	}
 	return &ast.TypeRef{Span: f.Span}
 }
-
-var _ = types.TBool

@@ -107,6 +107,9 @@ func (c *checker) module(m *ast.Module) {
 			c.agent(d)
 		case *ast.ClauseDecl:
 			c.clauseDecl(d)
+			if d.DeclKind == ast.KindZKProof {
+				c.zkProof(d)
+			}
 		}
 	}
 	// Surfaces last: their events refer to the symbols of machines that may

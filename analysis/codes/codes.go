@@ -42,6 +42,10 @@ const (
 	// analysis/capsule). Their Example and Fixed are contracts, not
 	// modules.
 	SourceCapsule = "capsule"
+	// SourceVerifier codes are reported from proof obligations the Z3
+	// solver refuted (analysis/verify): by caps verify-report and the
+	// language server, never by caps check.
+	SourceVerifier = "verifier"
 )
 
 // Code documents one diagnostic code.
@@ -65,8 +69,8 @@ type Code struct {
 	Fix string `json:"fix"`
 	// Fixed is Example corrected: a module that checks clean.
 	Fixed string `json:"fixed"`
-	// Source is SourceChecker, SourceRuntime, SourceCommand or
-	// SourceCapsule.
+	// Source is SourceChecker, SourceRuntime, SourceCommand,
+	// SourceCapsule or SourceVerifier.
 	Source string `json:"source"`
 	// Command is, for SourceCommand, the arguments of a caps invocation
 	// that reports the code on Example, written to the file example.caps

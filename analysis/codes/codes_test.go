@@ -2,6 +2,7 @@ package codes_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	goast "go/ast"
@@ -18,6 +19,7 @@ import (
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/analysis/verify"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -263,8 +265,8 @@ func TestEntriesAreWellFormed(t *testing.T) {
 		if c.Severity != want {
 			t.Errorf("%s: severity %q, want %q (from its prefix)", c.Code, c.Severity, want)
 		}
-		if c.Source != codes.SourceChecker && c.Source != codes.SourceRuntime && c.Source != codes.SourceCommand && c.Source != codes.SourceCapsule {
-			t.Errorf("%s: source %q, want %q, %q, %q or %q", c.Code, c.Source, codes.SourceChecker, codes.SourceRuntime, codes.SourceCommand, codes.SourceCapsule)
+		if c.Source != codes.SourceChecker && c.Source != codes.SourceRuntime && c.Source != codes.SourceCommand && c.Source != codes.SourceCapsule && c.Source != codes.SourceVerifier {
+			t.Errorf("%s: source %q, want %q, %q, %q, %q or %q", c.Code, c.Source, codes.SourceChecker, codes.SourceRuntime, codes.SourceCommand, codes.SourceCapsule, codes.SourceVerifier)
 		}
 		if (c.Source == codes.SourceCommand) != (len(c.Command) > 0 && len(c.FixedCommand) > 0) {
 			t.Errorf("%s: command and fixed_command are required for source %q, and only for it", c.Code, codes.SourceCommand)
@@ -413,6 +415,13 @@ func TestExamples(t *testing.T) {
 				}
 				return
 			}
+			if c.Source == codes.SourceVerifier {
+				if len(ex.Diagnostics) > 0 {
+					t.Errorf("a verifier code's example must pass the checker:%s", describe(exSrc, ex.File, ex.Diagnostics))
+				}
+				verifierExample(t, c, ex, fixed)
+				return
+			}
 			if c.Source == codes.SourceRuntime {
 				if len(ex.Diagnostics) > 0 {
 					t.Errorf("a runtime code's example must pass the checker:%s", describe(exSrc, ex.File, ex.Diagnostics))
@@ -461,6 +470,42 @@ func capsuleExample(t *testing.T, c *codes.Code) {
 	}
 	if con, diags := capsule.Check([]byte(c.Fixed)); len(diags) > 0 || con.IR == nil {
 		t.Errorf("the fixed contract does not check clean: %v", diags)
+	}
+}
+
+// verifierExample checks a verifier code's modules with Z3: the example
+// has a refuted obligation the interpreter confirms, the fixed module none.
+// Without z3 it is skipped (under CI=true it fails).
+func verifierExample(t *testing.T, c *codes.Code, ex, fixed *check.Result) {
+	t.Helper()
+	s, err := verify.FindSolver()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	for _, m := range []struct {
+		what string
+		res  *check.Result
+		fail bool
+	}{{"example", ex, true}, {"fixed module", fixed, false}} {
+		r, err := verify.Verify(context.Background(), m.res, verify.Options{Solver: s})
+		if err != nil {
+			t.Fatalf("%s: %v", m.what, err)
+		}
+		failed := 0
+		for _, o := range r.Obligations {
+			if o.Status == verify.Failed {
+				failed++
+				if o.Confirmation == nil || !o.Confirmation.Confirmed {
+					t.Errorf("%s: %s failed without the interpreter's confirmation", m.what, o.ID)
+				}
+			}
+		}
+		if m.fail && failed == 0 || !m.fail && failed > 0 {
+			t.Errorf("%s of %s: %d failed obligations", m.what, c.Code, failed)
+		}
 	}
 }
 

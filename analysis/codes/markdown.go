@@ -28,7 +28,8 @@ func Markdown() []byte {
 	p("Codes starting with `E_` are errors, `W_` warnings and `I_` information.\n\n")
 	p("Most codes are reported by the checker (`caps check`, the language server). The codes\n")
 	p("marked *runtime* are reported by the layer that runs function examples (`caps test`);\n")
-	p("those marked *command* by a command about its arguments, on a module that checks clean.\n")
+	p("those marked *command* by a command about its arguments, on a module that checks clean;\n")
+	p("those marked *verifier* by the Z3 solver, through the language server and `caps verify-report`.\n")
 	p("The `E_CAPSULE_` and `W_CAPSULE_` codes are about Capsule contracts (`.capsule.yaml`, see capsule.md):\n")
 	p("`caps capsule-check` reports them, and their examples are contracts.\n\n")
 	p("Messages quote source text (names, literals, stray tokens) in pieces of at most %d\n", syntax.MaxQuoted)
@@ -62,6 +63,8 @@ func Markdown() []byte {
 				reported = "reported by `" + strings.Join(c.Command[:1], "") + "` (command)"
 			case SourceCapsule:
 				reported, lang = "reported by caps capsule-check", "yaml"
+			case SourceVerifier:
+				reported = "reported by the verifier, when Z3 refutes a proof obligation"
 			}
 			p("**%s** · %s · %s · since %s\n\n", c.Title, c.Severity, reported, c.Since)
 			p("%s\n\n", c.Summary)

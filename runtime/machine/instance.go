@@ -456,6 +456,7 @@ func (i *Instance) deliver(ctx context.Context, ev Event, cause Cause) StepResul
 	if f != nil {
 		r.Failure = f
 		if i.tracing {
+			i.contractFail(r, root, ev.Name, f)
 			rec := i.record(r, trace.TransitionFail, trace.ComponentMachine, op, root, "")
 			rec.Severity, rec.Body = trace.Error, f.Message
 			rec.MachineEvent, rec.FromState = ev.Name, i.state.Name
@@ -678,6 +679,7 @@ func (i *Instance) evalFailed(r *StepResult, root, event, what string, err error
 	f := evalFailure(what, err)
 	r.Failure = f
 	if i.tracing {
+		i.contractFail(r, root, event, f)
 		rec := i.record(r, trace.TransitionFail, trace.ComponentMachine, i.m.Name+"."+event, root, "")
 		rec.Severity, rec.Body = trace.Error, f.Message
 		rec.MachineEvent, rec.FromState = event, i.state.Name
@@ -686,6 +688,41 @@ func (i *Instance) evalFailed(r *StepResult, root, event, what string, err error
 	}
 	i.notify(r)
 	return *r
+}
+
+// contractFail emits precondition.fail or postcondition.fail when f is a
+// function contract that did not hold during the step: the record names
+// the function (operation), the clause (reason) and the inputs (body, the
+// interpreter's message), and says where the call came from.
+func (i *Instance) contractFail(r *StepResult, root, event string, f *Failure) {
+	var ie *interp.Error
+	if f.Err == nil || !errors.As(f.Err, &ie) {
+		return
+	}
+	kind := ""
+	switch ie.Kind {
+	case interp.RequiresFailed:
+		kind = trace.PreconditionFail
+	case interp.EnsuresFailed:
+		kind = trace.PostconditionFail
+	default:
+		return
+	}
+	rec := i.record(r, kind, trace.ComponentContract, ie.Function, i.nextSpan(), root)
+	rec.Severity, rec.Body = trace.Error, ie.Message
+	rec.MachineEvent, rec.FromState = event, i.state.Name
+	rec.Reason, rec.Expected, rec.Actual, rec.ErrorCode = contractClause(ie), "true", "false", string(ie.Kind)
+	i.emit(r, rec)
+}
+
+// contractClause extracts "requires (...)" or "ensures (...)" from the
+// interpreter's message "f: requires (...) does not hold for ...".
+func contractClause(ie *interp.Error) string {
+	msg := strings.TrimPrefix(ie.Message, ie.Function+": ")
+	if k := strings.Index(msg, " does not hold"); k > 0 {
+		return msg[:k]
+	}
+	return msg
 }
 
 // evalArgs evaluates the effects' arguments against the new context.

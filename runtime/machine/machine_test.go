@@ -387,3 +387,50 @@ func TestCompileErrors(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestContractTrace: a requires or an ensures that fails inside a guard or
+// an assignment is traced as precondition.fail or postcondition.fail, just
+// before the transition's failure, with the function, the clause and the
+// inputs.
+func TestContractTrace(t *testing.T) {
+	m := compile(t, "testdata/contracts.caps", "Batch")
+	inst, _ := m.NewInstance(machine.InstanceOptions{Trace: true, ID: "batch-1"})
+	type rec struct{ Event, Component, Operation, Reason, ErrorCode, Body, Parent string }
+	pick := func(r machine.StepResult) []rec {
+		var out []rec
+		for _, x := range r.Trace {
+			out = append(out, rec{x.Event, x.Component, x.Operation, x.Reason, x.ErrorCode, x.Body, x.ParentSpanID})
+		}
+		return out
+	}
+	r := inst.Step(machine.Event{Name: "Progress", Raw: json.RawMessage(`{"done": 1, "total": 0}`)})
+	root := r.Trace[0].SpanID
+	want := []rec{
+		{trace.TransitionStart, "machine", "Batch.Progress", "", "", "Progress in running", ""},
+		{trace.PreconditionFail, "contract", "share", "requires (> whole 0)", "requires-failed", "share: requires (> whole 0) does not hold for part = 1, whole = 0", root},
+		{trace.TransitionFail, "machine", "Batch.Progress", "guard (< (share event.done event.total) 100)", "R_EVAL_ERROR", "guard (< (share event.done event.total) 100): share: requires (> whole 0) does not hold for part = 1, whole = 0", ""},
+	}
+	if diff := cmp.Diff(want, pick(r)); diff != "" {
+		t.Fatalf("precondition trace (-want +got)\n%s", diff)
+	}
+	r = inst.Step(machine.Event{Name: "Scale", Raw: json.RawMessage(`{"n": 2147483648}`)})
+	root = r.Trace[0].SpanID
+	want = []rec{
+		{trace.TransitionStart, "machine", "Batch.Scale", "", "", "Scale in running", ""},
+		{trace.PostconditionFail, "contract", "doubled", "ensures (>= result n)", "ensures-failed", "doubled: ensures (>= result n) does not hold for result = 0 (n = 2147483648)", root},
+		{trace.TransitionFail, "machine", "Batch.Scale", "assignment to total", "R_EVAL_ERROR", "assignment to total: doubled: ensures (>= result n) does not hold for result = 0 (n = 2147483648)", ""},
+	}
+	if diff := cmp.Diff(want, pick(r)); diff != "" {
+		t.Fatalf("postcondition trace (-want +got)\n%s", diff)
+	}
+	if ts := r.Trace[1].TraceHistory; len(ts) == 0 || ts[len(ts)-1].Event != trace.TransitionStart {
+		t.Errorf("postcondition.fail carries no breadcrumbs: %v", ts)
+	}
+	// A step that succeeds has no contract records.
+	r = inst.Step(machine.Event{Name: "Progress", Raw: json.RawMessage(`{"done": 1, "total": 4}`)})
+	for _, x := range r.Trace {
+		if x.Component == trace.ComponentContract {
+			t.Errorf("unexpected %s in a successful step", x.Event)
+		}
+	}
+}

@@ -43,6 +43,22 @@ const (
 	InstanceCancel  = "machine.cancel"
 )
 
+// Verification event kinds (spec §10). The runtime emits the two contract
+// failures, each just before the machine.transition.fail of the step: a
+// requires or an ensures of a function that a guard, an assignment or an
+// effect argument called did not hold. The others belong to the spec's
+// vocabulary but have no runtime source: proof obligations are generated
+// and discharged ahead of time (caps verify-report), and machines declare
+// no invariants.
+const (
+	PreconditionFail     = "precondition.fail"
+	PostconditionFail    = "postcondition.fail"
+	InvariantFail        = "invariant.fail"
+	ObligationCreated    = "proof.obligation.created"
+	ObligationDischarged = "proof.obligation.discharged"
+	ObligationFailed     = "proof.obligation.failed"
+)
+
 // Components.
 const (
 	ComponentMachine = "machine"
@@ -51,6 +67,10 @@ const (
 	// ComponentAuthority is the authority runtime: policy decisions and
 	// capabilities (docs/authority.md).
 	ComponentAuthority = "authority"
+	// ComponentContract is a function contract (requires, ensures)
+	// checked while a step evaluated its guard, assignments or effect
+	// arguments.
+	ComponentContract = "contract"
 )
 
 // Severities (OpenTelemetry severity_text).

@@ -449,3 +449,13 @@ func BuildDecl(s *syntax.Source, f *syntax.Form) (Decl, []syntax.Diagnostic) {
 	d := b.decl(f)
 	return d, b.file.Diagnostics
 }
+
+// BuildExpr builds the expression written as form f, as a function body or
+// guard would be built, and returns it with the diagnostics building it
+// reported. Declarations whose clauses hold expressions but are checked
+// from their forms (the proves clause of a zk-proof) use it.
+func BuildExpr(f *syntax.Form) (Expr, []syntax.Diagnostic) {
+	b := &builder{file: &File{}}
+	e := b.expr(f)
+	return e, b.file.Diagnostics
+}
