@@ -19,6 +19,7 @@ import (
 	"github.com/capsulang/caps/codegen/mermaid"
 	"github.com/capsulang/caps/codegen/riscv64"
 	"github.com/capsulang/caps/codegen/scxml"
+	"github.com/capsulang/caps/codegen/solidity"
 	"github.com/capsulang/caps/codegen/wasm"
 	"github.com/capsulang/caps/codegen/xstate"
 	"github.com/capsulang/caps/syntax"
@@ -69,7 +70,10 @@ var Backends = []*Backend{
 		Summary:    "Mermaid stateDiagram-v2 per machine and a flowchart of its effect graph (caps visualize)",
 		Subset:     "every machine",
 		Validation: "golden files"},
-	{Name: "solidity", Status: NotImplemented, Covers: "functions", Extension: ".sol", Summary: "planned; not implemented in this toolchain"},
+	{Name: "solidity", Status: Implemented, Covers: "functions", Extension: ".sol",
+		Summary:    "one Solidity contract: an external pure function per compiled function, wrapping arithmetic as the interpreter does, every trap a revert CapsTrap(site)",
+		Subset:     "as wat (Bool, I32, I64/Int, U32, U64 as bool, int32, int64, uint32, uint64)",
+		Validation: "solc (npm solc, pinned) and go-ethereum's EVM, differential tests against the interpreter"},
 	{Name: "lean", Status: NotImplemented, Covers: "functions", Extension: ".lean", Summary: "planned; not implemented in this toolchain"},
 	{Name: "react", Status: NotImplemented, Covers: "surfaces", Extension: "/", Summary: "React/A2UI bundles are planned; not implemented in this toolchain"},
 	{Name: "native-aarch64", Status: NotImplemented, Covers: "functions", Extension: "", Summary: "native AArch64 (through Wasm AOT or LLVM) is planned; not implemented in this toolchain"},
@@ -262,6 +266,12 @@ func Compile(res *check.Result, target string) (*Output, error) {
 			return nil, err
 		}
 		out.Artifacts = []Artifact{{Data: []byte(asm)}}
+	case "solidity":
+		c, err := solidity.Compile(core.Lower(res), solidity.Options{}, sitePlace(res))
+		if err != nil {
+			return nil, err
+		}
+		out.Artifacts = []Artifact{{Data: []byte(c.Source)}}
 	case "xstate":
 		r, err := xstate.Generate(res)
 		if err != nil {
@@ -289,4 +299,16 @@ func Compile(res *check.Result, target string) (*Output, error) {
 		out.Artifacts = []Artifact{{Data: []byte(s + "\n" + e)}}
 	}
 	return out, nil
+}
+
+// sitePlace returns a function that names a site's place as "line L:C".
+func sitePlace(res *check.Result) func(*core.Site) string {
+	if res.File == nil || res.File.Source == nil || res.File.Source.CST == nil {
+		return nil
+	}
+	lines := res.File.Source.CST.Lines
+	return func(s *core.Site) string {
+		p := lines.Position(s.Span.Start, syntax.UTF32)
+		return fmt.Sprintf("line %d:%d", p.Line+1, p.Character+1)
+	}
 }

@@ -26,7 +26,7 @@ func init() {
 	cli.Register(&cli.Command{
 		Name:  "compile",
 		Args:  "--target T [--json] FILE --out PATH",
-		Short: "compile a checked module for a backend (wat, wasm, riscv64, xstate, scxml, mermaid)",
+		Short: "compile a checked module for a backend (wat, wasm, riscv64, solidity, xstate, scxml, mermaid)",
 		Long: `Compile checks FILE and compiles it for the target T, writing PATH ("-" for
 stdout). The compiled backends take the module's pure scalar functions
 (wat, wasm, riscv64); the machine backends take its machines (xstate,
@@ -70,8 +70,8 @@ With --json it prints {"ok", "files": [{"path", "diagnostics", "target",
 		Short: "list the compilation targets, their status and subsets",
 		Long: `Compile-backends lists every compilation target: whether it is implemented,
 what it covers (functions or machines), its supported subset and how its
-output is validated. Targets planned but not implemented (solidity, lean,
-react, native-aarch64) are listed as not implemented.
+output is validated. Targets planned but not implemented (react,
+native-aarch64) are listed as not implemented.
 
 With --json it prints {"backends": [{"name", "status", "covers",
 "extension", "summary", "subset", "validation"}]}.`,
