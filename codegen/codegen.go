@@ -16,6 +16,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/codegen/core"
+	"github.com/capsulang/caps/codegen/lean"
 	"github.com/capsulang/caps/codegen/mermaid"
 	"github.com/capsulang/caps/codegen/riscv64"
 	"github.com/capsulang/caps/codegen/scxml"
@@ -74,7 +75,10 @@ var Backends = []*Backend{
 		Summary:    "one Solidity contract: an external pure function per compiled function, wrapping arithmetic as the interpreter does, every trap a revert CapsTrap(site)",
 		Subset:     "as wat (Bool, I32, I64/Int, U32, U64 as bool, int32, int64, uint32, uint64)",
 		Validation: "solc (npm solc, pinned) and go-ethereum's EVM, differential tests against the interpreter"},
-	{Name: "lean", Status: NotImplemented, Covers: "functions", Extension: ".lean", Summary: "planned; not implemented in this toolchain"},
+	{Name: "lean", Status: Implemented, Covers: "functions", Extension: ".lean",
+		Summary:    "Lean 4 definitions stating the interpreter's semantics (Int with explicit wrap-around, Except String for traps); unchecked unless a Lean toolchain checks them",
+		Subset:     "as wat",
+		Validation: "golden files; lean FILE when a Lean toolchain is on PATH (none on the reference machine: the output is marked UNCHECKED)"},
 	{Name: "react", Status: NotImplemented, Covers: "surfaces", Extension: "/", Summary: "React/A2UI bundles are planned; not implemented in this toolchain"},
 	{Name: "native-aarch64", Status: NotImplemented, Covers: "functions", Extension: "", Summary: "native AArch64 (through Wasm AOT or LLVM) is planned; not implemented in this toolchain"},
 }
@@ -217,6 +221,8 @@ type Output struct {
 	Target    string
 	Artifacts []Artifact
 	Plan      *Plan
+	// Check says whether a toolchain checked the artifact (lean only).
+	Check *lean.Status
 }
 
 // ErrNothing is returned when a target has nothing to compile.
@@ -272,6 +278,17 @@ func Compile(res *check.Result, target string) (*Output, error) {
 			return nil, err
 		}
 		out.Artifacts = []Artifact{{Data: []byte(c.Source)}}
+	case "lean":
+		src, err := lean.Compile(core.Lower(res), sitePlace(res))
+		if err != nil {
+			return nil, err
+		}
+		st := lean.Check(src)
+		if st.Checked {
+			src = strings.Replace(src, lean.UncheckedMarker, "-- caps: checked by "+st.Tool, 1)
+		}
+		out.Check = &st
+		out.Artifacts = []Artifact{{Data: []byte(src)}}
 	case "xstate":
 		r, err := xstate.Generate(res)
 		if err != nil {

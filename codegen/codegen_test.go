@@ -48,7 +48,7 @@ func TestGolden(t *testing.T) {
 	for _, path := range testutil.Examples(t) {
 		pkg := testutil.Load(t, path)
 		base := strings.TrimSuffix(filepath.Base(path), ".caps")
-		for _, target := range []string{"wat", "riscv64", "solidity", "xstate", "scxml", "mermaid"} {
+		for _, target := range []string{"wat", "riscv64", "solidity", "lean", "xstate", "scxml", "mermaid"} {
 			out, err := codegen.Compile(pkg.Result, target)
 			if err != nil {
 				continue // nothing to compile for this target

@@ -13,6 +13,7 @@ import (
 	"github.com/capsulang/caps/cmd/caps/internal/report"
 	"github.com/capsulang/caps/codegen"
 	"github.com/capsulang/caps/codegen/core"
+	"github.com/capsulang/caps/codegen/lean"
 	"github.com/capsulang/caps/codegen/mermaid"
 	cwasm "github.com/capsulang/caps/codegen/wasm"
 	"github.com/capsulang/caps/codegen/wasmrun"
@@ -26,7 +27,7 @@ func init() {
 	cli.Register(&cli.Command{
 		Name:  "compile",
 		Args:  "--target T [--json] FILE --out PATH",
-		Short: "compile a checked module for a backend (wat, wasm, riscv64, solidity, xstate, scxml, mermaid)",
+		Short: "compile a checked module for a backend (wat, wasm, riscv64, solidity, lean, xstate, scxml, mermaid)",
 		Long: `Compile checks FILE and compiles it for the target T, writing PATH ("-" for
 stdout). The compiled backends take the module's pure scalar functions
 (wat, wasm, riscv64); the machine backends take its machines (xstate,
@@ -38,8 +39,12 @@ FILE with errors, or one with nothing the target can compile, exits with 1.
 For scxml, a module with several machines writes one document per machine,
 named PATH with the machine name before the extension.
 
+For lean, the output says whether a Lean toolchain checked it: without one
+(lean on PATH, or LEAN) the file is marked UNCHECKED and a note says so.
+
 With --json it prints {"ok", "files": [{"path", "diagnostics", "target",
-"outputs": [{"path", "bytes"}], "compiled", "skipped", "unsupported"}]}.`,
+"outputs": [{"path", "bytes"}], "compiled", "skipped", "unsupported"}]};
+for lean also "check": {"checked", "tool", "detail"}.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			target := fs.String("target", "", "the backend: "+strings.Join(codegen.Names(), ", "))
 			out := fs.String("out", "", "the output file (\"-\" for stdout)")
@@ -278,10 +283,13 @@ func runCompile(c *cli.Context, path, target, out string, jsonOut bool) int {
 	}
 	pl := res.Plan
 	if jsonOut {
-		f.Extra = compileExtra{Target: target, Outputs: outputs, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: planOut(src, pl).Unsupported}
+		f.Extra = compileExtra{Target: target, Outputs: outputs, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: planOut(src, pl).Unsupported, Check: res.Check}
 		return p.Finish()
 	}
 	p.Add(src, unsupportedNotes(pl))
+	if res.Check != nil {
+		fmt.Fprintf(c.Stderr, "%s: %s: %s\n", cli.Program, target, res.Check.Detail)
+	}
 	for _, o := range outputs {
 		if o.Path != "-" {
 			fmt.Fprintf(c.Stderr, "%s: wrote %s (%d bytes; %d compiled, %d skipped)\n", cli.Program, o.Path, o.Bytes, len(pl.Compiled), len(pl.Skipped))
@@ -301,6 +309,8 @@ type compileExtra struct {
 	Compiled    []string      `json:"compiled"`
 	Skipped     []string      `json:"skipped"`
 	Unsupported []featureJSON `json:"unsupported"`
+	// Check is lean's: {"checked", "tool", "detail"}.
+	Check *lean.Status `json:"check,omitempty"`
 }
 
 func runCompilePlan(c *cli.Context, path, target string, jsonOut bool) int {
