@@ -70,8 +70,10 @@ type Proof struct {
 	// Lowers is true when the proof lowers to Noir; Reasons say why not.
 	Lowers  bool
 	Reasons []Reason
-	// Main is the Noir source of src/main.nr when Lowers.
+	// Main is the Noir source of src/main.nr when Lowers; Body is the
+	// claim as a Noir expression, which Main asserts.
 	Main string
+	Body string
 	// types of the claim's sub-expressions (literals take their
 	// context's type, as the checker types them).
 	types map[ast.Expr]types.Type
@@ -193,6 +195,7 @@ func planOne(res *check.Result, src *syntax.Source, cd *ast.ClauseDecl) *Proof {
 		return p
 	}
 	p.Lowers = true
+	p.Body = body
 	p.Main = mainSource(p, body)
 	return p
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/capsulang/caps/codegen/internal/testutil"
 	"github.com/capsulang/caps/codegen/noir"
 	"github.com/capsulang/caps/runtime/interp"
-	"github.com/capsulang/caps/runtime/value"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -365,4 +364,3 @@ func TestDifferentialNoir(t *testing.T) {
 	t.Logf("%d executions compared (Noir ACVM vs interpreter): %d satisfied, %d not (%d of them traps in the interpreter)", total, sat, total-sat, traps)
 }
 
-var _ = value.Bool

@@ -321,10 +321,11 @@ type CompileResult struct {
 
 // ExecResult is one execution of a compiled circuit.
 type ExecResult struct {
-	OK          bool   `json:"ok"`
-	Satisfied   bool   `json:"satisfied"`
-	Error       string `json:"error,omitempty"`
-	WitnessSize int    `json:"witness_bytes,omitempty"`
+	OK          bool            `json:"ok"`
+	Satisfied   bool            `json:"satisfied"`
+	Error       string          `json:"error,omitempty"`
+	WitnessSize int             `json:"witness_bytes,omitempty"`
+	ReturnValue json.RawMessage `json:"return_value,omitempty"`
 }
 
 func (tc *Toolchain) run(stdin []byte, args ...string) ([]byte, error) {
