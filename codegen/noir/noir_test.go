@@ -363,4 +363,3 @@ func TestDifferentialNoir(t *testing.T) {
 	}
 	t.Logf("%d executions compared (Noir ACVM vs interpreter): %d satisfied, %d not (%d of them traps in the interpreter)", total, sat, total-sat, traps)
 }
-
