@@ -177,7 +177,9 @@ func Compile(m *core.Module, opts Options, place func(*core.Site) string) (*Cont
 			fmt.Fprintf(&b, "    //   %d: %s in %s%s\n", s.ID, what, s.Func, where)
 		}
 	}
-	used := map[string]bool{}
+	// The contract's own name and its error are taken: a function may
+	// not share them.
+	used := map[string]bool{name: true, "CapsTrap": true}
 	for _, f := range m.Funcs {
 		n := Name(f.Name)
 		for used[n] {

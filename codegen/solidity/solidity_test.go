@@ -213,3 +213,35 @@ func TestRecursionDepthEVM(t *testing.T) {
 	}
 	t.Logf("the EVM runs down(n) up to n = %d before its 1024-slot stack overflows", lo)
 }
+
+// TestNames checks the Solidity names of Capsulang names and that no
+// function takes the contract's name or the error's.
+func TestNames(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"abs_i64", "abs_i64"}, {"return", "caps_return"}, {"int64", "caps_int64"}, {"risk-ok", "caps_risk_ok"},
+		{"_x", "caps__x"}, {"caps_f0", "caps_caps_f0"}, {"émoi", "caps__moi"},
+	} {
+		if got := solidity.Name(c.in); got != c.want {
+			t.Errorf("Name(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	pkg := testutil.LoadSource(t, `(module m
+  (capsule "1")
+  (function m (input (x U32)) (output U32) (body x))
+  (function CapsTrap (input (x U32)) (output U32) (body x)))
+`)
+	ct, err := solidity.Compile(core.Lower(pkg.Result), solidity.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct.Name != "m" || ct.Exports["m"] != "m_" || ct.Exports["CapsTrap"] != "CapsTrap_" {
+		t.Errorf("contract %s exports %v", ct.Name, ct.Exports)
+	}
+	c := solc(t, map[string]string{"names.sol": ct.Source}, false)["names.sol"]
+	if _, ok := c.ABI.Methods["m_"]; !ok {
+		t.Errorf("ABI methods %v", c.ABI.Methods)
+	}
+	if _, ok := c.ABI.Methods["CapsTrap_"]; !ok {
+		t.Errorf("ABI methods %v", c.ABI.Methods)
+	}
+}
