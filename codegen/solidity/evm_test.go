@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -38,8 +39,21 @@ func solcDir(t testing.TB) (node, dir string) {
 		}
 		t.Skip("skipping: this test " + msg)
 	}
+	versionOnce.Do(func() {
+		out, err := exec.Command(node, filepath.Join(dir, "version.mjs")).Output()
+		if err != nil {
+			t.Fatalf("solc: %v", err)
+		}
+		solcVersion = strings.TrimSpace(string(out))
+	})
 	return node, dir
 }
+
+var (
+	versionOnce sync.Once
+	// solcVersion is the version of the pinned solc-js.
+	solcVersion string
+)
 
 // compiled is one contract's ABI and creation code.
 type compiled struct {

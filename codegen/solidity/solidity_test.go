@@ -108,7 +108,7 @@ func TestExamplesEVM(t *testing.T) {
 	if total == 0 {
 		t.Fatal("no case ran")
 	}
-	t.Logf("%d calls compared (EVM vs interpreter) over %d example modules; outcomes: %v", total, len(mods), c)
+	t.Logf("%d calls compared (EVM vs interpreter, solc %s) over %d example modules; outcomes: %v", total, solcVersion, len(mods), c)
 }
 
 // TestDifferentialEVM compares the interpreter with the EVM on random
