@@ -142,6 +142,13 @@ func Compile(m *core.Module, place func(*core.Site) string) (string, error) {
 		}
 		b.WriteString("-/\n")
 	}
+	if len(m.Skipped) > 0 {
+		b.WriteString("\n/- Not compiled (outside the subset; caps compile-plan says why):\n")
+		for _, u := range m.Unsupported {
+			fmt.Fprintf(&b, "  %s: %s\n", u.Func, u.Feature)
+		}
+		b.WriteString("-/\n")
+	}
 	for _, scc := range sccs(m) {
 		recursive := len(scc) > 1 || callsItself(m, scc[0])
 		if len(scc) > 1 {

@@ -179,6 +179,12 @@ func Compile(m *core.Module, opts Options, place func(*core.Site) string) (*Cont
 	}
 	// The contract's own name and its error are taken: a function may
 	// not share them.
+	if len(m.Skipped) > 0 {
+		b.WriteString("\n    // Not compiled (outside the subset; caps compile-plan says why):\n")
+		for _, u := range m.Unsupported {
+			fmt.Fprintf(&b, "    //   %s: %s\n", u.Func, u.Feature)
+		}
+	}
 	used := map[string]bool{name: true, "CapsTrap": true}
 	for _, f := range m.Funcs {
 		n := Name(f.Name)
