@@ -17,10 +17,12 @@ import (
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/codegen/core"
+	"github.com/capsulang/caps/codegen/lean"
 	"github.com/capsulang/caps/codegen/mermaid"
 	"github.com/capsulang/caps/codegen/react"
 	"github.com/capsulang/caps/codegen/riscv64"
 	"github.com/capsulang/caps/codegen/scxml"
+	"github.com/capsulang/caps/codegen/solidity"
 	"github.com/capsulang/caps/codegen/wasm"
 	"github.com/capsulang/caps/codegen/xstate"
 	"github.com/capsulang/caps/syntax"
@@ -59,6 +61,14 @@ var Backends = []*Backend{
 		Summary:    "RV64IM assembly (GNU as) under the standard integer calling convention",
 		Subset:     "as wat, with at most 8 parameters (a0-a7)",
 		Validation: "riscv64-linux-gnu-as/ld and qemu-riscv64, differential tests against the interpreter"},
+	{Name: "solidity", Status: Implemented, Covers: "functions", Extension: ".sol",
+		Summary:    "one Solidity contract: an external pure function per compiled function, wrapping arithmetic as the interpreter does, every trap a revert CapsTrap(site)",
+		Subset:     "as wat (Bool, I32, I64/Int, U32, U64 as bool, int32, int64, uint32, uint64)",
+		Validation: "solc (npm solc, pinned) and go-ethereum's EVM, differential tests against the interpreter"},
+	{Name: "lean", Status: Implemented, Covers: "functions", Extension: ".lean",
+		Summary:    "Lean 4 definitions stating the interpreter's semantics (Int with explicit wrap-around, Except String for traps); unchecked unless a Lean toolchain checks them",
+		Subset:     "as wat",
+		Validation: "golden files; lean FILE when a Lean toolchain is on PATH (none on the reference machine: the output is marked UNCHECKED)"},
 	{Name: "xstate", Status: Implemented, Covers: "machines", Extension: ".xstate.mjs",
 		Summary:    "an XState v5 machine module (JavaScript) per machine: topology, context defaults, guards, assignments, timeouts, effect metadata",
 		Subset:     "guards and assignments over Bool, integers, Text and enums, calling pure functions of that subset",
@@ -75,8 +85,6 @@ var Backends = []*Backend{
 		Summary:    "a folder with a React component and TypeScript bindings per A2UI surface, the A2UI manifest, the protocol plan and message fixtures; user actions go to the host, no effect runs",
 		Subset:     "every surface",
 		Validation: "tsc --strict --noEmit and react-dom/server rendering of every surface (codegen/react/testdata/harness)"},
-	{Name: "solidity", Status: NotImplemented, Covers: "functions", Extension: ".sol", Summary: "planned; not implemented in this toolchain"},
-	{Name: "lean", Status: NotImplemented, Covers: "functions", Extension: ".lean", Summary: "planned; not implemented in this toolchain"},
 	{Name: "native-aarch64", Status: NotImplemented, Covers: "functions", Extension: "", Summary: "native AArch64 (through Wasm AOT) is planned; compile --target native-aarch64 writes the plan as JSON, no native code"},
 }
 
@@ -224,6 +232,8 @@ type Output struct {
 	Target    string
 	Artifacts []Artifact
 	Plan      *Plan
+	// Check says whether a toolchain checked the artifact (lean only).
+	Check *lean.Status
 }
 
 // ErrNothing is returned when a target has nothing to compile.
@@ -273,6 +283,23 @@ func Compile(res *check.Result, target string) (*Output, error) {
 			return nil, err
 		}
 		out.Artifacts = []Artifact{{Data: []byte(asm)}}
+	case "solidity":
+		c, err := solidity.Compile(core.Lower(res), solidity.Options{}, sitePlace(res))
+		if err != nil {
+			return nil, err
+		}
+		out.Artifacts = []Artifact{{Data: []byte(c.Source)}}
+	case "lean":
+		src, err := lean.Compile(core.Lower(res), sitePlace(res))
+		if err != nil {
+			return nil, err
+		}
+		st := lean.Check(src)
+		if st.Checked {
+			src = strings.Replace(src, lean.UncheckedMarker, "-- caps: checked by "+st.Tool, 1)
+		}
+		out.Check = &st
+		out.Artifacts = []Artifact{{Data: []byte(src)}}
 	case "xstate":
 		r, err := xstate.Generate(res)
 		if err != nil {
@@ -312,4 +339,16 @@ func Compile(res *check.Result, target string) (*Output, error) {
 		out.Artifacts = []Artifact{{Data: []byte(s + "\n" + e)}}
 	}
 	return out, nil
+}
+
+// sitePlace returns a function that names a site's place as "line L:C".
+func sitePlace(res *check.Result) func(*core.Site) string {
+	if res.File == nil || res.File.Source == nil || res.File.Source.CST == nil {
+		return nil
+	}
+	lines := res.File.Source.CST.Lines
+	return func(s *core.Site) string {
+		p := lines.Position(s.Span.Start, syntax.UTF32)
+		return fmt.Sprintf("line %d:%d", p.Line+1, p.Character+1)
+	}
 }

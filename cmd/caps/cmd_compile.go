@@ -14,6 +14,7 @@ import (
 	"github.com/capsulang/caps/cmd/caps/internal/report"
 	"github.com/capsulang/caps/codegen"
 	"github.com/capsulang/caps/codegen/core"
+	"github.com/capsulang/caps/codegen/lean"
 	"github.com/capsulang/caps/codegen/mermaid"
 	cwasm "github.com/capsulang/caps/codegen/wasm"
 	"github.com/capsulang/caps/codegen/wasmrun"
@@ -27,7 +28,7 @@ func init() {
 	cli.Register(&cli.Command{
 		Name:  "compile",
 		Args:  "--target T [--json] [--allow-text-fallback] FILE --out PATH",
-		Short: "compile a checked module for a backend (wat, wasm, riscv64, xstate, scxml, mermaid, react)",
+		Short: "compile a checked module for a backend (wat, wasm, riscv64, solidity, lean, xstate, scxml, mermaid, react)",
 		Long: `Compile checks FILE and compiles it for the target T, writing PATH ("-" for
 stdout). The compiled backends take the module's pure scalar functions
 (wat, wasm, riscv64); the machine backends take its machines (xstate,
@@ -51,9 +52,13 @@ never falls back to text; --allow-text-fallback is accepted for scripts
 written for toolchains that do, and the JSON report then says
 "text_fallback": false.
 
+For lean, the output says whether a Lean toolchain checked it: without one
+(lean on PATH, or LEAN) the file is marked UNCHECKED and a note says so.
+
 With --json it prints {"ok", "files": [{"path", "diagnostics", "target",
 "outputs": [{"path", "bytes"}], "compiled", "skipped", "unsupported"}]}
-(with "planned" instead of compiled functions for native-aarch64).`,
+(with "planned" instead of compiled functions for native-aarch64; for
+lean also "check": {"checked", "tool", "detail"}).`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			target := fs.String("target", "", "the backend: "+strings.Join(codegen.Names(), ", "))
 			out := fs.String("out", "", "the output file (\"-\" for stdout)")
@@ -94,7 +99,6 @@ With --json it prints {"ok", "files": [{"path", "diagnostics", "target",
 		Short: "list the compilation targets, their status and subsets",
 		Long: `Compile-backends lists every compilation target: whether it is implemented,
 what it covers (functions or machines), its supported subset and how its
-output is validated. Targets planned but not implemented (solidity, lean,
 native-aarch64) are listed as not implemented.
 
 With --json it prints {"backends": [{"name", "status", "covers",
@@ -312,7 +316,7 @@ func runCompile(c *cli.Context, path, target, out string, jsonOut, fallback bool
 	}
 	pl := res.Plan
 	if jsonOut {
-		ce := compileExtra{Target: target, Outputs: outputs, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: planOut(src, pl).Unsupported}
+		ce := compileExtra{Target: target, Outputs: outputs, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: planOut(src, pl).Unsupported, Check: res.Check}
 		if fallback {
 			ce.TextFallback = new(bool) // the binary was written: no fallback
 		}
@@ -320,6 +324,9 @@ func runCompile(c *cli.Context, path, target, out string, jsonOut, fallback bool
 		return p.Finish()
 	}
 	p.Add(src, unsupportedNotes(pl))
+	if res.Check != nil {
+		fmt.Fprintf(c.Stderr, "%s: %s: %s\n", cli.Program, target, res.Check.Detail)
+	}
 	for _, o := range outputs {
 		if o.Path != "-" {
 			fmt.Fprintf(c.Stderr, "%s: wrote %s (%d bytes; %d compiled, %d skipped)\n", cli.Program, o.Path, o.Bytes, len(pl.Compiled), len(pl.Skipped))
@@ -402,6 +409,8 @@ type compileExtra struct {
 	Planned     []string      `json:"planned,omitempty"`
 	Skipped     []string      `json:"skipped"`
 	Unsupported []featureJSON `json:"unsupported"`
+	// Check is lean's: {"checked", "tool", "detail"}.
+	Check *lean.Status `json:"check,omitempty"`
 	// TextFallback is false when --allow-text-fallback was given (the
 	// wasm target never falls back).
 	TextFallback *bool `json:"text_fallback,omitempty"`

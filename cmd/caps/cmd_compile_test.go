@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/codegen/lean"
 )
 
 func runCG(t *testing.T, args ...string) (string, string, int) {
@@ -60,16 +61,30 @@ func TestCompileCommands(t *testing.T) {
 	if code != cli.ExitFail || !strings.Contains(e, "nothing to compile for xstate: the module declares no machine") {
 		t.Errorf("xstate on a module without machines: %d %q", code, e)
 	}
-	_, e, code = runCG(t, "compile", "--target", "solidity", abs, "--out", filepath.Join(dir, "x.sol"))
-	if code != cli.ExitFail || !strings.Contains(e, "not implemented") {
-		t.Errorf("solidity: %d %q", code, e)
+	out, e, code = runCG(t, "compile", "--target", "solidity", abs, "--out", filepath.Join(dir, "x.sol"), "--json")
+	if code != 0 || !strings.Contains(out, `"target":"solidity"`) || !strings.Contains(out, `"skipped":["checked_div_u64"]`) {
+		t.Errorf("solidity: %d %s %q", code, out, e)
+	}
+	if sol, err := os.ReadFile(filepath.Join(dir, "x.sol")); err != nil || !strings.Contains(string(sol), "contract examples_abs {") || !strings.Contains(string(sol), "function fib(uint64 n) external pure returns (uint64) {") {
+		t.Errorf("solidity output: %v\n%s", err, sol)
 	}
 	out, _, code = runCG(t, "compile-plan", abs, "--target", "all")
 	if code != 0 || !strings.Contains(out, "wasm: partial (17 compiled, 1 skipped)") || !strings.Contains(out, "abs.caps:123:13: checked_div_u64: unsupported Option values") || !strings.Contains(out, "native-aarch64: not implemented") {
 		t.Errorf("compile-plan:\n%s", out)
 	}
+	if lean.Check("").Checked {
+		t.Log("a Lean toolchain is present: the unchecked marking is not exercised")
+	} else {
+		out, e, code = runCG(t, "compile", "--target", "lean", abs, "--out", filepath.Join(dir, "abs.lean"), "--json")
+		if code != 0 || !strings.Contains(out, `"check":{"checked":false,"detail":"unchecked: no Lean toolchain was found`) {
+			t.Errorf("lean: %d %s %q", code, out, e)
+		}
+		if src, err := os.ReadFile(filepath.Join(dir, "abs.lean")); err != nil || !strings.HasPrefix(string(src), lean.UncheckedMarker) {
+			t.Errorf("lean output not marked unchecked: %v\n%.200s", err, src)
+		}
+	}
 	out, _, code = runCG(t, "compile-backends", "--json")
-	if code != 0 || !strings.Contains(out, `"name":"riscv64","status":"implemented"`) || !strings.Contains(out, `"name":"lean","status":"not-implemented"`) {
+	if code != 0 || !strings.Contains(out, `"name":"riscv64","status":"implemented"`) || !strings.Contains(out, `"name":"react","status":"not-implemented"`) {
 		t.Errorf("compile-backends: %s", out)
 	}
 	out, _, code = runCG(t, "release-preview", "--json", abs)
