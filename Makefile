@@ -1,5 +1,7 @@
 # Capsulang toolchain. Targets:
-#   make build     build build/caps
+#   make build     build build/caps (needs cgo: a C compiler such as gcc)
+#   make install   build, then copy caps to $(PREFIX)/bin (PREFIX=/usr/local;
+#                  DESTDIR is honoured), creating the folder
 #   make run       build, then run caps on every shipped example (examples/*.caps)
 #   make test      go vet, the grammar checks, the VS Code extension tests and
 #                  go test -race: the whole suite
@@ -29,6 +31,7 @@ FUZZTIME    ?= 10s
 # VERSION, when set, is stamped into the binary: make build VERSION=1.2.3
 VERSION     ?=
 LDFLAGS     := $(if $(VERSION),-ldflags "-X main.version=$(VERSION)")
+PREFIX      ?= /usr/local
 
 # TS is the tree-sitter CLI as an absolute path, or empty when there is none.
 TS := $(shell t='$(TREE_SITTER)'; \
@@ -40,15 +43,38 @@ TS := $(shell t='$(TREE_SITTER)'; \
 	fi)
 IS_CI := $(filter true 1 yes,$(CI))
 
-.PHONY: all build run test vet test-go grammar-check vscode-test vscode bench grammar fuzz clean
+.PHONY: all build install cgo-check run test vet test-go grammar-check vscode-test vscode bench grammar fuzz clean
 
 all: build
 
-build:
-	$(GO) build $(LDFLAGS) -o $(CAPS) ./cmd/caps
+# caps links the tree-sitter parser, which is C: without cgo the build
+# fails deep in a dependency ("undefined: Node"), so say what is missing.
+cgo-check:
+	@cgo=$$($(GO) env CGO_ENABLED); cc=$$($(GO) env CC); cc=$${cc:-gcc}; set -- $$cc; \
+	if ! command -v "$$1" >/dev/null 2>&1; then \
+	  echo "error: no C compiler \"$$cc\" on PATH. caps needs cgo and a C compiler for its tree-sitter parser:" >&2; \
+	  echo "  install one (Debian/Ubuntu: apt-get install gcc libc6-dev; Fedora: dnf install gcc; macOS: xcode-select --install) or set CC." >&2; \
+	  exit 1; \
+	elif [ "$$cgo" != 1 ]; then \
+	  echo "error: cgo is disabled (CGO_ENABLED=$$cgo); caps needs it for its tree-sitter parser: unset CGO_ENABLED or set CGO_ENABLED=1." >&2; \
+	  exit 1; \
+	fi
 
-# The main job: every shipped example must parse without errors. (When the
-# checker lands this becomes `caps check`.)
+# A cold build compiles the C parser and about a hundred packages (about a
+# minute on 2 cores); -v names each package as it is compiled, so the
+# first build shows progress and a cached one prints nothing.
+build: cgo-check
+	@echo "$(GO) build -o $(CAPS) ./cmd/caps"
+	@$(GO) build -v $(LDFLAGS) -o $(CAPS) ./cmd/caps 2>&1 | sed -u 's/^/  /'
+
+install: build
+	@mkdir -p "$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 $(CAPS) "$(DESTDIR)$(PREFIX)/bin/caps"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/caps"; \
+	case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on PATH; add it to use 'caps' by name";; esac
+
+# The main job: every shipped example must check without errors
+# (types, effects, references, profiles and function examples).
 run: build
 	@if [ -z "$(EXAMPLES)" ]; then echo "no examples in examples/"; exit 1; fi; \
 	failed=0; \
@@ -108,8 +134,8 @@ vscode-test:
 	  exit 0; \
 	fi; \
 	set -e; \
-	echo "$(GO) build -o $(CAPS) ./cmd/caps"; $(GO) build $(LDFLAGS) -o $(CAPS) ./cmd/caps; \
-	if [ ! -d $(VSCODE)/node_modules ]; then echo "cd $(VSCODE) && npm ci"; (cd $(VSCODE) && npm ci --no-audit --no-fund); fi; \
+	$(MAKE) --no-print-directory build; \
+	if [ ! -d $(VSCODE)/node_modules ]; then echo "cd $(VSCODE) && npm ci (about 400 packages from the npm registry; a minute on a first run)"; (cd $(VSCODE) && npm ci --no-audit --no-fund); fi; \
 	echo "cd $(VSCODE) && npm test"; \
 	cd $(VSCODE) && CAPS="$(CURDIR)/$(CAPS)" npm test
 
