@@ -383,3 +383,26 @@ func (c *Context) LoadText(path string) ([]byte, error) {
 	}
 	return f.Text, nil
 }
+
+// FlagInfo describes one flag of a command, for shell completion.
+type FlagInfo struct {
+	Name  string // without dashes
+	Usage string // the help text, with `quoted` argument names unquoted
+	Arg   string // the argument's name; "" for a boolean flag
+}
+
+// Flags lists the flags of cmd in the order the flag package visits them
+// (by name), one-letter aliases included.
+func Flags(cmd *Command) []FlagInfo {
+	fs := newFlagSet(cmd.Name)
+	cmd.Flags(fs)
+	var out []FlagInfo
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+			arg = ""
+		}
+		out = append(out, FlagInfo{Name: f.Name, Usage: usage, Arg: arg})
+	})
+	return out
+}
