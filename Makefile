@@ -139,14 +139,18 @@ vscode-test:
 	echo "cd $(VSCODE) && npm test"; \
 	cd $(VSCODE) && CAPS="$(CURDIR)/$(CAPS)" npm test
 
-# Packages the extension with @vscode/vsce (the version is package.json's).
+# Packages the extension with @vscode/vsce (the version is package.json's):
+# esbuild bundles it into dist/extension.js (npm run bundle, run by vsce's
+# vscode:prepublish), so the .vsix holds that one script and no
+# node_modules (--no-dependencies; .vscodeignore lists what goes in).
 vscode:
 	@set -e; mkdir -p build; \
 	version=$$(node -p "require('./$(VSCODE)/package.json').version"); \
 	cd $(VSCODE); \
-	npm ci --no-audit --no-fund; \
-	npm run compile; \
-	npx vsce package --skip-license --out "$(CURDIR)/build/capsulang-$$version.vsix"; \
+	if [ ! -d node_modules ]; then echo "cd $(VSCODE) && npm ci (about 400 packages from the npm registry; a minute on a first run)"; npm ci --no-audit --no-fund; fi; \
+	echo "vsce package (tsc, esbuild bundle, then the .vsix)"; \
+	npx vsce package --skip-license --no-dependencies --out "$(CURDIR)/build/capsulang-$$version.vsix" 2>&1 | tee "$(CURDIR)/build/vsce.log"; \
+	if grep -q 'WARNING' "$(CURDIR)/build/vsce.log"; then echo "error: vsce printed a packaging warning (build/vsce.log); fix the package" >&2; exit 1; fi; \
 	echo "built build/capsulang-$$version.vsix"
 
 bench: build
