@@ -87,16 +87,27 @@ run: build
 	echo "all $(words $(EXAMPLES)) examples check"
 
 # The whole suite. Every step runs even when an earlier one fails, and go
-# test runs last, so its report ends the output; make fails if any step did.
+# test runs last; its -json stream goes through tools/testsummary, which
+# prints what plain go test would and then a summary of every step and
+# every skipped test with its reason, ending in "N passed, N failed, N
+# skipped". make fails if any step did; under CI=true any skip fails too.
+# Steps record themselves in $(STEPS) (NAME<TAB>ran|failed|skipped<TAB>WHY).
+STEPS := build/test-steps.txt
 test:
-	@failed=; \
-	echo "$(GO) vet ./..."; $(GO) vet ./... || failed="$$failed go-vet"; \
-	echo "gofmt -l"; unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
-	if [ -n "$$unformatted" ]; then echo "not gofmt-formatted (run gofmt -w):"; echo "$$unformatted"; failed="$$failed gofmt"; fi; \
-	$(MAKE) --no-print-directory grammar-check || failed="$$failed grammar-check"; \
-	$(MAKE) --no-print-directory vscode-test || failed="$$failed vscode-test"; \
+	@mkdir -p build; : > $(STEPS); failed=; \
+	step() { local n=$$1; shift; \
+	  if "$$@"; then grep -q "^$$n	" $(STEPS) || printf '%s\tran\t\n' "$$n" >> $(STEPS); \
+	  else printf '%s\tfailed\t\n' "$$n" >> $(STEPS); failed="$$failed $$n"; fi; }; \
+	gofmt_check() { local u; u=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path '*/node_modules/*')); \
+	  [ -z "$$u" ] || { echo "not gofmt-formatted (run gofmt -w):"; echo "$$u"; return 1; }; }; \
+	echo "$(GO) vet ./..."; step "go vet" $(GO) vet ./...; \
+	echo "gofmt -l"; step gofmt gofmt_check; \
+	step grammar $(MAKE) --no-print-directory grammar-check; \
+	step vscode $(MAKE) --no-print-directory vscode-test; \
 	if [ -n "$$failed" ]; then echo "make test: failed so far:$$failed"; fi; \
-	echo "$(GO) test -race ./..."; $(GO) test -race ./... || failed="$$failed go-test"; \
+	echo "$(GO) test -race ./... (the summary follows)"; \
+	$(GO) build -o build/testsummary ./tools/testsummary || failed="$$failed testsummary"; \
+	$(GO) test -race -json ./... 2>&1 | build/testsummary -steps $(STEPS) || failed="$$failed go-test"; \
 	[ -z "$$failed" ]
 
 vet:
@@ -111,6 +122,7 @@ grammar-check:
 	    echo "error: tree-sitter CLI not found (TREE_SITTER=$(TREE_SITTER)); CI needs it for the grammar checks" >&2; exit 1; \
 	  fi; \
 	  echo "skipping grammar checks: tree-sitter CLI not found (TREE_SITTER=$(TREE_SITTER)); see README.md"; \
+	  mkdir -p build; printf 'grammar\tskipped\ttree-sitter CLI not found (TREE_SITTER=$(TREE_SITTER))\n' >> $(STEPS); \
 	  exit 0; \
 	fi; \
 	set -e; cd tree-sitter-capsulang; \
@@ -131,13 +143,21 @@ vscode-test:
 	    echo "error: node and npm not found; CI needs them for the VS Code extension tests" >&2; exit 1; \
 	  fi; \
 	  echo "skipping the VS Code extension tests: node and npm not found"; \
+	  mkdir -p build; printf 'vscode\tskipped\tnode and npm not found\n' >> $(STEPS); \
 	  exit 0; \
 	fi; \
 	set -e; \
 	$(MAKE) --no-print-directory build; \
 	if [ ! -d $(VSCODE)/node_modules ]; then echo "cd $(VSCODE) && npm ci (about 400 packages from the npm registry; a minute on a first run)"; (cd $(VSCODE) && npm ci --no-audit --no-fund); fi; \
 	echo "cd $(VSCODE) && npm test"; \
-	cd $(VSCODE) && CAPS="$(CURDIR)/$(CAPS)" npm test
+	(cd $(VSCODE) && CAPS="$(CURDIR)/$(CAPS)" npm test) 2>&1 | tee build/vscode-test.log; \
+	tests=$$(sed -n 's/^# tests //p' build/vscode-test.log | tail -1); \
+	skipped=$$(sed -n 's/^# skipped //p' build/vscode-test.log | tail -1); \
+	if [ "$${skipped:-0}" != 0 ]; then \
+	  printf 'vscode\tskipped\t%s of %s node tests skipped (build/vscode-test.log)\n' "$$skipped" "$$tests" >> $(STEPS); \
+	else printf 'vscode\tran\t%s node tests passed\n' "$$tests" >> $(STEPS); fi; \
+	echo "make vscode (the .vsix that the real-host test installs)"; \
+	$(MAKE) --no-print-directory vscode
 
 # Packages the extension with @vscode/vsce (the version is package.json's):
 # esbuild bundles it into dist/extension.js (npm run bundle, run by vsce's
