@@ -97,7 +97,7 @@ await check('the fixture opens as Capsulang, the server starts', async () => {
 
 await check('the diagnostic is in the Problems panel', async () => {
   await page.keyboard.press('Control+Shift+M');
-  await problems.locator('.monaco-list-row', { hasText: message }).waitFor({ timeout: 60_000 });
+  await need(problems.locator('.monaco-list-row', { hasText: message }), `a row "${message}" in the Problems panel`, 60_000);
   const row = await problems.locator('.monaco-list-row', { hasText: message }).first().innerText();
   if (!row.includes('E_UNKNOWN_STATE') || !row.includes('Ln 19, Col 26')) throw new Error(`the row reads ${JSON.stringify(row)}`);
 }, { fatal: true });
