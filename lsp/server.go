@@ -33,8 +33,13 @@ type Options struct {
 	// Debounce delays diagnostics after an edit; later edits within it
 	// supersede earlier ones. Zero publishes as soon as the check is done.
 	Debounce time.Duration
-	// Log receives the server's log; nil discards it.
+	// Log receives the server's log; nil discards it. Each line is one
+	// Write, so an unbuffered writer (a file) has it as soon as it is
+	// logged.
 	Log io.Writer
+	// LogMessages also logs every message read and written: "<-" or "->",
+	// then its kind, method, id and size (see messageSummary).
+	LogMessages bool
 	// Version is reported in serverInfo.
 	Version string
 	// MaxDocumentSize is the size in bytes of the largest document the
@@ -168,6 +173,9 @@ func newServer(r io.Reader, w io.Writer, opts Options) *Server {
 	s.loader.ReadFile = s.readFile
 	s.stream = newStream(r, w, nil)
 	s.stream.onBadMessage = func(err error) { s.log.Printf("bad message: %v", err) }
+	if opts.LogMessages && opts.Log != nil {
+		s.stream.onMessage = func(dir string, body []byte) { s.log.Printf("%s %s", dir, messageSummary(body)) }
+	}
 	s.conn = jsonrpc2.NewConn(s.stream)
 	return s
 }

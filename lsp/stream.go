@@ -31,6 +31,9 @@ type stream struct {
 	wmu sync.Mutex
 	// onBadMessage is told about messages that could not be decoded.
 	onBadMessage func(err error)
+	// onMessage, when set, is told about every message read ("<-") and
+	// written ("->") with its body.
+	onMessage func(dir string, body []byte)
 }
 
 func newStream(r io.Reader, w io.Writer, c io.Closer) *stream {
@@ -49,6 +52,9 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		}
 		if body == nil {
 			continue // a refused frame, already answered
+		}
+		if s.onMessage != nil {
+			s.onMessage("<-", body)
 		}
 		msg, err := jsonrpc2.DecodeMessage(body)
 		if err == nil {
@@ -182,6 +188,9 @@ func (s *stream) replyError(id json.RawMessage, code jsonrpc2.Code, msg string) 
 func (s *stream) writeBody(body []byte) (int64, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if s.onMessage != nil {
+		s.onMessage("->", body)
+	}
 	n, err := fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n", len(body))
 	if err != nil {
 		return int64(n), err
@@ -205,4 +214,31 @@ func (s *stream) Close() error {
 		return s.c.Close()
 	}
 	return nil
+}
+
+// messageSummary describes a JSON-RPC body in one line for the message
+// log: its kind, method, id and size, and a response's error.
+func messageSummary(body []byte) string {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return fmt.Sprintf("undecodable message (%d bytes)", len(body))
+	}
+	id := string(m.ID)
+	switch {
+	case m.Method != "" && id != "":
+		return fmt.Sprintf("request %s #%s (%d bytes)", m.Method, id, len(body))
+	case m.Method != "":
+		return fmt.Sprintf("notification %s (%d bytes)", m.Method, len(body))
+	case m.Error != nil:
+		return fmt.Sprintf("response #%s error %d: %s (%d bytes)", id, m.Error.Code, m.Error.Message, len(body))
+	default:
+		return fmt.Sprintf("response #%s (%d bytes)", id, len(body))
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"time"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/lsp"
@@ -19,7 +18,10 @@ func init() {
 		Short: "serve the Capsulang language server on stdio",
 		Long: `Lsp runs the Capsulang language server, speaking the Language Server
 Protocol over stdin and stdout. Editors start it themselves; see
-docs/editors.md. Logs go to stderr, or to FILE with --log.`,
+docs/editors.md. Logs go to stderr, or to FILE with --log; with --log
+the log also has one line for every message read (<-) and written (->),
+written as it happens, so a short session that ends abruptly still leaves
+its trace.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			debounce := fs.Duration("debounce", 0, "wait this long after an edit before publishing diagnostics")
 			logFile := fs.String("log", "", "write the server log to `FILE` instead of stderr")
@@ -43,11 +45,10 @@ docs/editors.md. Logs go to stderr, or to FILE with --log.`,
 					// work, and GOMEMLIMIT overrides it (docs/lsp.md).
 					debug.SetMemoryLimit(lspMemoryLimit)
 				}
-				return lsp.Serve(context.Background(), c.Stdin, c.Stdout, lsp.Options{Debounce: *debounce, Log: logw, Version: version})
+				return lsp.Serve(context.Background(), c.Stdin, c.Stdout, lsp.Options{Debounce: *debounce, Log: logw, LogMessages: *logFile != "", Version: version})
 			}
 		},
 	})
-	_ = time.Second
 }
 
 // lspMemoryLimit is the language server's default soft memory limit.

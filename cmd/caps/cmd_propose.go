@@ -24,7 +24,7 @@ import (
 func init() {
 	cli.Register(&cli.Command{
 		Name:  "propose",
-		Args:  "--target FILE (--candidate NEW.caps | --patch DIFF | --repair CODE@LINE[:OPTION] | --delta DELTA.json) [--by NAME] [--reason TEXT] [--json]",
+		Args:  "--target FILE (--candidate NEW.caps | --patch DIFF | --repair CODE@LINE[:OPTION] | --delta DELTA.json) [--by NAME] [--reason TEXT] [--json | --quiet]",
 		Short: "record a proposed change of .caps files without applying it",
 		Long: `Propose records a change of one or more .caps files of the workspace under
 .caps/proposals/ID/ and prints its id; no workspace file changes. The change
@@ -47,10 +47,14 @@ ledger verify) is refused with exit code 1 before anything is written.
 The workspace root is --workspace DIR, or else the nearest folder at or
 above the current one that holds .caps/ or .git/.
 
-With --json it prints {"id", "files": [...], "signals": [...]}. Next:
+With --json it prints {"id", "files": [...], "signals": [...]}; with --quiet
+(-q) only the id and a newline, for scripts: id=$(caps propose --quiet ...).
+Next:
 caps assess ID, then caps commit ID. See docs/propose.md.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
+			quiet := fs.Bool("quiet", false, "print only the proposal id")
+			fs.BoolVar(quiet, "q", false, "print only the proposal id")
 			ws := fs.String("workspace", "", "the workspace root `DIR`")
 			var targets stringList
 			fs.Var(&targets, "target", "the `FILE` to change (repeatable for a patch)")
@@ -73,6 +77,9 @@ caps assess ID, then caps commit ID. See docs/propose.md.`,
 				}
 				if n != 1 {
 					return c.UsageErrorf("give exactly one of --candidate, --patch, --repair and --delta")
+				}
+				if *jsonOut && *quiet {
+					return c.UsageErrorf("--json and --quiet cannot be combined")
 				}
 				if len(targets) == 0 && *patch == "" {
 					return c.UsageErrorf("--target FILE is required")
@@ -120,6 +127,10 @@ caps assess ID, then caps commit ID. See docs/propose.md.`,
 						Files   []string `json:"files"`
 						Signals []string `json:"signals"`
 					}{p.ID, files, p.Signals})
+				}
+				if *quiet {
+					fmt.Fprintln(c.Stdout, p.ID)
+					return cli.ExitOK
 				}
 				fmt.Fprintf(c.Stdout, "proposed %s\n", p.ID)
 				for _, f := range p.Files {

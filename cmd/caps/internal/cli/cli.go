@@ -177,7 +177,7 @@ func RunCommand(cmd *Command, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitOK
 	}
 	if err != nil {
-		usageError(stderr, cmd, flagError(err))
+		usageError(stderr, cmd, flagError(fs, err))
 		return ExitUsage
 	}
 	return run(&Context{Command: cmd, Stdin: stdin, Stdout: stdout, Stderr: stderr}, pos)
@@ -185,10 +185,15 @@ func RunCommand(cmd *Command, args []string, stdin io.Reader, stdout, stderr io.
 
 // flagError rewords the flag package's errors in the style of the help
 // text, which spells long flags with two dashes.
-func flagError(err error) string {
+// An unknown flag close to one of the command's gets a suggestion.
+func flagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return "unknown flag " + dashed(name)
+		msg := "unknown flag " + dashed(name)
+		if s := suggestFlag(fs, name); s != "" {
+			msg += "; did you mean " + dashed(s) + "?"
+		}
+		return msg
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return "flag " + dashed(name) + " needs an argument"
@@ -337,6 +342,25 @@ func Suggest(name string) string {
 	return best
 }
 
+// suggestFlag returns the flag of fs closest to name, or "" when none is
+// close enough to be a likely typo (as Suggest does for commands).
+func suggestFlag(fs *flag.FlagSet, name string) string {
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		if len(f.Name) == 1 {
+			return
+		}
+		d := ast.EditDistance(name, f.Name)
+		if len(name) >= 2 && strings.HasPrefix(f.Name, name) {
+			d = min(d, 1)
+		}
+		if d < bestD && d <= max(1, len(f.Name)/2) {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
 // Load loads a source file for the command (see the package function Load);
 // the path "-" reads standard input. Every command reads its sources
 // through Load, so bad input is reported the same way everywhere.
@@ -358,4 +382,27 @@ func (c *Context) LoadText(path string) ([]byte, error) {
 		return nil, err
 	}
 	return f.Text, nil
+}
+
+// FlagInfo describes one flag of a command, for shell completion.
+type FlagInfo struct {
+	Name  string // without dashes
+	Usage string // the help text, with `quoted` argument names unquoted
+	Arg   string // the argument's name; "" for a boolean flag
+}
+
+// Flags lists the flags of cmd in the order the flag package visits them
+// (by name), one-letter aliases included.
+func Flags(cmd *Command) []FlagInfo {
+	fs := newFlagSet(cmd.Name)
+	cmd.Flags(fs)
+	var out []FlagInfo
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+			arg = ""
+		}
+		out = append(out, FlagInfo{Name: f.Name, Usage: usage, Arg: arg})
+	})
+	return out
 }

@@ -170,3 +170,32 @@ func TestRegisterTwicePanics(t *testing.T) {
 	}()
 	Register(&Command{Name: "a", Flags: noop})
 }
+
+func TestUnknownFlagSuggestion(t *testing.T) {
+	withRegistry(t, &Command{
+		Name: "echo",
+		Args: "[--json] [--upper] WORD...",
+		Flags: func(fs *flag.FlagSet) RunFunc {
+			fs.Bool("json", false, "print JSON")
+			fs.Bool("upper", false, "shout")
+			w := fs.Bool("write", false, "rewrite")
+			fs.BoolVar(w, "w", false, "rewrite")
+			return func(c *Context, args []string) int { return ExitOK }
+		},
+	})
+	for _, tt := range []struct{ arg, want string }{
+		{"--jsn", "caps echo: unknown flag --jsn; did you mean --json?\n"},
+		{"-jsno", "caps echo: unknown flag --jsno; did you mean --json?\n"},
+		{"--up", "caps echo: unknown flag --up; did you mean --upper?\n"},
+		{"--wrte", "caps echo: unknown flag --wrte; did you mean --write?\n"},
+		{"--x", "caps echo: unknown flag -x\n"},
+		{"--verbose", "caps echo: unknown flag --verbose\n"},
+	} {
+		var out, errb bytes.Buffer
+		code := Run([]string{"echo", tt.arg, "a"}, nil, &out, &errb)
+		first, _, _ := strings.Cut(errb.String(), "\n")
+		if code != ExitUsage || first+"\n" != tt.want {
+			t.Errorf("%s: exit %d, stderr %q, want first line %q", tt.arg, code, errb.String(), tt.want)
+		}
+	}
+}

@@ -1,5 +1,8 @@
 // activate() in node with a recorded stand-in for the `vscode` module: the
-// commands it registers, and what the user sees when caps is missing.
+// commands it registers, and what the user sees when caps is missing. It
+// runs twice: on the compiled sources (out/src) and on the bundle that
+// the .vsix ships (dist/extension.js, npm run bundle), which must work on
+// its own, with nothing but `vscode` from outside.
 
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -16,7 +19,12 @@ interface Loader {
   _load(request: string, parent: unknown, isMain: boolean): unknown;
 }
 
-describe('activate (vscode stand-in)', () => {
+const entries: Array<[string, string]> = [
+  ['compiled sources', '../../src/extension'],
+  ['the bundle (dist/extension.js)', path.join(packageRoot, 'dist', 'extension.js')],
+];
+
+for (const [label, entry] of entries) describe(`activate (vscode stand-in): ${label}`, () => {
   const { vscode, rec } = createVscodeMock();
   const loader = Module as unknown as Loader;
   const original = loader._load;
@@ -26,10 +34,13 @@ describe('activate (vscode stand-in)', () => {
   before(async () => {
     loader._load = function (request, parent, isMain) {
       if (request === 'vscode') return vscode;
+      if (entry.endsWith('dist/extension.js') && request.startsWith('vscode-')) {
+        throw new Error(`the bundle requires ${request}; it must be bundled`);
+      }
       return original.call(this, request, parent, isMain);
     };
     rec.settings['capsulang.server.path'] = '/nonexistent/bin/caps';
-    ext = require('../../src/extension') as Extension;
+    ext = require(entry) as Extension;
     await ext.activate(context as never);
   });
 

@@ -58,7 +58,7 @@ describe('package.json', () => {
     assert.equal(grammar?.scopeName, 'source.capsulang');
     const g = JSON.parse(readFileSync(path.join(packageRoot, grammar?.path ?? ''), 'utf8')) as { scopeName: string };
     assert.equal(g.scopeName, 'source.capsulang');
-    assert.equal(manifest.main, './out/src/extension.js');
+    assert.equal(manifest.main, './dist/extension.js');
     assert.ok(manifest.activationEvents.includes(`onLanguage:${LANGUAGE_ID}`));
     assert.ok(manifest.activationEvents.includes(`workspaceContains:${CAPSULE_CONTRACT_PATTERN}`));
   });

@@ -1,0 +1,136 @@
+// Package host tests the packaged VS Code extension in a real VS Code:
+// code-server 4.100.3 (VS Code 1.100.3) with the .vsix that `make vscode`
+// builds, driven through Debian's Chromium by host.mjs (playwright-core).
+// install.sh installs code-server and playwright-core into node_modules.
+package host
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capsulang/caps/editors/hosttest"
+)
+
+// TestVSCodeHost installs the .vsix into a fresh code-server, opens the
+// fixture and runs host.mjs, whose checks are: the diagnostic in the
+// Problems panel, hover, the quick fix clearing the diagnostic, a code
+// lens running the examples, dry-run decorations and the diagram webview.
+// On failure the screenshots stay in build/hosttest/vscode (or
+// $CAPS_HOSTTEST_ARTIFACTS), beside the server's message log
+// (caps lsp --log caps-lsp.log).
+func TestVSCodeHost(t *testing.T) {
+	root := hosttest.Root()
+	here := filepath.Join(root, "editors", "vscode", "host")
+	node := hosttest.Tool(t, "NODE", "Debian package nodejs", "node")
+	chromium := hosttest.Tool(t, "CHROMIUM", "Debian package chromium", "/usr/lib/chromium/chromium", "chromium")
+	codeServer := filepath.Join(here, "node_modules", ".bin", "code-server")
+	if _, err := os.Stat(filepath.Join(here, "node_modules", ".capsulang-installed")); err != nil {
+		hosttest.Missing(t, "code-server is not installed: run editors/vscode/host/install.sh")
+	}
+	vsix := os.Getenv("CAPS_VSIX")
+	if vsix == "" {
+		var pkg struct{ Version string }
+		b, err := os.ReadFile(filepath.Join(root, "editors", "vscode", "package.json"))
+		if err != nil || json.Unmarshal(b, &pkg) != nil {
+			t.Fatalf("reading the extension's version: %v", err)
+		}
+		vsix = filepath.Join(root, "build", "capsulang-"+pkg.Version+".vsix")
+	}
+	if _, err := os.Stat(vsix); err != nil {
+		hosttest.Missing(t, "%s is missing: run make vscode (make test does)", vsix)
+	}
+	server := hosttest.Server(t)
+	ws, _ := hosttest.Workspace(t)
+	state := t.TempDir()
+	ext, user := filepath.Join(state, "ext"), filepath.Join(state, "user")
+	artifacts := os.Getenv("CAPS_HOSTTEST_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = filepath.Join(root, "build", "hosttest", "vscode")
+	}
+	os.RemoveAll(artifacts)
+	os.MkdirAll(artifacts, 0o755)
+
+	install := exec.Command(codeServer, "--extensions-dir", ext, "--user-data-dir", user, "--install-extension", vsix)
+	install.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(state, "config"), "XDG_DATA_HOME="+filepath.Join(state, "data"))
+	if out, err := install.CombinedOutput(); err != nil || !strings.Contains(string(out), "was successfully installed") {
+		t.Fatalf("installing %s: %v\n%s", vsix, err, out)
+	}
+	settings := map[string]any{
+		"capsulang.server.path":            server,
+		"capsulang.server.args":            []string{"--log", filepath.Join(artifacts, "caps-lsp.log")},
+		"security.workspace.trust.enabled": false,
+		"workbench.startupEditor":          "none",
+		"workbench.tips.enabled":           false,
+		"telemetry.telemetryLevel":         "off",
+		"extensions.autoCheckUpdates":      false,
+		"update.mode":                      "none",
+		"editor.codeLens":                  true,
+		"files.autoSave":                   "off",
+	}
+	b, _ := json.MarshalIndent(settings, "", "  ")
+	os.MkdirAll(filepath.Join(user, "User"), 0o755)
+	if err := os.WriteFile(filepath.Join(user, "User", "settings.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	port := freePort(t)
+	cs := exec.Command(codeServer, "--auth", "none", "--bind-addr", fmt.Sprintf("127.0.0.1:%d", port),
+		"--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+		"--extensions-dir", ext, "--user-data-dir", user, ws)
+	cs.Env = append(os.Environ(), "CAPS="+os.Getenv("CAPS"),
+		"XDG_CONFIG_HOME="+filepath.Join(state, "config"), "XDG_DATA_HOME="+filepath.Join(state, "data"))
+	var csLog strings.Builder
+	cs.Stdout, cs.Stderr = &csLog, &csLog
+	if err := cs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Process.Kill()
+		cs.Wait()
+	})
+	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(base + "healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("code-server did not answer on %s in 60 s: %v\n%s", base, err, csLog.String())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+
+	drive := exec.Command(node, filepath.Join(here, "host.mjs"))
+	drive.Dir = here
+	drive.Env = append(os.Environ(),
+		"CAPS_HOST_URL="+base+"?folder="+ws,
+		"CAPS_HOST_FILE=claims.caps",
+		"CAPS_HOST_ARTIFACTS="+artifacts,
+		"CHROMIUM="+chromium,
+	)
+	out, err := drive.CombinedOutput()
+	t.Logf("host.mjs:\n%s", out)
+	if err != nil || !strings.Contains(string(out), " passed, 0 failed") {
+		t.Fatalf("the VS Code host checks failed (%v); screenshots in %s; code-server's log:\n%s", err, artifacts, csLog.String())
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
