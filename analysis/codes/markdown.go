@@ -83,11 +83,11 @@ func Markdown() []byte {
 				}
 			}
 			if len(c.Command) > 0 {
-				p("\nsaved as `example.caps`, with:\n\n```sh\n%s\n```\n", ShellCommand(c.Command))
+				p("\nsaved as `example.caps`, with:\n\n<!-- not run: example.caps is the module above, not a shipped file; cmd/caps TestCommandCodes runs it -->\n```sh\n%s\n```\n", ShellCommand(c.Command))
 			}
 			p("\nFix: %s\n\n", c.Fix)
 			if len(c.FixedCommand) > 0 {
-				p("```sh\n%s\n```\n", ShellCommand(c.FixedCommand))
+				p("<!-- not run: example.caps is the fixed module above, not a shipped file; cmd/caps TestCommandCodes runs it -->\n```sh\n%s\n```\n", ShellCommand(c.FixedCommand))
 				continue
 			}
 			codeBlock(&b, lang, c.Fixed)

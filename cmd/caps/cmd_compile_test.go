@@ -84,7 +84,7 @@ func TestCompileCommands(t *testing.T) {
 		}
 	}
 	out, _, code = runCG(t, "compile-backends", "--json")
-	if code != 0 || !strings.Contains(out, `"name":"riscv64","status":"implemented"`) || !strings.Contains(out, `"name":"react","status":"not-implemented"`) {
+	if code != 0 || !strings.Contains(out, `"name":"riscv64","status":"implemented"`) || !strings.Contains(out, `"name":"native-aarch64","status":"not-implemented"`) {
 		t.Errorf("compile-backends: %s", out)
 	}
 	out, _, code = runCG(t, "release-preview", "--json", abs)

@@ -57,9 +57,9 @@ func TestZKPlan(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.caps")
-	os.WriteFile(bad, []byte(`(module m (capsule "1") (zk-proof P (backend halo2) (public (t Text)) (private (s U32)) (proves (> s 1))))`), 0o644)
+	os.WriteFile(bad, []byte(`(module m (capsule "1") (zk-proof P (backend noir) (public (t Text)) (private (s U32)) (proves (> s 1))))`), 0o644)
 	out, _, code = runCG(t, "zk-plan", bad)
-	if code != 0 || !strings.Contains(out, "P (backend halo2): does not lower to Noir") || !strings.Contains(out, `bad.caps:1:35: the backend is "halo2"; only noir lowers to a Noir circuit`) {
+	if code != 0 || !strings.Contains(out, "P (backend noir): does not lower to Noir") || !strings.Contains(out, "the input t has type Text, which has no circuit encoding here") {
 		t.Errorf("zk-plan bad: %d\n%s", code, out)
 	}
 	_, e, code = runCG(t, "emit-noir", bad, "--proof", "P", "--out-dir", filepath.Join(dir, "p"))

@@ -31,6 +31,10 @@ var specExit = map[string]int{
 	// The spec's intentionally invalid example: its repair plan is
 	// printed, and the exit code says the file has errors.
 	"caps repair-plan --json examples/04_bad_missing_effect.caps": 1,
+	// emit-noir leaves the private inputs of Prover.toml for the prover to
+	// fill in (the spec gives none); executing without them is refused
+	// with exit 2 and a message that says so.
+	"caps noir-execute build/DeploymentRiskProof --json": 2,
 }
 
 // specNotOurs lists the example files the spec runs that other parts of
@@ -153,7 +157,7 @@ func TestSpecCommands(t *testing.T) {
 	}
 	lines := readSpecCommands(t)
 	scratch := t.TempDir()
-	for _, d := range []string{"examples", "testdata", "docs"} {
+	for _, d := range []string{"examples", "testdata", "docs", "tools"} {
 		if err := os.Symlink(filepath.Join(root, d), filepath.Join(scratch, d)); err != nil {
 			t.Fatal(err)
 		}

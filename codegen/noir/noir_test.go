@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	capsload "github.com/capsulang/caps/analysis/load"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -57,7 +58,7 @@ const proofs = `(module zk.fixture
                 (> (- (/ x (+ y 1)) (* z 3)) target))))
 
   (zk-proof NotLowered
-    (backend halo2)
+    (backend noir)
     (public (t Text))
     (private (s U32))
     (proves (> s 1))))
@@ -102,8 +103,7 @@ func TestPlan(t *testing.T) {
 		"RiskBelowThreshold backend=noir lowers=true public=3 private=2 claim=(and (<= (+ risk_score bonus) threshold) (> change_id 0))",
 		"SignedMix backend=noir lowers=true public=2 private=4 claim=(or (== b 0) (and (!= d 0) (>= (- (* a b) (/ a b)) q) (< (% c d) limit) (!= (/ c d) (- 0 7))))",
 		"UnsignedMix backend=noir lowers=true public=2 private=3 claim=(if flag (== (% (* x y) 1000) (% target 1000)) (> (- (/ x (+ y 1)) (* z 3)) target))",
-		"NotLowered backend=halo2 lowers=false public=1 private=1 claim=(> s 1)\n" +
-			"  the backend is \"halo2\"; only noir lowers to a Noir circuit\n" +
+		"NotLowered backend=noir lowers=false public=1 private=1 claim=(> s 1)\n" +
 			"  the input t has type Text, which has no circuit encoding here (Bool, I32, I64, Int, U32, U64 and Bytes32 do)",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -112,14 +112,13 @@ func TestPlan(t *testing.T) {
 }
 
 // TestPlanReasons checks the claims the planner refuses, with the reason.
+// Ill-typed claims (not Bool, an unknown name, a literal out of range,
+// mismatched or unordered operands) never reach it: the checker rejects
+// them first (analysis/check, E_TYPE_MISMATCH, E_UNKNOWN_NAME,
+// E_BAD_LITERAL), which TestIllTypedClaimsAreTheCheckers shows.
 func TestPlanReasons(t *testing.T) {
 	for _, c := range []struct{ claim, want string }{
-		{"(+ s t)", "the claim has type U32; proves needs a Bool"},
-		{"(<= q t)", "q is not an input of the proof"},
-		{"(<= s 4294967296)", "the literal 4294967296 does not fit in U32"},
-		{"(== s b)", "operands of types U32 and Bool"},
-		{"(< b true)", "(< ...) on Bool; only integers are ordered"},
-		{"(max s t)", "(max ...) does not lower to Noir (the circuit subset is literals, inputs, if, and, or, not, + - * / % and comparisons)"},
+		{"(> (max s t) 3)", "(max ...) does not lower to Noir (the circuit subset is literals, inputs, if, and, or, not, + - * / % and comparisons)"},
 	} {
 		src := fmt.Sprintf("(module m (capsule \"1\") (zk-proof P (backend noir) (public (t U32) (b Bool)) (private (s U32)) (proves %s)))", c.claim)
 		pkg := testutil.LoadSource(t, src)
@@ -130,6 +129,24 @@ func TestPlanReasons(t *testing.T) {
 				got = append(got, r.Message)
 			}
 			t.Errorf("%s: lowers=%v reasons %q, want %q", c.claim, ps[0].Lowers, got, c.want)
+		}
+	}
+}
+
+// TestIllTypedClaimsAreTheCheckers: the claims the planner once refused
+// itself are the checker's errors now.
+func TestIllTypedClaimsAreTheCheckers(t *testing.T) {
+	for claim, code := range map[string]string{
+		"(+ s t)":           "E_TYPE_MISMATCH",
+		"(<= q t)":          "E_UNKNOWN_NAME",
+		"(<= s 4294967296)": "E_BAD_LITERAL",
+		"(== s b)":          "E_TYPE_MISMATCH",
+		"(< b true)":        "E_TYPE_MISMATCH",
+	} {
+		src := fmt.Sprintf("(module m (capsule \"1\") (zk-proof P (backend noir) (public (t U32) (b Bool)) (private (s U32)) (proves %s)))", claim)
+		pkg := (&capsload.Loader{}).LoadSource("m.caps", []byte(src))
+		if ds := pkg.Result.Diagnostics; len(ds) != 1 || ds[0].Code != code {
+			t.Errorf("%s: %v, want one %s", claim, ds, code)
 		}
 	}
 }
