@@ -102,7 +102,7 @@ func TestCapsuleContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "build", "claims-refund-reviewer")
-	if res.OutDir != out || res.Module != "file://"+out+"/claims-refund-reviewer.caps" || len(res.Artifacts) != 14 {
+	if res.OutDir != out || res.Module != "file://"+out+"/claims-refund-reviewer.caps" || len(res.Artifacts) != 15 {
 		t.Errorf("compile: %+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(out, "attestation.json")); err != nil {

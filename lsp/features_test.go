@@ -338,7 +338,7 @@ func TestVisualizeAndCompileCommands(t *testing.T) {
 	for _, p := range plans.Plans {
 		ready[p.Target] = p.Ready
 	}
-	if !ready["wasm"] || !ready["mermaid"] || ready["solidity"] {
+	if !ready["wasm"] || !ready["mermaid"] || !ready["solidity"] || ready["native-aarch64"] {
 		t.Errorf("plans: %+v", plans)
 	}
 }

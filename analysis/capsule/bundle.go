@@ -31,6 +31,7 @@ const (
 	KindContractIR  = "contract-ir"
 	KindEDL         = "edl"
 	KindModule      = "module"
+	KindProbe       = "probe-module"
 	KindCompose     = "docker-compose"
 	KindSeatbelt    = "seatbelt"
 	KindDoorkeeper  = "doorkeeper-policy"
@@ -76,8 +77,12 @@ func Compile(ir *IR) (*Bundle, error) {
 	base := BaseName(ir.Module)
 	mod := Module(e)
 	pkg := (&load.Loader{}).LoadSource(base+".caps", mod)
-	if d := unexpectedDiagnostic(pkg); d != nil {
-		return nil, fmt.Errorf("internal error: the generated module %s.caps does not check clean (%s: %s); please report it with the contract", base, d.Code, d.Message)
+	if ds := pkg.Result.Diagnostics; len(ds) > 0 {
+		return nil, fmt.Errorf("internal error: the generated module %s.caps does not check clean (%s: %s); please report it with the contract", base, ds[0].Code, ds[0].Message)
+	}
+	probe := ProbeModule(e)
+	if d := unexpectedDiagnostic((&load.Loader{}).LoadSource(base+ProbeFileSuffix, probe)); d != nil {
+		return nil, fmt.Errorf("internal error: the generated probe module %s%s has an unexpected diagnostic (%s: %s); please report it with the contract", base, ProbeFileSuffix, d.Code, d.Message)
 	}
 	b := &Bundle{IR: ir, EDL: e, Module: base + ".caps"}
 	add := func(path, kind string, data []byte) {
@@ -86,6 +91,7 @@ func Compile(ir *IR) (*Bundle, error) {
 	add(base+".capsule.json", KindContractIR, ir.Canonical())
 	add(base+".edl.json", KindEDL, indent(e))
 	add(base+".caps", KindModule, mod)
+	add(base+ProbeFileSuffix, KindProbe, probe)
 	add("docker-compose.yaml", KindCompose, Compose(e))
 	add("seatbelt.sb", KindSeatbelt, Seatbelt(e))
 	add("doorkeeper-policy.json", KindDoorkeeper, Doorkeeper(e))
@@ -320,8 +326,11 @@ func LiveCheck(path string, src []byte, semanticHash string) error {
 	return nil
 }
 
-// unexpectedDiagnostic returns the first diagnostic of the generated
-// module other than the ones its BypassProbe machine is built to draw: a
+// ProbeFileSuffix ends the probe module's file name in a bundle.
+const ProbeFileSuffix = ".bypass-probe.caps"
+
+// unexpectedDiagnostic returns the first diagnostic of the probe module
+// other than the ones its BypassProbe machine is built to draw: a
 // W_AUTHORITY_NEVER_ALLOWS on an intent of the probe, which is the checker
 // proving statically what the negative tests show at run time (the call
 // outside the mandate can never be allowed). It is nil when there is none.

@@ -45,6 +45,7 @@ func TestBundleArtifacts(t *testing.T) {
 	}
 	want := []string{
 		"contract-ir claims-refund-reviewer.capsule.json", "edl claims-refund-reviewer.edl.json", "module claims-refund-reviewer.caps",
+		"probe-module claims-refund-reviewer.bypass-probe.caps",
 		"docker-compose docker-compose.yaml", "seatbelt seatbelt.sb", "doorkeeper-policy doorkeeper-policy.json",
 		"telemetry-plan telemetry-plan.json", "receipt-plan receipt-plan.json",
 		"negative-test tests/negative-01-effect-outside-mandate.json", "negative-test tests/negative-02-amount-above-limit.json",
@@ -143,7 +144,7 @@ func TestVerifyProblems(t *testing.T) {
 			att.Digest = att.digest()
 			os.WriteFile(filepath.Join(dir, AttestationFile), indent(&att), 0o644)
 		}, []Problem{{AttestationFile, `lists "../outside.json", which is not a file of the bundle`},
-			{"claims-refund-reviewer.caps", "not listed in the attestation: remove it or compile the bundle again"}}},
+			{"claims-refund-reviewer.bypass-probe.caps", "not listed in the attestation: remove it or compile the bundle again"}}},
 		{"no contract IR listed", func(dir string) {
 			var att Attestation
 			json.Unmarshal(read(t, filepath.Join(dir, AttestationFile)), &att)

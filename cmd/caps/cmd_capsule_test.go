@@ -88,7 +88,7 @@ func compileBundle(t *testing.T) string {
 		t.Fatalf("capsule-compile --json: %v\n%s", err, r.stdout)
 	}
 	f := res.Files[0]
-	if f.ModuleFile != dir+"/claims-refund-reviewer.caps" || len(f.Artifacts) != 14 || f.OutDir != dir {
+	if f.ModuleFile != dir+"/claims-refund-reviewer.caps" || len(f.Artifacts) != 15 || f.OutDir != dir {
 		t.Errorf("capsule-compile --json: %+v", f)
 	}
 	for _, a := range f.Artifacts {
@@ -106,25 +106,36 @@ func compileBundle(t *testing.T) string {
 func TestCapsuleCompile(t *testing.T) {
 	dir := compileBundle(t)
 	mod := filepath.Join(dir, "claims-refund-reviewer.caps")
-	// The one diagnostic is the probe's call outside the mandate, which the
-	// checker proves can never be allowed (docs/capsule.md).
-	if r := runCaps(t, "", "check", "--json", mod); r.code != 0 || strings.Count(r.stdout, `"code":`) != 1 || !strings.Contains(r.stdout, `"code":"W_AUTHORITY_NEVER_ALLOWS"`) || !strings.Contains(r.stdout, "in machine BypassProbe") {
+	probe := filepath.Join(dir, "claims-refund-reviewer.bypass-probe.caps")
+	if r := runCaps(t, "", "check", "--json", mod); r.code != 0 || !strings.Contains(r.stdout, `"diagnostics":[]`) {
 		t.Errorf("caps check on the generated module: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	args := []string{"test", mod}
+	// The probe's one diagnostic is its call outside the mandate, which the
+	// checker proves can never be allowed (docs/capsule.md).
+	if r := runCaps(t, "", "check", "--json", probe); r.code != 0 || strings.Count(r.stdout, `"code":`) != 1 || !strings.Contains(r.stdout, `"code":"W_AUTHORITY_NEVER_ALLOWS"`) || !strings.Contains(r.stdout, "in machine BypassProbe") {
+		t.Errorf("caps check on the probe module: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	args := []string{"test", mod, probe}
 	for _, s := range bundleScenarios {
 		args = append(args, "--scenario", filepath.Join(dir, s))
 	}
 	r := runCaps(t, "", args...)
+	// Scenarios are listed under the file that defines their machine: the
+	// workflow module's first, then the probe's.
 	var want strings.Builder
-	for _, s := range bundleScenarios {
-		m := "BypassProbe"
-		if strings.Contains(s, "amount") || strings.Contains(s, "receipt") || strings.Contains(s, "positive") {
-			m = "EnclosedAgent"
+	for _, file := range []string{"EnclosedAgent", "BypassProbe"} {
+		for _, s := range bundleScenarios {
+			m := "BypassProbe"
+			if strings.Contains(s, "amount") || strings.Contains(s, "receipt") || strings.Contains(s, "positive") {
+				m = "EnclosedAgent"
+			}
+			if m != file {
+				continue
+			}
+			steps := map[string]string{"tests/negative-01-effect-outside-mandate.json": "1 step", "tests/negative-02-amount-above-limit.json": "2 steps",
+				"tests/negative-03-protected-without-gate.json": "1 step", "tests/negative-04-missing-receipt.json": "3 steps", "tests/positive-01-allowed-path.json": "6 steps"}[s]
+			want.WriteString("PASS " + filepath.Join(dir, s) + ": " + m + " (" + steps + ")\n")
 		}
-		steps := map[string]string{"tests/negative-01-effect-outside-mandate.json": "1 step", "tests/negative-02-amount-above-limit.json": "2 steps",
-			"tests/negative-03-protected-without-gate.json": "1 step", "tests/negative-04-missing-receipt.json": "3 steps", "tests/positive-01-allowed-path.json": "6 steps"}[s]
-		want.WriteString("PASS " + filepath.Join(dir, s) + ": " + m + " (" + steps + ")\n")
 	}
 	want.WriteString("5 passed, 0 failed\n")
 	if r.code != 0 || r.stdout != want.String() {
@@ -148,7 +159,7 @@ func TestCapsuleCompile(t *testing.T) {
 	src, _ := os.ReadFile(mod)
 	weak := filepath.Join(t.TempDir(), "weak.caps")
 	os.WriteFile(weak, []byte(strings.NewReplacer("amount_usd <= 250", "amount_usd <= 100000", "amount_usd > 250", "amount_usd > 100000").Replace(string(src))), 0o644)
-	wargs := []string{"test", weak}
+	wargs := []string{"test", weak, probe}
 	for _, s := range bundleScenarios {
 		wargs = append(wargs, "--scenario", filepath.Join(dir, s))
 	}
@@ -156,11 +167,11 @@ func TestCapsuleCompile(t *testing.T) {
 		t.Errorf("a module that lets the amount through passes the negative tests: exit %d\n%s", r.code, r.stdout)
 	}
 
-	r = runCaps(t, "", "machine-run", mod, "BypassProbe", "CallOutsideMandate")
+	r = runCaps(t, "", "machine-run", probe, "BypassProbe", "CallOutsideMandate")
 	if r.code != 0 || !strings.Contains(r.stdout, "mcp.call GateCapsule.db_write_customerdb_claims: denied: R_AUTHORITY_DENIED: no rule of PolicyCapsule holds") {
 		t.Errorf("machine-run dry-run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := runCaps(t, "", "capsule-verify", dir); r.code != 0 || !strings.HasPrefix(r.stdout, dir+": bundle of edl.claims_refund_reviewer verifies: 14 artifacts, contract sha256:") {
+	if r := runCaps(t, "", "capsule-verify", dir); r.code != 0 || !strings.HasPrefix(r.stdout, dir+": bundle of edl.claims_refund_reviewer verifies: 15 artifacts, contract sha256:") {
 		t.Errorf("capsule-verify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

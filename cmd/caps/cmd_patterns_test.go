@@ -76,7 +76,7 @@ func TestPatternsCommands(t *testing.T) {
 		{name: "no subcommand", args: []string{"patterns"}, code: 2, stderr: "caps patterns: expected list or show NAME\n" + usage},
 		{name: "bad subcommand", args: []string{"patterns", "get", "x"}, code: 2, stderr: "caps patterns: unknown subcommand \"get\": use list or show NAME\n" + usage},
 		{name: "template with list", args: []string{"patterns", "list", "--template"}, code: 2, stderr: "caps patterns: --template goes with show NAME\n" + usage},
-		{name: "unknown flag", args: []string{"patterns", "list", "--jsn"}, code: 2, stderr: "caps patterns: unknown flag --jsn\n" + usage},
+		{name: "unknown flag", args: []string{"patterns", "list", "--jsn"}, code: 2, stderr: "caps patterns: unknown flag --jsn; did you mean --json?\n" + usage},
 		{name: "new unknown", args: []string{"new", "refund-reviw", "--out", "r.caps"}, code: 2,
 			stderr: "caps new: unknown pattern \"refund-reviw\"; did you mean \"refund-review\"? (caps patterns list names them)\n" + newUsage},
 		{name: "new without out", args: []string{"new", "refund-review"}, code: 2,
