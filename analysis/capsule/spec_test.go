@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/capsulang/caps/analysis/authority"
-	"github.com/capsulang/caps/analysis/hostpolicy"
 	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/hostpolicy"
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/syntax/ast"
 )
