@@ -56,7 +56,7 @@ func TestLiveNoDeniedIntentReachesAPeer(t *testing.T) {
 		"mcp":   map[string]any{"everything": map[string]any{"command": cmd}},
 		"http":  map[string]any{"weather": map[string]any{"url": srv.URL + "/v1"}},
 	})
-	const path = "testdata/governed_live.caps"
+	const path = "testdata/governed_relay.caps"
 	live := adapters.NewLive(loadArtifact(t, path, string(host)))
 	defer live.Close()
 	m := compile(t, path, "Relay")
