@@ -544,3 +544,47 @@ func Tool(target string) string {
 	}
 	return ""
 }
+
+// effectValue answers a condition's effect inputs for an intent: effect
+// (full, EFFECT.TARGET), effect.name and effect.target.
+func effectValue(path, full, effect, target string) (cond.Value, bool) {
+	switch path {
+	case InputEffect:
+		return cond.TextValue(full), true
+	case "effect.name":
+		return cond.TextValue(effect), true
+	case "effect.target":
+		return cond.TextValue(target), true
+	}
+	return cond.Value{}, false
+}
+
+// identityValue answers a condition's identity inputs: principal,
+// mandate, delegation, capability and risk.
+func identityValue(path, principal, mandate, delegation, capability, risk string) (cond.Value, bool) {
+	switch path {
+	case InputPrincipal:
+		return cond.TextValue(principal), true
+	case InputMandate:
+		return cond.TextValue(mandate), true
+	case InputDelegation:
+		return cond.TextValue(delegation), true
+	case InputCapability:
+		return cond.TextValue(capability), true
+	case InputRisk:
+		return cond.TextValue(risk), true
+	}
+	return cond.Value{}, false
+}
+
+// effectOnly is the lookup of a condition of p when only the intent's
+// effect is known: the effect inputs, if p reads them, and nothing else.
+func (p *Policy) effectOnly(effect, target string) cond.Lookup {
+	full := EffectString(effect, target)
+	return func(path string) (cond.Value, bool) {
+		if !p.HasInput(InputEffect) {
+			return cond.Value{}, false
+		}
+		return effectValue(path, full, effect, target)
+	}
+}

@@ -326,23 +326,11 @@ func (p *Policy) evalByName(r *Rule, req Request, effect, risk, principal, manda
 		env = req.Env(p)
 	}
 	get := func(path string) (cond.Value, bool) {
-		switch path {
-		case InputEffect:
-			return cond.TextValue(effect), true
-		case "effect.name":
-			return cond.TextValue(req.Effect), true
-		case "effect.target":
-			return cond.TextValue(req.Target), true
-		case InputPrincipal:
-			return cond.TextValue(principal), true
-		case InputMandate:
-			return cond.TextValue(mandate), true
-		case InputDelegation:
-			return cond.TextValue(delegation), true
-		case InputCapability:
-			return cond.TextValue(capability), true
-		case InputRisk:
-			return cond.TextValue(risk), true
+		if v, ok := effectValue(path, effect, req.Effect, req.Target); ok {
+			return v, true
+		}
+		if v, ok := identityValue(path, principal, mandate, delegation, capability, risk); ok {
+			return v, true
 		}
 		if req.Context != nil && strings.HasPrefix(path, "context.") {
 			return req.Context(path)

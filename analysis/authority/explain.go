@@ -41,37 +41,14 @@ func (m *Model) Explain(pol *Policy, effect, target string, env func(*Policy) *c
 			mandate, delegation = caps[0].Mandate, caps[0].Delegation
 		}
 	}
-	full := EffectString(effect, target)
 	for _, p := range pols {
-		known := func(path string) (cond.Value, bool) {
-			if !p.HasInput(InputEffect) {
-				return cond.Value{}, false
-			}
-			switch path {
-			case InputEffect:
-				return cond.TextValue(full), true
-			case "effect.name":
-				return cond.TextValue(effect), true
-			case "effect.target":
-				return cond.TextValue(target), true
-			}
-			return cond.Value{}, false
-		}
+		known := p.effectOnly(effect, target)
 		all := func(path string) (cond.Value, bool) {
 			if v, ok := known(path); ok {
 				return v, true
 			}
-			switch path {
-			case InputPrincipal:
-				return cond.TextValue(principal), true
-			case InputMandate:
-				return cond.TextValue(mandate), true
-			case InputDelegation:
-				return cond.TextValue(delegation), true
-			case InputCapability:
-				return cond.TextValue(capability), true
-			case InputRisk:
-				return cond.TextValue(""), true
+			if v, ok := identityValue(path, principal, mandate, delegation, capability, ""); ok {
+				return v, true
 			}
 			if zero != nil {
 				return zero(path)

@@ -114,21 +114,7 @@ func (p *Policy) mayAllow(effect, target string) bool {
 	if p.Default != Deny {
 		return true
 	}
-	full := EffectString(effect, target)
-	get := func(path string) (cond.Value, bool) {
-		if !p.HasInput(InputEffect) {
-			return cond.Value{}, false
-		}
-		switch path {
-		case InputEffect:
-			return cond.TextValue(full), true
-		case "effect.name":
-			return cond.TextValue(effect), true
-		case "effect.target":
-			return cond.TextValue(target), true
-		}
-		return cond.Value{}, false
-	}
+	get := p.effectOnly(effect, target)
 	for _, r := range p.Rules {
 		if r.Outcome == Deny {
 			continue
@@ -143,21 +129,7 @@ func (p *Policy) mayAllow(effect, target string) bool {
 // mayHold reports whether r's condition may hold for an intent of effect
 // and target, whatever the other inputs are.
 func (p *Policy) mayHold(r *Rule, effect, target string) bool {
-	full := EffectString(effect, target)
-	return cond.MayHold(r.Expr, nil, func(path string) (cond.Value, bool) {
-		if !p.HasInput(InputEffect) {
-			return cond.Value{}, false
-		}
-		switch path {
-		case InputEffect:
-			return cond.TextValue(full), true
-		case "effect.name":
-			return cond.TextValue(effect), true
-		case "effect.target":
-			return cond.TextValue(target), true
-		}
-		return cond.Value{}, false
-	})
+	return cond.MayHold(r.Expr, nil, p.effectOnly(effect, target))
 }
 
 // AllowRule is the narrowest rule that lets an intent of effect and
