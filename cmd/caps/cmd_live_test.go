@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -14,9 +13,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/runtime/adapters/peertest"
 )
 
 // livePeers are the real peers of the end-to-end live test, on the
@@ -54,42 +54,7 @@ func startPeers(t *testing.T) *livePeers {
 	_, a2aDir := needNodeFolder(t, "a2a")
 	p := &livePeers{node: node, ciServer: filepath.Join(mcpDir, "ci-server.mjs")}
 
-	cmd := exec.Command(node, filepath.Join(a2aDir, "server.mjs"))
-	cmd.Dir = a2aDir
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	line := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(stdout).ReadString('\n')
-		line <- l
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case l := <-line:
-		base, ok := strings.CutPrefix(strings.TrimSpace(l), "listening ")
-		if !ok {
-			t.Fatalf("the A2A agent did not start: %q %s", l, stderr.String())
-		}
-		p.a2aBase = base
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the A2A agent did not start in 30s: %s", stderr.String())
-	}
+	p.a2aBase = peertest.StartA2A(t, node, filepath.Join(a2aDir, "server.mjs"))
 
 	p.renderer = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != "POST" || r.Header.Get("Content-Type") != "application/jsonl" {

@@ -1,7 +1,6 @@
 package adapters_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/capsulang/caps/runtime/adapters"
+	"github.com/capsulang/caps/runtime/adapters/peertest"
 	"github.com/capsulang/caps/runtime/ledger"
 	"github.com/capsulang/caps/runtime/machine"
 	"github.com/capsulang/caps/runtime/replay"
@@ -49,44 +49,7 @@ func needNode(t *testing.T, folder, file string) (string, string) {
 func startA2A(t *testing.T, env ...string) string {
 	t.Helper()
 	node, script := needNode(t, "testdata/a2a", "server.mjs")
-	cmd := exec.Command(node, script)
-	cmd.Dir = filepath.Dir(script)
-	cmd.Env = append(os.Environ(), env...)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	line := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(stdout).ReadString('\n')
-		line <- l
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case l := <-line:
-		base, ok := strings.CutPrefix(strings.TrimSpace(l), "listening ")
-		if !ok {
-			t.Fatalf("the A2A test agent did not start: %q %s", l, stderr.String())
-		}
-		return base
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the A2A test agent did not start in 30s: %s", stderr.String())
-	}
-	return ""
+	return peertest.StartA2A(t, node, script, env...)
 }
 
 // renderer is a test A2UI renderer endpoint: it keeps the messages POSTed
