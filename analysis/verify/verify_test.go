@@ -173,6 +173,7 @@ func TestTimeout(t *testing.T) {
 // TestMissingSolver: without z3 on PATH the error names the package.
 func TestMissingSolver(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
+	t.Setenv("Z3", "")
 	_, err := FindSolver()
 	if !errors.Is(err, ErrNoSolver) || !strings.Contains(err.Error(), "Debian package `z3`") {
 		t.Fatalf("FindSolver() = %v, want ErrNoSolver naming the z3 package", err)
@@ -180,6 +181,22 @@ func TestMissingSolver(t *testing.T) {
 	p := loadFile(t, filepath.Join(testdata, "contracts.caps"))
 	if _, err := Verify(context.Background(), p.Result, Options{}); !errors.Is(err, ErrNoSolver) {
 		t.Fatalf("Verify without a solver: %v, want ErrNoSolver", err)
+	}
+}
+
+// TestSolverFromEnvironment: Z3 names the solver, as caps doctor reads
+// it, whatever PATH holds.
+func TestSolverFromEnvironment(t *testing.T) {
+	real := requireSolver(t).Path
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("Z3", real)
+	s, err := FindSolver()
+	if err != nil || s.Path != real {
+		t.Fatalf("FindSolver() = %v, %v; want %s", s, err, real)
+	}
+	t.Setenv("Z3", filepath.Join(t.TempDir(), "no-z3"))
+	if _, err := FindSolver(); !errors.Is(err, ErrNoSolver) {
+		t.Fatalf("Z3 naming a missing program: %v, want ErrNoSolver", err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -41,9 +42,14 @@ type Solver struct {
 // DefaultTimeout is the time each obligation gets by default.
 const DefaultTimeout = 10 * time.Second
 
-// FindSolver looks z3 up on PATH.
+// FindSolver finds the solver: the program the environment variable Z3
+// names (as caps doctor reads it), else z3 on PATH.
 func FindSolver() (*Solver, error) {
-	p, err := exec.LookPath("z3")
+	name := os.Getenv("Z3")
+	if name == "" {
+		name = "z3"
+	}
+	p, err := exec.LookPath(name)
 	if err != nil {
 		return nil, ErrNoSolver
 	}
