@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/capsulang/caps/internal/toolpath"
 )
 
 // ErrNoSolver is returned (wrapped) when the z3 executable cannot be found.
@@ -45,12 +46,8 @@ const DefaultTimeout = 10 * time.Second
 // FindSolver finds the solver: the program the environment variable Z3
 // names (as caps doctor reads it), else z3 on PATH.
 func FindSolver() (*Solver, error) {
-	name := os.Getenv("Z3")
-	if name == "" {
-		name = "z3"
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
+	p := toolpath.Look("Z3", "z3")
+	if p == "" {
 		return nil, ErrNoSolver
 	}
 	return &Solver{Path: p, Timeout: DefaultTimeout}, nil

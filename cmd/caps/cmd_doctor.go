@@ -18,6 +18,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/internal/toolpath"
 	"github.com/capsulang/caps/syntax/ast"
 )
 
@@ -164,20 +165,7 @@ func versionLess(v, min string) bool {
 	return false
 }
 
-func lookTool(t doctorTool) string {
-	if v := os.Getenv(t.env); v != "" {
-		if p, err := exec.LookPath(v); err == nil {
-			return p
-		}
-		return ""
-	}
-	for _, b := range t.bins {
-		if p, err := exec.LookPath(b); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+func lookTool(t doctorTool) string { return toolpath.Look(t.env, t.bins...) }
 
 func checkTool(t doctorTool) doctorCheck {
 	ch := doctorCheck{Name: t.name, Kind: t.kind, Purpose: t.purpose}

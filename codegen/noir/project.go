@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/toolpath"
 	"github.com/capsulang/caps/runtime/value"
 )
 
@@ -271,12 +272,8 @@ var ErrNoToolchain = errors.New("the Noir toolchain is not installed")
 // environment variable CAPS_NOIR_TOOLS, else tools/noir in the current
 // folder or one above it, else next to the caps binary's repository.
 func FindToolchain() (*Toolchain, error) {
-	node := os.Getenv("NODE")
-	if node == "" {
-		node = "node"
-	}
-	nodePath, err := exec.LookPath(node)
-	if err != nil {
+	nodePath := toolpath.Look("NODE", "node")
+	if nodePath == "" {
 		return nil, fmt.Errorf("%w: node was not found (install Node.js 20 or later, e.g. apt-get install nodejs npm)", ErrNoToolchain)
 	}
 	var cands []string

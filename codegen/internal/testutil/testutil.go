@@ -5,13 +5,13 @@ package testutil
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/internal/toolpath"
 )
 
 // Root returns the repository root.
@@ -98,20 +98,7 @@ func Tool(t testing.TB, env, pkg string, names ...string) string {
 }
 
 // LookTool finds a tool as Tool does, returning "" when absent.
-func LookTool(env string, names ...string) string {
-	if v := os.Getenv(env); v != "" {
-		if p, err := exec.LookPath(v); err == nil {
-			return p
-		}
-		return ""
-	}
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+func LookTool(env string, names ...string) string { return toolpath.Look(env, names...) }
 
 // ScenarioExample returns the example a scenario of examples/scenarios
 // runs against: examples/MODULE.caps for MODULE.MACHINE.json, else the one
