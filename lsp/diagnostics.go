@@ -1,0 +1,256 @@
+package lsp
+
+// This file computes and publishes diagnostics: incrementally after an
+// edit, then in full once the edits pause.
+
+import (
+	"context"
+	"runtime/debug"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/codes"
+	"github.com/capsulang/caps/runtime/examples"
+	"github.com/capsulang/caps/syntax"
+)
+
+// fullCheckDelay is how long the server waits, after publishing
+// diagnostics it re-checked incrementally, before it checks the version in
+// full (to evaluate the examples and to refresh the incremental base): a
+// new edit within it makes the full check unnecessary.
+const fullCheckDelay = 120 * time.Millisecond
+
+// quickChecks counts the diagnostics the server computed incrementally,
+// for tests and the debug request.
+var quickChecks atomic.Int64
+
+// scheduleDiagnostics checks the document's current snapshot after the
+// debounce and publishes its diagnostics if it is still current.
+// The goroutine holds only the snapshot's name until it runs, so that a
+// burst of edits does not keep every version alive.
+func (s *Server) scheduleDiagnostics(d *document) {
+	u, seq := d.uri, d.snap.seq
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Printf("panic computing diagnostics: %v\n%s", r, debug.Stack())
+			}
+		}()
+		if s.opts.Debounce > 0 {
+			time.Sleep(s.opts.Debounce)
+		}
+		snap, base := s.current(u, seq)
+		if snap == nil {
+			return
+		}
+		// Phase 1: parse and check diagnostics, as soon as they exist:
+		// re-checking only what changed since the base when that is sound,
+		// checking in full otherwise.
+		quick := false
+		var diags []syntax.Diagnostic
+		if base != nil {
+			diags, quick = s.recheck(base, snap)
+		}
+		if quick {
+			quickChecks.Add(1)
+		} else {
+			diags = snap.Package().Result.Diagnostics
+			s.setBase(snap)
+		}
+		if !s.publish(snap, s.toProtocol(snap, diags), false) {
+			return
+		}
+		// Phase 2: the examples' results when the file checks cleanly and
+		// has examples (a later publish of the same version replaces the
+		// earlier one); after an incremental phase 1, a full check once the
+		// edits pause.
+		if quick {
+			s.scheduleFullCheck(snap.uri, snap.seq)
+			return
+		}
+		s.publishExamples(snap)
+	}()
+}
+
+// current returns the document's snapshot and incremental base if the
+// snapshot is still the one numbered seq, else nil.
+func (s *Server) current(u protocol.DocumentURI, seq uint64) (*snapshot, *check.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[u]; ok && d.snap != nil && d.snap.seq == seq {
+		return d.snap, d.base
+	}
+	return nil, nil
+}
+
+// scheduleFullCheck checks the document in full fullCheckDelay from now,
+// if its snapshot is then still the one numbered seq, and publishes the
+// result as the version's final diagnostics (see publishFull). A later call
+// for the document replaces an earlier one; a call for a snapshot that is
+// no longer current does nothing. Only the document's name and the
+// snapshot's number wait, not the snapshot, so that a burst of edits keeps
+// no old versions alive.
+func (s *Server) scheduleFullCheck(u protocol.DocumentURI, seq uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[u]; ok {
+		s.scheduleFullCheckLocked(d, seq)
+	}
+}
+
+// scheduleFullCheckLocked is scheduleFullCheck with s.mu held.
+func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
+	if d.snap == nil || d.snap.seq != seq {
+		return
+	}
+	if d.fullCheck != nil {
+		d.fullCheck.Stop()
+	}
+	u := d.uri
+	d.fullCheck = time.AfterFunc(fullCheckDelay, func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Printf("panic in a full check: %v\n%s", r, debug.Stack())
+			}
+		}()
+		if snap, _ := s.current(u, seq); snap != nil {
+			s.publishFull(snap)
+		}
+	})
+}
+
+// publishFull checks snap in full, makes it the document's base, and
+// publishes its diagnostics, with the examples' results when it checks
+// cleanly, as the version's final ones: they replace what an incremental
+// check published, so that the full check always has the last word.
+func (s *Server) publishFull(snap *snapshot) {
+	s.setBase(snap)
+	s.publish(snap, s.diagnostics(snap, snap.runsExamples()), true)
+}
+
+// publishExamples publishes the snapshot's diagnostics with its examples'
+// results when it checks cleanly and has examples.
+func (s *Server) publishExamples(snap *snapshot) {
+	if !snap.runsExamples() || !s.isCurrent(snap) {
+		return
+	}
+	s.publish(snap, s.diagnostics(snap, true), true)
+}
+
+// recheck re-checks snap incrementally against base; a panic in it is
+// logged and answered by the full check instead.
+func (s *Server) recheck(base *check.Result, snap *snapshot) (diags []syntax.Diagnostic, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic in an incremental check of %s (checking in full): %v\n%s", snap.uri, r, debug.Stack())
+			diags, ok = nil, false
+		}
+	}()
+	return base.Recheck(snap.cst)
+}
+
+// setBase makes the snapshot's full check the base of later incremental
+// checks, if the snapshot is still its document's current one.
+func (s *Server) setBase(snap *snapshot) {
+	res := snap.Package().Result
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[snap.uri]; ok && d.snap == snap {
+		d.base = res
+	}
+}
+
+// publish sends a snapshot's diagnostics if it is still the document's
+// current snapshot and nothing newer was published; it reports whether it
+// did.
+func (s *Server) publish(snap *snapshot, diags []protocol.Diagnostic, final bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := s.docs[snap.uri]
+	if !ok || cur.snap != snap || cur.published > snap.version || cur.published == snap.version && (!final || cur.publishedFinal) {
+		return false
+	}
+	cur.published, cur.publishedFinal = snap.version, final
+	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{
+		URI: snap.uri, Version: uint32(snap.version), Diagnostics: diags,
+	})
+	return true
+}
+
+func (s *Server) isCurrent(snap *snapshot) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[snap.uri]
+	return ok && d.snap == snap
+}
+
+// diagnostics converts a snapshot's diagnostics to the protocol, with the
+// examples' results when withExamples is set.
+func (s *Server) diagnostics(snap *snapshot, withExamples bool) []protocol.Diagnostic {
+	pkg := snap.Package()
+	diags := pkg.Result.Diagnostics
+	if withExamples {
+		diags = append(append([]syntax.Diagnostic(nil), diags...), examples.Diagnostics(snap.Examples())...)
+	}
+	if vd := verificationDiagnostics(snap); len(vd) > 0 {
+		diags = append(append([]syntax.Diagnostic(nil), diags...), vd...)
+	}
+	return s.toProtocol(snap, diags)
+}
+
+// toProtocol converts diagnostics of a snapshot to the protocol.
+func (s *Server) toProtocol(snap *snapshot, diags []syntax.Diagnostic) []protocol.Diagnostic {
+	out := make([]protocol.Diagnostic, 0, len(diags))
+	for _, d := range diags {
+		pd := protocol.Diagnostic{
+			Range:           snap.rng(d.Span),
+			Severity:        protocol.DiagnosticSeverity(d.Severity),
+			Code:            d.Code,
+			CodeDescription: &protocol.CodeDescription{Href: protocol.URI(docURL(d.Code))},
+			Source:          "capsulang",
+			Message:         d.Message,
+		}
+		for _, r := range d.Related {
+			pd.RelatedInformation = append(pd.RelatedInformation, protocol.DiagnosticRelatedInformation{
+				Location: s.relatedLocation(snap, r), Message: r.Message,
+			})
+		}
+		out = append(out, pd)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Range.Start, out[j].Range.Start
+		return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+	})
+	return out
+}
+
+// relatedLocation is where a related location of a snapshot's diagnostic
+// is: in the snapshot's file, or in another one (the other half of an
+// import cycle), whose lines the loader has.
+func (s *Server) relatedLocation(snap *snapshot, r syntax.Related) protocol.Location {
+	if r.File == "" || r.File == snap.path {
+		return protocol.Location{URI: snap.uri, Range: snap.rng(r.Span)}
+	}
+	loc := protocol.Location{URI: protocol.DocumentURI(uri.File(r.File))}
+	if pkg, err := snap.loader.Load(r.File); err == nil && pkg.File.Source != nil && pkg.File.Source.CST != nil {
+		rg := pkg.File.Source.CST.Lines.Range(r.Span, snap.enc)
+		loc.Range = protocol.Range{
+			Start: protocol.Position{Line: uint32(rg.Start.Line), Character: uint32(rg.Start.Character)},
+			End:   protocol.Position{Line: uint32(rg.End.Line), Character: uint32(rg.End.Character)},
+		}
+	}
+	return loc
+}
+
+// docURL is the documentation of a diagnostic code (codeDescription).
+func docURL(code string) string {
+	if u := codes.DocURL(code); u != "" {
+		return u
+	}
+	return codes.DocsBase
+}

@@ -1,0 +1,209 @@
+package lsp
+
+// This file holds the open documents and their immutable snapshots.
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/runtime/examples"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+type document struct {
+	uri  protocol.DocumentURI
+	path string
+	doc  *syntax.Document // mutated only by notifications, under Server.mu
+	// large is the text of a document over the size limit, kept so that
+	// edits apply but never parsed: doc, snap and base are nil meanwhile
+	// (limit.go).
+	large []byte
+	// version is the version of the current text.
+	version int32
+	snap    *snapshot
+	// published is the version of the last published diagnostics, and
+	// publishedFinal whether they included the examples' results.
+	published      int32
+	publishedFinal bool
+	// base is the newest full check of this document, from which later
+	// versions are re-checked incrementally (check.Result.Recheck); nil
+	// when there is none or another file it imports may have changed.
+	base *check.Result
+	// fullCheck is the pending full check after incremental ones.
+	fullCheck *time.Timer
+	// cache is what requests remember about the document, shared with
+	// its snapshots.
+	cache *docCache
+}
+
+// docCache holds what requests remember about a document from one version
+// to the next: the semantic tokens last sent (for deltas) and the last dry
+// run of each machine (for inlay hints). The document and its snapshots
+// share it, so that it goes with them when the document is closed.
+type docCache struct {
+	mu      sync.Mutex
+	tokens  tokenResult
+	dryRuns map[string]dryRun
+}
+
+// close releases the document's tree and stops its pending full check.
+func (d *document) close() {
+	if d.fullCheck != nil {
+		d.fullCheck.Stop()
+	}
+	if d.doc != nil {
+		d.doc.Close()
+	}
+}
+
+// refreshImporters is called, with s.mu held, when a document's text or a
+// watched file changes: documents other than except whose module imports
+// anything may see different imports now. Each gets a new snapshot of its
+// unchanged text (so checks still running on the old one publish nothing
+// and set no base), loses its incremental base, and is checked in full
+// after the usual pause.
+func (s *Server) refreshImporters(except *document) {
+	for _, d := range s.docs {
+		if d == except || !importsAnything(d.base) {
+			continue
+		}
+		d.base = nil
+		d.snap = s.newSnapshot(d, d.snap.version)
+		d.published, d.publishedFinal = d.snap.version-1, false
+		s.scheduleFullCheckLocked(d, d.snap.seq)
+	}
+}
+
+// importsAnything reports whether a checked module has an import form
+// (resolved or not: a failed import may resolve after a change).
+func importsAnything(r *check.Result) bool {
+	return r != nil && r.File != nil && r.File.Module != nil && len(r.File.Module.Imports) > 0
+}
+
+// uriPath converts a document URI to a file path (non-file URIs keep their
+// text, so untitled buffers still work).
+func uriPath(u protocol.DocumentURI) string {
+	if strings.HasPrefix(string(u), "file://") {
+		return uri.URI(u).Filename()
+	}
+	return string(u)
+}
+
+// snapshotOf returns the current snapshot of an open document; a document
+// over the size limit has none.
+func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.openDocument(u)
+	if err != nil {
+		return nil, err
+	}
+	if d.snap == nil {
+		return nil, s.notAnalysed(d)
+	}
+	return d.snap, nil
+}
+
+// openDocument returns an open document, with s.mu held.
+func (s *Server) openDocument(u protocol.DocumentURI) (*document, error) {
+	d, ok := s.docs[u]
+	if !ok {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "document not open: " + string(u)}
+	}
+	return d, nil
+}
+
+// newSnapshot makes the document's current snapshot; s.mu must be held.
+func (s *Server) newSnapshot(d *document, version int32) *snapshot {
+	s.snapshots++
+	return &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc, cache: d.cache}
+}
+
+// snapshot is an immutable view of one document version.
+type snapshot struct {
+	uri     protocol.DocumentURI
+	path    string
+	version int32
+	seq     uint64 // unique among the server's snapshots
+	cst     *syntax.CST
+	enc     syntax.Encoding
+	loader  *load.Loader
+	cache   *docCache // the document's, shared by its snapshots
+
+	// checked is the parsed and checked package: read it only through
+	// Package(), which computes it once (concurrent requests on one
+	// snapshot share it).
+	once    sync.Once
+	checked *load.Package
+	idxOnce sync.Once
+	idx     *index
+	exOnce  sync.Once
+	ex      []examples.Outcome
+	// verified is the snapshot's verification by Z3 (verify.go), started
+	// on save or by the capsulang.verify command; nil until then.
+	verified atomic.Pointer[verification]
+}
+
+// Examples evaluates the function examples of a snapshot that checks
+// without errors (once); nil otherwise.
+func (sn *snapshot) Examples() []examples.Outcome {
+	sn.exOnce.Do(func() {
+		if sn.runsExamples() {
+			sn.ex = examples.Evaluate(sn.Package().Result)
+		}
+	})
+	return sn.ex
+}
+
+// runsExamples reports whether the snapshot's examples are evaluated: it
+// checks without errors and has some.
+func (sn *snapshot) runsExamples() bool {
+	res := sn.Package().Result
+	return !res.HasErrors() && len(res.Examples) > 0
+}
+
+// Package parses and checks the snapshot (once).
+func (sn *snapshot) Package() *load.Package {
+	sn.once.Do(func() {
+		f := ast.Build(syntax.Read(sn.cst))
+		sn.checked = sn.loader.CheckFileNoHash(sn.path, f)
+	})
+	return sn.checked
+}
+
+// Index returns the snapshot's symbol index (built on first use: the
+// diagnostics path does not need it).
+func (sn *snapshot) Index() *index {
+	pkg := sn.Package()
+	sn.idxOnce.Do(func() { sn.idx = newIndex(pkg) })
+	return sn.idx
+}
+
+func (sn *snapshot) lines() *syntax.Lines { return sn.cst.Lines }
+
+// offset converts a protocol position to a byte offset.
+func (sn *snapshot) offset(p protocol.Position) (int, error) {
+	off, err := sn.lines().Offset(syntax.Position{Line: int(p.Line), Character: int(p.Character)}, sn.enc)
+	if err != nil {
+		return 0, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+	}
+	return off, nil
+}
+
+// rng converts a byte span to a protocol range.
+func (sn *snapshot) rng(sp syntax.Span) protocol.Range {
+	r := sn.lines().Range(sp, sn.enc)
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
+		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
+	}
+}
