@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -83,7 +81,7 @@ func newServer(r io.Reader, w io.Writer, opts Options) *Server {
 		docs:    map[protocol.DocumentURI]*document{},
 		cancels: map[string]context.CancelFunc{},
 		exited:  make(chan struct{}),
-		loader:  &load.Loader{Roots: envRoots()},
+		loader:  &load.Loader{Roots: load.EnvRoots()},
 		ws:      newWorkspace(),
 	}
 	logw := opts.Log
@@ -130,17 +128,6 @@ func (s *Server) closeAll() {
 		d.close()
 	}
 	s.docs = map[protocol.DocumentURI]*document{}
-}
-
-// envRoots returns the import roots from CAPS_PATH, as the CLI uses.
-func envRoots() []string {
-	var out []string
-	for _, r := range filepath.SplitList(os.Getenv("CAPS_PATH")) {
-		if r != "" {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // readFile serves open documents' text to the import loader; a document

@@ -13,7 +13,7 @@ import (
 // folder (the current folder for standard input), then in the CAPS_PATH
 // roots.
 func newLoader(c *cli.Context) *load.Loader {
-	return &load.Loader{ReadFile: c.LoadText, Roots: importRoots()}
+	return &load.Loader{ReadFile: c.LoadText, Roots: load.EnvRoots()}
 }
 
 // evaluateExamples runs a checked package's function examples and returns

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/internal/toolpath"
 	"github.com/capsulang/caps/syntax/ast"
@@ -266,11 +267,8 @@ func checkXState(root string) doctorCheck {
 // checkCaches reports the import roots and the workspace folder.
 func checkCaches() []doctorCheck {
 	var out []doctorCheck
-	if cp := os.Getenv("CAPS_PATH"); cp != "" {
-		for _, root := range filepath.SplitList(cp) {
-			if root == "" {
-				continue
-			}
+	if roots := load.EnvRoots(); len(roots) > 0 {
+		for _, root := range roots {
 			ch := doctorCheck{Name: "CAPS_PATH root", Kind: "cache", Required: true, Path: root, Purpose: "an import root: (import a.b) looks for a/b.caps here"}
 			if st, err := os.Stat(root); err != nil || !st.IsDir() {
 				ch.Status, ch.Fix = "problem", fmt.Sprintf("create %s or remove it from CAPS_PATH", root)

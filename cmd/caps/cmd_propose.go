@@ -177,7 +177,7 @@ func readInput(c *cli.Context, path string) ([]byte, error) {
 // evolutionOptions are the options every evolution command uses: the
 // CLI's import roots and example evaluation.
 func evolutionOptions() evolution.Options {
-	opts := evolution.Options{ImportRoots: importRoots()}
+	opts := evolution.Options{ImportRoots: load.EnvRoots()}
 	opts.Hooks.Examples = func(pkg *load.Package) []syntax.Diagnostic { return evaluateExamples(pkg) }
 	opts.Hooks.Evaluated = func(pkg *load.Package) map[syntax.Span]string { return evaluatedValues(pkg) }
 	opts.CapsPath = validationCaps
