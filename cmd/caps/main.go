@@ -1,5 +1,7 @@
 // Command caps is the Capsulang toolchain: one binary whose subcommands
-// parse, format and (later) check, run and serve Capsulang source.
+// parse, format, check, test, run and replay machines, propose and commit
+// evolutions, compile to the code generation targets, verify, and serve
+// the language server (caps lsp). `caps help` lists them.
 //
 // Each subcommand lives in its own cmd_NAME.go file and registers itself
 // with cli.Register from an init function; see docs/cli.md for the
