@@ -24,7 +24,7 @@ type initializeResult struct {
 	ServerInfo   *protocol.ServerInfo `json:"serverInfo,omitempty"`
 }
 
-// clientInfo holds the parts of the client's initialize params we use.
+// initializeParams holds the parts of the client's initialize params we use.
 type initializeParams struct {
 	Capabilities struct {
 		General struct {

@@ -150,7 +150,7 @@ func assessmentView(w *evolution.Workspace, as *propose.Assessment) map[string]a
 	return view
 }
 
-// proposalID reads a proposal id given as "id" or "proposal".
+// proposalRef reads a proposal id given as "id" or "proposal".
 type proposalRef struct {
 	URI      protocol.DocumentURI `json:"uri"`
 	ID       string               `json:"id"`

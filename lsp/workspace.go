@@ -126,7 +126,7 @@ func (w *workspace) remove(path string) {
 	w.mu.Unlock()
 }
 
-// load indexes the workspace in the background, reporting progress.
+// loadWorkspace indexes the workspace in the background, reporting progress.
 func (s *Server) loadWorkspace(folders []string, progress bool) {
 	go func() {
 		defer close(s.ws.ready)

@@ -82,7 +82,7 @@ type Source struct {
 // it skips). Its kind and span are the node's.
 type token int32
 
-// kind returns the kind of token t: KindLParen, KindRParen, KindSymbol,
+// kindOf returns the kind of token t: KindLParen, KindRParen, KindSymbol,
 // KindNumber or KindString.
 func (c *CST) kindOf(t token) Kind { return c.Kind(int32(t)) }
 

@@ -163,8 +163,8 @@ func (c *checker) profiles(m *ast.Module) {
 	}
 }
 
-// admittedBy returns the profiles of the module admitting e, and whether
-// the module restricts effects at all.
+// admitted reports whether the module's profiles admit e (a module that
+// restricts no effects admits every one).
 func (c *checker) admitted(e *catalog.Effect) bool {
 	if len(c.mod.Profiles) == 0 {
 		return true

@@ -152,7 +152,7 @@ func sortedUnique(ss []string) []string {
 	return sortedKeys(set)
 }
 
-// declText renders one declaration as source (not yet formatted).
+// text renders one declaration as source (not yet formatted).
 func (decl DeltaDecl) text() (string, error) {
 	var b strings.Builder
 	for _, l := range docLines(decl.Doc) {

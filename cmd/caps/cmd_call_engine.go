@@ -13,7 +13,7 @@ import (
 	"github.com/capsulang/caps/runtime/value"
 )
 
-// Engines `caps call --engine` accepts.
+// callEngines are the engines `caps call --engine` accepts.
 var callEngines = []string{"interp", "wasm"}
 
 // errNotCompiled reports a function the wasm engine cannot run.

@@ -184,7 +184,7 @@ func parseInputs(args []string) ([]runInput, error) {
 	return out, nil
 }
 
-// JSON output of machine-run.
+// runJSON is the JSON output of machine-run.
 type runJSON struct {
 	Machine  string          `json:"machine"`
 	Mode     string          `json:"mode"`

@@ -332,7 +332,7 @@ type binding struct {
 	k    Kind
 }
 
-// signature of a function from the checker's symbols.
+// sig is the signature of a function, from the checker's symbols.
 type sig struct {
 	params []types.Type
 	names  []string

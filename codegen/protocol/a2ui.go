@@ -100,7 +100,7 @@ func ActionPath(a Action) string {
 	return "/actions/" + a.Name
 }
 
-// Components returns the component tree of a surface: a Card holding a
+// components returns the component tree of a surface: a Card holding a
 // Column with the title, one row per data model field, and one group per
 // action or event (an input per field and a button that sends it).
 func (m *module) components(s *ast.Surface) []Component {

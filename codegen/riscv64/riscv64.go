@@ -98,7 +98,8 @@ func (g *gen) label() string {
 
 func (g *gen) place(l string) { g.b.WriteString(l + ":\n") }
 
-// frame layout: ra at -8(s0), old s0 at -16(s0), slot i at -24-8i(s0).
+// slot is the frame offset of local slot i. The frame layout: ra at
+// -8(s0), old s0 at -16(s0), slot i at -24-8i(s0).
 func slot(i int) int { return -24 - 8*i }
 
 func (g *gen) function(f *core.Func) {

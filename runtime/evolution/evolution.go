@@ -135,7 +135,7 @@ func Open(root string, opts Options) (*Workspace, error) {
 // Root returns the workspace root.
 func (w *Workspace) Root() string { return w.ws.Root }
 
-// Propose returns the analysis workspace (paths, policy).
+// Analysis returns the analysis workspace (paths, policy).
 func (w *Workspace) Analysis() *propose.Workspace { return w.ws }
 
 // LedgerPath returns the evolution ledger's file.

@@ -140,7 +140,7 @@ func (e *Entry) Decode(v any) error {
 	return nil
 }
 
-// Event is the input's event, with its payload as recorded.
+// MachineEvent is the input's event, with its payload as recorded.
 func (in *InputRecord) MachineEvent() machine.Event {
 	ev := machine.Event{Name: in.Event, Raw: in.Payload}
 	if in.PayloadText != nil {
