@@ -171,3 +171,28 @@ func matchOut(got, want string) bool {
 	}
 	return got == want
 }
+
+// TestProposeDeltaSchema: caps propose --delta refuses a delta that does
+// not validate (exit 1) with the paths of the problem, and records nothing.
+func TestProposeDeltaSchema(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".caps"), 0o755)
+	t.Chdir(dir)
+	got := runCaps(t, "", "propose", "--target", "triage.caps", "--delta", filepath.Join(repo, "testdata", "session", "bad-kind.json"))
+	want := "caps: authoring delta does not validate against docs/schemas/authoring-delta.v1.schema.json\n  at /declarations/0/kind (schema #/$defs/declaration/properties/kind/enum): value must be one of "
+	if got.code != 1 || got.stdout != "" || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("got %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(".caps", "proposals")); err == nil {
+		t.Errorf("a proposal was stored")
+	}
+	// The same delta on standard input.
+	b, _ := os.ReadFile(filepath.Join(repo, "testdata", "session", "bad-kind.json"))
+	if got := runCaps(t, string(b), "propose", "--target", "triage.caps", "--delta", "-"); got.code != 1 || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("stdin: %+v", got)
+	}
+}
