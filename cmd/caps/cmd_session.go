@@ -30,7 +30,7 @@ var sessionFlags = map[string][]string{
 	"resolve":    {"session", "by", "json"},
 	"describe":   {"session", "by", "timeout", "json"},
 	"show":       {"session", "json"},
-	"synthesize": {"session", "json"},
+	"synthesize": {"session", "step", "json"},
 	"propose":    {"session", "by", "reason", "json", "quiet", "q"},
 	"list":       {"json"},
 	"schema":     {},
@@ -53,8 +53,9 @@ answers to its open holes, and the source synthesized after each step
     describe TEXT                ask a model for a delta from TEXT ("-": standard
                                  input) and apply it (the LLM bridge, below)
     show                         the steps and the holes
-    synthesize                   print the current source; its diagnostics go to
-                                 standard error, exit code 1 when it has errors
+    synthesize [--step N]        print the current source (or the one after step
+                                 N); its diagnostics go to standard error, exit
+                                 code 1 when it has errors
     propose [--by NAME] [--reason TEXT]
                                  propose the session's delta for its file: then
                                  caps assess ID and caps commit ID
@@ -100,6 +101,7 @@ record); show prints {"session", "steps", "holes", "head"}; new prints
 			by := fs.String("by", "", "who does it (default $USER; for describe, llm:MODEL)")
 			reason := fs.String("reason", "", "propose: why")
 			timeout := fs.Duration("timeout", bridge.DefaultTimeout, "describe: how long to wait for the model")
+			stepN := fs.Int("step", -1, "synthesize: the source after step `N` (default: the last)")
 			return func(c *cli.Context, args []string) int {
 				if len(args) == 0 {
 					return c.UsageErrorf("expected a subcommand: new, apply, resolve, describe, show, synthesize, propose, list or schema")
@@ -213,6 +215,14 @@ record); show prints {"session", "steps", "holes", "head"}; new prints
 					}
 					return sessionReport(c, s, *jsonOut, step, false)
 				case "synthesize":
+					if *stepN >= 0 {
+						v, err := s.Upto(*stepN)
+						if err != nil {
+							c.Errorf("%v", err)
+							return cli.ExitUsage
+						}
+						s = v
+					}
 					if !s.HasDelta() && !s.Meta.BaseExists {
 						c.Errorf("session %s has no delta yet and %s does not exist: apply one first (caps session apply DELTA.json)", s.ID(), s.Meta.Target)
 						return cli.ExitFail

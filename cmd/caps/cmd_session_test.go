@@ -111,6 +111,29 @@ func TestSessionCommands(t *testing.T) {
 	if rep.OK || f.Path != "triage.caps" || f.Session != "demo" || f.Step != 3 || len(f.Diagnostics) != 1 || f.Diagnostics[0].Code != "E_EFFECT_NOT_DECLARED" || !strings.HasPrefix(f.SemanticHash, "sha256:") || len(f.Holes) != 1 {
 		t.Errorf("report: %s", a.stdout)
 	}
+	// The source after an earlier step, replayed.
+	run(step{"step out of range", "", []string{"session", "synthesize", "--step", "9"}, 2, "", "caps: session demo has steps 0 to 3, not 9\n"})
+	run(step{"step 0 of a new file", "", []string{"session", "synthesize", "--step", "0"}, 1, "", "caps: session demo has no delta yet and triage.caps does not exist: apply one first (caps session apply DELTA.json)\n"})
+	s2 := runCaps(t, "", "session", "synthesize", "--step", "2", "--json")
+	var rep2 struct {
+		Files []struct {
+			Step         int    `json:"step"`
+			SourceSHA256 string `json:"source_sha256"`
+			Holes        []struct {
+				Answer string `json:"answer"`
+			} `json:"holes"`
+		} `json:"files"`
+	}
+	json.Unmarshal([]byte(s2.stdout), &rep2)
+	var shown2 struct {
+		Steps []struct {
+			SourceSHA256 string `json:"source_sha256"`
+		} `json:"steps"`
+	}
+	json.Unmarshal([]byte(runCaps(t, "", "session", "show", "--json").stdout), &shown2)
+	if s2.code != 0 || len(rep2.Files) != 1 || rep2.Files[0].Step != 2 || rep2.Files[0].SourceSHA256 != shown2.Steps[1].SourceSHA256 || rep2.Files[0].Holes[0].Answer != "a score of 40 or more" {
+		t.Errorf("synthesize --step 2: %+v", s2)
+	}
 	// The proposal fails its assessment and is not committed; the file is
 	// never written.
 	id := strings.TrimSpace(runCaps(t, "", "session", "propose", "--quiet").stdout)

@@ -672,3 +672,19 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// Upto returns the session as it was after step n (0: before any step),
+// replayed from its records; it is for reading only.
+func (s *Session) Upto(n int) (*Session, error) {
+	if n < 0 || n > len(s.Steps) {
+		return nil, fmt.Errorf("session %s has steps 0 to %d, not %d", s.Meta.ID, len(s.Steps), n)
+	}
+	v := &Session{Meta: s.Meta, Base: s.Base, store: s.store, state: newState()}
+	for _, st := range s.Steps[:n] {
+		if err := v.replay(st); err != nil {
+			return nil, err
+		}
+	}
+	v.Steps, v.Sources = s.Steps[:n:n], s.Sources[:n:n]
+	return v, nil
+}
