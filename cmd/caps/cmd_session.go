@@ -299,7 +299,9 @@ func sessionFail(c *cli.Context, err error) int {
 		return cli.ExitFail
 	}
 	var pathErr *os.PathError
-	if errors.As(err, &pathErr) || strings.HasPrefix(err.Error(), "no session ") || strings.HasPrefix(err.Error(), "bad session id") {
+	var idErr *session.IDError
+	var nf *session.NotFoundError
+	if errors.As(err, &pathErr) || errors.As(err, &idErr) || errors.As(err, &nf) {
 		return cli.ExitUsage
 	}
 	return cli.ExitFail // a delta or an answer that does not synthesize

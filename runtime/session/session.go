@@ -110,11 +110,27 @@ type Session struct {
 
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
+var proposalRE = regexp.MustCompile(`^p-[0-9a-f]{16}$`)
+
+// IDError is a malformed session id.
+type IDError struct{ ID string }
+
+func (e *IDError) Error() string {
+	return fmt.Sprintf("bad session id %q: use lower-case letters, digits, '.', '-' and '_' (at most 64, starting with a letter or digit)", e.ID)
+}
+
+// NotFoundError is a session id with no session folder.
+type NotFoundError struct{ ID, Root string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no session %s in %s (caps session list shows the sessions)", e.ID, e.Root)
+}
+
 // CheckID refuses ids that are not a lower-case letter or digit followed by
 // up to 63 lower-case letters, digits, dots, dashes and underscores.
 func CheckID(id string) error {
 	if !idRE.MatchString(id) {
-		return fmt.Errorf("bad session id %q: use lower-case letters, digits, '.', '-' and '_' (at most 64, starting with a letter or digit)", id)
+		return &IDError{id}
 	}
 	return nil
 }
@@ -245,7 +261,7 @@ func (s *Store) Open(id string) (*Session, error) {
 	}
 	dir := s.Dir(id)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("no session %s in %s (caps session list shows the sessions)", id, s.ws.Root)
+		return nil, &NotFoundError{id, s.ws.Root}
 	}
 	bad := func(path, format string, args ...any) error {
 		return &TamperedError{ID: id, Path: path, Reason: fmt.Sprintf(format, args...)}
@@ -371,7 +387,7 @@ func (s *Session) replay(st Step) error {
 		s.state.resolve(i, st.Answer, st.N)
 		return nil
 	case KindPropose:
-		if !regexp.MustCompile(`^p-[0-9a-f]{16}$`).MatchString(st.Proposal) {
+		if !proposalRE.MatchString(st.Proposal) {
 			return fmt.Errorf("bad proposal id %q", st.Proposal)
 		}
 		return nil
