@@ -98,8 +98,8 @@ record); show prints {"session", "steps", "holes", "head"}; new prints
 			sid := fs.String("session", "", "the session `ID` (default: the current one)")
 			target := fs.String("target", "", "new: the module `FILE`")
 			id := fs.String("id", "", "new: the session's `ID` (default: random)")
-			by := fs.String("by", "", "who does it (default $USER; for describe, llm:MODEL)")
-			reason := fs.String("reason", "", "propose: why")
+			by := fs.String("by", "", "the `NAME` of who does it (default $USER; for describe, llm:MODEL)")
+			reason := fs.String("reason", "", "propose: why, as `TEXT`")
 			timeout := fs.Duration("timeout", bridge.DefaultTimeout, "describe: how long to wait for the model")
 			stepN := fs.Int("step", -1, "synthesize: the source after step `N` (default: the last)")
 			return func(c *cli.Context, args []string) int {

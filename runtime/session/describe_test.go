@@ -63,6 +63,18 @@ func TestDescribe(t *testing.T) {
 	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
 		t.Fatal(err)
 	}
+	// The whole request, byte for byte: the wire format.
+	golden := filepath.Join("testdata", "describe-request.golden.json")
+	if *update {
+		os.WriteFile(golden, append(reqs[0].Body, '\n'), 0o644)
+	}
+	wantBody, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(wantBody), string(reqs[0].Body)+"\n"); diff != "" {
+		t.Errorf("request body (-golden +got):\n%s", diff)
+	}
 	js := body.ResponseFormat["json_schema"].(map[string]any)
 	sch := js["schema"].(map[string]any)
 	if body.Model != "test-model" || body.ResponseFormat["type"] != "json_schema" || js["name"] != "AuthoringDelta" || sch["title"] != "AuthoringDelta" || sch["$defs"] == nil {
