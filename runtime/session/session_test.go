@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -344,5 +345,27 @@ func TestSessionPropose(t *testing.T) {
 	a2, err := w.Assess(p2.ID)
 	if err != nil || a2.Verdict != propose.NeedsApproval || len(p2.OpenHoles) != 1 {
 		t.Errorf("open holes: %v %+v %v", err, a2, p2.OpenHoles)
+	}
+}
+
+// BenchmarkOpen measures opening (verifying and replaying) a session of
+// 40 steps, each adding a function.
+func BenchmarkOpen(b *testing.B) {
+	root, st := newWorkspace(b)
+	s, err := st.New(filepath.Join(root, "big.caps"), "big", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 40 {
+		d := fmt.Sprintf(`{"module": "examples.big", "requirements": ["r%d"], "declarations": [{"kind": "function", "name": "f%d", "clauses": [["input", ["x", "U32"]], ["output", "U32"], ["body", ["+", "x", %d]], ["example", ["f%d", 1], %d]]}]}`, i, i, i, i, i+1)
+		if _, err := s.Apply(DeltaInput{JSON: []byte(d)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := st.Open("big"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
