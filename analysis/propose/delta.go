@@ -60,9 +60,12 @@ type DeltaDecl struct {
 
 var atomRE = regexp.MustCompile(`^[^\s()";]+$`)
 
-// ParseDelta decodes and validates an authoring delta; unknown fields are
-// errors.
+// ParseDelta validates an authoring delta against its published schema
+// (a *SchemaError naming the failing paths), then decodes and checks it.
 func ParseDelta(b []byte) (*AuthoringDelta, error) {
+	if err := ValidateDeltaSchema(b); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	d := &AuthoringDelta{}

@@ -221,7 +221,8 @@ func evolutionError(c *cli.Context, err error) int {
 	c.Errorf("%v", err)
 	var re *evolution.RefusedError
 	var pe *propose.PathError
-	if errors.As(err, &re) || errors.As(err, &pe) {
+	var se *propose.SchemaError // a delta that does not validate is bad input
+	if errors.As(err, &re) || errors.As(err, &pe) || errors.As(err, &se) {
 		return cli.ExitFail
 	}
 	return cli.ExitUsage
