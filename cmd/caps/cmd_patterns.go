@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/capsulang/caps/internal/spell"
+
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/ir"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
@@ -123,9 +125,7 @@ func lookupPattern(c *cli.Context, name string) *patterns.Pattern {
 		return p
 	}
 	msg := fmt.Sprintf("unknown pattern %q", name)
-	if best := ast.Closest(name, patterns.Names()); best != "" {
-		msg += fmt.Sprintf("; did you mean %q?", best)
-	}
+	msg += spell.DidYouMean(name, patterns.Names(), spell.Go)
 	c.UsageErrorf("%s (caps patterns list names them)", msg)
 	return nil
 }
