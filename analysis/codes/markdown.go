@@ -37,6 +37,11 @@ func Markdown() []byte {
 	p("characters: a longer one is shown as its first %d and last %d characters around `%s`,\n", (syntax.MaxQuoted-1)/2, syntax.MaxQuoted-1-(syntax.MaxQuoted-1)/2, syntax.Ellipsis)
 	p("so that a huge name or literal is never echoed in full. Names longer than %d characters\n", spell.MaxLen)
 	p("get no \"did you mean\" suggestion.\n\n")
+	p("A message's wording may change; what a tool can rely on is carried as data. With `--json`,\n")
+	p("a diagnostic with a \"did you mean\" has the suggested name as `suggestion`, and one whose\n")
+	p("repair the checker knows (a missing `)`, an effect to declare, a profile to add, a context\n")
+	p("field to declare) has it as `fix` (see cli.md, JSON output). Repair plans and the language\n")
+	p("server's quick fixes are built from these, never from the message.\n\n")
 
 	groups := []struct{ severity, heading string }{
 		{"error", "Errors"}, {"warning", "Warnings"}, {"info", "Information"},
