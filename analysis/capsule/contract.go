@@ -23,9 +23,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/capsulang/caps/internal/spell"
-
 	"github.com/capsulang/caps/analysis/cond"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/syntax"
 )
 

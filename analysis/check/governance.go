@@ -147,8 +147,9 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 	var errs []argErr
 	i := 0
 	score := 0
-	var hint syntax.DidYouMean
-	fail := func(code string, sp syntax.Span, msg string) { errs = append(errs, argErr{code, sp, msg, hint}) }
+	fail := func(code string, sp syntax.Span, msg string, hint syntax.DidYouMean) {
+		errs = append(errs, argErr{code, sp, msg, hint})
+	}
 	for pi, p := range pat {
 		kind, mult := p, ""
 		if strings.HasSuffix(p, "*") || strings.HasSuffix(p, "+") || strings.HasSuffix(p, "?") {
@@ -159,6 +160,7 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 			if mult == "" && n == 1 || mult == "?" && n == 1 {
 				break
 			}
+			var hint syntax.DidYouMean
 			msg, code := c.argOK(kind, args[i], resolve, &hint)
 			if msg != "" {
 				// An optional or repeated item may end here and leave the
@@ -167,7 +169,7 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 				if (mult == "*" || mult == "?" || mult == "+" && n > 0) && pi < len(pat)-1 {
 					break
 				}
-				fail(code, args[i].Span, msg)
+				fail(code, args[i].Span, msg, hint)
 				return errs, score
 			}
 			i++
@@ -179,13 +181,13 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 			if end < whole.Start {
 				end = whole.Start
 			}
-			fail(MissingClause, whole, "missing "+describeArg(kind))
+			fail(MissingClause, whole, "missing "+describeArg(kind), "")
 			_ = end
 			return errs, score
 		}
 	}
 	if i < len(args) {
-		fail(Arity, args[i].Span, "unexpected extra argument "+describeForm(args[i]))
+		fail(Arity, args[i].Span, "unexpected extra argument "+describeForm(args[i]), "")
 	}
 	return errs, score
 }

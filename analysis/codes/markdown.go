@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/internal/spell"
-
 	"github.com/capsulang/caps/syntax"
 )
 

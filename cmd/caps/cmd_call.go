@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/capsulang/caps/internal/spell"
-
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/value"
 )

@@ -6,11 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capsulang/caps/internal/spell"
-
 	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
+	"github.com/capsulang/caps/internal/spell"
 )
 
 func init() {

@@ -4,9 +4,8 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/capsulang/caps/internal/spell"
-
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/internal/spell"
 )
 
 func init() {

@@ -8,11 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/capsulang/caps/internal/spell"
-
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/ir"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/patterns"
 	"github.com/capsulang/caps/syntax/ast"
 )

@@ -25,10 +25,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/capsulang/caps/internal/spell"
-
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/value"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"

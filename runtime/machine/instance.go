@@ -10,11 +10,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/capsulang/caps/internal/spell"
-
 	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/cond"
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/chain"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/trace"

@@ -18,12 +18,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capsulang/caps/internal/spell"
-
 	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/cond"
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/value"
 	"github.com/capsulang/caps/syntax/ast"
