@@ -3,8 +3,9 @@
 // suggestion in the toolchain (the checker's diagnostics, the AST
 // builder, policy conditions, the runtime's unknown events and
 // functions, the CLI's unknown commands, flags, patterns and codes) goes
-// through Nearest and Hint, so one closeness rule and one sentence serve
-// them all.
+// through Nearest (NearestPrefix for commands and flags, which users
+// abbreviate) and Hint, so one closeness rule and one sentence serve them
+// all.
 package spell
 
 import (
