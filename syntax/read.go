@@ -132,8 +132,9 @@ func (c *CST) skip(i int32) int32 {
 	return int32(len(c.Nodes))
 }
 
-func (s *Source) errorf(code string, sp Span, format string, args ...any) {
-	s.Diagnostics = append(s.Diagnostics, Diagnostic{Code: code, Severity: Error, Span: sp, Message: Messagef(format, args...)})
+func (s *Source) errorf(code string, sp Span, format string, args ...any) *Diagnostic {
+	s.Diagnostics = append(s.Diagnostics, NewDiagnostic(code, Error, sp, format, args...))
+	return &s.Diagnostics[len(s.Diagnostics)-1]
 }
 
 // tokens lists the file's tokens in order and records comments and lexical
@@ -252,6 +253,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 				Code: CodeParse, Severity: Error, Span: Span{end, end},
 				Message: "missing `)` to close the list opened here",
 				Related: []Related{{Span: Span{c.start(f.open), c.end(f.open)}, Message: "the unclosed `(`"}},
+				Fix:     &Fix{Kind: FixInsertParen},
 			})
 		}
 	}
@@ -289,11 +291,11 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 				if !recover {
 					return false
 				}
-				s.errorf(CodeParse, Span{start, end}, "unexpected `)` with no list open; delete it")
+				s.errorf(CodeParse, Span{start, end}, "unexpected `)` with no list open; delete it").Fix = &Fix{Kind: FixDeleteParen}
 				continue
 			}
 			if recover && s.strayClose(toks, ti, stack[len(stack)-1], lineCol) {
-				s.errorf(CodeParse, Span{start, end}, "unexpected `)`: the next line is indented inside this list, so this `)` closes it too early; delete it")
+				s.errorf(CodeParse, Span{start, end}, "unexpected `)`: the next line is indented inside this list, so this `)` closes it too early; delete it").Fix = &Fix{Kind: FixDeleteParen}
 				continue
 			}
 			closeList(end, true)

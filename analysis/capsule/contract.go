@@ -24,8 +24,8 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/analysis/cond"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/syntax"
-	"github.com/capsulang/caps/syntax/ast"
 )
 
 // Contract is a parsed contract: its IR (nil when the file has errors
@@ -115,12 +115,14 @@ func (d *decoder) object(n *node, path string, keys ...string) *object {
 	for _, e := range n.entries {
 		if !slices.Contains(keys, e.key) {
 			msg := fmt.Sprintf("unknown key %q in %s", e.key, where(path))
-			if s := ast.Closest(e.key, keys); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
+			s := spell.Nearest(e.key, keys)
+			if s != "" {
+				msg += spell.Hint(s, spell.Go)
 			} else {
 				msg += "; its keys are " + strings.Join(keys, ", ")
 			}
 			d.errorf(CodeUnknownKey, e.keySpan, "%s", msg)
+			d.diags[len(d.diags)-1].Suggestion = s
 			continue
 		}
 		o.keys[e.key] = e
@@ -547,7 +549,7 @@ func (d *decoder) condition(text string, n *node) {
 	}
 	env := cond.NewEnv()
 	env.Define("amount_usd", cond.Int)
-	for _, e := range cond.Check(x, env, ast.Closest) {
+	for _, e := range cond.Check(x, env, spell.Nearest) {
 		d.errorf(CodeValue, syntax.Span{Start: base + e.Start, End: base + e.End}, "escalation condition: %s (a contract's conditions may read amount_usd, the amount of the effect)", e.Msg)
 	}
 }

@@ -3,6 +3,7 @@ package check
 import (
 	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/cond"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -46,7 +47,7 @@ func (c *checker) policyConditions(m *ast.Module) {
 // checkCondition checks one rule against a machine's context; it reports
 // whether it found problems.
 func (c *checker) checkCondition(r *authority.Rule, p *authority.Policy, ctx []authority.Field, machine string) bool {
-	errs := cond.Check(r.Expr, p.Env(ctx), ast.Closest)
+	errs := cond.Check(r.Expr, p.Env(ctx), spell.Nearest)
 	for _, e := range errs {
 		c.conditionError(r, e, machine)
 	}

@@ -10,7 +10,6 @@
 package check
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/capsulang/caps/analysis/types"
@@ -188,6 +187,7 @@ func Check(f *ast.File, opts Options) *Result {
 		c.module(f.Module)
 	}
 	sortDiagnostics(c.res.Diagnostics)
+	rewriteMessages(c.res.Diagnostics)
 	c.res.checker = c
 	return c.res
 }
@@ -275,7 +275,7 @@ func (c *checker) cachedSig(fn *ast.Function) (*signature, bool) {
 }
 
 func (c *checker) report(code string, sev syntax.Severity, sp syntax.Span, format string, args ...any) *syntax.Diagnostic {
-	c.res.Diagnostics = append(c.res.Diagnostics, syntax.Diagnostic{Code: code, Severity: sev, Span: sp, Message: syntax.Messagef(format, args...)})
+	c.res.Diagnostics = append(c.res.Diagnostics, syntax.NewDiagnostic(code, sev, sp, format, args...))
 	return &c.res.Diagnostics[len(c.res.Diagnostics)-1]
 }
 
@@ -313,12 +313,11 @@ func (c *checker) members(s *Symbol) []*Symbol {
 	return c.base.children[s]
 }
 
-// didYouMean appends a suggestion for name among candidates.
-func didYouMean(name string, candidates []string) string {
-	if best := ast.Closest(name, candidates); best != "" {
-		return fmt.Sprintf("; did you mean `%s`?", best)
-	}
-	return ""
+// didYouMean suggests the nearest of candidates to name: as an argument
+// of errorf or warnf it ends the message with the hint and becomes the
+// diagnostic's Suggestion.
+func didYouMean(name string, candidates []string) syntax.DidYouMean {
+	return syntax.Nearest(name, candidates)
 }
 
 // scope is a set of names with duplicate detection. Most scopes are small

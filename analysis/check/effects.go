@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/catalog"
@@ -27,7 +26,7 @@ func (c *checker) performedEffectRef(e *ast.Effect) *catalog.Effect {
 func (c *checker) budgetOnly(eff *catalog.Effect, sp syntax.Span) {
 	hint := didYouMean(eff.Name, catalog.PerformableEffectNames())
 	if hint == "" && eff.Instead != "" {
-		hint = fmt.Sprintf("; did you mean `%s`?", eff.Instead)
+		hint = syntax.DidYouMean(eff.Instead)
 	}
 	c.errorf(EffectBudgetOnly, sp, "effect %s is budget-only: budgets may allow or deny it, but no function or transition can perform it; remove this intent%s", eff.Name, hint)
 }
@@ -64,10 +63,12 @@ func (c *checker) admit(eff *catalog.Effect, sp syntax.Span) {
 		names = append(names, p.Name)
 	}
 	hint := ""
+	var fix *syntax.Fix
 	if ps := catalog.AdmittingProfiles(eff); len(ps) > 0 {
 		hint = "; add profile " + ps[0].Name + " to admit it"
+		fix = &syntax.Fix{Kind: syntax.FixAddProfile, Args: []string{ps[0].Name, eff.Name}}
 	}
-	c.errorf(EffectNotAllowed, sp, "effect %s is not admitted by the module's profiles (%s)%s", eff.Name, strings.Join(names, " "), hint)
+	c.errorf(EffectNotAllowed, sp, "effect %s is not admitted by the module's profiles (%s)%s", eff.Name, strings.Join(names, " "), hint).Fix = fix
 }
 
 // effectTargets checks the targets of an effect against its target kind.

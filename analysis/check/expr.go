@@ -268,7 +268,7 @@ func (c *checker) name(x ectx, n *ast.Name) types.Type {
 			return types.TInvalid
 		}
 		if f == nil {
-			c.errorf(UnknownField, rest[0].Span, "event %s has no field `%s`%s", x.event.sym.Name, rest[0].Name, didYouMean(rest[0].Name, x.event.names)+payloadHint(x.event))
+			c.errorf(UnknownField, rest[0].Span, "event %s has no field `%s`%s%s", x.event.sym.Name, rest[0].Name, didYouMean(rest[0].Name, x.event.names), payloadHint(x.event))
 			return types.TInvalid
 		}
 		c.ref(rest[0].Span, f)

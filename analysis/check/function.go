@@ -1,10 +1,13 @@
 package check
 
 import (
+	"strings"
+
 	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/spell"
+	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
-	"strings"
 )
 
 type signature struct {
@@ -131,7 +134,8 @@ func (c *checker) function(fn *ast.Function) {
 				if u.Target != "" {
 					target = " " + u.Target
 				}
-				c.errorf(EffectNotDeclared, u.Span, "function %s performs (%s%s) but does not declare it; add it to (effects ...)", fn.Name.Name, u.Name, target)
+				d := c.errorf(EffectNotDeclared, u.Span, "function %s performs (%s%s) but does not declare it; add it to (effects ...)", fn.Name.Name, u.Name, target)
+				d.Fix = &syntax.Fix{Kind: syntax.FixDeclareEffect, Args: []string{fn.Name.Name, u.Name, u.Target}}
 			}
 		}
 	}
@@ -156,7 +160,7 @@ func (c *checker) declaredEffect(fn *ast.Function, u EffectUse) bool {
 		if d.Name.Name == u.Name && c.badTargets[d] {
 			return true
 		}
-		if catalog.LookupEffect(d.Name.Name) == nil && ast.Closest(d.Name.Name, catalog.PerformableEffectNames()) == u.Name {
+		if catalog.LookupEffect(d.Name.Name) == nil && spell.Nearest(d.Name.Name, catalog.PerformableEffectNames()) == u.Name {
 			return true
 		}
 	}

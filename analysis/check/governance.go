@@ -86,7 +86,7 @@ func (c *checker) clauseArgs(d *ast.ClauseDecl, cl *ast.Clause, sc *catalog.Clau
 			// resolve references for real
 			errs, _ = c.matchArgs(p, cl.Args, cl.Form.Span, true)
 			for _, e := range errs {
-				c.errorf(e.code, e.span, "%s", e.msg)
+				c.errorf(e.code, e.span, "%s%s", e.msg, e.hint)
 			}
 			return
 		}
@@ -104,7 +104,7 @@ func (c *checker) clauseArgs(d *ast.ClauseDecl, cl *ast.Clause, sc *catalog.Clau
 	}
 	_ = bestPat
 	for _, e := range best {
-		c.errorf(e.code, e.span, "%s", e.msg)
+		c.errorf(e.code, e.span, "%s%s", e.msg, e.hint)
 	}
 }
 
@@ -137,6 +137,7 @@ type argErr struct {
 	code string
 	span syntax.Span
 	msg  string
+	hint syntax.DidYouMean // ends msg
 }
 
 // matchArgs matches args against a pattern. It returns the mismatches and
@@ -146,7 +147,9 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 	var errs []argErr
 	i := 0
 	score := 0
-	fail := func(code string, sp syntax.Span, msg string) { errs = append(errs, argErr{code, sp, msg}) }
+	fail := func(code string, sp syntax.Span, msg string, hint syntax.DidYouMean) {
+		errs = append(errs, argErr{code, sp, msg, hint})
+	}
 	for pi, p := range pat {
 		kind, mult := p, ""
 		if strings.HasSuffix(p, "*") || strings.HasSuffix(p, "+") || strings.HasSuffix(p, "?") {
@@ -157,7 +160,8 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 			if mult == "" && n == 1 || mult == "?" && n == 1 {
 				break
 			}
-			msg, code := c.argOK(kind, args[i], resolve)
+			var hint syntax.DidYouMean
+			msg, code := c.argOK(kind, args[i], resolve, &hint)
 			if msg != "" {
 				// An optional or repeated item may end here and leave the
 				// argument to the next item; after the last item, the
@@ -165,7 +169,7 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 				if (mult == "*" || mult == "?" || mult == "+" && n > 0) && pi < len(pat)-1 {
 					break
 				}
-				fail(code, args[i].Span, msg)
+				fail(code, args[i].Span, msg, hint)
 				return errs, score
 			}
 			i++
@@ -177,13 +181,13 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 			if end < whole.Start {
 				end = whole.Start
 			}
-			fail(MissingClause, whole, "missing "+describeArg(kind))
+			fail(MissingClause, whole, "missing "+describeArg(kind), "")
 			_ = end
 			return errs, score
 		}
 	}
 	if i < len(args) {
-		fail(Arity, args[i].Span, "unexpected extra argument "+describeForm(args[i]))
+		fail(Arity, args[i].Span, "unexpected extra argument "+describeForm(args[i]), "")
 	}
 	return errs, score
 }
@@ -241,8 +245,9 @@ func describeArg(kind string) string {
 }
 
 // argOK checks one argument against an argument kind; it returns an error
-// message and code, or "".
-func (c *checker) argOK(kind string, a *syntax.Form, resolve bool) (string, string) {
+// message and code, or "". An unknown name's did-you-mean, which ends the
+// message, is stored in *hint.
+func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.DidYouMean) (string, string) {
 	sym := a.Kind == syntax.FormSymbol
 	switch {
 	case strings.HasPrefix(kind, "="):
@@ -272,7 +277,8 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool) (string, stri
 		for _, k := range kinds {
 			cands = append(cands, c.declNames(ast.DeclKind(k))...)
 		}
-		return "unknown " + strings.Join(kinds, " or ") + " `" + a.Text + "`" + didYouMean(a.Text, cands), refCode(kinds[0])
+		*hint = didYouMean(a.Text, cands)
+		return "unknown " + strings.Join(kinds, " or ") + " `" + a.Text + "`", refCode(kinds[0])
 	}
 	switch kind {
 	case "any":
@@ -334,7 +340,8 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool) (string, stri
 			return "expected an effect name", TypeMismatch
 		}
 		if catalog.LookupEffect(a.Text) == nil {
-			return "unknown effect `" + a.Text + "`" + didYouMean(a.Text, catalog.EffectNames()), UnknownEffect
+			*hint = didYouMean(a.Text, catalog.EffectNames())
+			return "unknown effect `" + a.Text + "`", UnknownEffect
 		}
 	case "op":
 		switch a.Text {

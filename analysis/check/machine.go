@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -76,7 +77,7 @@ func (c *checker) machine(m *ast.Machine) {
 		for _, e := range s.Events {
 			used[e.Name] = true
 			if mi.evInfo[e.Name] == nil {
-				used[ast.Closest(e.Name, mi.events.list())] = true
+				used[spell.Nearest(e.Name, mi.events.list())] = true
 			}
 		}
 	}
@@ -154,7 +155,7 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 				c.errorf(MissingClause, to.Event.Span, "state %s times out with %s but has no (on %s ...) transition", st.Name.Name, to.Event.Name, to.Event.Name)
 			}
 		} else {
-			used[ast.Closest(to.Event.Name, mi.events.list())] = true
+			used[spell.Nearest(to.Event.Name, mi.events.list())] = true
 		}
 	}
 	unguarded := map[string]*ast.Transition{}
@@ -167,7 +168,7 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 		if info == nil {
 			// a misspelt event (reported) stands for the one it resembles,
 			// which is not also reported as unused
-			used[ast.Closest(t.Event.Name, mi.events.list())] = true
+			used[spell.Nearest(t.Event.Name, mi.events.list())] = true
 		}
 		if prev := unguarded[t.Event.Name]; prev != nil {
 			d := c.warnf(UnreachableTransition, t.Event.Span, "this transition on %s can never fire: an earlier one in state %s has no guard", t.Event.Name, st.Name.Name)
@@ -197,7 +198,8 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 			f := mi.context[a.Field.Name]
 			var want types.Type
 			if f == nil {
-				c.errorf(UnknownField, a.Field.Span, "machine %s has no context field `%s`%s", mi.m.Name.Name, a.Field.Name, didYouMean(a.Field.Name, keys(mi.context)))
+				d := c.errorf(UnknownField, a.Field.Span, "machine %s has no context field `%s`%s", mi.m.Name.Name, a.Field.Name, didYouMean(a.Field.Name, keys(mi.context)))
+				d.Fix = &syntax.Fix{Kind: syntax.FixDeclareField, Args: []string{mi.m.Name.Name, a.Field.Name}}
 			} else {
 				c.ref(a.Field.Span, f)
 				want = f.Type

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/syntax"
-	"github.com/capsulang/caps/syntax/ast"
 )
 
 // DocPath is where the generated reference lives, relative to the
@@ -34,8 +34,13 @@ func Markdown() []byte {
 	p("`caps capsule-check` reports them, and their examples are contracts.\n\n")
 	p("Messages quote source text (names, literals, stray tokens) in pieces of at most %d\n", syntax.MaxQuoted)
 	p("characters: a longer one is shown as its first %d and last %d characters around `%s`,\n", (syntax.MaxQuoted-1)/2, syntax.MaxQuoted-1-(syntax.MaxQuoted-1)/2, syntax.Ellipsis)
-	p("so that a huge name or literal is never echoed in full. Names longer than %d characters\n", ast.MaxSuggested)
+	p("so that a huge name or literal is never echoed in full. Names longer than %d characters\n", spell.MaxLen)
 	p("get no \"did you mean\" suggestion.\n\n")
+	p("A message's wording may change; what a tool can rely on is carried as data. With `--json`,\n")
+	p("a diagnostic with a \"did you mean\" has the suggested name as `suggestion`, and one whose\n")
+	p("repair the checker knows (a missing `)`, an effect to declare, a profile to add, a context\n")
+	p("field to declare) has it as `fix` (see cli.md, JSON output). Repair plans and the language\n")
+	p("server's quick fixes are built from these, never from the message.\n\n")
 
 	groups := []struct{ severity, heading string }{
 		{"error", "Errors"}, {"warning", "Warnings"}, {"info", "Information"},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/capsulang/caps/internal/spell"
 )
 
 // Env is what a condition may name: paths with their kinds. The checker
@@ -155,7 +157,7 @@ func (c *checker) path(x *Path) Kind {
 	err := c.errorf(CodeUnknown, x.start, x.end, "unknown name `%s` in the condition", x.Name)
 	if c.closest != nil {
 		if best := c.closest(x.Name, c.env.Names()); best != "" {
-			err.Msg += fmt.Sprintf("; did you mean `%s`?", best)
+			err.Msg += spell.Hint(best, spell.Backtick)
 			err.Suggest = best
 		}
 	}

@@ -6,7 +6,6 @@ package repair
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -93,19 +92,20 @@ type planner struct {
 	src []byte
 }
 
-var (
-	performsRE   = regexp.MustCompile(`performs \(([^ )]+)(?: ([^ )]+))?\) but`)
-	addProfileRE = regexp.MustCompile(`add profile ([^ ]+) to admit it`)
-	effectRE     = regexp.MustCompile(`^effect ([^ ]+) is not admitted`)
-)
-
-// clipped reports whether message text holds a name clipped for display
-// (syntax.Clip): such text cannot be written back into source.
-func clipped(text string) bool { return strings.Contains(text, syntax.Ellipsis) }
+// fixArgs returns the arguments of d's fix when it is of kind and has n
+// of them; ok is false otherwise. Options are built from the data a
+// diagnostic carries (its Suggestion and Fix) and from the module, never
+// from the wording of its message.
+func fixArgs(d syntax.Diagnostic, kind string, n int) (args []string, ok bool) {
+	if d.Fix == nil || d.Fix.Kind != kind || len(d.Fix.Args) != n {
+		return nil, false
+	}
+	return d.Fix.Args, true
+}
 
 func (p *planner) options(d syntax.Diagnostic) []Option {
 	var opts []Option
-	if s := check.Suggestion(d); s != "" && strings.HasPrefix(d.Code, "E_UNKNOWN_") {
+	if s := d.Suggestion; s != "" && strings.HasPrefix(d.Code, "E_UNKNOWN_") {
 		opts = append(opts, Option{ID: "rename", Title: fmt.Sprintf("Change `%s` to `%s`", p.text(d.Span), s), Safety: Safe, Edits: []Edit{{d.Span, s}}})
 	}
 	switch d.Code {
@@ -119,21 +119,21 @@ func (p *planner) options(d syntax.Diagnostic) []Option {
 	case check.AuthorityNeverAllows:
 		opts = append(opts, p.widenAuthority(d)...)
 	case check.ParseError:
-		if strings.HasPrefix(d.Message, "missing `)`") {
-			opts = append(opts, Option{ID: "insert-paren", Title: "Insert the missing `)`", Safety: Safe, Edits: []Edit{{d.Span, ")"}}})
+		if _, ok := fixArgs(d, syntax.FixInsertParen, 0); ok {
+			opts = append(opts, Option{ID: syntax.FixInsertParen, Title: "Insert the missing `)`", Safety: Safe, Edits: []Edit{{d.Span, ")"}}})
 		}
-		if strings.HasPrefix(d.Message, "unexpected `)`") {
-			opts = append(opts, Option{ID: "delete-paren", Title: "Delete the extra `)`", Safety: Safe, Edits: []Edit{{d.Span, ""}}})
+		if _, ok := fixArgs(d, syntax.FixDeleteParen, 0); ok {
+			opts = append(opts, Option{ID: syntax.FixDeleteParen, Title: "Delete the extra `)`", Safety: Safe, Edits: []Edit{{d.Span, ""}}})
 		}
 	case check.EffectNotDeclared:
-		if m := performsRE.FindStringSubmatch(d.Message); m != nil && !clipped(m[0]) {
-			if o, ok := p.declareEffect(d, m[1], m[2]); ok {
+		if a, ok := fixArgs(d, syntax.FixDeclareEffect, 3); ok {
+			if o, ok := p.declareEffect(d, a[0], a[1], a[2]); ok {
 				opts = append(opts, o)
 			}
 		}
 	case check.EffectNotAllowed:
-		if m := addProfileRE.FindStringSubmatch(d.Message); m != nil && !clipped(d.Message) {
-			if o, ok := p.addProfile(m[1], effectRE.FindStringSubmatch(d.Message)); ok {
+		if a, ok := fixArgs(d, syntax.FixAddProfile, 2); ok {
+			if o, ok := p.addProfile(a[0], a[1]); ok {
 				opts = append(opts, o)
 			}
 		}
@@ -211,9 +211,11 @@ func (p *planner) machineAt(off int) *ast.Machine {
 	return nil
 }
 
-func (p *planner) declareEffect(d syntax.Diagnostic, name, target string) (Option, bool) {
+// declareEffect declares effect name (on target, if any) on the function
+// called fnName that holds the diagnostic.
+func (p *planner) declareEffect(d syntax.Diagnostic, fnName, name, target string) (Option, bool) {
 	fn := p.functionAt(d.Span.Start)
-	if fn == nil {
+	if fn == nil || fn.Name.Name != fnName {
 		return Option{}, false
 	}
 	eff := "(" + name
@@ -247,14 +249,15 @@ func (p *planner) declareEffect(d syntax.Diagnostic, name, target string) (Optio
 	return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{p.insertAfter(anchor, "(effects "+eff+")")}}, true
 }
 
-func (p *planner) addProfile(profile string, effect []string) (Option, bool) {
+// addProfile adds profile, which admits effect, to the module.
+func (p *planner) addProfile(profile, effect string) (Option, bool) {
 	m := p.in.File.Module
 	if m == nil {
 		return Option{}, false
 	}
 	what := ""
-	if effect != nil {
-		what = " to admit " + effect[1]
+	if effect != "" {
+		what = " to admit " + effect
 	}
 	title := fmt.Sprintf("Add profile %s%s", profile, what)
 	for _, it := range m.Form.Items {
@@ -304,14 +307,15 @@ func validName(s string) bool {
 // declareContextField adds a context field assigned but not declared, typed
 // from the assigned value when the checker knows it.
 func (p *planner) declareContextField(d syntax.Diagnostic) (Option, bool) {
-	if !strings.Contains(d.Message, "has no context field") {
+	a, ok := fixArgs(d, syntax.FixDeclareField, 2)
+	if !ok {
 		return Option{}, false
 	}
 	m := p.machineAt(d.Span.Start)
-	if m == nil {
+	if m == nil || m.Name.Name != a[0] {
 		return Option{}, false
 	}
-	name := p.text(d.Span)
+	name := a[1]
 	typ := "Text"
 	for _, st := range m.States {
 		for _, t := range st.Transitions {
@@ -388,7 +392,7 @@ func (p *planner) budgetOnlyOptions(d syntax.Diagnostic) []Option {
 	}
 	intent, parent := path[len(path)-1], path[len(path)-2]
 	name := p.text(d.Span)
-	if s := check.Suggestion(d); s != "" {
+	if s := d.Suggestion; s != "" {
 		edit := s
 		if len(intent.Items) == 1 {
 			edit += p.onlyTarget(s)

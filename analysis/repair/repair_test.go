@@ -70,6 +70,8 @@ func TestPlansRemoveTheirDiagnostic(t *testing.T) {
 		{"effect outside profiles", "(profile persistence.memory)", "(profile pure)", check.EffectNotAllowed, "add-profile", ExpandsAuthority},
 		{"unreachable state", "(state done (type final))))", "(state done (type final))\n    (state orphan (on Stop (target done)))))", check.UnreachableState, "remove-state", Review},
 		{"missing paren", "    (state busy (on Stop (target done)))\n", "    (state busy (on Stop (target done))\n", check.ParseError, "insert-paren", Safe},
+		{"extra paren", "    (state busy (on Stop (target done)))\n", "    (state busy (on Stop (target done))))\n", check.ParseError, "delete-paren", Safe},
+		{"stray paren", "(state done (type final))))", "(state done (type final)))))", check.ParseError, "delete-paren", Safe},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,31 +178,32 @@ func TestBudgetOnlyOptions(t *testing.T) {
 	}
 }
 
-// TestNoRepairFromClippedText (issue 19, item 10): a name clipped in a
-// message (syntax.Clip) is never written back: an undeclared effect on a
-// collection with a 100-character name gets no declare-effect option,
-// while the same effect on a short name does.
-func TestNoRepairFromClippedText(t *testing.T) {
+// TestRepairOfClippedName (issue 19, item 10; issue 21, item 2): a name
+// clipped in a message (syntax.Clip) is never written back. The repair
+// takes the name from the diagnostic's Fix, which holds it in full, so an
+// undeclared effect on a collection with a 100-character name is
+// declared with that name, and the repaired module checks clean.
+func TestRepairOfClippedName(t *testing.T) {
 	long := strings.Repeat("c", 100)
-	for _, tt := range []struct {
-		collection string
-		want       bool
-	}{{"items", true}, {long, false}} {
-		src := strings.NewReplacer("    (effects (db.write ops.items))\n", "", "items", tt.collection).Replace(base)
+	for _, collection := range []string{"items", long} {
+		src := strings.NewReplacer("    (effects (db.write ops.items))\n", "", "items", collection).Replace(base)
 		f, res := checkSrc(t, src)
-		found := false
+		var edits []Edit
 		for _, p := range Plans(Input{File: f, Result: res}) {
 			for _, o := range p.Options {
-				found = found || o.ID == "declare-effect"
-				for _, e := range o.Edits {
-					if strings.Contains(e.NewText, syntax.Ellipsis) {
-						t.Errorf("option %s writes clipped text %q", o.ID, e.NewText)
-					}
+				if o.ID == "declare-effect" {
+					edits = o.Edits
 				}
 			}
 		}
-		if found != tt.want {
-			t.Errorf("collection of %d characters: declare-effect offered %v, want %v; diagnostics %v", len(tt.collection), found, tt.want, errorsOf(res))
+		want := []Edit{{syntax.Span{Start: strings.Index(src, "\n    (body (do (db.write")}, "\n    (effects (db.write ops." + collection + "))"}}
+		want[0].Span.End = want[0].Span.Start
+		if diff := cmp.Diff(want, edits); diff != "" {
+			t.Errorf("collection of %d characters: declare-effect edits (-want +got):\n%s\ndiagnostics %v", len(collection), diff, errorsOf(res))
+			continue
+		}
+		if _, res2 := checkSrc(t, string(Apply([]byte(src), edits))); len(errorsOf(res2)) > 0 {
+			t.Errorf("collection of %d characters: the repair left %v", len(collection), errorsOf(res2))
 		}
 	}
 }
@@ -309,5 +312,37 @@ func TestWidenAuthority(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s: %d warnings left, want the other one", id, n)
 		}
+	}
+}
+
+// garbled is what TestRepairsIgnoreMessages rewrites every message to.
+const garbled = "zq message rewritten by the test: `x` (y z) add profile p to admit it"
+
+// TestRepairsIgnoreMessages (issue 21, item 2): with the message of every
+// diagnostic rewritten to the same nonsense, every repair test above
+// still passes: options come from a diagnostic's code, span, Suggestion
+// and Fix, never from its wording.
+func TestRepairsIgnoreMessages(t *testing.T) {
+	defer check.RewriteMessages(func(string) string { return garbled })()
+	f, res := checkSrc(t, base+"\n(")
+	if len(res.Diagnostics) == 0 {
+		t.Fatal("no diagnostics to rewrite")
+	}
+	for _, d := range res.Diagnostics {
+		if d.Message != garbled {
+			t.Fatalf("message not rewritten: %q", d.Message)
+		}
+	}
+	if len(Plans(Input{File: f, Result: res})) == 0 {
+		t.Fatal("no plans for a missing `)` with rewritten messages")
+	}
+	for name, test := range map[string]func(*testing.T){
+		"PlansRemoveTheirDiagnostic": TestPlansRemoveTheirDiagnostic,
+		"BudgetOnlyOptions":          TestBudgetOnlyOptions,
+		"RepairOfClippedName":        TestRepairOfClippedName,
+		"ConditionUnknownRename":     TestConditionUnknownRename,
+		"WidenAuthority":             TestWidenAuthority,
+	} {
+		t.Run(name, test)
 	}
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/value"
-	"github.com/capsulang/caps/syntax/ast"
 )
 
 func init() {
@@ -124,9 +124,9 @@ func runCall(c *cli.Context, path, fn string, argv []string, jsonOut bool, maxSt
 			names = append(names, f.Name)
 		}
 		msg := fmt.Sprintf("%s has no function %q", cli.DisplayPath(path), fn)
-		switch best := ast.Closest(fn, names); {
+		switch best := spell.Nearest(fn, names); {
 		case best != "":
-			msg += fmt.Sprintf("; did you mean %q?", best)
+			msg += spell.Hint(best, spell.Go)
 		case len(names) > 0:
 			msg += "; its functions are " + strings.Join(names, ", ")
 		default:
@@ -196,8 +196,8 @@ func callArgs(c *cli.Context, info *interp.FuncInfo, argv []string) ([]value.Val
 		i, known := index[name]
 		if !known {
 			msg := fmt.Sprintf("%s has no input %q", info.Name, name)
-			if best := ast.Closest(name, names); best != "" {
-				msg += fmt.Sprintf("; did you mean %q?", best)
+			if best := spell.Nearest(name, names); best != "" {
+				msg += spell.Hint(best, spell.Go)
 			} else if len(names) > 0 {
 				msg += "; its inputs are " + strings.Join(names, ", ")
 			} else {

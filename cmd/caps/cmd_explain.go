@@ -9,7 +9,7 @@ import (
 	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
-	"github.com/capsulang/caps/syntax/ast"
+	"github.com/capsulang/caps/internal/spell"
 )
 
 func init() {
@@ -74,10 +74,7 @@ func explainCode(c *cli.Context, code string, jsonOut bool) int {
 		for _, x := range codes.All() {
 			names = append(names, x.Code)
 		}
-		hint := ""
-		if s := closestCode(strings.ToUpper(code), names); s != "" {
-			hint = "; did you mean " + s + "?"
-		}
+		hint := spell.Hint(closestCode(strings.ToUpper(code), names), spell.Bare)
 		c.Errorf("unknown diagnostic code %q%s (caps explain --list lists them)", code, hint)
 		return cli.ExitUsage
 	}
@@ -129,7 +126,7 @@ func explainList(c *cli.Context, jsonOut bool) int {
 
 // closestCode suggests a code for a near miss (E_UNKNOWN_STAT, UNKNOWN_STATE).
 func closestCode(code string, names []string) string {
-	if best := ast.Closest(code, names); best != "" {
+	if best := spell.Nearest(code, names); best != "" {
 		return best
 	}
 	for _, n := range names {

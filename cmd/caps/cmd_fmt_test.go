@@ -72,7 +72,7 @@ func TestFmt(t *testing.T) {
 			stderr: "bad.caps:1:3: error E_PARSE: missing `)` to close the list opened here\nbad.caps:1:1: note: the unclosed `(`\n"},
 		{name: "check with syntax error", args: []string{"fmt", "--check", "--json", "bad.caps"}, code: 1,
 			stdout: `{"ok":false,"files":[{"path":"bad.caps","diagnostics":[` +
-				"{\"code\":\"E_PARSE\",\"severity\":\"error\",\"message\":\"missing `)` to close the list opened here\",\"range\":{\"start\":{\"line\":0,\"character\":2},\"end\":{\"line\":0,\"character\":2}},\"related\":[{\"path\":\"bad.caps\",\"range\":{\"start\":{\"line\":0,\"character\":0},\"end\":{\"line\":0,\"character\":1}},\"message\":\"the unclosed `(`\"}]}" +
+				"{\"code\":\"E_PARSE\",\"severity\":\"error\",\"message\":\"missing `)` to close the list opened here\",\"range\":{\"start\":{\"line\":0,\"character\":2},\"end\":{\"line\":0,\"character\":2}},\"related\":[{\"path\":\"bad.caps\",\"range\":{\"start\":{\"line\":0,\"character\":0},\"end\":{\"line\":0,\"character\":1}},\"message\":\"the unclosed `(`\"}],\"fix\":{\"kind\":\"insert-paren\",\"args\":[]}}" +
 				`],"changed":false}]}` + "\n"},
 		{name: "missing among others", args: []string{"fmt", "--check", "nope.caps", "pretty.caps"}, code: 2,
 			stderr: "caps: nope.caps: no such file\n"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/internal/spell"
 )
 
 func init() {
@@ -24,9 +25,7 @@ flags. 'caps COMMAND -h' prints the same.`,
 					cmd := cli.Lookup(args[0])
 					if cmd == nil {
 						msg := fmt.Sprintf("unknown command %q", args[0])
-						if s := cli.Suggest(args[0]); s != "" {
-							msg += fmt.Sprintf("; did you mean %q?", s)
-						}
+						msg += spell.Hint(cli.Suggest(args[0]), spell.Go)
 						return c.UsageErrorf("%s", msg)
 					}
 					cli.PrintCommandHelp(c.Stdout, cmd)

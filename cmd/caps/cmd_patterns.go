@@ -11,6 +11,7 @@ import (
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/ir"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/patterns"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -123,9 +124,7 @@ func lookupPattern(c *cli.Context, name string) *patterns.Pattern {
 		return p
 	}
 	msg := fmt.Sprintf("unknown pattern %q", name)
-	if best := ast.Closest(name, patterns.Names()); best != "" {
-		msg += fmt.Sprintf("; did you mean %q?", best)
-	}
+	msg += spell.DidYouMean(name, patterns.Names(), spell.Go)
 	c.UsageErrorf("%s (caps patterns list names them)", msg)
 	return nil
 }

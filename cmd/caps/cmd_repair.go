@@ -75,7 +75,8 @@ func runRepairPlan(c *cli.Context, path string, jsonOut bool) int {
 	out := []planJSON{}
 	for _, pl := range plans {
 		d := pl.Diagnostic
-		pj := planJSON{Diagnostic: report.Diagnostic{Code: d.Code, Severity: d.Severity.String(), Message: d.Message, Range: conv.Range(d.Span), Related: []report.Related{}}}
+		pj := planJSON{Diagnostic: report.Diagnostic{Code: d.Code, Severity: d.Severity.String(), Message: d.Message, Range: conv.Range(d.Span), Related: []report.Related{},
+			Suggestion: d.Suggestion, Fix: report.FixOf(d)}}
 		for _, o := range pl.Options {
 			oj := optionJSON{ID: o.ID, Title: o.Title, Safety: o.Safety, Why: o.Why, Edits: []editJSON{}}
 			for _, e := range o.Edits {

@@ -135,8 +135,8 @@ bad.caps:1:1: note: the unclosed ` + "`(`" + `
 const badJSONDiags = `{"ok":false,"files":[{"path":"bad.caps","diagnostics":[` +
 	`{"code":"E_PARSE","severity":"error","message":"unexpected '['; Capsulang uses only ( ) for lists","range":{"start":{"line":1,"character":9},"end":{"line":1,"character":10}},"related":[]},` +
 	`{"code":"E_PARSE","severity":"error","message":"unexpected ']'; Capsulang uses only ( ) for lists","range":{"start":{"line":1,"character":11},"end":{"line":1,"character":12}},"related":[]},` +
-	"{\"code\":\"E_PARSE\",\"severity\":\"error\",\"message\":\"missing `)` to close the list opened here\",\"range\":{\"start\":{\"line\":2,\"character\":6},\"end\":{\"line\":2,\"character\":6}},\"related\":[{\"path\":\"bad.caps\",\"range\":{\"start\":{\"line\":2,\"character\":2},\"end\":{\"line\":2,\"character\":3}},\"message\":\"the unclosed `(`\"}]}," +
-	"{\"code\":\"E_PARSE\",\"severity\":\"error\",\"message\":\"missing `)` to close the list opened here\",\"range\":{\"start\":{\"line\":2,\"character\":6},\"end\":{\"line\":2,\"character\":6}},\"related\":[{\"path\":\"bad.caps\",\"range\":{\"start\":{\"line\":0,\"character\":0},\"end\":{\"line\":0,\"character\":1}},\"message\":\"the unclosed `(`\"}]}],"
+	"{\"code\":\"E_PARSE\",\"severity\":\"error\",\"message\":\"missing `)` to close the list opened here\",\"range\":{\"start\":{\"line\":2,\"character\":6},\"end\":{\"line\":2,\"character\":6}},\"related\":[{\"path\":\"bad.caps\",\"range\":{\"start\":{\"line\":2,\"character\":2},\"end\":{\"line\":2,\"character\":3}},\"message\":\"the unclosed `(`\"}],\"fix\":{\"kind\":\"insert-paren\",\"args\":[]}}," +
+	"{\"code\":\"E_PARSE\",\"severity\":\"error\",\"message\":\"missing `)` to close the list opened here\",\"range\":{\"start\":{\"line\":2,\"character\":6},\"end\":{\"line\":2,\"character\":6}},\"related\":[{\"path\":\"bad.caps\",\"range\":{\"start\":{\"line\":0,\"character\":0},\"end\":{\"line\":0,\"character\":1}},\"message\":\"the unclosed `(`\"}],\"fix\":{\"kind\":\"insert-paren\",\"args\":[]}}],"
 
 const parseUsageTail = "usage: caps parse [--json] FILE\nRun 'caps help parse' for details.\n"
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/value"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -288,8 +289,8 @@ func Envelope(res *check.Result, surface, kind string, data []byte) ([]Message, 
 			mod = "module " + m.mod.Name.Name
 		}
 		msg := fmt.Sprintf("%s has no surface `%s`", mod, surface)
-		if best := ast.Closest(surface, names); best != "" {
-			msg += fmt.Sprintf("; did you mean `%s`?", best)
+		if best := spell.Nearest(surface, names); best != "" {
+			msg += spell.Hint(best, spell.Backtick)
 		} else if len(names) > 0 {
 			msg += "; its surfaces are " + strings.Join(names, ", ")
 		} else {
@@ -358,8 +359,8 @@ func (m *module) checkData(s *ast.Surface, data []byte) (json.RawMessage, error)
 	for _, k := range keys {
 		if !contains(names, k) {
 			msg := fmt.Sprintf("surface %s has no data model field `%s`", s.Name.Name, k)
-			if best := ast.Closest(k, names); best != "" {
-				msg += fmt.Sprintf("; did you mean `%s`?", best)
+			if best := spell.Nearest(k, names); best != "" {
+				msg += spell.Hint(best, spell.Backtick)
 			} else if len(names) > 0 {
 				msg += "; its fields are " + strings.Join(names, ", ")
 			}

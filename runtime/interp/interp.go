@@ -27,6 +27,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/value"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -383,9 +384,7 @@ func (in *Interp) Call(name string, args []value.Value) (value.Value, []Intent, 
 			names = append(names, g.name)
 		}
 		msg := fmt.Sprintf("the module has no function %s", name)
-		if best := ast.Closest(name, names); best != "" {
-			msg += fmt.Sprintf("; did you mean %s?", best)
-		}
+		msg += spell.DidYouMean(name, names, spell.Bare)
 		return value.Value{}, nil, newError(UnknownFunction, syntax.Span{}, "%s", msg)
 	}
 	return in.call(f, args)

@@ -9,10 +9,10 @@ import (
 
 	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/cond"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/trace"
 	"github.com/capsulang/caps/runtime/value"
-	"github.com/capsulang/caps/syntax/ast"
 )
 
 // Status is an instance's life-cycle status.
@@ -615,9 +615,7 @@ func (i *Instance) decide(ev Event) (*Transition, map[string]value.Value, *Failu
 		for k, e := range m.Events {
 			names[k] = e.Name
 		}
-		if best := ast.Closest(ev.Name, names); best != "" {
-			msg += fmt.Sprintf("; did you mean %q?", best)
-		}
+		msg += spell.DidYouMean(ev.Name, names, spell.Go)
 		return nil, nil, &Failure{Code: CodeUnknownEvent, Message: msg, Reason: "unknown event", Expected: "one of " + strings.Join(names, ", "), Actual: ev.Name}
 	}
 	payload := ev.Payload

@@ -22,6 +22,7 @@ import (
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/cond"
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/value"
 	"github.com/capsulang/caps/syntax/ast"
@@ -232,9 +233,9 @@ func Compile(res *check.Result, name string, opts Options) (*Machine, error) {
 	if decl == nil {
 		names := Names(res)
 		msg := fmt.Sprintf("module %s has no machine %q", res.File.Module.Name.Name, name)
-		switch best := ast.Closest(name, names); {
+		switch best := spell.Nearest(name, names); {
 		case best != "":
-			msg += fmt.Sprintf("; did you mean %q?", best)
+			msg += spell.Hint(best, spell.Go)
 		case len(names) > 0:
 			msg += "; its machines are " + strings.Join(names, ", ")
 		default:

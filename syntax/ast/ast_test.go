@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -178,41 +177,6 @@ func TestStructuralDiagnostics(t *testing.T) {
 	f, _ := Parse([]byte("(module m (capsule \"0\")))\n(function f (output I64) (body 1))"))
 	if len(f.Module.Decls) != 1 {
 		t.Errorf("stray function not adopted: %d decls", len(f.Module.Decls))
-	}
-}
-
-func TestClosest(t *testing.T) {
-	for _, tt := range []struct{ name, want string }{
-		{"opne", "open"}, {"clsoed", "closed"}, {"xyz", ""}, {"idel", "idle"},
-	} {
-		if got := Closest(tt.name, []string{"open", "closed", "idle"}); got != tt.want {
-			t.Errorf("Closest(%q) = %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
-// TestClosestLongNames (issue 19, item 10): names of up to MaxSuggested
-// characters are suggested; longer ones are neither compared nor
-// suggested, so a 1 MB name one letter off a declared one costs little.
-func TestClosestLongNames(t *testing.T) {
-	at := strings.Repeat("n", MaxSuggested-1)
-	if got := Closest(at+"x", []string{at + "y", "other"}); got != at+"y" {
-		t.Errorf("a %d-character name: got %q", MaxSuggested, got)
-	}
-	over := strings.Repeat("n", MaxSuggested)
-	if got := Closest(over+"x", []string{over + "y"}); got != "" {
-		t.Errorf("a %d-character name got a suggestion: %q", MaxSuggested+1, got)
-	}
-	if got := Closest("abc", []string{"abd" + strings.Repeat("z", MaxSuggested)}); got != "" {
-		t.Errorf("a candidate longer than MaxSuggested was suggested: %q", got)
-	}
-	huge := strings.Repeat("x", 1<<20)
-	start := time.Now()
-	if got := Closest(huge+"a", []string{huge + "b", huge}); got != "" {
-		t.Errorf("a 1 MB name got a suggestion of %d bytes", len(got))
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("Closest on 1 MB names took %v", d)
 	}
 }
 

@@ -1,10 +1,8 @@
 package ast
 
 import (
-	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/capsulang/caps/syntax"
 )
@@ -44,9 +42,7 @@ type builder struct {
 }
 
 func (b *builder) errorf(code string, sp Span, format string, args ...any) {
-	b.file.Diagnostics = append(b.file.Diagnostics, syntax.Diagnostic{
-		Code: code, Severity: syntax.Error, Span: sp, Message: syntax.Messagef(format, args...),
-	})
+	b.file.Diagnostics = append(b.file.Diagnostics, syntax.NewDiagnostic(code, syntax.Error, sp, format, args...))
 }
 
 // indexComments finds doc comments: runs of full-line ";;" comments.
@@ -301,11 +297,12 @@ func (b *builder) unknownClause(c *Clause, where string, known []string) {
 	b.errorf(CodeUnknownForm, c.Key.Span, "unknown clause `%s` in %s%s", c.Key.Name, where, suggest(c.Key.Name, known))
 }
 
-// suggest returns "; did you mean `x`?" for the closest known name, or a
+// suggest returns the did-you-mean for the closest known name (a
+// syntax.DidYouMean: its name becomes the diagnostic's Suggestion), or a
 // list of the expected names when none is close.
-func suggest(name string, known []string) string {
-	if best := Closest(name, known); best != "" {
-		return fmt.Sprintf("; did you mean `%s`?", best)
+func suggest(name string, known []string) any {
+	if best := syntax.Nearest(name, known); best != "" {
+		return best
 	}
 	if len(known) > 0 && len(known) <= 12 {
 		k := append([]string(nil), known...)
@@ -313,67 +310,6 @@ func suggest(name string, known []string) string {
 		return "; expected one of " + strings.Join(k, ", ")
 	}
 	return ""
-}
-
-// MaxSuggested is the longest name, in characters, that Closest compares
-// or suggests: a suggestion is quoted in full (never clipped, see
-// syntax.MaxQuoted), and comparing huge names would cost their product.
-const MaxSuggested = 64
-
-// Closest returns the candidate nearest to name by edit distance, if it is
-// close enough to be a likely typo, else "". Names longer than
-// MaxSuggested characters are neither matched nor suggested.
-func Closest(name string, candidates []string) string {
-	n := utf8.RuneCountInString(name)
-	if n > MaxSuggested {
-		return ""
-	}
-	limit := min(3, 1+len(name)/4)
-	lower := strings.ToLower(name)
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		if c == name || len(c) > 4*MaxSuggested {
-			continue
-		}
-		if m := utf8.RuneCountInString(c); m > MaxSuggested || m-n > limit || n-m > limit {
-			continue // too long, or too far apart in length to be within limit
-		}
-		d := EditDistance(lower, strings.ToLower(c))
-		if d < bestD || d == bestD && c < best {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= limit {
-		return best
-	}
-	return ""
-}
-
-// EditDistance is the Levenshtein distance between a and b, counting a
-// transposition of neighbours as one edit.
-func EditDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }
 
 // ---- shared clause readers

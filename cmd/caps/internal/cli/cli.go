@@ -17,13 +17,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/capsulang/caps/syntax/ast"
 	"io"
 	"os"
 	"reflect"
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/capsulang/caps/internal/spell"
 )
 
 // Exit codes shared by every command.
@@ -158,9 +159,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			return ExitUsage
 		}
 		msg := fmt.Sprintf("%s: unknown command %q", Program, name)
-		if s := Suggest(name); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		}
+		msg += spell.Hint(Suggest(name), spell.Go)
 		fmt.Fprintf(stderr, "%s\nRun '%s help' for a list of commands.\n", msg, Program)
 		return ExitUsage
 	}
@@ -191,7 +190,7 @@ func flagError(fs *flag.FlagSet, err error) string {
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		msg := "unknown flag " + dashed(name)
 		if s := suggestFlag(fs, name); s != "" {
-			msg += "; did you mean " + dashed(s) + "?"
+			msg += spell.Hint(dashed(s), spell.Bare)
 		}
 		return msg
 	}
@@ -327,38 +326,26 @@ func flagLines(cmd *Command) [][2]string {
 }
 
 // Suggest returns the visible command closest to name, or "" when none is
-// close enough to be a likely typo.
+// close enough to be a likely typo (spell.NearestPrefix: a command name
+// begins counts as one edit).
 func Suggest(name string) string {
-	best, bestD := "", 3
+	var names []string
 	for _, c := range Commands() {
-		d := ast.EditDistance(name, c.Name)
-		if len(name) >= 2 && strings.HasPrefix(c.Name, name) {
-			d = min(d, 1)
-		}
-		if d < bestD && d <= max(1, len(c.Name)/2) {
-			best, bestD = c.Name, d
-		}
+		names = append(names, c.Name)
 	}
-	return best
+	return spell.NearestPrefix(name, names)
 }
 
-// suggestFlag returns the flag of fs closest to name, or "" when none is
-// close enough to be a likely typo (as Suggest does for commands).
+// suggestFlag returns the long flag of fs closest to name, or "" when none
+// is close enough to be a likely typo (as Suggest does for commands).
 func suggestFlag(fs *flag.FlagSet, name string) string {
-	best, bestD := "", 3
+	var names []string
 	fs.VisitAll(func(f *flag.Flag) {
-		if len(f.Name) == 1 {
-			return
-		}
-		d := ast.EditDistance(name, f.Name)
-		if len(name) >= 2 && strings.HasPrefix(f.Name, name) {
-			d = min(d, 1)
-		}
-		if d < bestD && d <= max(1, len(f.Name)/2) {
-			best, bestD = f.Name, d
+		if len(f.Name) > 1 {
+			names = append(names, f.Name)
 		}
 	})
-	return best
+	return spell.NearestPrefix(name, names)
 }
 
 // Load loads a source file for the command (see the package function Load);

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"flag"
-	"github.com/capsulang/caps/syntax/ast"
 	"strings"
 	"testing"
 
@@ -49,22 +48,6 @@ func TestParseInterspersed(t *testing.T) {
 		}
 		if *j != tt.json || *o != tt.out || !cmp.Equal(pos, tt.pos) {
 			t.Errorf("%q: json=%v out=%q pos=%q", tt.args, *j, *o, pos)
-		}
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		d    int
-	}{
-		{"", "", 0}, {"parse", "parse", 0}, {"pars", "parse", 1}, {"pasre", "parse", 1},
-		{"check", "chekc", 1}, {"fmt", "ftm", 1}, {"", "abc", 3}, {"kitten", "sitting", 3},
-		{"héllo", "hello", 1},
-	}
-	for _, tt := range tests {
-		if d := ast.EditDistance(tt.a, tt.b); d != tt.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, d, tt.d)
 		}
 	}
 }

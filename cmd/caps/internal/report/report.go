@@ -61,6 +61,27 @@ type Diagnostic struct {
 	Message  string       `json:"message"`
 	Range    syntax.Range `json:"range"`
 	Related  []Related    `json:"related"`
+	// Suggestion is the name the checker suggests in place of the text at
+	// Range (a did-you-mean); absent when there is none.
+	Suggestion string `json:"suggestion,omitempty"`
+	// Fix is the repair the checker knows for the diagnostic, as data;
+	// absent when there is none.
+	Fix *Fix `json:"fix,omitempty"`
+}
+
+// Fix is a diagnostic's syntax.Fix in JSON: the kind of repair and its
+// arguments (always an array), as docs/cli.md lists them.
+type Fix struct {
+	Kind string   `json:"kind"`
+	Args []string `json:"args"`
+}
+
+// FixOf returns d's fix in JSON, or nil.
+func FixOf(d syntax.Diagnostic) *Fix {
+	if d.Fix == nil {
+		return nil
+	}
+	return &Fix{Kind: d.Fix.Kind, Args: append([]string{}, d.Fix.Args...)}
 }
 
 // Related is another location that matters to a diagnostic.
@@ -301,6 +322,9 @@ func (p *Printer) convert(src *Source, ds []syntax.Diagnostic) []Diagnostic {
 			Message:  d.Message,
 			Range:    conv.Range(d.Span),
 			Related:  []Related{},
+
+			Suggestion: d.Suggestion,
+			Fix:        FixOf(d),
 		}
 		for _, r := range d.Related {
 			rel := Related{Path: r.File, Message: r.Message}
