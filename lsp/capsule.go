@@ -68,19 +68,19 @@ func (s *Server) capsuleRequest(method string, params json.RawMessage) requestHa
 	}
 	switch method {
 	case "textDocument/hover":
-		return capsulePositional(u, func(d *capsuleDoc, lines *syntax.Lines, off int) (any, error) {
+		return capsulePositional(u, func(d *capsuleDoc, m mapper, off int) (any, error) {
 			md, sp, ok := capsule.Hover(d.text, off)
 			if !ok {
 				return nil, nil
 			}
-			rg := protoRange(lines.Range(sp, s.enc))
+			rg := m.Range(sp)
 			return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: &rg}, nil
 		})
 	case "textDocument/definition":
-		return capsulePositional(u, func(d *capsuleDoc, lines *syntax.Lines, off int) (any, error) {
+		return capsulePositional(u, func(d *capsuleDoc, m mapper, off int) (any, error) {
 			locs := []protocol.Location{}
 			for _, sp := range capsule.Definition(d.text, off) {
-				locs = append(locs, protocol.Location{URI: u, Range: protoRange(lines.Range(sp, s.enc))})
+				locs = append(locs, m.Location(u, sp))
 			}
 			return locs, nil
 		})
@@ -99,7 +99,7 @@ func (s *Server) capsuleRequest(method string, params json.RawMessage) requestHa
 }
 
 // capsulePositional adapts a handler of a position in an open contract.
-func capsulePositional(u protocol.DocumentURI, f func(d *capsuleDoc, lines *syntax.Lines, off int) (any, error)) requestHandler {
+func capsulePositional(u protocol.DocumentURI, f func(d *capsuleDoc, m mapper, off int) (any, error)) requestHandler {
 	return func(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
 		var p protocol.TextDocumentPositionParams
 		if err := decode(params, &p); err != nil {
@@ -112,19 +112,12 @@ func capsulePositional(u protocol.DocumentURI, f func(d *capsuleDoc, lines *synt
 		if d == nil {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "document not open: " + string(u)}
 		}
-		lines := syntax.NewLines(d.text)
-		off, err := lines.Offset(syntax.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)}, enc)
+		m := mapper{syntax.NewMapper(d.text), enc}
+		off, err := m.Offset(p.Position)
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+			return nil, err
 		}
-		return func(context.Context) (any, error) { return f(d, lines, off) }, nil
-	}
-}
-
-func protoRange(r syntax.Range) protocol.Range {
-	return protocol.Range{
-		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
-		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
+		return func(context.Context) (any, error) { return f(d, m, off) }, nil
 	}
 }
 
@@ -174,10 +167,7 @@ func (s *Server) capsuleNotification(method string, params json.RawMessage) noti
 					text = []byte(*ch.Text)
 					continue
 				}
-				sp, err := syntax.NewLines(text).Span(syntax.Range{
-					Start: syntax.Position{Line: int(ch.Range.Start.Line), Character: int(ch.Range.Start.Character)},
-					End:   syntax.Position{Line: int(ch.Range.End.Line), Character: int(ch.Range.End.Character)},
-				}, enc)
+				sp, err := mapper{syntax.NewMapper(text), enc}.Span(*ch.Range)
 				if err != nil {
 					return fmt.Errorf("content change %d does not fit the document (%v); close and reopen the file", i+1, err)
 				}
@@ -208,11 +198,11 @@ func (s *Server) publishCapsule(u protocol.DocumentURI, d *capsuleDoc) {
 	s.mu.Lock()
 	enc := s.enc
 	s.mu.Unlock()
-	lines := syntax.NewLines(d.text)
+	m := mapper{syntax.NewMapper(d.text), enc}
 	out := []protocol.Diagnostic{}
 	for _, dg := range diags {
 		out = append(out, protocol.Diagnostic{
-			Range:           protoRange(lines.Range(dg.Span, enc)),
+			Range:           m.Range(dg.Span),
 			Severity:        protocol.DiagnosticSeverity(dg.Severity),
 			Code:            dg.Code,
 			CodeDescription: &protocol.CodeDescription{Href: protocol.URI(docURL(dg.Code))},

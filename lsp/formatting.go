@@ -81,7 +81,7 @@ func formatDocument(_ context.Context, sn *snapshot) (any, error) {
 }
 
 func rangeFormatting(ctx context.Context, s *Server, sn *snapshot, p *protocol.DocumentRangeFormattingParams) (any, error) {
-	sp, err := sn.lines().Span(toSyntaxRange(p.Range), sn.enc)
+	sp, err := sn.mapper().Span(p.Range)
 	if err != nil {
 		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
 	}

@@ -229,13 +229,6 @@ func (s *Server) applyChange(d *document, ch contentChange) error {
 }
 
 // protocolRange converts a protocol range to the syntax package's.
-func protocolRange(r protocol.Range) syntax.Range {
-	return syntax.Range{
-		Start: syntax.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
-		End:   syntax.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
-	}
-}
-
 func didClose(s *Server, params json.RawMessage) error {
 	var p protocol.DidCloseTextDocumentParams
 	if err := decode(params, &p); err != nil {

@@ -64,9 +64,9 @@ func (d *document) text() []byte {
 // span converts a change's range to a byte span of the document's text.
 func (d *document) span(r protocol.Range, enc syntax.Encoding) (syntax.Span, error) {
 	if d.doc == nil {
-		return largeSpan(d.large, protocolRange(r), enc)
+		return largeSpan(d.large, fromProtocolRange(r), enc)
 	}
-	return d.doc.CST().Lines.Span(protocolRange(r), enc)
+	return mapper{d.doc.CST().Lines, enc}.Span(r)
 }
 
 // edit replaces the span sp of the text with text (the whole text when
@@ -185,7 +185,7 @@ func largeOffset(text []byte, p syntax.Position, enc syntax.Encoding) (int, erro
 	if max := 4*p.Character + 4; p.Character >= 0 && len(line) > max {
 		line = line[:max]
 	}
-	off, err := syntax.NewLines(line).Offset(syntax.Position{Character: p.Character}, enc)
+	off, err := syntax.NewMapper(line).Offset(syntax.Position{Character: p.Character}, enc)
 	return start + off, err
 }
 
