@@ -153,7 +153,7 @@ func mib(n int) string {
 
 // largeSpan converts a range to a byte span of a text without a line
 // index (an index of a large text can take eight bytes a line), by the
-// rules of syntax.Lines.Span.
+// rules of syntax.Mapper.Span.
 func largeSpan(text []byte, r syntax.Range, enc syntax.Encoding) (syntax.Span, error) {
 	a, err := largeOffset(text, r.Start, enc)
 	if err != nil {
@@ -170,7 +170,7 @@ func largeSpan(text []byte, r syntax.Range, enc syntax.Encoding) (syntax.Span, e
 }
 
 // largeOffset converts a position to a byte offset of text by the rules of
-// syntax.Lines.Offset: it scans for the line, and converts the character
+// syntax.Mapper.Offset: it scans for the line, and converts the character
 // within a line index of that line's first bytes only (a character is at
 // most four bytes).
 func largeOffset(text []byte, p syntax.Position, enc syntax.Encoding) (int, error) {

@@ -80,7 +80,7 @@ import (
 // is not formatted.
 type SyntaxError struct {
 	Diagnostics []syntax.Diagnostic
-	lines       *syntax.Lines
+	lines       *syntax.Mapper
 }
 
 func (e *SyntaxError) Error() string {
