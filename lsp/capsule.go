@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -110,7 +109,7 @@ func capsulePositional(u protocol.DocumentURI, f func(d *capsuleDoc, m mapper, o
 		enc := s.enc
 		s.mu.Unlock()
 		if d == nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "document not open: " + string(u)}
+			return nil, rpcError(errInvalidParams, "document not open: "+string(u))
 		}
 		m := mapper{syntax.NewMapper(d.text), enc}
 		off, err := m.Offset(p.Position)
@@ -236,7 +235,7 @@ func compileCapsule(s *Server, args json.RawMessage) (func(context.Context) (any
 		return nil, err
 	}
 	if !IsCapsuleContract(a.URI) {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "not a Capsule contract (NAME.capsule.yaml): " + string(a.URI)}
+		return nil, rpcError(errInvalidParams, "not a Capsule contract (NAME.capsule.yaml): "+string(a.URI))
 	}
 	s.mu.Lock()
 	d := s.capsules[a.URI]
@@ -249,7 +248,7 @@ func compileCapsule(s *Server, args json.RawMessage) (func(context.Context) (any
 		} else {
 			b, err := os.ReadFile(path)
 			if err != nil {
-				return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+				return nil, rpcWrap(errInvalidParams, err)
 			}
 			text = b
 		}
@@ -261,7 +260,7 @@ func compileCapsule(s *Server, args json.RawMessage) (func(context.Context) (any
 					n++
 				}
 			}
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("the contract has %d errors; fix them first (see the Problems list)", n)}
+			return nil, rpcError(errRequestFailed, fmt.Sprintf("the contract has %d errors; fix them first (see the Problems list)", n))
 		}
 		b, err := capsule.Compile(c.IR)
 		if err != nil {
@@ -272,7 +271,7 @@ func compileCapsule(s *Server, args json.RawMessage) (func(context.Context) (any
 			out = filepath.Join(filepath.Dir(path), "build", capsule.BaseName(c.IR.Module))
 		}
 		if err := b.Write(out); err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("writing %s: %v", out, err)}
+			return nil, rpcWrap(errRequestFailed, fmt.Errorf("writing %s: %w", out, err))
 		}
 		mod := protocol.DocumentURI(uri.File(filepath.Join(out, b.Module)))
 		go s.conn.Call(context.Background(), "window/showDocument", map[string]any{"uri": mod, "takeFocus": true}, nil)

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -117,7 +116,7 @@ func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
 func (s *Server) openDocument(u protocol.DocumentURI) (*document, error) {
 	d, ok := s.docs[u]
 	if !ok {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "document not open: " + string(u)}
+		return nil, rpcError(errInvalidParams, "document not open: "+string(u))
 	}
 	return d, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/syntax"
@@ -68,7 +67,7 @@ func initialize(s *Server, params json.RawMessage) (func(context.Context) (any, 
 	s.mu.Lock()
 	if s.initialized {
 		s.mu.Unlock()
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "initialize was already sent"}
+		return nil, rpcError(errInvalidRequest, "initialize was already sent")
 	}
 	s.enc = syntax.UTF16
 	encName := "utf-16"

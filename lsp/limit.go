@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/load"
@@ -134,7 +133,7 @@ func (s *Server) publishTooLarge(d *document, announce bool) {
 
 // notAnalysed is the error of a request about a large document.
 func (s *Server) notAnalysed(d *document) error {
-	return &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: fmt.Sprintf("%s: %s", d.uri, s.tooLarge(d))}
+	return rpcError(errRequestFailed, fmt.Sprintf("%s: %s", d.uri, s.tooLarge(d)))
 }
 
 // mib words a size in MiB, rounded up to a tenth so that a size over a

@@ -6,7 +6,6 @@ package lsp
 // another file is converted with that file's own mapper (fileMapper).
 
 import (
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -32,7 +31,7 @@ func (m mapper) Range(sp syntax.Span) protocol.Range {
 func (m mapper) Offset(p protocol.Position) (int, error) {
 	off, err := m.m.Offset(fromProtocolPosition(p), m.enc)
 	if err != nil {
-		return 0, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+		return 0, rpcWrap(errInvalidParams, err)
 	}
 	return off, nil
 }
