@@ -226,21 +226,6 @@ func TestDocumentLinks(t *testing.T) {
 	}
 }
 
-func TestHoverDiagnosticCode(t *testing.T) {
-	c := start(t, nil)
-	open(t, c, "; see W_UNUSED_EVENT\n"+claimSrc, 1)
-	var h struct {
-		Contents struct{ Value string } `json:"contents"`
-		Range    rng                    `json:"range"`
-	}
-	if err := c.Call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos{0, 9}}, &h); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(h.Contents.Value, "**W_UNUSED_EVENT** (warning): Unused event") || h.Range != (rng{pos{0, 6}, pos{0, 20}}) {
-		t.Errorf("%+v", h)
-	}
-}
-
 func TestExamplesLensesAndRun(t *testing.T) {
 	c := start(t, nil)
 	src := `(module e (capsule "1")
