@@ -67,10 +67,12 @@ type marker struct {
 	arg  string
 }
 
-func (m marker) String() string { if m.kind == "@" {
+func (m marker) String() string {
+	if m.kind == "@" {
 		return fmt.Sprintf("line %d: ^@%s", m.line, m.arg)
 	}
-	return fmt.Sprintf("line %d: ^%s: %s", m.line, m.kind, m.arg) }
+	return fmt.Sprintf("line %d: ^%s: %s", m.line, m.kind, m.arg)
+}
 
 // annotationRE matches an annotation line: ";;", spaces, the caret, then
 // "@NAME" or "KIND: ARG".
