@@ -97,7 +97,7 @@ func (sn *snapshot) quickFixes(sel syntax.Span) []protocol.CodeAction {
 			})
 			if o.Safety != repair.Safe {
 				// Governed changes can go through propose/assess/commit.
-				line := sn.lines().Line(plan.Diagnostic.Span.Start) + 1
+				line := sn.lines().Point(plan.Diagnostic.Span.Start).Line
 				args, _ := json.Marshal(proposeArgs{URI: sn.uri, Code: plan.Diagnostic.Code, Line: line, Option: o.ID})
 				out = append(out, protocol.CodeAction{
 					Title:       fmt.Sprintf("Propose and assess: %s [%s]", o.Title, o.Safety),

@@ -32,6 +32,25 @@ func (l *Mapper) Point(off int) Point {
 	return pointOf(l.Position(off, UTF32))
 }
 
+// PointOffset converts a Point (as text output and tools such as YAML
+// parsers give them: 1-based, columns in code points) to a byte offset. It
+// clamps rather than fails: a line before the first is the start of the
+// text, one after the last its end, a column before the first the start
+// of its line and one past the end of its line that end.
+func (l *Mapper) PointOffset(p Point) int {
+	switch {
+	case p.Line < 1:
+		return 0
+	case p.Line > l.Count():
+		return len(l.text)
+	}
+	off, err := l.Offset(Position{Line: p.Line - 1, Character: max(p.Column-1, 0)}, UTF32)
+	if err != nil { // cannot happen: the line exists and nothing is negative
+		return len(l.text)
+	}
+	return off
+}
+
 // pointOf is the Point of a 0-based position counted in code points.
 func pointOf(p Position) Point { return Point{Line: p.Line + 1, Column: p.Character + 1} }
 

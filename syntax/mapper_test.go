@@ -136,3 +136,37 @@ func TestRangeOfAnInvertedSpan(t *testing.T) {
 		t.Errorf("Cursor.Range = %+v, want %+v", got, want)
 	}
 }
+
+// TestPointOffset checks the conversion of a Point back to an offset, and
+// its clamping.
+func TestPointOffset(t *testing.T) {
+	text := []byte("ab\n\t😀é\r\nz")
+	m := NewMapper(text)
+	for _, tc := range []struct {
+		p    Point
+		want int
+	}{
+		{Point{1, 1}, 0},
+		{Point{1, 3}, 2},
+		{Point{1, 9}, 2}, // past the end of the line
+		{Point{2, 1}, 3},
+		{Point{2, 2}, 4},
+		{Point{2, 3}, 8}, // after the astral character
+		{Point{2, 4}, 10},
+		{Point{2, 5}, 10}, // the line ends before its \r\n
+		{Point{2, 0}, 3},
+		{Point{3, 1}, 12},
+		{Point{3, 2}, 13},
+		{Point{0, 4}, 0},
+		{Point{4, 1}, 13},
+	} {
+		if got := m.PointOffset(tc.p); got != tc.want {
+			t.Errorf("PointOffset(%v) = %d, want %d", tc.p, got, tc.want)
+		}
+		if tc.p.Line >= 1 && tc.p.Line <= 3 && tc.p.Column >= 1 {
+			if back := m.Point(m.PointOffset(tc.p)); back.Line != tc.p.Line {
+				t.Errorf("Point(PointOffset(%v)) = %v", tc.p, back)
+			}
+		}
+	}
+}
