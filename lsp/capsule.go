@@ -28,7 +28,13 @@ import (
 // capsuleDoc is an open contract.
 type capsuleDoc struct {
 	text    []byte
+	lines   *syntax.Mapper // of text, built with it
 	version int32
+}
+
+// newCapsuleDoc is a contract's version, with its position mapper.
+func newCapsuleDoc(text []byte, version int32) *capsuleDoc {
+	return &capsuleDoc{text: text, lines: syntax.NewMapper(text), version: version}
 }
 
 // IsCapsuleContract reports whether a document is a Capsule contract, by
@@ -111,7 +117,7 @@ func capsulePositional(u protocol.DocumentURI, f func(d *capsuleDoc, m mapper, o
 		if d == nil {
 			return nil, rpcError(errInvalidParams, "document not open: "+string(u))
 		}
-		m := mapper{syntax.NewMapper(d.text), enc}
+		m := mapper{d.lines, enc}
 		off, err := m.Offset(p.Position)
 		if err != nil {
 			return nil, err
@@ -134,7 +140,7 @@ func (s *Server) capsuleNotification(method string, params json.RawMessage) noti
 			if err := decode(params, &p); err != nil {
 				return err
 			}
-			d := &capsuleDoc{text: []byte(p.TextDocument.Text), version: p.TextDocument.Version}
+			d := newCapsuleDoc([]byte(p.TextDocument.Text), p.TextDocument.Version)
 			s.mu.Lock()
 			if s.capsules == nil {
 				s.capsules = map[protocol.DocumentURI]*capsuleDoc{}
@@ -157,22 +163,25 @@ func (s *Server) capsuleNotification(method string, params json.RawMessage) noti
 			if old == nil {
 				return fmt.Errorf("didChange for a document that is not open: %s", u)
 			}
-			text := old.text
+			text, lines := old.text, old.lines // lines is nil once text changed
 			for i, ch := range p.ContentChanges {
 				if ch.Text == nil {
 					return fmt.Errorf("content change %d has no text", i+1)
 				}
 				if ch.Range == nil {
-					text = []byte(*ch.Text)
+					text, lines = []byte(*ch.Text), nil
 					continue
 				}
-				sp, err := mapper{syntax.NewMapper(text), enc}.Span(*ch.Range)
+				if lines == nil {
+					lines = syntax.NewMapper(text)
+				}
+				sp, err := mapper{lines, enc}.Span(*ch.Range)
 				if err != nil {
 					return fmt.Errorf("content change %d does not fit the document (%v); close and reopen the file", i+1, err)
 				}
-				text = append(append(append([]byte{}, text[:sp.Start]...), *ch.Text...), text[sp.End:]...)
+				text, lines = append(append(append([]byte{}, text[:sp.Start]...), *ch.Text...), text[sp.End:]...), nil
 			}
-			d := &capsuleDoc{text: text, version: p.TextDocument.Version}
+			d := newCapsuleDoc(text, p.TextDocument.Version)
 			s.mu.Lock()
 			s.capsules[u] = d
 			s.mu.Unlock()
@@ -197,7 +206,7 @@ func (s *Server) publishCapsule(u protocol.DocumentURI, d *capsuleDoc) {
 	s.mu.Lock()
 	enc := s.enc
 	s.mu.Unlock()
-	m := mapper{syntax.NewMapper(d.text), enc}
+	m := mapper{d.lines, enc}
 	out := []protocol.Diagnostic{}
 	for _, dg := range diags {
 		out = append(out, protocol.Diagnostic{
