@@ -3,7 +3,8 @@
 // documented in docs/cli.md:
 //
 // Text, on stderr, one line per diagnostic and one per related location,
-// with 1-based lines and 1-based columns counted in Unicode code points:
+// with 1-based lines and 1-based columns counted in Unicode code points
+// (syntax.Point, from the mapper of the file each location is in):
 //
 //	examples/a.caps:3:7: error E_PARSE: missing `)` to close the list opened here
 //	examples/a.caps:2:3: note: the unclosed `(`
