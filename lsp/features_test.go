@@ -98,27 +98,6 @@ func TestSemanticTokens(t *testing.T) {
 	}
 }
 
-func TestSignatureHelp(t *testing.T) {
-	c := start(t, nil)
-	src := `(module s (capsule "1")
-  (function add (input (a I64) (b I64)) (output I64) (body (+ a b)))
-  (function use (input (x I64)) (output I64) (body (add x 1))))
-`
-	open(t, c, src, 1)
-	var h struct {
-		Signatures []struct {
-			Label string `json:"label"`
-		} `json:"signatures"`
-		ActiveParameter int `json:"activeParameter"`
-	}
-	if err := c.Call("textDocument/signatureHelp", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos{2, 58}}, &h); err != nil {
-		t.Fatal(err)
-	}
-	if len(h.Signatures) != 1 || h.Signatures[0].Label != "(add a I64 b I64) -> I64" || h.ActiveParameter != 1 {
-		t.Errorf("%+v", h)
-	}
-}
-
 func TestCodeActionsFromRepairPlans(t *testing.T) {
 	c := start(t, nil)
 	bad := strings.Replace(claimSrc, "(target scored)", "(target scord)", 1)

@@ -30,6 +30,9 @@ package lsp
 //	^refs: N1, N2      the references here, the declaration included, are
 //	                   the words at these places, in any order.
 //	^complete: A, B    the completion labels here, sorted, are A, B.
+//	^sig: LABEL #N     signature help here shows one signature, LABEL,
+//	                   with parameter N (0-based) active; "^sig: -"
+//	                   means none.
 //	^action: TITLE     the code actions here (an empty range at the place,
 //	                   with the diagnostics that overlap it) have these
 //	                   titles, in order: each ^action at one place names
@@ -63,7 +66,7 @@ type marker struct {
 	line int // 1-based line of the annotation, for messages
 	off  int // the place, a byte offset into the document
 	pos  map[string]int
-	kind string // "@", "diag", "hover", "def", "refs", "complete" or "action"
+	kind string // "@", "diag", "hover", "def", "refs", "complete", "sig" or "action"
 	arg  string
 }
 
@@ -106,7 +109,7 @@ func parseMarkers(text []byte) ([]marker, error) {
 			mk.kind, mk.arg = "@", a[2]
 		}
 		switch mk.kind {
-		case "@", "diag", "hover", "def", "refs", "complete", "action":
+		case "@", "diag", "hover", "def", "refs", "complete", "sig", "action":
 		default:
 			return nil, fmt.Errorf("line %d: unknown annotation ^%s", i+1, mk.kind)
 		}
@@ -219,6 +222,8 @@ func runMarkerFile(t *testing.T, file string) {
 			r.checkReferences(mk)
 		case "complete":
 			r.checkCompletion(mk)
+		case "sig":
+			r.checkSignature(mk)
 		case "action":
 			if _, ok := actions[mk.off]; !ok {
 				actionOffs = append(actionOffs, mk.off)
@@ -464,6 +469,43 @@ func (r *markerRun) checkCompletion(mk marker) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			r.t.Errorf("%s: completion labels (-want +got):\n%s", mk, diff)
 		}
+	}
+}
+
+var sigArgRE = regexp.MustCompile(`^(.*\S)\s+#(\d+)$`)
+
+func (r *markerRun) checkSignature(mk marker) {
+	var h *struct {
+		Signatures []struct {
+			Label string `json:"label"`
+		} `json:"signatures"`
+		ActiveParameter int `json:"activeParameter"`
+	}
+	if err := r.c.Call("textDocument/signatureHelp", r.at(mk), &h); err != nil {
+		r.t.Errorf("%s: %v", mk, err)
+		return
+	}
+	if mk.arg == "-" {
+		if h != nil && len(h.Signatures) > 0 {
+			r.t.Errorf("%s: got signature help %+v", mk, *h)
+		}
+		return
+	}
+	a := sigArgRE.FindStringSubmatch(mk.arg)
+	if a == nil {
+		r.t.Errorf("%s: want LABEL #N", mk)
+		return
+	}
+	var labels []string
+	active := -1
+	if h != nil {
+		for _, s := range h.Signatures {
+			labels = append(labels, s.Label)
+		}
+		active = h.ActiveParameter
+	}
+	if want, _ := strconv.Atoi(a[2]); len(labels) != 1 || labels[0] != a[1] || active != want {
+		r.t.Errorf("%s: got signatures %q with parameter %d active", mk, labels, active)
 	}
 }
 
