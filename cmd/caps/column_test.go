@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -57,11 +60,26 @@ func TestFmtAndCheckAgreeOnColumns(t *testing.T) {
 	}
 }
 
-// serverParseErrors opens src in an in-process language server that
-// counts characters in code points (utf-32, so that a character is a
-// column) and returns its E_PARSE diagnostics in the form of caps check's
-// text output: "<stdin>:LINE:COLUMN: error E_PARSE".
-func serverParseErrors(t *testing.T, src string) []string {
+// serverDiag is a diagnostic as the server publishes it.
+type serverDiag struct {
+	Range struct {
+		Start struct{ Line, Character int } `json:"start"`
+	} `json:"range"`
+	Code               string `json:"code"`
+	RelatedInformation []struct {
+		Location struct {
+			URI   string `json:"uri"`
+			Range struct {
+				Start struct{ Line, Character int } `json:"start"`
+			} `json:"range"`
+		} `json:"location"`
+	} `json:"relatedInformation"`
+}
+
+// serverDiagnostics opens text as uri in an in-process language server
+// that counts characters in code points (utf-32, so that a character is a
+// column) and returns the diagnostics it publishes.
+func serverDiagnostics(t *testing.T, uri, text string) []serverDiag {
 	t.Helper()
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
@@ -85,29 +103,64 @@ func serverParseErrors(t *testing.T, src string) []string {
 		t.Fatalf("server chose position encoding %q, want utf-32", init.Capabilities.PositionEncoding)
 	}
 	c.Notify("initialized", map[string]any{})
-	const uri = "file:///tmp/capsulang-column-test/stdin.caps"
-	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "capsulang", "version": 1, "text": src}})
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "capsulang", "version": 1, "text": text}})
 	msg, err := c.Wait("textDocument/publishDiagnostics", func(json.RawMessage) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
 	var p struct {
-		Diagnostics []struct {
-			Range struct {
-				Start struct{ Line, Character int } `json:"start"`
-			} `json:"range"`
-			Code string `json:"code"`
-		} `json:"diagnostics"`
+		Diagnostics []serverDiag `json:"diagnostics"`
 	}
 	if err := json.Unmarshal(msg.Params, &p); err != nil {
 		t.Fatal(err)
 	}
+	return p.Diagnostics
+}
+
+// serverParseErrors returns the server's E_PARSE diagnostics of src in the
+// form of caps check's text output: "<stdin>:LINE:COLUMN: error E_PARSE".
+func serverParseErrors(t *testing.T, src string) []string {
+	t.Helper()
 	var got []string
-	for _, d := range p.Diagnostics {
+	for _, d := range serverDiagnostics(t, "file:///tmp/capsulang-column-test/stdin.caps", src) {
 		if d.Code == "E_PARSE" {
 			got = append(got, fmt.Sprintf("<stdin>:%d:%d: error E_PARSE", d.Range.Start.Line+1, d.Range.Start.Character+1))
 		}
 	}
 	sort.Strings(got)
 	return got
+}
+
+// TestRelatedColumnsInOtherFile checks that a related location in another
+// file is placed with that file's own lines by caps check and by the
+// server alike: the import closing a cycle comes after two astral
+// characters on its line in b.caps, and a.caps has none.
+func TestRelatedColumnsInOtherFile(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.caps"), filepath.Join(dir, "b.caps")
+	aSrc := "(module a (capsule \"1\") (import b)\n  (function fa (input (x I64)) (output I64) (body (+ x 1))))\n"
+	bSrc := "; the other half\n(module b (capsule \"1\") (function z (output Text) (body \"\t😀😀\")) (import a))\n"
+	if err := os.WriteFile(a, []byte(aSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(bSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = "2:73" // the "a" of (import a); in UTF-16 units it is 2:75, in bytes 2:79
+	r := runCaps(t, "", "check", a)
+	m := regexp.MustCompile(`b\.caps:(\d+:\d+): note: b\.caps imports a\.caps here`).FindStringSubmatch(r.stderr)
+	if m == nil || m[1] != want {
+		t.Errorf("caps check: want the note at b.caps:%s:\n%s", want, r.stderr)
+	}
+	var got []string
+	for _, d := range serverDiagnostics(t, "file://"+filepath.ToSlash(a), aSrc) {
+		for _, ri := range d.RelatedInformation {
+			if strings.HasSuffix(ri.Location.URI, "/b.caps") {
+				got = append(got, fmt.Sprintf("%d:%d", ri.Location.Range.Start.Line+1, ri.Location.Range.Start.Character+1))
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{want}, got); diff != "" {
+		t.Errorf("server: related locations in b.caps (-want +got):\n%s", diff)
+	}
 }
