@@ -348,7 +348,6 @@ func sitePlace(res *check.Result) func(*core.Site) string {
 	}
 	lines := res.File.Source.CST.Lines
 	return func(s *core.Site) string {
-		p := lines.Position(s.Span.Start, syntax.UTF32)
-		return fmt.Sprintf("line %d:%d", p.Line+1, p.Character+1)
+		return "line " + lines.Point(s.Span.Start).String()
 	}
 }

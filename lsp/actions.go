@@ -43,7 +43,7 @@ func codeActions(ctx context.Context, s *Server, sn *snapshot, p *protocol.CodeA
 		return false
 	}
 	if want(protocol.QuickFix) {
-		sel, err := sn.lines().Span(toSyntaxRange(p.Range), sn.enc)
+		sel, err := sn.mapper().Span(p.Range)
 		if err != nil {
 			return nil, err
 		}
@@ -57,13 +57,6 @@ func codeActions(ctx context.Context, s *Server, sn *snapshot, p *protocol.CodeA
 		}
 	}
 	return out, nil
-}
-
-func toSyntaxRange(r protocol.Range) syntax.Range {
-	return syntax.Range{
-		Start: syntax.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
-		End:   syntax.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
-	}
 }
 
 // quickFixes offers the repair options of the diagnostics touching sel.
@@ -104,7 +97,7 @@ func (sn *snapshot) quickFixes(sel syntax.Span) []protocol.CodeAction {
 			})
 			if o.Safety != repair.Safe {
 				// Governed changes can go through propose/assess/commit.
-				line := sn.lines().Line(plan.Diagnostic.Span.Start) + 1
+				line := sn.lines().Point(plan.Diagnostic.Span.Start).Line
 				args, _ := json.Marshal(proposeArgs{URI: sn.uri, Code: plan.Diagnostic.Code, Line: line, Option: o.ID})
 				out = append(out, protocol.CodeAction{
 					Title:       fmt.Sprintf("Propose and assess: %s [%s]", o.Title, o.Safety),

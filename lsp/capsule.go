@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -29,7 +28,13 @@ import (
 // capsuleDoc is an open contract.
 type capsuleDoc struct {
 	text    []byte
+	lines   *syntax.Mapper // of text, built with it
 	version int32
+}
+
+// newCapsuleDoc is a contract's version, with its position mapper.
+func newCapsuleDoc(text []byte, version int32) *capsuleDoc {
+	return &capsuleDoc{text: text, lines: syntax.NewMapper(text), version: version}
 }
 
 // IsCapsuleContract reports whether a document is a Capsule contract, by
@@ -68,19 +73,19 @@ func (s *Server) capsuleRequest(method string, params json.RawMessage) requestHa
 	}
 	switch method {
 	case "textDocument/hover":
-		return capsulePositional(u, func(d *capsuleDoc, lines *syntax.Lines, off int) (any, error) {
+		return capsulePositional(u, func(d *capsuleDoc, m mapper, off int) (any, error) {
 			md, sp, ok := capsule.Hover(d.text, off)
 			if !ok {
 				return nil, nil
 			}
-			rg := protoRange(lines.Range(sp, s.enc))
+			rg := m.Range(sp)
 			return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: &rg}, nil
 		})
 	case "textDocument/definition":
-		return capsulePositional(u, func(d *capsuleDoc, lines *syntax.Lines, off int) (any, error) {
+		return capsulePositional(u, func(d *capsuleDoc, m mapper, off int) (any, error) {
 			locs := []protocol.Location{}
 			for _, sp := range capsule.Definition(d.text, off) {
-				locs = append(locs, protocol.Location{URI: u, Range: protoRange(lines.Range(sp, s.enc))})
+				locs = append(locs, m.Location(u, sp))
 			}
 			return locs, nil
 		})
@@ -99,7 +104,7 @@ func (s *Server) capsuleRequest(method string, params json.RawMessage) requestHa
 }
 
 // capsulePositional adapts a handler of a position in an open contract.
-func capsulePositional(u protocol.DocumentURI, f func(d *capsuleDoc, lines *syntax.Lines, off int) (any, error)) requestHandler {
+func capsulePositional(u protocol.DocumentURI, f func(d *capsuleDoc, m mapper, off int) (any, error)) requestHandler {
 	return func(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
 		var p protocol.TextDocumentPositionParams
 		if err := decode(params, &p); err != nil {
@@ -110,21 +115,14 @@ func capsulePositional(u protocol.DocumentURI, f func(d *capsuleDoc, lines *synt
 		enc := s.enc
 		s.mu.Unlock()
 		if d == nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "document not open: " + string(u)}
+			return nil, rpcError(errInvalidParams, "document not open: "+string(u))
 		}
-		lines := syntax.NewLines(d.text)
-		off, err := lines.Offset(syntax.Position{Line: int(p.Position.Line), Character: int(p.Position.Character)}, enc)
+		m := mapper{d.lines, enc}
+		off, err := m.Offset(p.Position)
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+			return nil, err
 		}
-		return func(context.Context) (any, error) { return f(d, lines, off) }, nil
-	}
-}
-
-func protoRange(r syntax.Range) protocol.Range {
-	return protocol.Range{
-		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
-		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
+		return func(context.Context) (any, error) { return f(d, m, off) }, nil
 	}
 }
 
@@ -142,7 +140,7 @@ func (s *Server) capsuleNotification(method string, params json.RawMessage) noti
 			if err := decode(params, &p); err != nil {
 				return err
 			}
-			d := &capsuleDoc{text: []byte(p.TextDocument.Text), version: p.TextDocument.Version}
+			d := newCapsuleDoc([]byte(p.TextDocument.Text), p.TextDocument.Version)
 			s.mu.Lock()
 			if s.capsules == nil {
 				s.capsules = map[protocol.DocumentURI]*capsuleDoc{}
@@ -165,25 +163,25 @@ func (s *Server) capsuleNotification(method string, params json.RawMessage) noti
 			if old == nil {
 				return fmt.Errorf("didChange for a document that is not open: %s", u)
 			}
-			text := old.text
+			text, lines := old.text, old.lines // lines is nil once text changed
 			for i, ch := range p.ContentChanges {
 				if ch.Text == nil {
 					return fmt.Errorf("content change %d has no text", i+1)
 				}
 				if ch.Range == nil {
-					text = []byte(*ch.Text)
+					text, lines = []byte(*ch.Text), nil
 					continue
 				}
-				sp, err := syntax.NewLines(text).Span(syntax.Range{
-					Start: syntax.Position{Line: int(ch.Range.Start.Line), Character: int(ch.Range.Start.Character)},
-					End:   syntax.Position{Line: int(ch.Range.End.Line), Character: int(ch.Range.End.Character)},
-				}, enc)
+				if lines == nil {
+					lines = syntax.NewMapper(text)
+				}
+				sp, err := mapper{lines, enc}.Span(*ch.Range)
 				if err != nil {
 					return fmt.Errorf("content change %d does not fit the document (%v); close and reopen the file", i+1, err)
 				}
-				text = append(append(append([]byte{}, text[:sp.Start]...), *ch.Text...), text[sp.End:]...)
+				text, lines = append(append(append([]byte{}, text[:sp.Start]...), *ch.Text...), text[sp.End:]...), nil
 			}
-			d := &capsuleDoc{text: text, version: p.TextDocument.Version}
+			d := newCapsuleDoc(text, p.TextDocument.Version)
 			s.mu.Lock()
 			s.capsules[u] = d
 			s.mu.Unlock()
@@ -208,11 +206,11 @@ func (s *Server) publishCapsule(u protocol.DocumentURI, d *capsuleDoc) {
 	s.mu.Lock()
 	enc := s.enc
 	s.mu.Unlock()
-	lines := syntax.NewLines(d.text)
+	m := mapper{d.lines, enc}
 	out := []protocol.Diagnostic{}
 	for _, dg := range diags {
 		out = append(out, protocol.Diagnostic{
-			Range:           protoRange(lines.Range(dg.Span, enc)),
+			Range:           m.Range(dg.Span),
 			Severity:        protocol.DiagnosticSeverity(dg.Severity),
 			Code:            dg.Code,
 			CodeDescription: &protocol.CodeDescription{Href: protocol.URI(docURL(dg.Code))},
@@ -246,7 +244,7 @@ func compileCapsule(s *Server, args json.RawMessage) (func(context.Context) (any
 		return nil, err
 	}
 	if !IsCapsuleContract(a.URI) {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "not a Capsule contract (NAME.capsule.yaml): " + string(a.URI)}
+		return nil, rpcError(errInvalidParams, "not a Capsule contract (NAME.capsule.yaml): "+string(a.URI))
 	}
 	s.mu.Lock()
 	d := s.capsules[a.URI]
@@ -259,7 +257,7 @@ func compileCapsule(s *Server, args json.RawMessage) (func(context.Context) (any
 		} else {
 			b, err := os.ReadFile(path)
 			if err != nil {
-				return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+				return nil, rpcWrap(errInvalidParams, err)
 			}
 			text = b
 		}
@@ -271,7 +269,7 @@ func compileCapsule(s *Server, args json.RawMessage) (func(context.Context) (any
 					n++
 				}
 			}
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("the contract has %d errors; fix them first (see the Problems list)", n)}
+			return nil, rpcError(errRequestFailed, fmt.Sprintf("the contract has %d errors; fix them first (see the Problems list)", n))
 		}
 		b, err := capsule.Compile(c.IR)
 		if err != nil {
@@ -282,7 +280,7 @@ func compileCapsule(s *Server, args json.RawMessage) (func(context.Context) (any
 			out = filepath.Join(filepath.Dir(path), "build", capsule.BaseName(c.IR.Module))
 		}
 		if err := b.Write(out); err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("writing %s: %v", out, err)}
+			return nil, rpcWrap(errRequestFailed, fmt.Errorf("writing %s: %w", out, err))
 		}
 		mod := protocol.DocumentURI(uri.File(filepath.Join(out, b.Module)))
 		go s.conn.Call(context.Background(), "window/showDocument", map[string]any{"uri": mod, "takeFocus": true}, nil)

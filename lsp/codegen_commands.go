@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/codegen"
@@ -44,10 +43,10 @@ func visualizeCommand(s *Server, raw json.RawMessage) (func(context.Context) (an
 		case "effects":
 			text, err = mermaid.EffectGraphs(pkg.Result, a.Machine)
 		default:
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "kind is machine or effects, not " + a.Kind}
+			return nil, rpcError(errInvalidParams, "kind is machine or effects, not "+a.Kind)
 		}
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
+			return nil, rpcWrap(errRequestFailed, err)
 		}
 		return map[string]any{"mermaid": text, "kind": a.Kind}, nil
 	}, nil
@@ -72,7 +71,7 @@ func compileCommand(s *Server, raw json.RawMessage) (func(context.Context) (any,
 	return func(ctx context.Context) (any, error) {
 		pkg := sn.Package()
 		if pkg.Result.HasErrors() {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "the file has errors; fix them before compiling"}
+			return nil, rpcError(errRequestFailed, "the file has errors; fix them before compiling")
 		}
 		if a.Target == "" {
 			// no target: every target's readiness, for the client to offer
@@ -88,13 +87,13 @@ func compileCommand(s *Server, raw json.RawMessage) (func(context.Context) (any,
 			return map[string]any{"plans": plans}, nil
 		}
 		if codegen.Lookup(a.Target) == nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "unknown target " + a.Target + "; targets are " + strings.Join(codegen.Names(), ", ")}
+			return nil, rpcError(errInvalidParams, "unknown target "+a.Target+"; targets are "+strings.Join(codegen.Names(), ", "))
 		}
 		done := s.progress("Compiling to " + a.Target)
 		out, err := codegen.Compile(pkg.Result, a.Target)
 		done()
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
+			return nil, rpcWrap(errRequestFailed, err)
 		}
 		arts := []map[string]string{}
 		for _, art := range out.Artifacts {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/codes"
@@ -50,7 +49,7 @@ func executeCommand(s *Server, params json.RawMessage) (func(context.Context) (a
 	}
 	cmd, ok := commands[p.Command]
 	if !ok {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "unknown command " + p.Command}
+		return nil, rpcError(errInvalidParams, "unknown command "+p.Command)
 	}
 	var arg json.RawMessage = json.RawMessage("{}")
 	if len(p.Arguments) > 0 {
@@ -90,7 +89,7 @@ func runCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, err
 	return func(ctx context.Context) (any, error) {
 		pkg := sn.Package()
 		if pkg.Result.HasErrors() {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "the file has errors; fix them before running"}
+			return nil, rpcError(errRequestFailed, "the file has errors; fix them before running")
 		}
 		if a.Args != nil {
 			return callFunction(sn, a)
@@ -132,22 +131,22 @@ func callFunction(sn *snapshot, a runArgs) (any, error) {
 		}
 	}
 	if fn == nil {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "no function " + a.Function}
+		return nil, rpcError(errInvalidParams, "no function "+a.Function)
 	}
 	in := interp.New(pkg.Result)
 	info, ok := in.Function(fn.Name.Name)
 	if !ok {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "no function " + a.Function}
+		return nil, rpcError(errInvalidParams, "no function "+a.Function)
 	}
 	var args []value.Value
 	for _, p := range info.Params {
 		text, ok := a.Args[p.Name]
 		if !ok {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("missing argument %s (%s)", p.Name, p.Type)}
+			return nil, rpcError(errInvalidParams, fmt.Sprintf("missing argument %s (%s)", p.Name, p.Type))
 		}
 		v, err := value.Parse(text, p.Type)
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("argument %s: %v", p.Name, err)}
+			return nil, rpcWrap(errInvalidParams, fmt.Errorf("argument %s: %w", p.Name, err))
 		}
 		args = append(args, v)
 	}
@@ -172,7 +171,7 @@ func explainCommand(s *Server, raw json.RawMessage) (func(context.Context) (any,
 	return func(context.Context) (any, error) {
 		k := codes.Lookup(a.Code)
 		if k == nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "unknown diagnostic code " + a.Code}
+			return nil, rpcError(errInvalidParams, "unknown diagnostic code "+a.Code)
 		}
 		return map[string]any{"code": k.Code, "severity": k.Severity, "title": k.Title, "summary": k.Summary,
 			"example": k.Example, "fix": k.Fix, "fixed": k.Fixed, "url": k.URL()}, nil

@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/syntax"
@@ -48,18 +47,13 @@ func (s *Server) fileUses(sn *snapshot, sym *check.Symbol) map[string][]syntax.S
 
 // locations converts spans in another file to protocol locations.
 func (s *Server) locations(path string, spans []syntax.Span, enc syntax.Encoding) []protocol.Location {
-	pkg, err := s.loader.Load(path)
-	if err != nil {
+	m, ok := fileMapper(s.loader, path, enc)
+	if !ok {
 		return nil
 	}
-	lines := pkg.File.Source.CST.Lines
 	var out []protocol.Location
 	for _, sp := range spans {
-		r := lines.Range(sp, enc)
-		out = append(out, protocol.Location{URI: protocol.DocumentURI(uri.File(path)), Range: protocol.Range{
-			Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
-			End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
-		}})
+		out = append(out, m.Location(fileURI(path), sp))
 	}
 	return out
 }

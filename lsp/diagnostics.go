@@ -236,15 +236,10 @@ func (s *Server) relatedLocation(snap *snapshot, r syntax.Related) protocol.Loca
 	if r.File == "" || r.File == snap.path {
 		return protocol.Location{URI: snap.uri, Range: snap.rng(r.Span)}
 	}
-	loc := protocol.Location{URI: protocol.DocumentURI(uri.File(r.File))}
-	if pkg, err := snap.loader.Load(r.File); err == nil && pkg.File.Source != nil && pkg.File.Source.CST != nil {
-		rg := pkg.File.Source.CST.Lines.Range(r.Span, snap.enc)
-		loc.Range = protocol.Range{
-			Start: protocol.Position{Line: uint32(rg.Start.Line), Character: uint32(rg.Start.Character)},
-			End:   protocol.Position{Line: uint32(rg.End.Line), Character: uint32(rg.End.Character)},
-		}
+	if m, ok := fileMapper(snap.loader, r.File, snap.enc); ok {
+		return m.Location(protocol.DocumentURI(uri.File(r.File)), r.Span)
 	}
-	return loc
+	return protocol.Location{URI: protocol.DocumentURI(uri.File(r.File))}
 }
 
 // docURL is the documentation of a diagnostic code (codeDescription).

@@ -6,7 +6,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -34,7 +33,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		if r := recover(); r != nil {
 			s.log.Printf("panic in %s: %v\n%s", req.Method(), r, debug.Stack())
 			if _, ok := req.(*jsonrpc2.Call); ok {
-				err = reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: fmt.Sprintf("internal error in %s: %v", req.Method(), r)})
+				err = reply(ctx, nil, asRPCError(rpcError(errInternal, fmt.Sprintf("internal error in %s: %v", req.Method(), r))))
 			}
 			err = nil
 		}
@@ -50,16 +49,16 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	switch {
 	case method == "initialize":
 	case !initialized:
-		return reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.ServerNotInitialized, Message: "the server is not initialized; send initialize first"})
+		return reply(ctx, nil, asRPCError(rpcError(errServerNotInitialized, "the server is not initialized; send initialize first")))
 	case shutdown && method != "shutdown":
-		return reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "the server is shutting down"})
+		return reply(ctx, nil, asRPCError(rpcError(errInvalidRequest, "the server is shutting down")))
 	}
 	h, ok := requests[method]
 	if ch := s.capsuleRequest(method, req.Params()); ch != nil {
 		h, ok = ch, true // a Capsule contract (capsule.go)
 	}
 	if !ok {
-		return reply(ctx, nil, &jsonrpc2.Error{Code: jsonrpc2.MethodNotFound, Message: "method not supported: " + method})
+		return reply(ctx, nil, asRPCError(rpcError(errMethodNotFound, "method not supported: "+method)))
 	}
 	run, err := h(s, req.Params())
 	if err != nil {
@@ -79,7 +78,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}()
 		res, err := s.runRequest(rctx, method, run)
 		if rctx.Err() != nil && err == nil && res == nil {
-			err = &jsonrpc2.Error{Code: jsonrpc2.Code(-32800), Message: "request cancelled"}
+			err = rpcError(errRequestCancelled, "request cancelled")
 		}
 		if err != nil {
 			reply(ctx, nil, asRPCError(err))
@@ -94,7 +93,7 @@ func (s *Server) runRequest(ctx context.Context, method string, run func(context
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Printf("panic in %s: %v\n%s", method, r, debug.Stack())
-			res, err = nil, &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: fmt.Sprintf("internal error in %s: %v", method, r)}
+			res, err = nil, rpcError(errInternal, fmt.Sprintf("internal error in %s: %v", method, r))
 		}
 	}()
 	start := time.Now()
@@ -103,17 +102,12 @@ func (s *Server) runRequest(ctx context.Context, method string, run func(context
 	return res, err
 }
 
+// idKey is the key of a request's cancel function: its ID as JSON. ID
+// marshals through a pointer (marshaling the value gave "{}" for every
+// request, so $/cancelRequest never found one).
 func idKey(id jsonrpc2.ID) string {
-	b, _ := json.Marshal(id)
+	b, _ := json.Marshal(&id)
 	return string(b)
-}
-
-func asRPCError(err error) error {
-	var e *jsonrpc2.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
 }
 
 func (s *Server) handleNotification(req jsonrpc2.Request) error {
@@ -128,11 +122,11 @@ func (s *Server) handleNotification(req jsonrpc2.Request) error {
 		return nil
 	case "$/cancelRequest":
 		var p struct {
-			ID json.RawMessage `json:"id"`
+			ID jsonrpc2.ID `json:"id"`
 		}
 		if json.Unmarshal(req.Params(), &p) == nil {
 			s.mu.Lock()
-			if cancel := s.cancels[string(p.ID)]; cancel != nil {
+			if cancel := s.cancels[idKey(p.ID)]; cancel != nil {
 				cancel()
 			}
 			s.mu.Unlock()
@@ -168,10 +162,10 @@ func (s *Server) showMessage(t protocol.MessageType, msg string) {
 
 func decode(params json.RawMessage, v any) error {
 	if len(params) == 0 {
-		return errors.New("missing params")
+		return rpcError(errInvalidParams, "missing params")
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		return fmt.Errorf("invalid params: %v", err)
+		return rpcWrap(errInvalidParams, fmt.Errorf("invalid params: %w", err))
 	}
 	return nil
 }

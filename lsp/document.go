@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -117,7 +116,7 @@ func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
 func (s *Server) openDocument(u protocol.DocumentURI) (*document, error) {
 	d, ok := s.docs[u]
 	if !ok {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "document not open: " + string(u)}
+		return nil, rpcError(errInvalidParams, "document not open: "+string(u))
 	}
 	return d, nil
 }
@@ -188,22 +187,14 @@ func (sn *snapshot) Index() *index {
 	return sn.idx
 }
 
-func (sn *snapshot) lines() *syntax.Lines { return sn.cst.Lines }
+// lines is the position mapper of the snapshot's text.
+func (sn *snapshot) lines() *syntax.Mapper { return sn.cst.Lines }
 
-// offset converts a protocol position to a byte offset.
-func (sn *snapshot) offset(p protocol.Position) (int, error) {
-	off, err := sn.lines().Offset(syntax.Position{Line: int(p.Line), Character: int(p.Character)}, sn.enc)
-	if err != nil {
-		return 0, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
-	}
-	return off, nil
-}
+// mapper is the snapshot's position mapper in the session's encoding.
+func (sn *snapshot) mapper() mapper { return mapper{sn.cst.Lines, sn.enc} }
 
-// rng converts a byte span to a protocol range.
-func (sn *snapshot) rng(sp syntax.Span) protocol.Range {
-	r := sn.lines().Range(sp, sn.enc)
-	return protocol.Range{
-		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
-		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
-	}
-}
+// offset converts a protocol position to a byte offset (mapper.Offset).
+func (sn *snapshot) offset(p protocol.Position) (int, error) { return sn.mapper().Offset(p) }
+
+// rng converts a byte span to a protocol range (mapper.Range).
+func (sn *snapshot) rng(sp syntax.Span) protocol.Range { return sn.mapper().Range(sp) }

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/runtime/machine"
@@ -91,15 +90,15 @@ func dryRunCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, 
 	return func(ctx context.Context) (any, error) {
 		pkg := sn.Package()
 		if pkg.Result.HasErrors() {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "the file has errors; fix them before a dry run"}
+			return nil, rpcError(errRequestFailed, "the file has errors; fix them before a dry run")
 		}
 		mdecl := findMachine(pkg.File.Module, a.Machine)
 		if mdecl == nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "no machine " + a.Machine + " in this document"}
+			return nil, rpcError(errInvalidParams, "no machine "+a.Machine+" in this document")
 		}
 		m, err := machine.Compile(pkg.Result, mdecl.Name.Name, machine.Options{})
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
+			return nil, rpcWrap(errRequestFailed, err)
 		}
 		var runs []dryRun
 		switch {
@@ -276,13 +275,13 @@ func shortestPaths(m *ast.Machine) []eventPath {
 func (s *Server) scenarioRuns(sn *snapshot, m *machine.Machine, mdecl *ast.Machine, arg string) ([]dryRun, error) {
 	files, err := s.scenarioFiles(sn.path, arg, mdecl.Name.Name)
 	if err != nil {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+		return nil, rpcWrap(errInvalidParams, err)
 	}
 	var runs []dryRun
 	for _, f := range files {
 		evs, err := f.events(mdecl.Name.Name)
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+			return nil, rpcWrap(errInvalidParams, err)
 		}
 		runs = append(runs, s.runEvents(sn, m, mdecl, filepath.Base(f.name), evs))
 	}

@@ -98,27 +98,6 @@ func TestSemanticTokens(t *testing.T) {
 	}
 }
 
-func TestSignatureHelp(t *testing.T) {
-	c := start(t, nil)
-	src := `(module s (capsule "1")
-  (function add (input (a I64) (b I64)) (output I64) (body (+ a b)))
-  (function use (input (x I64)) (output I64) (body (add x 1))))
-`
-	open(t, c, src, 1)
-	var h struct {
-		Signatures []struct {
-			Label string `json:"label"`
-		} `json:"signatures"`
-		ActiveParameter int `json:"activeParameter"`
-	}
-	if err := c.Call("textDocument/signatureHelp", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos{2, 58}}, &h); err != nil {
-		t.Fatal(err)
-	}
-	if len(h.Signatures) != 1 || h.Signatures[0].Label != "(add a I64 b I64) -> I64" || h.ActiveParameter != 1 {
-		t.Errorf("%+v", h)
-	}
-}
-
 func TestCodeActionsFromRepairPlans(t *testing.T) {
 	c := start(t, nil)
 	bad := strings.Replace(claimSrc, "(target scored)", "(target scord)", 1)
@@ -223,21 +202,6 @@ func TestDocumentLinks(t *testing.T) {
 	}
 	if len(links) != 1 || links[0].Target != "https://tools.example.test/mcp" || links[0].Range != (rng{pos{1, 36}, pos{1, 66}}) {
 		t.Fatalf("%+v", links)
-	}
-}
-
-func TestHoverDiagnosticCode(t *testing.T) {
-	c := start(t, nil)
-	open(t, c, "; see W_UNUSED_EVENT\n"+claimSrc, 1)
-	var h struct {
-		Contents struct{ Value string } `json:"contents"`
-		Range    rng                    `json:"range"`
-	}
-	if err := c.Call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos{0, 9}}, &h); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(h.Contents.Value, "**W_UNUSED_EVENT** (warning): Unused event") || h.Range != (rng{pos{0, 6}, pos{0, 20}}) {
-		t.Errorf("%+v", h)
 	}
 }
 

@@ -3,10 +3,10 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"sort"
 	"strings"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/ir"
@@ -71,7 +71,10 @@ func minimalEdit(sn *snapshot, old, new []byte) []protocol.TextEdit {
 func formatEdits(sn *snapshot) ([]protocol.TextEdit, error) {
 	out, err := format.Source(sn.cst.Src)
 	if err != nil {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()} // RequestFailed
+		if errors.Is(err, format.ErrNotPreserved) {
+			return nil, rpcWrap(errInternal, err) // a bug in the formatter
+		}
+		return nil, rpcWrap(errRequestFailed, err)
 	}
 	return minimalEdit(sn, sn.cst.Src, out), nil
 }
@@ -81,13 +84,13 @@ func formatDocument(_ context.Context, sn *snapshot) (any, error) {
 }
 
 func rangeFormatting(ctx context.Context, s *Server, sn *snapshot, p *protocol.DocumentRangeFormattingParams) (any, error) {
-	sp, err := sn.lines().Span(toSyntaxRange(p.Range), sn.enc)
+	sp, err := sn.mapper().Span(p.Range)
 	if err != nil {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+		return nil, rpcWrap(errInvalidParams, err)
 	}
 	a, b, text, err := format.Range(sn.cst.Src, sp.Start, sp.End)
 	if err != nil {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
+		return nil, rpcWrap(errRequestFailed, err)
 	}
 	if bytes.Equal(sn.cst.Src[a:b], text) {
 		return []protocol.TextEdit{}, nil

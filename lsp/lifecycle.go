@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/syntax"
@@ -68,7 +67,7 @@ func initialize(s *Server, params json.RawMessage) (func(context.Context) (any, 
 	s.mu.Lock()
 	if s.initialized {
 		s.mu.Unlock()
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "initialize was already sent"}
+		return nil, rpcError(errInvalidRequest, "initialize was already sent")
 	}
 	s.enc = syntax.UTF16
 	encName := "utf-16"
@@ -229,13 +228,6 @@ func (s *Server) applyChange(d *document, ch contentChange) error {
 }
 
 // protocolRange converts a protocol range to the syntax package's.
-func protocolRange(r protocol.Range) syntax.Range {
-	return syntax.Range{
-		Start: syntax.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
-		End:   syntax.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
-	}
-}
-
 func didClose(s *Server, params json.RawMessage) error {
 	var p protocol.DidCloseTextDocumentParams
 	if err := decode(params, &p); err != nil {

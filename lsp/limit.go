@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/load"
@@ -64,9 +63,9 @@ func (d *document) text() []byte {
 // span converts a change's range to a byte span of the document's text.
 func (d *document) span(r protocol.Range, enc syntax.Encoding) (syntax.Span, error) {
 	if d.doc == nil {
-		return largeSpan(d.large, protocolRange(r), enc)
+		return largeSpan(d.large, fromProtocolRange(r), enc)
 	}
-	return d.doc.CST().Lines.Span(protocolRange(r), enc)
+	return mapper{d.doc.CST().Lines, enc}.Span(r)
 }
 
 // edit replaces the span sp of the text with text (the whole text when
@@ -134,7 +133,7 @@ func (s *Server) publishTooLarge(d *document, announce bool) {
 
 // notAnalysed is the error of a request about a large document.
 func (s *Server) notAnalysed(d *document) error {
-	return &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: fmt.Sprintf("%s: %s", d.uri, s.tooLarge(d))}
+	return rpcError(errRequestFailed, fmt.Sprintf("%s: %s", d.uri, s.tooLarge(d)))
 }
 
 // mib words a size in MiB, rounded up to a tenth so that a size over a
@@ -153,7 +152,7 @@ func mib(n int) string {
 
 // largeSpan converts a range to a byte span of a text without a line
 // index (an index of a large text can take eight bytes a line), by the
-// rules of syntax.Lines.Span.
+// rules of syntax.Mapper.Span.
 func largeSpan(text []byte, r syntax.Range, enc syntax.Encoding) (syntax.Span, error) {
 	a, err := largeOffset(text, r.Start, enc)
 	if err != nil {
@@ -170,7 +169,7 @@ func largeSpan(text []byte, r syntax.Range, enc syntax.Encoding) (syntax.Span, e
 }
 
 // largeOffset converts a position to a byte offset of text by the rules of
-// syntax.Lines.Offset: it scans for the line, and converts the character
+// syntax.Mapper.Offset: it scans for the line, and converts the character
 // within a line index of that line's first bytes only (a character is at
 // most four bytes).
 func largeOffset(text []byte, p syntax.Position, enc syntax.Encoding) (int, error) {
@@ -185,7 +184,7 @@ func largeOffset(text []byte, p syntax.Position, enc syntax.Encoding) (int, erro
 	if max := 4*p.Character + 4; p.Character >= 0 && len(line) > max {
 		line = line[:max]
 	}
-	off, err := syntax.NewLines(line).Offset(syntax.Position{Character: p.Character}, enc)
+	off, err := syntax.NewMapper(line).Offset(syntax.Position{Character: p.Character}, enc)
 	return start + off, err
 }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // largeOffset, which needs no index of the whole text, converts positions
-// exactly as syntax.Lines does, errors included.
+// exactly as syntax.Mapper does, errors included.
 func TestLargeOffsetMatchesLines(t *testing.T) {
 	r := rand.New(rand.NewSource(19))
 	pieces := []string{"a", "é", "😀", "\n", "\r\n", "\r", " ", "xyz"}
@@ -24,7 +24,7 @@ func TestLargeOffsetMatchesLines(t *testing.T) {
 			b.WriteString(pieces[r.Intn(len(pieces))])
 		}
 		text := []byte(b.String())
-		lines := syntax.NewLines(text)
+		lines := syntax.NewMapper(text)
 		for _, enc := range []syntax.Encoding{syntax.UTF8, syntax.UTF16, syntax.UTF32} {
 			p := syntax.Position{Line: r.Intn(lines.Count() + 2), Character: r.Intn(12)}
 			want, wantErr := lines.Offset(p, enc)

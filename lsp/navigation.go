@@ -88,14 +88,8 @@ func documentOnly(f func(ctx context.Context, sn *snapshot) (any, error)) reques
 func (sn *snapshot) location(sym *check.Symbol) protocol.Location {
 	if !sn.Package().Result.Local(sym) && sym.File != "" {
 		// An imported symbol: its span is in the other file.
-		src, err := sn.loader.Load(sym.File)
-		if err == nil {
-			lines := src.File.Source.CST.Lines
-			r := lines.Range(sym.Span, sn.enc)
-			return protocol.Location{URI: protocol.DocumentURI(uri.File(sym.File)), Range: protocol.Range{
-				Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
-				End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
-			}}
+		if m, ok := fileMapper(sn.loader, sym.File, sn.enc); ok {
+			return m.Location(protocol.DocumentURI(uri.File(sym.File)), sym.Span)
 		}
 	}
 	return protocol.Location{URI: sn.uri, Range: sn.rng(sym.Span)}

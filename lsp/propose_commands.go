@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -38,7 +37,7 @@ func (s *Server) workspaceFor(path string) (*evolution.Workspace, error) {
 		folders := s.folders
 		s.mu.Unlock()
 		if len(folders) == 0 {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "no workspace: the file is not under a folder with .caps/ or .git/ and no workspace folder is open"}
+			return nil, rpcError(errRequestFailed, "no workspace: the file is not under a folder with .caps/ or .git/ and no workspace folder is open")
 		}
 		root = folders[0]
 	}
@@ -48,9 +47,9 @@ func (s *Server) workspaceFor(path string) (*evolution.Workspace, error) {
 func failed(err error) error {
 	var re *evolution.RefusedError
 	if errors.As(err, &re) {
-		return &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "refused: " + err.Error()}
+		return rpcWrap(errRequestFailed, fmt.Errorf("refused: %w", err))
 	}
-	return &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
+	return rpcWrap(errRequestFailed, err)
 }
 
 type proposeArgs struct {
@@ -87,7 +86,7 @@ func proposeCommand(s *Server, raw json.RawMessage) (func(context.Context) (any,
 		if a.Code != "" {
 			disk, err := os.ReadFile(sn.path)
 			if err != nil || !bytes.Equal(disk, sn.cst.Src) {
-				return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "save the file first: a repair is proposed against the saved file"}
+				return nil, rpcError(errRequestFailed, "save the file first: a repair is proposed against the saved file")
 			}
 			req.Kind, req.Repair = propose.FromRepair, &propose.RepairRef{Code: a.Code, Line: a.Line, Option: a.Option}
 		} else {
@@ -273,7 +272,7 @@ func lastCommit(w *evolution.Workspace, path string) (string, error) {
 			}
 		}
 	}
-	return "", &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "no commit of this file to roll back"}
+	return "", rpcError(errRequestFailed, "no commit of this file to roll back")
 }
 
 // syncBuffers applies the files an event wrote to the editor's open

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/check"
@@ -27,13 +26,13 @@ var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 func renamable(sn *snapshot, off int) (*check.Symbol, syntax.Span, error) {
 	sym, sp, _ := sn.Index().at(off)
 	if sym == nil {
-		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "there is no renamable name here"}
+		return nil, sp, rpcError(errInvalidParams, "there is no renamable name here")
 	}
 	if sym.Kind == check.SymModule || sym.Kind == check.SymImport {
-		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "module names are renamed by moving the file; rename the module by hand"}
+		return nil, sp, rpcError(errInvalidParams, "module names are renamed by moving the file; rename the module by hand")
 	}
 	if sym.Name == "result" && sym.Kind == check.SymLocal {
-		return nil, sp, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: "`result` is built in"}
+		return nil, sp, rpcError(errInvalidParams, "`result` is built in")
 	}
 	return sym, sp, nil
 }
@@ -59,13 +58,13 @@ func rename(ctx context.Context, s *Server, sn *snapshot, p *protocol.RenamePara
 		return nil, err
 	}
 	if !identRE.MatchString(p.NewName) {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%q is not a valid name (letters, digits, _ and -, not starting with a digit)", p.NewName)}
+		return nil, rpcError(errInvalidParams, fmt.Sprintf("%q is not a valid name (letters, digits, _ and -, not starting with a digit)", p.NewName))
 	}
 	ix := sn.Index()
 	// refuse a rename that would collide with a sibling
 	for _, other := range sn.Package().Result.Symbols {
 		if other != sym && other.Name == p.NewName && other.Parent == sym.Parent && other.Kind == sym.Kind && other.File == sym.File {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("%s %s already exists", other.Kind, p.NewName)}
+			return nil, rpcError(errInvalidParams, fmt.Sprintf("%s %s already exists", other.Kind, p.NewName))
 		}
 	}
 	changes := map[protocol.DocumentURI][]protocol.TextEdit{}

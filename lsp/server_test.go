@@ -199,50 +199,11 @@ func TestDiagnosticsLifecycle(t *testing.T) {
 	}
 }
 
-func TestNavigation(t *testing.T) {
+func TestDocumentSymbols(t *testing.T) {
 	c := start(t, nil)
 	open(t, c, claimSrc, 1)
 	td := map[string]any{"uri": uri}
-	// definition of `scored` in (target scored) -> the state declaration
-	var locs []struct {
-		URI   string `json:"uri"`
-		Range rng    `json:"range"`
-	}
-	if err := c.Call("textDocument/definition", map[string]any{"textDocument": td, "position": pos{8, 27}}, &locs); err != nil {
-		t.Fatal(err)
-	}
-	if len(locs) != 1 || locs[0].URI != uri || locs[0].Range != (rng{pos{9, 11}, pos{9, 17}}) {
-		t.Fatalf("definition: %+v", locs)
-	}
-	// references of state scored, with declaration
-	if err := c.Call("textDocument/references", map[string]any{"textDocument": td, "position": pos{9, 12}, "context": map[string]any{"includeDeclaration": true}}, &locs); err != nil {
-		t.Fatal(err)
-	}
-	var got []rng
-	for _, l := range locs {
-		got = append(got, l.Range)
-	}
-	if diff := cmp.Diff([]rng{{pos{9, 11}, pos{9, 17}}, {pos{8, 25}, pos{8, 31}}}, got); diff != "" {
-		t.Errorf("references (-want +got):\n%s", diff)
-	}
-	// hover on the event field in event.score
-	var h struct {
-		Contents struct{ Value string } `json:"contents"`
-		Range    rng                    `json:"range"`
-	}
-	if err := c.Call("textDocument/hover", map[string]any{"textDocument": td, "position": pos{8, 54}}, &h); err != nil {
-		t.Fatal(err)
-	}
-	if h.Contents.Value != "```capsulang\nevent.score U32\n```" || h.Range != (rng{pos{8, 54}, pos{8, 59}}) {
-		t.Errorf("hover: %+v", h)
-	}
-	// hover on a state lists transitions
-	if err := c.Call("textDocument/hover", map[string]any{"textDocument": td, "position": pos{9, 13}}, &h); err != nil {
-		t.Fatal(err)
-	}
-	if h.Contents.Value != "```capsulang\n(state scored)\n```\n\n**in:** `open` on `Submit`  \n**out:** `Close` → `closed`" {
-		t.Errorf("state hover: %q", h.Contents.Value)
-	}
+	// Definition, references and hover: testdata/markers/navigation.caps.
 	// document symbols: module > machine > children
 	var syms []struct {
 		Name     string `json:"name"`

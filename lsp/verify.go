@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/check"
@@ -189,9 +188,11 @@ func verifyCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, 
 		r, err := s.verifySnapshot(ctx, sn, 0)
 		switch {
 		case errors.Is(err, verify.ErrModuleHasErrors):
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "the file has errors; fix them before verifying"}
+			return nil, rpcError(errRequestFailed, "the file has errors; fix them before verifying")
+		case errors.Is(err, verify.ErrNoSolver):
+			return nil, rpcWrap(errRequestFailed, err)
 		case err != nil:
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: err.Error()}
+			return nil, rpcWrap(errInternal, err)
 		}
 		type obligation struct {
 			ID             string               `json:"id"`

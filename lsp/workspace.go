@@ -90,11 +90,7 @@ func (w *workspace) indexFile(path string, src []byte, enc syntax.Encoding) {
 		w.remove(path)
 		return
 	}
-	lines := f.Source.CST.Lines
-	toRange := func(sp syntax.Span) protocol.Range {
-		r := lines.Range(sp, enc)
-		return protocol.Range{Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)}, End: protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)}}
-	}
+	toRange := mapper{f.Source.CST.Lines, enc}.Range
 	var syms []wsSymbol
 	for _, d := range f.Module.Decls {
 		b := d.Base()

@@ -60,7 +60,7 @@ func BenchmarkReparse10k(b *testing.B) {
 	p.SetLanguage(Language())
 	tree, _ := p.ParseCtx(context.Background(), nil, src)
 	off := editPoint(src)
-	lines := NewLines(src)
+	lines := NewMapper(src)
 	cur := src
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

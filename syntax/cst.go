@@ -76,7 +76,8 @@ type Node = capsulang.RawNode
 type CST struct {
 	Src   []byte // never modified after parsing
 	Nodes []Node
-	Lines *Lines
+	// Lines is the position mapper of Src, built once with the tree.
+	Lines *Mapper
 }
 
 // Kind returns the kind of node i.
@@ -150,9 +151,9 @@ func (p *Parser) Parse(src []byte) (*CST, error) {
 	return newCST(tree, src, nil), nil
 }
 
-func newCST(tree *sitter.Tree, src []byte, lines *Lines) *CST {
+func newCST(tree *sitter.Tree, src []byte, lines *Mapper) *CST {
 	if lines == nil {
-		lines = NewLines(src)
+		lines = NewMapper(src)
 	}
 	return &CST{Src: src, Nodes: capsulang.FlattenParallel(tree, nil), Lines: lines}
 }
@@ -207,7 +208,7 @@ func (d *Document) Edit(start, end int, text []byte) error {
 	src = append(src, old.Src[:start]...)
 	src = append(src, text...)
 	src = append(src, old.Src[end:]...)
-	lines := NewLines(src)
+	lines := NewMapper(src)
 	newEnd := start + len(text)
 	d.tree.Edit(sitter.EditInput{
 		StartIndex:  uint32(start),
@@ -257,7 +258,7 @@ func (d *Document) Close() {
 }
 
 // point converts an offset to a tree-sitter point (row, byte column).
-func point(l *Lines, off int) sitter.Point {
+func point(l *Mapper, off int) sitter.Point {
 	line := l.Line(off)
 	return sitter.Point{Row: uint32(line), Column: uint32(off - l.LineStart(line))}
 }

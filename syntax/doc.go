@@ -1,8 +1,9 @@
 // Package syntax turns Capsulang source text into concrete syntax trees.
 //
 // It owns the parts of the front end that know about bytes: source text and
-// its line index (byte offsets inside, LSP positions in UTF-8, UTF-16 or
-// UTF-32 code units outside), the tree-sitter parser and incremental
+// its position mapper (Mapper: byte offsets inside; LSP positions in UTF-8,
+// UTF-16 or UTF-32 code units, and the line:column of text output,
+// outside), the tree-sitter parser and incremental
 // documents, and the Diagnostic type shared by every later stage. A batch
 // parse (Parse) of text without syntax errors skips tree-sitter: a scanner
 // builds the same CST in one pass and a fraction of the memory (scan.go). The typed

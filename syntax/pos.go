@@ -63,9 +63,16 @@ type Range struct {
 	End   Position `json:"end"`
 }
 
-// Lines indexes the line starts of a text. Line breaks are "\n", "\r\n" and a
-// lone "\r", as in the LSP specification.
-type Lines struct {
+// Mapper is the position mapper of one version of one file: it indexes the
+// line starts of the text and converts between byte offsets (what spans
+// hold) and positions, as LSP positions in any Encoding (Position, Range,
+// Offset, Span) or as the "line:column" of text output (Point). Every
+// conversion of the toolchain goes through the mapper of the file the
+// offsets belong to: the parser builds one per text (CST.Lines), and a
+// location in another file is converted with that file's mapper. Line
+// breaks are "\n", "\r\n" and a lone "\r", as in the LSP specification. A
+// Mapper is immutable and safe for concurrent use.
+type Mapper struct {
 	text   []byte
 	starts []int // byte offset of the start of each line
 	// marks holds, for each line longer than markEvery bytes, the code
@@ -85,8 +92,19 @@ type mark struct {
 // markEvery is the distance between the marks of a long line, in bytes.
 const markEvery = 1024
 
-// NewLines indexes text. The text is retained, not copied.
-func NewLines(text []byte) *Lines {
+// Lines is the former name of Mapper.
+//
+// Deprecated: use Mapper (kept so that code written against the old name
+// still builds).
+type Lines = Mapper
+
+// NewLines is the former name of NewMapper.
+//
+// Deprecated: use NewMapper.
+func NewLines(text []byte) *Mapper { return NewMapper(text) }
+
+// NewMapper indexes text. The text is retained, not copied.
+func NewMapper(text []byte) *Mapper {
 	starts := make([]int, 1, 1+len(text)/32)
 	starts[0] = 0
 	if bytes.IndexByte(text, '\r') < 0 {
@@ -111,13 +129,13 @@ func NewLines(text []byte) *Lines {
 			}
 		}
 	}
-	l := &Lines{text: text, starts: starts}
+	l := &Mapper{text: text, starts: starts}
 	l.markLongLines()
 	return l
 }
 
 // markLongLines sets the marks of every line longer than markEvery bytes.
-func (l *Lines) markLongLines() {
+func (l *Mapper) markLongLines() {
 	for line := range l.starts {
 		start, end := l.starts[line], l.lineEnd(line)
 		if end-start <= markEvery {
@@ -143,7 +161,7 @@ func (l *Lines) markLongLines() {
 
 // unitsTo counts the code units in enc from the start of line (which
 // starts at start) to off, from the nearest mark before off.
-func (l *Lines) unitsTo(line, start, off int, enc Encoding) int {
+func (l *Mapper) unitsTo(line, start, off int, enc Encoding) int {
 	from, u := start, 0
 	if ms := l.marks[line]; len(ms) > 0 && enc != UTF8 {
 		if i := sort.Search(len(ms), func(i int) bool { return ms[i].off > off }) - 1; i >= 0 {
@@ -157,13 +175,13 @@ func (l *Lines) unitsTo(line, start, off int, enc Encoding) int {
 }
 
 // Count returns the number of lines (a text always has at least one).
-func (l *Lines) Count() int { return len(l.starts) }
+func (l *Mapper) Count() int { return len(l.starts) }
 
 // LineStart returns the byte offset at which line (0-based) starts.
-func (l *Lines) LineStart(line int) int { return l.starts[line] }
+func (l *Mapper) LineStart(line int) int { return l.starts[line] }
 
 // lineEnd returns the offset of the end of line's content, before its break.
-func (l *Lines) lineEnd(line int) int {
+func (l *Mapper) lineEnd(line int) int {
 	if line+1 >= len(l.starts) {
 		return len(l.text)
 	}
@@ -178,7 +196,7 @@ func (l *Lines) lineEnd(line int) int {
 }
 
 // Line returns the 0-based line holding byte offset off.
-func (l *Lines) Line(off int) int {
+func (l *Mapper) Line(off int) int {
 	lo, hi := 0, len(l.starts)
 	for hi-lo > 1 {
 		m := (lo + hi) / 2
@@ -194,7 +212,7 @@ func (l *Lines) Line(off int) int {
 // Position converts a byte offset to a Position in the given encoding. An
 // offset inside a multi-byte character counts as the start of it; offsets
 // are clamped to the text.
-func (l *Lines) Position(off int, enc Encoding) Position {
+func (l *Mapper) Position(off int, enc Encoding) Position {
 	if off < 0 {
 		off = 0
 	}
@@ -212,7 +230,7 @@ func (l *Lines) Position(off int, enc Encoding) Position {
 // Offset converts a Position to a byte offset. A character past the end of
 // its line means the end of the line (as the LSP specification says); a line
 // past the last line is an error.
-func (l *Lines) Offset(p Position, enc Encoding) (int, error) {
+func (l *Mapper) Offset(p Position, enc Encoding) (int, error) {
 	if p.Line < 0 || p.Character < 0 {
 		return 0, fmt.Errorf("position %d:%d is negative", p.Line, p.Character)
 	}
@@ -252,13 +270,14 @@ func (l *Lines) Offset(p Position, enc Encoding) (int, error) {
 	return end, nil
 }
 
-// Range converts a span to a Range.
-func (l *Lines) Range(s Span, enc Encoding) Range {
-	return Range{Start: l.Position(s.Start, enc), End: l.Position(s.End, enc)}
+// Range converts a span to a Range; an end before the start counts as the
+// start.
+func (l *Mapper) Range(s Span, enc Encoding) Range {
+	return Range{Start: l.Position(s.Start, enc), End: l.Position(max(s.End, s.Start), enc)}
 }
 
 // Span converts a Range back to a byte span.
-func (l *Lines) Span(r Range, enc Encoding) (Span, error) {
+func (l *Mapper) Span(r Range, enc Encoding) (Span, error) {
 	a, err := l.Offset(r.Start, enc)
 	if err != nil {
 		return Span{}, err

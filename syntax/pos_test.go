@@ -9,7 +9,7 @@ import (
 
 // naivePosition counts a position from the start of its line, as Lines did
 // before long lines had marks.
-func naivePosition(l *Lines, text []byte, off int, enc Encoding) Position {
+func naivePosition(l *Mapper, text []byte, off int, enc Encoding) Position {
 	line := l.Line(off)
 	start := l.starts[line]
 	if end := l.lineEnd(line); off > end {
@@ -34,7 +34,7 @@ func TestLongLinePositions(t *testing.T) {
 			b.WriteString(p)
 		}
 		text := []byte(b.String())
-		l := NewLines(text)
+		l := NewMapper(text)
 		for _, enc := range []Encoding{UTF8, UTF16, UTF32} {
 			for off := 0; off <= len(text); off++ {
 				if got, want := l.Position(off, enc), naivePosition(l, text, off, enc); got != want {
@@ -51,7 +51,7 @@ func TestLongLinePositions(t *testing.T) {
 // seconds to convert).
 func TestLongLineMarks(t *testing.T) {
 	text := []byte("(module m\n" + strings.Repeat("(é", 50000) + "\n")
-	l := NewLines(text)
+	l := NewMapper(text)
 	ms := l.marks[1]
 	if len(ms) < 3*50000/markEvery-2 {
 		t.Fatalf("%d marks on a line of %d bytes", len(ms), 3*50000)
@@ -85,7 +85,7 @@ func TestOffsetAtTheEndOfTheText(t *testing.T) {
 		{"a\r\n", Position{1, 0}, 3},
 	} {
 		for _, enc := range []Encoding{UTF8, UTF16, UTF32} {
-			got, err := NewLines([]byte(tc.text)).Offset(tc.pos, enc)
+			got, err := NewMapper([]byte(tc.text)).Offset(tc.pos, enc)
 			want := tc.want
 			if enc != UTF8 && tc.text == "a\nbé" && tc.pos.Character == 2 {
 				want = 5 // two characters: b and é

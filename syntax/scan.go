@@ -262,5 +262,5 @@ func scanned(src []byte) *CST {
 	if nodes == nil {
 		return nil
 	}
-	return &CST{Src: src, Nodes: nodes, Lines: NewLines(src)}
+	return &CST{Src: src, Nodes: nodes, Lines: NewMapper(src)}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	yast "github.com/goccy/go-yaml/ast"
@@ -50,14 +49,14 @@ type entry struct {
 // reader turns goccy's YAML AST into nodes with byte spans.
 type reader struct {
 	text  []byte
-	lines *syntax.Lines
+	lines *syntax.Mapper
 	diags []syntax.Diagnostic
 }
 
 // readYAML parses text into one node (nil when the text is empty or has
 // no document) and the diagnostics of what cannot be read.
 func readYAML(text []byte) (*node, []syntax.Diagnostic) {
-	r := &reader{text: text, lines: syntax.NewLines(text)}
+	r := &reader{text: text, lines: syntax.NewMapper(text)}
 	f, err := parser.ParseBytes(text, 0)
 	if err != nil {
 		r.syntaxError(err)
@@ -100,18 +99,7 @@ func (r *reader) syntaxError(err error) {
 // offset is the byte offset of a 1-based line and 1-based column counted
 // in characters, as goccy reports them.
 func (r *reader) offset(line, col int) int {
-	if line < 1 {
-		return 0
-	}
-	if line-1 >= r.lines.Count() {
-		return len(r.text)
-	}
-	off := r.lines.LineStart(line - 1)
-	for c := 1; c < col && off < len(r.text) && r.text[off] != '\n' && r.text[off] != '\r'; c++ {
-		_, size := utf8.DecodeRune(r.text[off:])
-		off += size
-	}
-	return off
+	return r.lines.PointOffset(syntax.Point{Line: line, Column: col})
 }
 
 // tokenSpan is the span of a token's text.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/ir"
+	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
 
@@ -85,20 +86,17 @@ func unwrapPathError(err error) error {
 }
 
 // ValidateText rejects binary and non-UTF-8 content, naming the place.
+// Lines and columns are those of text output (syntax.Point).
 func ValidateText(src []byte) error {
-	line, col := 1, 1
 	for i := 0; i < len(src); {
 		r, size := utf8.DecodeRune(src[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return fmt.Errorf("not UTF-8 text (invalid byte 0x%02x at line %d, column %d)", src[i], line, col)
+			p := syntax.NewMapper(src).Point(i)
+			return fmt.Errorf("not UTF-8 text (invalid byte 0x%02x at line %d, column %d)", src[i], p.Line, p.Column)
 		}
 		if r == 0 {
-			return fmt.Errorf("binary content (NUL byte at line %d, column %d)", line, col)
-		}
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
+			p := syntax.NewMapper(src).Point(i)
+			return fmt.Errorf("binary content (NUL byte at line %d, column %d)", p.Line, p.Column)
 		}
 		i += size
 	}

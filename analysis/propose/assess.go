@@ -555,8 +555,8 @@ func items(rel string, pkg *load.Package, ds []syntax.Diagnostic) []DiagnosticIt
 	}
 	var out []DiagnosticItem
 	for _, d := range ds {
-		pos := lines.Position(d.Span.Start, syntax.UTF32)
-		out = append(out, DiagnosticItem{Path: rel, Code: d.Code, Severity: d.Severity.String(), Message: d.Message, Line: pos.Line + 1, Column: pos.Character + 1})
+		pos := lines.Point(d.Span.Start)
+		out = append(out, DiagnosticItem{Path: rel, Code: d.Code, Severity: d.Severity.String(), Message: d.Message, Line: pos.Line, Column: pos.Column})
 	}
 	return out
 }
@@ -656,8 +656,8 @@ func examplesReport(files []*loaded, hooks Hooks) TestReport {
 			switch d.Code {
 			case check.ExampleFailed:
 				r.Failed++
-				pos := l.candidate.File.Source.CST.Lines.Position(d.Span.Start, syntax.UTF32)
-				r.Items = append(r.Items, TestItem{Name: fmt.Sprintf("%s:%d", l.rel, pos.Line+1), Status: StatusFailed, Message: d.Message})
+				pos := l.candidate.File.Source.CST.Lines.Point(d.Span.Start)
+				r.Items = append(r.Items, TestItem{Name: fmt.Sprintf("%s:%d", l.rel, pos.Line), Status: StatusFailed, Message: d.Message})
 			case check.ExampleNotEvaluated:
 				notRun++
 			}

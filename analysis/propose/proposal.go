@@ -382,7 +382,7 @@ func (ws *Workspace) applyRepair(rel string, ref RepairRef, hooks Hooks) ([]byte
 	var codesHere []string
 	for _, pl := range plans {
 		d := pl.Diagnostic
-		if lines.Line(d.Span.Start)+1 != ref.Line {
+		if lines.Point(d.Span.Start).Line != ref.Line {
 			continue
 		}
 		codesHere = append(codesHere, d.Code)

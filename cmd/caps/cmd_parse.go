@@ -82,8 +82,8 @@ type formJSON struct {
 // preorder and ends in postorder, both in nondecreasing offset order, so
 // the conversion is linear even for one very long line.
 func formsJSON(text []byte, lines *syntax.Lines, forms []*syntax.Form) []*formJSON {
-	starts := report.NewConverter(text, lines, syntax.UTF16)
-	ends := report.NewConverter(text, lines, syntax.UTF16)
+	starts := lines.Cursor(syntax.UTF16)
+	ends := lines.Cursor(syntax.UTF16)
 	var conv func(f *syntax.Form) *formJSON
 	conv = func(f *syntax.Form) *formJSON {
 		j := &formJSON{Kind: f.Kind.String()}
@@ -118,8 +118,8 @@ func formsJSON(text []byte, lines *syntax.Lines, forms []*syntax.Form) []*formJS
 // nondecreasing order, so the cost is linear even for one very long line,
 // and no line is held in memory before it is written.
 func printOutline(c *cli.Context, text []byte, lines *syntax.Lines, forms []*syntax.Form) {
-	starts := report.NewConverter(text, lines, syntax.UTF32)
-	ends := report.NewConverter(text, lines, syntax.UTF32)
+	starts := lines.Cursor(syntax.UTF32)
+	ends := lines.Cursor(syntax.UTF32)
 	var endPos []outlinePos // by form, in preorder
 	width := 0
 	var measure func(f *syntax.Form)
@@ -139,7 +139,7 @@ func printOutline(c *cli.Context, text []byte, lines *syntax.Lines, forms []*syn
 	}
 
 	w := bufio.NewWriter(c.Stdout)
-	starts = report.NewConverter(text, lines, syntax.UTF32)
+	starts = lines.Cursor(syntax.UTF32)
 	var row []byte
 	next := 0
 	var print func(f *syntax.Form, depth int)

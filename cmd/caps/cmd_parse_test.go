@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
-	"github.com/capsulang/caps/cmd/caps/internal/report"
 	"github.com/capsulang/caps/syntax"
 )
 
@@ -22,8 +21,8 @@ func referenceOutline(text []byte, lines *syntax.Lines, forms []*syntax.Form) st
 		desc  string
 	}
 	var rows []row
-	starts := report.NewConverter(text, lines, syntax.UTF32)
-	ends := report.NewConverter(text, lines, syntax.UTF32)
+	starts := lines.Cursor(syntax.UTF32)
+	ends := lines.Cursor(syntax.UTF32)
 	var walk func(f *syntax.Form, depth int)
 	walk = func(f *syntax.Form, depth int) {
 		s := starts.Position(f.Span.Start)

@@ -71,7 +71,7 @@ func runRepairPlan(c *cli.Context, path string, jsonOut bool) int {
 	diags := checkedDiagnostics(pkg)
 	plans := repair.Plans(repair.Input{File: pkg.File, Result: pkg.Result, Diagnostics: diags, Evaluated: evaluatedValues(pkg)})
 	plans = rerankPlans(path, plans)
-	conv := report.NewConverter(pkg.Src, lines, syntax.UTF16)
+	conv := lines.Cursor(syntax.UTF16)
 	out := []planJSON{}
 	for _, pl := range plans {
 		d := pl.Diagnostic
@@ -94,16 +94,14 @@ func runRepairPlan(c *cli.Context, path string, jsonOut bool) int {
 		return p.Finish()
 	}
 	for _, pl := range plans {
-		pos := lines.Position(pl.Diagnostic.Span.Start, syntax.UTF32)
-		fmt.Fprintf(c.Stdout, "%s:%d:%d: %s %s\n", cli.DisplayPath(path), pos.Line+1, pos.Character+1, pl.Diagnostic.Code, pl.Diagnostic.Message)
+		fmt.Fprintf(c.Stdout, "%s:%s: %s %s\n", cli.DisplayPath(path), lines.Point(pl.Diagnostic.Span.Start), pl.Diagnostic.Code, pl.Diagnostic.Message)
 		for i, o := range pl.Options {
 			fmt.Fprintf(c.Stdout, "  %d. [%s] %s\n", i+1, o.Safety, o.Title)
 			if o.Why != "" {
 				fmt.Fprintf(c.Stdout, "       why: %s\n", o.Why)
 			}
 			for _, e := range o.Edits {
-				r := lines.Range(e.Span, syntax.UTF32)
-				fmt.Fprintf(c.Stdout, "       %d:%d-%d:%d -> %q\n", r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1, strings.TrimSpace(e.NewText))
+				fmt.Fprintf(c.Stdout, "       %s-%s -> %q\n", lines.Point(e.Span.Start), lines.Point(max(e.Span.End, e.Span.Start)), strings.TrimSpace(e.NewText))
 			}
 		}
 	}

@@ -196,14 +196,14 @@ func writeVerifyText(c *cli.Context, v *verified) {
 	name := cli.DisplayPath(v.src.Path)
 	fmt.Fprintf(c.Stdout, "%s: module %s: %d obligation%s: %d discharged, %d open, %d failed (%s)\n",
 		name, r.Module, s.Obligations, plural(s.Obligations), s.Discharged, s.Open, s.Failed, r.Solver)
-	conv := report.NewConverter(v.src.Text, v.src.Lines, syntax.UTF32)
+	conv := v.src.Mapper().Cursor(syntax.UTF32)
 	for _, o := range r.Obligations {
-		pos := conv.Position(o.Span.Start)
+		pos := conv.Point(o.Span.Start)
 		status := string(o.Status)
 		if o.Status == verify.Open && o.Reason == "timeout" {
 			status = "open (timeout)"
 		}
-		fmt.Fprintf(c.Stdout, "%s:%d:%d: %s %s %s\n", name, pos.Line+1, pos.Character+1, status, o.ID, o.Claim)
+		fmt.Fprintf(c.Stdout, "%s:%s: %s %s %s\n", name, pos, status, o.ID, o.Claim)
 		switch o.Status {
 		case verify.Open:
 			if o.Reason != "timeout" {
@@ -284,7 +284,7 @@ func runRefinementReport(c *cli.Context, path string, asJSON, requireClosed bool
 	// V2: the function examples, run by the interpreter.
 	ex := examplesJSON{Total: len(v.pkg.Result.Examples)}
 	var unclosed []unclosedJSON
-	conv := report.NewConverter(v.src.Text, v.src.Lines, syntax.UTF16)
+	conv := v.src.Mapper().Cursor(syntax.UTF16)
 	for _, d := range evaluateExamples(v.pkg) {
 		if d.Severity == syntax.Error {
 			ex.Failed++
@@ -329,14 +329,13 @@ func runRefinementReport(c *cli.Context, path string, asJSON, requireClosed bool
 			fmt.Fprintf(c.Stdout, "closed: every example passes and every obligation is discharged (%s)\n", r.Solver)
 		} else {
 			fmt.Fprintf(c.Stdout, "not closed: %d item%s open or failed\n", len(unclosed), plural(len(unclosed)))
-			text := report.NewConverter(v.src.Text, v.src.Lines, syntax.UTF32)
+			text := v.src.Mapper().Cursor(syntax.UTF32)
 			for _, u := range unclosed {
 				id := u.ID
 				if id == "" {
 					id = u.Kind
 				}
-				pos := text.Position(u.span.Start)
-				fmt.Fprintf(c.Stdout, "  %s:%d:%d: %s %s: %s\n", name, pos.Line+1, pos.Character+1, u.Status, id, u.Reason)
+				fmt.Fprintf(c.Stdout, "  %s:%s: %s %s: %s\n", name, text.Point(u.span.Start), u.Status, id, u.Reason)
 			}
 		}
 	}

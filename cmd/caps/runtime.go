@@ -86,8 +86,7 @@ func position(src *report.Source, sp syntax.Span) string {
 	if src == nil {
 		return ""
 	}
-	p := report.NewConverter(src.Text, src.Lines, syntax.UTF32).Position(sp.Start)
-	return fmt.Sprintf("%s:%d:%d", cli.DisplayPath(src.Path), p.Line+1, p.Character+1)
+	return cli.DisplayPath(src.Path) + ":" + src.Mapper().Point(sp.Start).String()
 }
 
 // lspRange converts a span to an LSP range (0-based, UTF-16).
@@ -95,7 +94,7 @@ func lspRange(src *report.Source, sp syntax.Span) *syntax.Range {
 	if src == nil {
 		return nil
 	}
-	r := report.NewConverter(src.Text, src.Lines, syntax.UTF16).Range(sp)
+	r := src.Mapper().Range(sp, syntax.UTF16)
 	return &r
 }
 

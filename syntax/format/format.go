@@ -80,7 +80,7 @@ import (
 // is not formatted.
 type SyntaxError struct {
 	Diagnostics []syntax.Diagnostic
-	lines       *syntax.Lines
+	lines       *syntax.Mapper
 }
 
 func (e *SyntaxError) Error() string {
@@ -88,8 +88,7 @@ func (e *SyntaxError) Error() string {
 	b.WriteString("cannot format a file with syntax errors")
 	if len(e.Diagnostics) > 0 {
 		d := e.Diagnostics[0]
-		p := e.lines.Position(d.Span.Start, syntax.UTF8)
-		fmt.Fprintf(&b, ": %d:%d: %s", p.Line+1, p.Character+1, d.Message)
+		fmt.Fprintf(&b, ": %s: %s", e.lines.Point(d.Span.Start), d.Message)
 		if n := len(e.Diagnostics) - 1; n == 1 {
 			b.WriteString(" (and 1 more error)")
 		} else if n > 1 {

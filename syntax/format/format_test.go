@@ -323,3 +323,19 @@ func TestExamplesIdempotent(t *testing.T) {
 		})
 	}
 }
+
+// TestSyntaxErrorColumn checks that the refusal names the place of the
+// first syntax error as caps check does, in code points: the tab and the
+// astral character before the unclosed list are one column each (it was
+// once counted in UTF-8 bytes: 2:11, where caps check says 2:8).
+func TestSyntaxErrorColumn(t *testing.T) {
+	_, err := Source([]byte("(module m (capsule \"1.0\")\n\t(😀 x (\n"))
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want a *SyntaxError", err)
+	}
+	want := "cannot format a file with syntax errors: 2:8: missing `)` to close the list opened here (and 2 more errors)"
+	if err.Error() != want {
+		t.Errorf("got  %s\nwant %s", err, want)
+	}
+}

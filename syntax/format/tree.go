@@ -53,7 +53,7 @@ func (n *node) head() string {
 // item, or, with no next item, ends the list ("after" comments).
 type builder struct {
 	src      []byte
-	lines    *syntax.Lines
+	lines    *syntax.Mapper
 	comments []syntax.Span
 	next     int
 

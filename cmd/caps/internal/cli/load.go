@@ -134,8 +134,8 @@ func Check(path string, data []byte) (*File, error) {
 // LineCol returns the 1-based line and 1-based column (in Unicode code
 // points) of byte offset off in text: the convention of text output.
 func LineCol(text []byte, off int) (line, col int) {
-	p := syntax.NewLines(text).Position(off, syntax.UTF32)
-	return p.Line + 1, p.Character + 1
+	p := syntax.NewMapper(text).Point(off)
+	return p.Line, p.Column
 }
 
 func firstInvalid(b []byte) int {

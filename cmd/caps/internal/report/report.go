@@ -3,7 +3,8 @@
 // documented in docs/cli.md:
 //
 // Text, on stderr, one line per diagnostic and one per related location,
-// with 1-based lines and 1-based columns counted in Unicode code points:
+// with 1-based lines and 1-based columns counted in Unicode code points
+// (syntax.Point, from the mapper of the file each location is in):
 //
 //	examples/a.caps:3:7: error E_PARSE: missing `)` to close the list opened here
 //	examples/a.caps:2:3: note: the unclosed `(`
@@ -28,7 +29,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/syntax"
@@ -127,7 +127,16 @@ func Marshal(v any) ([]byte, error) {
 type Source struct {
 	Path  string // as given on the command line; "-" is stdin
 	Text  []byte
-	Lines *syntax.Lines // optional; computed from Text when nil
+	Lines *syntax.Mapper // the position mapper of Text; made from Text when nil
+}
+
+// Mapper returns the source's position mapper, made from Text on first
+// use when Lines is nil.
+func (s *Source) Mapper() *syntax.Mapper {
+	if s.Lines == nil {
+		s.Lines = syntax.NewMapper(s.Text)
+	}
+	return s.Lines
 }
 
 // Printer collects the results of one command run. In text mode it prints
@@ -139,12 +148,12 @@ type Printer struct {
 	files          []*File
 	sources        map[string]*Source
 	code           int
-	// convs holds the converters of each source, encoding and role
-	// (diagnostics or related locations), so that each position is counted
-	// from the one before it in the same sequence rather than from the
-	// start of its line: a file's diagnostics come in source order and its
-	// related locations mostly move in one direction too.
-	convs map[convKey]*Converter
+	// convs holds the cursors of each source's mapper, by encoding and
+	// role (diagnostics or related locations), so that each position is
+	// counted from the one before it in the same sequence rather than from
+	// the start of its line: a file's diagnostics come in source order and
+	// its related locations mostly move in one direction too.
+	convs map[convKey]*syntax.Cursor
 
 	// LookupSource, if set, finds files that related locations point to
 	// and that were not added to the printer. NewPrinter sets it to
@@ -152,7 +161,7 @@ type Printer struct {
 	LookupSource func(path string) *Source
 }
 
-// convKey names the converter of one source in one encoding, for either
+// convKey names the cursor of one source in one encoding, for either
 // diagnostics or related locations.
 type convKey struct {
 	src     *Source
@@ -162,7 +171,7 @@ type convKey struct {
 
 // NewPrinter returns a printer writing to the given streams.
 func NewPrinter(stdout, stderr io.Writer, jsonMode bool) *Printer {
-	return &Printer{json: jsonMode, stdout: stdout, stderr: stderr, sources: map[string]*Source{}, convs: map[convKey]*Converter{}, LookupSource: ReadRelated}
+	return &Printer{json: jsonMode, stdout: stdout, stderr: stderr, sources: map[string]*Source{}, convs: map[convKey]*syntax.Cursor{}, LookupSource: ReadRelated}
 }
 
 // ReadRelated reads a file that a related location points into, such as
@@ -191,13 +200,13 @@ func shortPath(path string) string {
 	return rel
 }
 
-// converter returns the printer's converter for src in enc, for related
-// locations or for diagnostics.
-func (p *Printer) converter(src *Source, enc syntax.Encoding, related bool) *Converter {
+// converter returns the printer's cursor over src's mapper in enc, for
+// related locations or for diagnostics.
+func (p *Printer) converter(src *Source, enc syntax.Encoding, related bool) *syntax.Cursor {
 	k := convKey{src, enc, related}
 	c := p.convs[k]
 	if c == nil {
-		c = NewConverter(src.Text, src.Lines, enc)
+		c = src.Mapper().Cursor(enc)
 		p.convs[k] = c
 	}
 	return c
@@ -221,9 +230,7 @@ func (p *Printer) SetError() { p.code = cli.ExitUsage }
 // Extra the caller may set. Diagnostics are reported in source order; an
 // Error-severity diagnostic makes the exit code at least 1.
 func (p *Printer) Add(src *Source, ds []syntax.Diagnostic) *File {
-	if src.Lines == nil {
-		src.Lines = syntax.NewLines(src.Text)
-	}
+	src.Mapper()
 	p.sources[src.Path] = src
 	ds = Sorted(ds)
 	for _, d := range ds {
@@ -302,9 +309,7 @@ func (p *Printer) source(path string, self *Source) *Source {
 	}
 	if p.LookupSource != nil {
 		if s := p.LookupSource(path); s != nil {
-			if s.Lines == nil {
-				s.Lines = syntax.NewLines(s.Text)
-			}
+			s.Mapper()
 			p.sources[path] = s
 			return s
 		}
@@ -353,8 +358,7 @@ func (p *Printer) printText(src *Source, ds []syntax.Diagnostic) {
 	conv := p.converter(src, syntax.UTF32, false)
 	name := cli.DisplayPath(src.Path)
 	for _, d := range ds {
-		pos := conv.Position(d.Span.Start)
-		fmt.Fprintf(b, "%s:%d:%d: %s", name, pos.Line+1, pos.Character+1, d.Severity)
+		fmt.Fprintf(b, "%s:%s: %s", name, conv.Point(d.Span.Start), d.Severity)
 		if d.Code != "" {
 			fmt.Fprintf(b, " %s", d.Code)
 		}
@@ -365,96 +369,8 @@ func (p *Printer) printText(src *Source, ds []syntax.Diagnostic) {
 				fmt.Fprintf(b, "%s: note: %s\n", cli.DisplayPath(r.File), r.Message)
 				continue
 			}
-			rp := p.converter(rs, syntax.UTF32, true).Position(r.Span.Start)
-			fmt.Fprintf(b, "%s:%d:%d: note: %s\n", cli.DisplayPath(rs.Path), rp.Line+1, rp.Character+1, r.Message)
+			rp := p.converter(rs, syntax.UTF32, true).Point(r.Span.Start)
+			fmt.Fprintf(b, "%s:%s: note: %s\n", cli.DisplayPath(rs.Path), rp, r.Message)
 		}
 	}
-}
-
-// Converter turns byte offsets into positions in one encoding. It
-// remembers its last answer and counts a new one from it when that is
-// nearer than the start of the line, so a run of queries whose offsets
-// move in one direction (or stay near each other) costs time linear in the
-// text rather than in the length of the lines.
-type Converter struct {
-	text  []byte
-	lines *syntax.Lines
-	enc   syntax.Encoding
-	line  int // last answer: line, offset and units
-	off   int
-	units int
-
-	scanned int // bytes counted so far, for tests
-}
-
-// NewConverter returns a converter for text; lines may be nil.
-func NewConverter(text []byte, lines *syntax.Lines, enc syntax.Encoding) *Converter {
-	if lines == nil {
-		lines = syntax.NewLines(text)
-	}
-	return &Converter{text: text, lines: lines, enc: enc, line: -1}
-}
-
-// Position converts a byte offset to a 0-based Position; it agrees with
-// syntax.Lines.Position.
-func (c *Converter) Position(off int) syntax.Position {
-	off = max(0, min(off, len(c.text)))
-	line := c.lines.Line(off)
-	start := c.lines.LineStart(line)
-	if off > start && c.text[off-1] == '\r' && off < len(c.text) && c.text[off] == '\n' {
-		off-- // inside a CRLF pair: the end of the line
-	}
-	boundary := off == len(c.text) || utf8.RuneStart(c.text[off])
-	var u int
-	switch {
-	case line == c.line && off >= c.off:
-		u = c.units + c.count(c.off, off)
-	case line == c.line && boundary && c.off-off < off-start:
-		// Back from the last answer: both offsets start characters, so
-		// the units between them are the difference of the counts.
-		u = c.units - c.count(off, c.off)
-	default:
-		u = c.count(start, off)
-	}
-	if boundary {
-		// Remember only offsets between characters, where counts add up.
-		c.line, c.off, c.units = line, off, u
-	}
-	return syntax.Position{Line: line, Character: u}
-}
-
-// count returns the code units of the text's bytes [from, to).
-func (c *Converter) count(from, to int) int {
-	c.scanned += to - from
-	return units(c.text[from:to], c.enc)
-}
-
-// Range converts a span to a Range.
-func (c *Converter) Range(s syntax.Span) syntax.Range {
-	start := c.Position(s.Start)
-	return syntax.Range{Start: start, End: c.Position(max(s.End, s.Start))}
-}
-
-// units counts the code units of b in enc, as syntax does: an invalid byte
-// counts as one unit.
-func units(b []byte, enc syntax.Encoding) int {
-	if enc == syntax.UTF8 {
-		return len(b)
-	}
-	n := 0
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			n++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if enc == syntax.UTF16 && r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-		i += size
-	}
-	return n
 }

@@ -3,46 +3,12 @@ package report
 import (
 	"bytes"
 	"errors"
-	"math/rand/v2"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/syntax"
 )
-
-func TestConverterAgreesWithLines(t *testing.T) {
-	pieces := []string{"a", "é", "😀", "\n", "\r\n", "\r", " ", "(", "中"}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for iter := 0; iter < 200; iter++ {
-		var b bytes.Buffer
-		for n := rng.IntN(40); n > 0; n-- {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		text := b.Bytes()
-		lines := syntax.NewLines(text)
-		var offs []int
-		for i := 0; i <= len(text); i++ {
-			offs = append(offs, i)
-		}
-		for _, enc := range []syntax.Encoding{syntax.UTF8, syntax.UTF16, syntax.UTF32} {
-			// In order, in random order, and in order again on one converter.
-			c := NewConverter(text, nil, enc)
-			order := append([]int(nil), offs...)
-			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-			sorted := append([]int(nil), offs...)
-			sort.Ints(sorted)
-			for _, seq := range [][]int{sorted, order, sorted} {
-				for _, off := range seq {
-					if got, want := c.Position(off), lines.Position(off, enc); got != want {
-						t.Fatalf("%q %v offset %d: got %+v, want %+v", text, enc, off, got, want)
-					}
-				}
-			}
-		}
-	}
-}
 
 func TestFileJSON(t *testing.T) {
 	f := &File{Path: "a<b>.caps", Diagnostics: []Diagnostic{}}
@@ -158,43 +124,6 @@ func TestPrinterCodes(t *testing.T) {
 	}
 }
 
-func TestConverterIsLinear(t *testing.T) {
-	// One long line of small forms, converted as parse does: starts in
-	// preorder and ends in postorder, each on its own converter.
-	text := bytes.Repeat([]byte(`(é "😀") `), 20000)
-	for _, enc := range []syntax.Encoding{syntax.UTF16, syntax.UTF32} {
-		starts, ends := NewConverter(text, nil, enc), NewConverter(text, nil, enc)
-		for i := 0; i < len(text); i += 12 { // 12 bytes a form
-			starts.Position(i)
-			ends.Position(i + 10)
-		}
-		if starts.scanned > len(text) || ends.scanned > len(text) {
-			t.Errorf("%v: scanned %d and %d bytes of %d", enc, starts.scanned, ends.scanned, len(text))
-		}
-	}
-}
-
-func TestConverterBackwardIsLinear(t *testing.T) {
-	// Offsets that decrease along one long line, as the related locations
-	// of nested unclosed lists do (the innermost is reported first).
-	text := bytes.Repeat([]byte(`(é😀`), 20000)
-	for _, enc := range []syntax.Encoding{syntax.UTF16, syntax.UTF32} {
-		c := NewConverter(text, nil, enc)
-		perGroup := 3 // code units of one group, in either encoding
-		if enc == syntax.UTF16 {
-			perGroup = 4
-		}
-		for i := len(text); i >= 0; i -= 7 { // 7 bytes a group
-			if got := c.Position(i); got.Character != i/7*perGroup {
-				t.Fatalf("%v: offset %d: %+v, want character %d", enc, i, got, i/7*perGroup)
-			}
-		}
-		if c.scanned > 2*len(text) { // the first answer counts from the line's start
-			t.Errorf("%v: scanned %d bytes of %d", enc, c.scanned, len(text))
-		}
-	}
-}
-
 // TestUnclosedListsAreLinear prints the diagnostics of many nested
 // unclosed lists, each with a related location at its '(', and checks that
 // converting their positions counts each byte of the text a bounded number
@@ -216,7 +145,7 @@ func TestUnclosedListsAreLinear(t *testing.T) {
 		p.Finish()
 		scanned := 0
 		for _, conv := range p.convs {
-			scanned += conv.scanned
+			scanned += conv.Scanned()
 		}
 		if scanned > 3*len(text) {
 			t.Errorf("json=%v: converting %d diagnostics scanned %d bytes of a %d-byte text", jsonMode, len(ds), scanned, len(text))
