@@ -57,6 +57,22 @@ type Command struct {
 	Flags func(fs *flag.FlagSet) RunFunc
 	// Hidden commands work but are not listed by "caps help".
 	Hidden bool
+
+	// The agent-facing description of the command (see table.go): the
+	// manifest, the docs/cli.md reference and the skills are generated from
+	// it, and the tests run its examples and validate their output.
+
+	// Output is the JSON Schema (draft 2020-12) of what the command prints
+	// on stdout with --json (or, for a command whose output is always
+	// JSON, without it); nil when the command prints no JSON. It is a
+	// function so that the schemas are only derived when asked for.
+	Output func() Schema
+	// Effects says what the command reads, writes and runs.
+	Effects Effects
+	// Example is a command line that succeeds on the repository's shipped
+	// files; Negative is one that fails, with its exit code.
+	Example  Example
+	Negative Example
 }
 
 // Usage returns the one-line usage, e.g. "caps parse [--json] FILE".
