@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"strings"
@@ -289,5 +290,98 @@ func manifestText(m *afpsManifest) string {
 		fmt.Fprintf(&b, "  %-*s  %s [%s]\n", width, op.ID, op.Command, strings.Join(tags, "; "))
 	}
 	b.WriteString("Print it as JSON, with the schemas and examples: caps manifest --json\n")
+	return b.String()
+}
+
+// agentFiles returns the committed manifest's files by path: the
+// manifest, each command's input and output schema and its two examples.
+func agentFiles() map[string][]byte {
+	files := map[string][]byte{}
+	put := func(path string, v any) {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			panic(err)
+		}
+		files[path] = []byte(b.String())
+	}
+	put(agentDir+"/afps_manifest.json", toolchainManifest(true))
+	for _, cmd := range cli.Commands() {
+		put(schemaPath(cmd.Name, "input"), cli.InputSchema(cmd))
+		if cmd.Output != nil {
+			put(schemaPath(cmd.Name, "output"), outputSchema(cmd))
+		}
+		ex := exampleDocs(cmd)
+		put(examplePath(cmd.Name, true), ex[0])
+		put(examplePath(cmd.Name, false), ex[1])
+	}
+	return files
+}
+
+// The reference section of docs/cli.md, generated from the command table
+// between these markers (TestCLIReference keeps it current).
+const (
+	referenceBegin = "<!-- BEGIN command reference: generated from the command table by TestCLIReference (go test ./cmd/caps -run TestCLIReference -update); do not edit by hand -->"
+	referenceEnd   = "<!-- END command reference -->"
+)
+
+// cliReference renders the reference section: per command its usage,
+// summary, flags, effects, schemas and examples.
+func cliReference() string {
+	var b strings.Builder
+	b.WriteString(referenceBegin + "\n\n")
+	b.WriteString("## Command reference\n\n")
+	b.WriteString("One entry per command, generated from the same table as `caps help`,\n")
+	b.WriteString("`caps manifest --json` and `agent/afps_manifest.json`. Input schemas\n")
+	b.WriteString("describe the command line as `{\"args\": [...], \"flags\": {...}}`; output\n")
+	b.WriteString("schemas (JSON Schema draft 2020-12) describe what `--json` prints, and\n")
+	b.WriteString("the test suite validates every example's output against them.\n\n")
+	for _, cmd := range cli.Commands() {
+		fmt.Fprintf(&b, "### %s\n\n", cmd.Name)
+		fmt.Fprintf(&b, "`%s` — %s.\n\n", cmd.Usage(), cmd.Short)
+		if flags := cli.Flags(cmd); len(flags) > 0 {
+			b.WriteString("| flag | meaning |\n|---|---|\n")
+			for _, f := range flags {
+				name := "--" + f.Name
+				if len(f.Name) == 1 {
+					name = "-" + f.Name
+				}
+				if f.Arg != "" {
+					name += " " + strings.ToUpper(f.Arg)
+				}
+				fmt.Fprintf(&b, "| `%s` | %s |\n", name, strings.ReplaceAll(f.Usage, "|", `\|`))
+			}
+			b.WriteString("\n")
+		}
+		e := cmd.Effects
+		list := func(xs []string, none string) string {
+			if len(xs) == 0 {
+				return none
+			}
+			return strings.Join(xs, "; ")
+		}
+		fmt.Fprintf(&b, "- Reads: %s.\n", list(e.Reads, "nothing besides its arguments"))
+		fmt.Fprintf(&b, "- Writes: %s.\n", list(e.Writes, "nothing (stdout and stderr only)"))
+		if len(e.Runs) > 0 {
+			fmt.Fprintf(&b, "- Runs: %s.\n", list(e.Runs, ""))
+		}
+		if e.Network {
+			b.WriteString("- Network: yes (live mode only).\n")
+		}
+		fmt.Fprintf(&b, "- Schemas: [input](../%s)", schemaPath(cmd.Name, "input"))
+		if cmd.Output != nil {
+			fmt.Fprintf(&b, ", [JSON output](../%s)", schemaPath(cmd.Name, "output"))
+		}
+		b.WriteString(".\n")
+		fmt.Fprintf(&b, "- Example: `%s` (exit %d).\n", cmd.Example.Line, cmd.Example.Exit)
+		fmt.Fprintf(&b, "- Negative example: `%s` (exit %d", cmd.Negative.Line, cmd.Negative.Exit)
+		if cmd.Negative.Note != "" {
+			fmt.Fprintf(&b, ": %s", cmd.Negative.Note)
+		}
+		b.WriteString(").\n\n")
+	}
+	b.WriteString(referenceEnd + "\n")
 	return b.String()
 }

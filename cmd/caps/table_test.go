@@ -247,3 +247,112 @@ func TestCommandOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentManifest keeps agent/ (the committed AFPS manifest, its
+// schemas and examples) equal to what the command table generates:
+// go test ./cmd/caps -run TestAgentManifest -update rewrites it.
+func TestAgentManifest(t *testing.T) {
+	root := repoRoot(t)
+	want := agentFiles()
+	dir := filepath.Join(root, agentDir)
+	if *updateSpec {
+		tmp, err := os.MkdirTemp(root, ".agent-*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		for p, b := range want {
+			f := filepath.Join(tmp, strings.TrimPrefix(p, agentDir+"/"))
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string][]byte{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			b, _ := os.ReadFile(p)
+			got[filepath.ToSlash(rel)] = b
+		}
+		return nil
+	})
+	var stale []string
+	for p, b := range want {
+		if g, ok := got[p]; !ok {
+			stale = append(stale, p+" is missing")
+		} else if string(g) != string(b) {
+			stale = append(stale, p+" differs")
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			stale = append(stale, p+" is not generated")
+		}
+	}
+	sort.Strings(stale)
+	if len(stale) > 0 {
+		t.Errorf("agent/ has drifted from the command table (go test ./cmd/caps -run TestAgentManifest -update rewrites it):\n%s", strings.Join(stale, "\n"))
+	}
+	// The committed manifest validates against the schema caps manifest
+	// publishes, and names files that exist.
+	sch := compileTableSchema(t, "manifest-output", outputSchema(cli.Lookup("manifest")))
+	if err := validateJSON(sch, string(want[agentDir+"/afps_manifest.json"])); err != nil {
+		t.Errorf("agent/afps_manifest.json: %v", err)
+	}
+	if n := len(want); n < 150 {
+		t.Errorf("only %d files generated", n)
+	}
+}
+
+// TestCLIReference keeps the reference section of docs/cli.md equal to
+// what the command table generates; the prose around it is left alone.
+// go test ./cmd/caps -run TestCLIReference -update rewrites the section
+// (and appends it when the page has none).
+func TestCLIReference(t *testing.T) {
+	root := repoRoot(t)
+	path := filepath.Join(root, "docs", "cli.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, want := string(b), cliReference()
+	i, j := strings.Index(page, referenceBegin), strings.Index(page, referenceEnd)
+	got := ""
+	if i >= 0 && j > i {
+		got = page[i : j+len(referenceEnd)+1]
+	}
+	if *updateSpec && got != want {
+		switch {
+		case got != "":
+			page = page[:i] + want + page[j+len(referenceEnd)+1:]
+		default:
+			page = strings.TrimRight(page, "\n") + "\n\n" + want
+		}
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+		got = want
+	}
+	if got != want {
+		t.Errorf("the command reference of docs/cli.md has drifted from the command table; run go test ./cmd/caps -run TestCLIReference -update")
+	}
+	for _, cmd := range cli.Commands() {
+		if !strings.Contains(got, "\n### "+cmd.Name+"\n") {
+			t.Errorf("docs/cli.md: no reference entry for caps %s", cmd.Name)
+		}
+	}
+}
