@@ -6,13 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/patterns"
 )
 
 // The command table (cli.Command's Output, Effects, Example and Negative)
@@ -354,5 +357,173 @@ func TestCLIReference(t *testing.T) {
 		if !strings.Contains(got, "\n### "+cmd.Name+"\n") {
 			t.Errorf("docs/cli.md: no reference entry for caps %s", cmd.Name)
 		}
+	}
+}
+
+// commandMentionRE finds the caps command lines a guide shows: in
+// backquotes, or at the start of a line of a code block.
+var commandMentionRE = regexp.MustCompile("`(caps [^`]+)`|(?m)^(caps [^#\n]+)")
+
+// checkMentions fails for every caps command line in text whose command
+// does not exist or whose flags the command does not have; it returns how
+// many it checked. Synopses ([--json], a|b) are left to the table.
+func checkMentions(t *testing.T, where, text string) int {
+	t.Helper()
+	n := 0
+	for _, m := range commandMentionRE.FindAllStringSubmatch(text, -1) {
+		line := strings.TrimSpace(m[1] + m[2])
+		if strings.ContainsAny(line, "[(|") {
+			continue // a synopsis (from the table), not a command line
+		}
+		words, err := cli.SplitLine(line)
+		if err != nil || len(words) < 2 {
+			t.Errorf("%s: %q: %v", where, line, err)
+			continue
+		}
+		cmd := cli.Lookup(words[1])
+		if cmd == nil {
+			t.Errorf("%s: %q: caps has no command %s", where, line, words[1])
+			continue
+		}
+		if _, err := cli.ExampleInput(cmd, line); err != nil {
+			t.Errorf("%s: %v", where, err)
+		}
+		n++
+	}
+	return n
+}
+
+// rewriteBetween replaces the text from begin to end (markers included)
+// in the file at path with want, writing through a temporary file; it
+// returns the text that was there.
+func rewriteBetween(t *testing.T, path, begin, end, want string, update bool) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	i, j := strings.Index(page, begin), strings.Index(page, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no %q ... %q markers", path, begin, end)
+	}
+	got := page[i : j+len(end)+1]
+	if update && got != want {
+		page = page[:i] + want + page[j+len(end)+1:]
+		if err := os.WriteFile(path+".tmp", []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			t.Fatal(err)
+		}
+		return want
+	}
+	return got
+}
+
+// TestAgentsFile keeps the command table of AGENTS.md current and checks
+// that every command line AGENTS.md shows exists with those flags.
+func TestAgentsFile(t *testing.T) {
+	root := repoRoot(t)
+	path := filepath.Join(root, "AGENTS.md")
+	want := agentsCommands()
+	if got := rewriteBetween(t, path, agentsBegin, agentsEnd, want, *updateSpec); got != want {
+		t.Errorf("the command list of AGENTS.md has drifted from the command table; run go test ./cmd/caps -run TestAgentsFile -update")
+	}
+	b, _ := os.ReadFile(path)
+	prose := strings.Split(string(b), agentsBegin)[0]
+	if n := checkMentions(t, "AGENTS.md", prose); n < 12 {
+		t.Errorf("AGENTS.md shows only %d caps command lines", n)
+	}
+	for _, cmd := range cli.Commands() {
+		if !strings.Contains(string(b), "| `"+strings.ReplaceAll(cmd.Usage(), "|", `\|`)+"` |") {
+			t.Errorf("AGENTS.md does not list caps %s", cmd.Name)
+		}
+	}
+}
+
+// skillFile is the committed Codex skill (spec §25).
+const skillFile = ".agents/skills/capsulang-builder/SKILL.md"
+
+func TestSkills(t *testing.T) {
+	root := repoRoot(t)
+	// Every skill renders on every platform, and every command line it
+	// shows exists with those flags.
+	for _, s := range skills {
+		for p := range skillPlatforms {
+			for _, full := range []bool{false, true} {
+				got := runCaps(t, "", "skills", "get", s.Name, "--platform", p, fmt.Sprintf("--full=%v", full), "--json")
+				if got.code != 0 {
+					t.Fatalf("%s %s: %+v", s.Name, p, got)
+				}
+				var sj skillJSON
+				if err := json.Unmarshal([]byte(got.stdout), &sj); err != nil {
+					t.Fatal(err)
+				}
+				if sj.Name != s.Name || sj.Platform != p || sj.Full != full || sj.Path != skillPath(s, p) {
+					t.Errorf("%s %s: %+v", s.Name, p, sj)
+				}
+				if p != "generic" && !strings.HasPrefix(sj.Content, "---\nname: "+s.Name+"\ndescription: ") {
+					t.Errorf("%s %s: no front matter:\n%.200s", s.Name, p, sj.Content)
+				}
+				checkMentions(t, "skill "+s.Name, sj.Content)
+				if full && !strings.Contains(sj.Content, "\n## Commands\n") {
+					t.Errorf("%s --full has no command reference", s.Name)
+				}
+			}
+		}
+	}
+	// The full builder names every command and every pattern.
+	full := renderSkill(lookupSkill("capsulang-builder"), "codex", true)
+	for _, cmd := range cli.Commands() {
+		if !strings.Contains(full, "- `"+cmd.Usage()+"`: ") {
+			t.Errorf("the full builder skill does not list caps %s", cmd.Name)
+		}
+	}
+	for _, p := range patterns.All() {
+		if !strings.Contains(full, "- `"+p.Name+"` ") {
+			t.Errorf("the full builder skill does not list the pattern %s", p.Name)
+		}
+	}
+	// The committed Codex skill is the one caps serves.
+	path := filepath.Join(root, skillFile)
+	want := renderSkill(lookupSkill("capsulang-builder"), "codex", true)
+	if *updateSpec {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path+".tmp", []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != want {
+		t.Errorf("%s is not what caps skills get capsulang-builder --platform codex --full prints (go test ./cmd/caps -run TestSkills -update rewrites it): %v", skillFile, err)
+	}
+	// Errors: an unknown skill is bad input (exit 1) with a suggestion; a
+	// bad subcommand or platform is a usage error.
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"get", "capsulang-bulder"}, 1, "caps: unknown skill \"capsulang-bulder\"; did you mean \"capsulang-builder\"? (caps skills list names them: capsulang-builder, capsulang-cli, capsulang-repair)\n"},
+		{[]string{"show", "nothing-like-it"}, 1, "caps: unknown skill \"nothing-like-it\" (caps skills list names them: capsulang-builder, capsulang-cli, capsulang-repair)\n"},
+		{[]string{"lst"}, 2, "caps skills: unknown subcommand \"lst\"; did you mean \"list\"?\nusage: " + cli.Lookup("skills").Usage() + "\nRun 'caps help skills' for details.\n"},
+		{[]string{"get", "capsulang-cli", "--platform", "emacs"}, 2, "caps skills: unknown --platform \"emacs\": codex, claude or generic\nusage: " + cli.Lookup("skills").Usage() + "\nRun 'caps help skills' for details.\n"},
+		{[]string{"get"}, 2, "caps skills: expected get NAME\nusage: " + cli.Lookup("skills").Usage() + "\nRun 'caps help skills' for details.\n"},
+	} {
+		got := runCaps(t, "", append([]string{"skills"}, tc.args...)...)
+		if diff := cmp.Diff(runResult{tc.code, "", tc.stderr}, got, cmp.AllowUnexported(runResult{})); diff != "" {
+			t.Errorf("caps skills %s (-want +got):\n%s", strings.Join(tc.args, " "), diff)
+		}
+	}
+	got := runCaps(t, "", "skills", "list")
+	want = "capsulang-builder  1.0.0   start from a pattern, write a checked .caps module, and run the daily inspection loop with --json\n" +
+		"capsulang-cli      1.0.0   the conventions of every caps command: --json, exit codes, stdin, schemas, the manifest\n" +
+		"capsulang-repair   1.0.0   read a diagnostic, pick a typed repair, and apply it through propose, assess and commit\n" +
+		"Print one with: caps skills get NAME [--platform codex|claude] [--full]\n"
+	if diff := cmp.Diff(runResult{0, want, ""}, got, cmp.AllowUnexported(runResult{})); diff != "" {
+		t.Errorf("caps skills list (-want +got):\n%s", diff)
 	}
 }

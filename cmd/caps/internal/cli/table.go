@@ -371,7 +371,7 @@ func SplitLine(s string) ([]string, error) {
 			cur.WriteRune(r)
 		case r == '\'' || r == '"':
 			in, inWord = r, true
-		case r == ' ' || r == '\t':
+		case r == ' ' || r == '\t' || r == '\n':
 			if inWord {
 				words = append(words, cur.String())
 				cur.Reset()
