@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/runtime/chain"
 )
 
 func init() {
@@ -65,10 +66,10 @@ With --json it prints {"ok", "path", "records", "head": {"seq", "hash"},
 
 // ledgerJSON is the JSON output of this command (see its Output schema).
 type ledgerJSON struct {
-	OK        bool   `json:"ok"`
-	Path      string `json:"path"`
-	Records   int    `json:"records"`
-	Head      any    `json:"head"`
-	TornBytes int64  `json:"torn_bytes"`
-	Problem   any    `json:"problem"`
+	OK        bool           `json:"ok"`
+	Path      string         `json:"path"`
+	Records   int            `json:"records"`
+	Head      chain.Head     `json:"head"`
+	TornBytes int64          `json:"torn_bytes"`
+	Problem   *chain.Problem `json:"problem"`
 }

@@ -129,19 +129,19 @@ func functionOperation(module, file string, f *interp.FuncInfo, src []byte) modu
 	props, req := map[string]any{}, []any{}
 	var args []string
 	for _, prm := range f.Params {
-		props[prm.Name] = valueSchema(prm.Type)
+		props[prm.Name] = valueSchema(prm.Type, true)
 		req = append(req, prm.Name)
 		args = append(args, prm.Name+"=<"+prm.Type.String()+">")
 	}
 	in := cli.Schema{"type": "object", "properties": props, "required": req, "additionalProperties": false,
-		"description": "the arguments by name; on the command line each is NAME=VALUE, VALUE in the JSON encoding of docs/runtime.md"}
+		"description": "the arguments by name, in the JSON encoding of docs/runtime.md; on the command line each is NAME=VALUE, VALUE written as in source (or as JSON when it starts with { or [)"}
 	op := moduleOperation{
 		ID:       module + "." + f.Name,
 		Type:     "function",
 		Command:  strings.TrimSpace("caps call --json " + file + " " + f.Name + " " + strings.Join(args, " ")),
 		Pure:     f.Decl.Effects == nil || f.Decl.Effects.Pure,
 		Effects:  []string{},
-		Schemas:  map[string]any{"input": in, "output": valueSchema(f.Result)},
+		Schemas:  map[string]any{"input": in, "output": valueSchema(f.Result, false)},
 		Examples: []moduleExample{},
 	}
 	if f.Decl.Effects != nil {
@@ -205,12 +205,17 @@ func machineOperation(module, file string, m *machine.Machine) moduleOperation {
 			}
 		}
 	}
+	ctx, req := cli.Schema{}, []any{}
 	for _, f := range m.Context {
 		op.Context[f.Name] = f.Type.String()
+		ctx[f.Name] = valueSchema(f.Type, false)
+		req = append(req, f.Name)
 	}
+	op.Schemas["context"] = cli.Schema{"type": "object", "properties": ctx, "required": req, "additionalProperties": false,
+		"description": "the machine's context as caps machine-run --json prints it"}
 	var cases []any
 	for _, ev := range m.Events {
-		pl := valueSchema(ev.Record)
+		pl := valueSchema(ev.Record, true)
 		op.Events = append(op.Events, moduleEvent{Name: ev.Name, Payload: pl,
 			Command: "caps machine-run --json --mode dry-run " + file + " " + m.Name + " '" + ev.Name + "={...}'"})
 		cases = append(cases, cli.Schema{"type": "object", "properties": cli.Schema{"event": cli.Schema{"const": ev.Name}, "payload": pl}, "required": []any{"event"}, "additionalProperties": false})
@@ -240,11 +245,18 @@ func shellQuote(s string) string {
 }
 
 // valueSchema is the JSON Schema of the JSON encoding of values of type t
-// (docs/runtime.md). Inputs are read more leniently (an integer may also
-// be a number where the encoding writes a string of digits); the schema
-// describes what caps writes.
-func valueSchema(t types.Type) cli.Schema {
-	intString := cli.Schema{"type": "string", "pattern": "^-?[0-9]+$"}
+// (docs/runtime.md): the encoding caps writes, or with input the wider
+// set it reads (an integer may be a number or a string of digits, a
+// Duration a number of milliseconds, a Timestamp a number of Unix
+// milliseconds, a variant case without fields its bare name).
+func valueSchema(t types.Type, input bool) cli.Schema {
+	digits := cli.Schema{"type": "string", "pattern": "^-?[0-9]+$"}
+	integer := func(s cli.Schema) cli.Schema {
+		if input {
+			return cli.Schema{"anyOf": []any{s, digits}, "description": t.String() + ": a number or a string of decimal digits"}
+		}
+		return s
+	}
 	switch t := t.(type) {
 	case *types.Basic:
 		switch t.Kind {
@@ -253,21 +265,25 @@ func valueSchema(t types.Type) cli.Schema {
 		case types.Bool:
 			return cli.Schema{"type": "boolean"}
 		case types.I32:
-			return cli.Schema{"type": "integer", "minimum": -2147483648, "maximum": 2147483647}
+			return integer(cli.Schema{"type": "integer", "minimum": -2147483648, "maximum": 2147483647})
 		case types.U32:
-			return cli.Schema{"type": "integer", "minimum": 0, "maximum": 4294967295}
+			return integer(cli.Schema{"type": "integer", "minimum": 0, "maximum": 4294967295})
 		case types.I64, types.Int, types.U64, types.Wei, types.UntypedInt:
-			s := cli.Schema{}
-			for k, v := range intString {
-				s[k] = v
+			if input {
+				return integer(cli.Schema{"type": "integer"})
 			}
-			s["description"] = t.String() + " as a string of decimal digits"
-			return s
+			return cli.Schema{"type": "string", "pattern": "^-?[0-9]+$", "description": t.String() + " as a string of decimal digits"}
 		case types.Text, types.Address:
 			return cli.Schema{"type": "string"}
 		case types.Duration:
+			if input {
+				return cli.Schema{"type": []any{"string", "integer"}, "description": "a duration literal such as 30m, or a number of milliseconds"}
+			}
 			return cli.Schema{"type": "string", "description": "a duration literal such as 30m or 1500ms"}
 		case types.Timestamp:
+			if input {
+				return cli.Schema{"type": []any{"string", "integer"}, "description": "RFC 3339 text, or a number of Unix milliseconds"}
+			}
 			return cli.Schema{"type": "string", "format": "date-time"}
 		case types.Json:
 			return cli.Schema{}
@@ -277,7 +293,7 @@ func valueSchema(t types.Type) cli.Schema {
 	case *types.Record:
 		props, req := cli.Schema{}, []any{}
 		for _, f := range t.Fields {
-			props[f.Name] = valueSchema(f.Type)
+			props[f.Name] = valueSchema(f.Type, input)
 			req = append(req, f.Name)
 		}
 		return cli.Schema{"type": "object", "properties": props, "required": req, "additionalProperties": false, "title": t.Name}
@@ -294,7 +310,7 @@ func valueSchema(t types.Type) cli.Schema {
 			if len(c.Fields) > 0 {
 				props, req := cli.Schema{}, []any{}
 				for _, f := range c.Fields {
-					props[f.Name] = valueSchema(f.Type)
+					props[f.Name] = valueSchema(f.Type, input)
 					req = append(req, f.Name)
 				}
 				cs["properties"].(cli.Schema)["fields"] = cli.Schema{"type": "object", "properties": props, "required": req, "additionalProperties": false}
@@ -302,26 +318,33 @@ func valueSchema(t types.Type) cli.Schema {
 			}
 			cases = append(cases, cs)
 		}
+		if input {
+			for _, c := range t.Cases {
+				if len(c.Fields) == 0 {
+					cases = append(cases, cli.Schema{"const": c.Name})
+				}
+			}
+		}
 		return cli.Schema{"oneOf": cases, "title": t.Name}
 	case *types.Option:
 		if _, nested := t.Elem.(*types.Option); nested {
-			return cli.Schema{"anyOf": []any{cli.Schema{"type": "null"}, cli.Schema{"type": "object", "properties": cli.Schema{"some": valueSchema(t.Elem)}, "required": []any{"some"}, "additionalProperties": false}}}
+			return cli.Schema{"anyOf": []any{cli.Schema{"type": "null"}, cli.Schema{"type": "object", "properties": cli.Schema{"some": valueSchema(t.Elem, input)}, "required": []any{"some"}, "additionalProperties": false}}}
 		}
-		return cli.Schema{"anyOf": []any{cli.Schema{"type": "null"}, valueSchema(t.Elem)}}
+		return cli.Schema{"anyOf": []any{cli.Schema{"type": "null"}, valueSchema(t.Elem, input)}}
 	case *types.Result:
 		return cli.Schema{"oneOf": []any{
-			cli.Schema{"type": "object", "properties": cli.Schema{"ok": valueSchema(t.Ok)}, "required": []any{"ok"}, "additionalProperties": false},
-			cli.Schema{"type": "object", "properties": cli.Schema{"err": valueSchema(t.Err)}, "required": []any{"err"}, "additionalProperties": false},
+			cli.Schema{"type": "object", "properties": cli.Schema{"ok": valueSchema(t.Ok, input)}, "required": []any{"ok"}, "additionalProperties": false},
+			cli.Schema{"type": "object", "properties": cli.Schema{"err": valueSchema(t.Err, input)}, "required": []any{"err"}, "additionalProperties": false},
 		}}
 	case *types.List:
-		return cli.Schema{"type": "array", "items": valueSchema(t.Elem)}
+		return cli.Schema{"type": "array", "items": valueSchema(t.Elem, input)}
 	case *types.Array:
-		return cli.Schema{"type": "array", "items": valueSchema(t.Elem), "minItems": t.Len, "maxItems": t.Len}
+		return cli.Schema{"type": "array", "items": valueSchema(t.Elem, input), "minItems": t.Len, "maxItems": t.Len}
 	case *types.Map:
 		if b, ok := t.Key.(*types.Basic); ok && b.Kind == types.Text {
-			return cli.Schema{"type": "object", "additionalProperties": valueSchema(t.Value)}
+			return cli.Schema{"type": "object", "additionalProperties": valueSchema(t.Value, input)}
 		}
-		return cli.Schema{"type": "array", "items": cli.Schema{"type": "array", "prefixItems": []any{valueSchema(t.Key), valueSchema(t.Value)}, "minItems": 2, "maxItems": 2}}
+		return cli.Schema{"type": "array", "items": cli.Schema{"type": "array", "prefixItems": []any{valueSchema(t.Key, input), valueSchema(t.Value, input)}, "minItems": 2, "maxItems": 2}}
 	}
 	return cli.Schema{"description": "a value of type " + t.String()}
 }

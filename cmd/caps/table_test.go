@@ -527,3 +527,135 @@ func TestSkills(t *testing.T) {
 		t.Errorf("caps skills list (-want +got):\n%s", diff)
 	}
 }
+
+// TestModuleManifests checks caps manifest FILE on every shipped module
+// and pattern: the document validates against the manifest's schema, each
+// function example's result (caps call --json) validates against the
+// function's output schema, each scenario payload against its event's
+// payload schema, and a machine's initial context against its context
+// schema.
+func TestModuleManifests(t *testing.T) {
+	repoRoot(t)
+	sch := compileTableSchema(t, "manifest-output", outputSchema(cli.Lookup("manifest")))
+	files, _ := filepath.Glob("examples/*.caps")
+	pats, _ := filepath.Glob("patterns/*.caps")
+	files = append(files, pats...)
+	values, payloads, contexts := 0, 0, 0
+	for _, f := range files {
+		if strings.Contains(filepath.Base(f), "_bad_") {
+			continue
+		}
+		got := runCaps(t, "", "manifest", "--json", f)
+		if got.code != 0 {
+			t.Errorf("%s: %+v", f, got)
+			continue
+		}
+		if err := validateJSON(sch, got.stdout); err != nil {
+			t.Errorf("caps manifest --json %s: %v", f, err)
+			continue
+		}
+		var m struct {
+			Operations []struct {
+				ID       string                     `json:"id"`
+				Type     string                     `json:"type"`
+				Schemas  map[string]json.RawMessage `json:"schemas"`
+				Examples []struct{ Command string } `json:"examples"`
+				Events   []struct {
+					Name    string          `json:"name"`
+					Payload json.RawMessage `json:"payload"`
+				} `json:"events"`
+			} `json:"operations"`
+		}
+		if err := json.Unmarshal([]byte(got.stdout), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range m.Operations {
+			compile := func(kind string, raw json.RawMessage) *jsonschema.Schema {
+				var s cli.Schema
+				if err := json.Unmarshal(raw, &s); err != nil {
+					t.Fatalf("%s %s: %v", op.ID, kind, err)
+				}
+				return compileTableSchema(t, op.ID+"-"+kind, s)
+			}
+			switch op.Type {
+			case "function":
+				out := compile("output", op.Schemas["output"])
+				for _, ex := range op.Examples {
+					words, err := cli.SplitLine(ex.Command)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res := runCaps(t, "", append([]string{"call", "--json"}, words[2:]...)...)
+					var r struct {
+						Value json.RawMessage `json:"value"`
+					}
+					if err := json.Unmarshal([]byte(res.stdout), &r); err != nil || r.Value == nil {
+						if res.code == 0 {
+							t.Errorf("%s: no value: %+v", ex.Command, res)
+						}
+						continue // an example that traps has no value
+					}
+					if err := validateJSON(out, string(r.Value)); err != nil {
+						t.Errorf("%s: the result %s does not fit the output schema: %v", ex.Command, r.Value, err)
+					}
+					values++
+				}
+			case "machine":
+				name := op.ID[strings.LastIndex(op.ID, ".")+1:]
+				events := map[string]*jsonschema.Schema{}
+				for _, ev := range op.Events {
+					events[ev.Name] = compile("payload-"+ev.Name, ev.Payload)
+				}
+				base := strings.TrimSuffix(filepath.Base(f), ".caps")
+				scen, _ := filepath.Glob(filepath.Join(filepath.Dir(f), "scenarios", base+"."+name+"*.json"))
+				for _, sf := range scen {
+					b, _ := os.ReadFile(sf)
+					var sc struct {
+						Events []struct {
+							Event   string          `json:"event"`
+							Payload json.RawMessage `json:"payload"`
+						} `json:"events"`
+					}
+					if err := json.Unmarshal(b, &sc); err != nil {
+						t.Fatalf("%s: %v", sf, err)
+					}
+					for _, e := range sc.Events {
+						if e.Event == "" {
+							continue // a step that advances the clock
+						}
+						s := events[e.Event]
+						if s == nil {
+							t.Errorf("%s: event %s is not in the manifest of %s", sf, e.Event, op.ID)
+							continue
+						}
+						p := string(e.Payload)
+						if p == "" || p == "null" {
+							p = "{}"
+						}
+						if err := validateJSON(s, p); err != nil {
+							t.Errorf("%s: the payload of %s does not fit its schema: %v", sf, e.Event, err)
+						}
+						payloads++
+					}
+				}
+				ctx := compile("context", op.Schemas["context"])
+				res := runCaps(t, "", "machine-run", "--json", "--mode", "dry-run", f, name)
+				var r struct {
+					Context json.RawMessage `json:"context"`
+				}
+				if err := json.Unmarshal([]byte(res.stdout), &r); err != nil || res.code != 0 {
+					t.Errorf("machine-run %s %s: %+v", f, name, res)
+					continue
+				}
+				if err := validateJSON(ctx, string(r.Context)); err != nil {
+					t.Errorf("%s %s: the context %s does not fit its schema: %v", f, name, r.Context, err)
+				}
+				contexts++
+			}
+		}
+	}
+	t.Logf("validated %d function results, %d scenario payloads and %d machine contexts against the module manifests", values, payloads, contexts)
+	if values < 20 || payloads < 20 || contexts < 10 {
+		t.Errorf("too little checked: %d values, %d payloads, %d contexts", values, payloads, contexts)
+	}
+}
