@@ -262,19 +262,13 @@ func outputSchema(cmd *cli.Command) cli.Schema {
 	return cli.Document(cmd.Output(), "caps "+cmd.Name+" --json output")
 }
 
-// manifestText is the manifest for people: one line per operation.
+// manifestText is the manifest for people: per operation its effects and
+// its usage.
 func manifestText(m *afpsManifest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s manifest of %s %s (%s): %d operations\n", m.Standard, m.SchemaVersion, m.Project.Name, m.Project.Version, m.ConformanceTarget, len(m.Operations))
-	width := 0
-	for _, op := range m.Operations {
-		width = max(width, len(op.ID))
-	}
 	for _, op := range m.Operations {
 		var tags []string
-		if op.JSONFlag {
-			tags = append(tags, "--json")
-		}
 		if len(op.Effects.Writes) > 0 {
 			tags = append(tags, "writes "+strings.Join(op.Effects.Writes, ", "))
 		}
@@ -287,7 +281,7 @@ func manifestText(m *afpsManifest) string {
 		if len(tags) == 0 {
 			tags = append(tags, "reads only")
 		}
-		fmt.Fprintf(&b, "  %-*s  %s [%s]\n", width, op.ID, op.Command, strings.Join(tags, "; "))
+		fmt.Fprintf(&b, "  %s: %s\n      %s\n", op.ID, strings.Join(tags, "; "), op.Command)
 	}
 	b.WriteString("Print it as JSON, with the schemas and examples: caps manifest --json\n")
 	return b.String()

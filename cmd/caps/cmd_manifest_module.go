@@ -111,7 +111,7 @@ func runModuleManifest(c *cli.Context, path string, jsonOut bool) int {
 	}
 	p.Add(packageSource(path, pkg), pkg.Result.Diagnostics) // warnings
 	var b strings.Builder
-	fmt.Fprintf(&b, "module %s (%s): %d operations\n", m.Module, m.Hash, len(m.Operations))
+	fmt.Fprintf(&b, "module %s (%s): %s\n", m.Module, m.Hash, count(len(m.Operations), "operation", "operations"))
 	for _, op := range m.Operations {
 		eff := "pure"
 		if len(op.Effects) > 0 {
