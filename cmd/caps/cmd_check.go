@@ -14,6 +14,7 @@ func init() {
 		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
 		Example:  cli.Example{Line: "caps check --json examples/01_abs_i64.caps"},
 		Negative: cli.Example{Line: "caps check --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Also:     []cli.Example{{Line: "caps check --json examples", Exit: 1, Note: "a folder: every file, the negative examples included"}},
 		Args:     "[--json] FILE|DIR...",
 		Short:    "check files for type, effect, reference and profile errors",
 		Long: `Check parses and checks each FILE (a DIR means every .caps file under it)

@@ -19,6 +19,7 @@ func init() {
 		Effects:  cli.Effects{Reads: nil, Writes: nil},
 		Example:  cli.Example{Line: "caps explain --json E_EFFECT_NOT_DECLARED"},
 		Negative: cli.Example{Line: "caps explain --json E_NO_SUCH_CODE", Exit: 2},
+		Also:     []cli.Example{{Line: "caps explain --list --json"}},
 		Args:     "[--json] CODE | --list [--json]",
 		Short:    "explain a diagnostic code: what it means, an example, how to fix it",
 		Long: `Explain prints what a diagnostic code means, a small module that triggers

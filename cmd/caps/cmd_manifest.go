@@ -54,6 +54,7 @@ Without --json it prints one line per operation.`,
 		Effects:  cli.Effects{Reads: []string{"the command table (built in)", "FILE (\"-\": stdin) and the modules it imports"}},
 		Example:  cli.Example{Line: "caps manifest --json"},
 		Negative: cli.Example{Line: "caps manifest --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Also:     []cli.Example{{Line: "caps manifest --json examples/03_claim_review_machine.caps"}, {Line: "caps manifest --json examples/insurance_claim.caps"}},
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			return func(c *cli.Context, args []string) int {
@@ -251,6 +252,13 @@ func toolchainManifest(files bool) *afpsManifest {
 			for _, e := range exampleDocs(cmd) {
 				op.Examples = append(op.Examples, e)
 			}
+			for _, ex := range cmd.Also {
+				in, err := cli.ExampleInput(cmd, ex.Line)
+				if err != nil {
+					panic(fmt.Sprintf("caps %s: bad example: %v", cmd.Name, err))
+				}
+				op.Examples = append(op.Examples, exampleDoc{Command: ex.Line, Exit: ex.Exit, Valid: ex.Exit == 0, Input: in, Note: ex.Note, Describe: "another command line, for another output shape"})
+			}
 		}
 		m.Operations = append(m.Operations, op)
 	}
@@ -374,7 +382,15 @@ func cliReference() string {
 		if cmd.Negative.Note != "" {
 			fmt.Fprintf(&b, ": %s", cmd.Negative.Note)
 		}
-		b.WriteString(").\n\n")
+		b.WriteString(").\n")
+		for _, ex := range cmd.Also {
+			fmt.Fprintf(&b, "- Also: `%s` (exit %d", ex.Line, ex.Exit)
+			if ex.Note != "" {
+				fmt.Fprintf(&b, ": %s", ex.Note)
+			}
+			b.WriteString(").\n")
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString(referenceEnd + "\n")
 	return b.String()

@@ -22,6 +22,7 @@ func init() {
 		Effects:  cli.Effects{Reads: []string{"the pattern library (built in)"}, Writes: nil},
 		Example:  cli.Example{Line: "caps patterns show access-change-approval --json"},
 		Negative: cli.Example{Line: "caps patterns show no-such-pattern --json", Exit: 2},
+		Also:     []cli.Example{{Line: "caps patterns list --json"}, {Line: "caps patterns show regulated-deployment-approval --template --json"}},
 		Args:     "list [--json] | show NAME [--template] [--json]",
 		Short:    "list and show the pattern library's known-good workflows",
 		Long: `Patterns lists the workflow library (caps patterns list) or shows one

@@ -42,6 +42,7 @@ An unknown skill exits 1 and names the closest one (with --json also as
 		Effects:  cli.Effects{Reads: []string{"the skills, the command table and the pattern library (built in)"}},
 		Example:  cli.Example{Line: "caps skills get capsulang-builder --platform codex --full --json"},
 		Negative: cli.Example{Line: "caps skills get capsulang-bulder --json", Exit: 1, Note: "an unknown skill; the error names capsulang-builder"},
+		Also:     []cli.Example{{Line: "caps skills list --json"}},
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print JSON on stdout")
 			platform := fs.String("platform", "generic", "the agent's `platform`: codex, claude or generic")

@@ -80,7 +80,7 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("caps %s prints JSON but has no Output schema", cmd.Name)
 		}
 		in := compileTableSchema(t, cmd.Name+"-input", cli.InputSchema(cmd))
-		for _, ex := range []cli.Example{cmd.Example, cmd.Negative} {
+		for _, ex := range append([]cli.Example{cmd.Example, cmd.Negative}, cmd.Also...) {
 			obj, err := cli.ExampleInput(cmd, ex.Line)
 			if err != nil {
 				t.Errorf("caps %s: %v", cmd.Name, err)
@@ -162,6 +162,9 @@ func TestCommandOutputs(t *testing.T) {
 	var pending []job
 	for _, cmd := range cli.Commands() {
 		pending = append(pending, job{cmd, cmd.Negative, true}, job{cmd, cmd.Example, false})
+		for _, ex := range cmd.Also {
+			pending = append(pending, job{cmd, ex, ex.Exit != 0})
+		}
 	}
 	vars := map[string]string{}
 	validated, ran := map[string]int{}, 0

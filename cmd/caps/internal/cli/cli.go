@@ -73,6 +73,9 @@ type Command struct {
 	// files; Negative is one that fails, with its exit code.
 	Example  Example
 	Negative Example
+	// Also lists more command lines that the tests run and validate, for
+	// the output shapes the two examples do not reach.
+	Also []Example
 }
 
 // Usage returns the one-line usage, e.g. "caps parse [--json] FILE".
