@@ -318,6 +318,19 @@ func TestAgentManifest(t *testing.T) {
 	if n := len(want); n < 150 {
 		t.Errorf("only %d files generated", n)
 	}
+	// The manifest's validation commands pass (go test is this run).
+	for _, line := range validationCommands {
+		words, err := cli.SplitLine(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if words[0] != "caps" {
+			continue
+		}
+		if got := runCaps(t, "", words[1:]...); got.code != 0 {
+			t.Errorf("validation command %s: exit %d\n%s%s", line, got.code, got.stdout, got.stderr)
+		}
+	}
 }
 
 // TestCLIReference keeps the reference section of docs/cli.md equal to
