@@ -31,8 +31,13 @@ func init() {
 		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: []string{"--out PATH"}, Runs: []string{"lean (the lean target, when found)"}},
 		Example:  cli.Example{Line: "caps compile --json --target wat examples/01_abs_i64.caps --out build/abs.wat"},
 		Negative: cli.Example{Line: "caps compile --json --target wat examples/04_bad_missing_effect.caps --out build/bad.wat", Exit: 1},
-		Args:     "--target T [--json] [--allow-text-fallback] FILE --out PATH",
-		Short:    "compile a checked module for a backend (wat, wasm, riscv64, solidity, lean, xstate, scxml, mermaid, react)",
+		Also: []cli.Example{
+			{Line: "caps compile --json --target wasm examples/01_abs_i64.caps --out build/abs.wasm"},
+			{Line: "caps compile --json --target native-aarch64 examples/01_abs_i64.caps --out build/native-plan.json", Note: "a plan, not a binary"},
+			{Line: "caps compile --json --target react examples/30_protocol_native_a2ui.caps --out build/repo-review-react"},
+		},
+		Args:  "--target T [--json] [--allow-text-fallback] FILE --out PATH",
+		Short: "compile a checked module for a backend (wat, wasm, riscv64, solidity, lean, xstate, scxml, mermaid, react)",
 		Long: `Compile checks FILE and compiles it for the target T, writing PATH ("-" for
 stdout). The compiled backends take the module's pure scalar functions
 (wat, wasm, riscv64); the machine backends take its machines (xstate,
