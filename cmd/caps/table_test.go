@@ -112,6 +112,41 @@ func deriveOutput(cmd *cli.Command) (s cli.Schema, err error) {
 	return outputSchema(cmd), nil
 }
 
+// snapshot records every regular file under dir (symbolic links not
+// followed) with its size and modification time.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&os.ModeSymlink != 0 {
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = fmt.Sprint(info.Size(), info.ModTime().UnixNano())
+		}
+		return nil
+	})
+	return out
+}
+
+// diffSnapshots lists the files created, changed or removed.
+func diffSnapshots(a, b map[string]string) []string {
+	var out []string
+	for p, v := range b {
+		if a[p] != v {
+			out = append(out, p)
+		}
+	}
+	for p := range a {
+		if _, ok := b[p]; !ok {
+			out = append(out, p+" (removed)")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // slowExamples are the commands whose examples take many seconds of CPU:
 // they run under CI=true or CAPS_SLOW_EXAMPLES=1 (TestSpecCommands and
 // TestNoirEndToEnd run them too).
@@ -130,7 +165,8 @@ var exampleVars = map[string]struct{ cmd, field string }{
 // TestCommandOutputs runs every example and negative example of the table
 // in a scratch workspace holding a copy of the shipped examples, checks
 // the exit code and validates every JSON output against the command's
-// schema.
+// schema. A command whose Effects declare no writes must leave the
+// workspace's files as they were.
 func TestCommandOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every command")
@@ -196,8 +232,12 @@ func TestCommandOutputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			before := snapshot(t, scratch)
 			got := runCaps(t, "", words[1:]...)
 			ran++
+			if changed := diffSnapshots(before, snapshot(t, scratch)); len(changed) > 0 && len(j.cmd.Effects.Writes) == 0 {
+				t.Errorf("%s: changed %s, but caps %s declares no writes in its Effects", line, strings.Join(changed, ", "), j.cmd.Name)
+			}
 			if got.code != j.ex.Exit {
 				t.Errorf("%s: exit %d, want %d\nstdout: %.800s\nstderr: %.800s", line, got.code, j.ex.Exit, got.stdout, got.stderr)
 			}
