@@ -272,8 +272,8 @@ func PrintMainUsage(w io.Writer) {
 	io.WriteString(w, b.String())
 }
 
-// PrintCommandHelp prints the help of one command: usage, description and
-// flags.
+// PrintCommandHelp prints the help of one command: usage, description,
+// flags and the example of the command table.
 func PrintCommandHelp(w io.Writer, cmd *Command) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: %s\n", cmd.Usage())
@@ -291,6 +291,9 @@ func PrintCommandHelp(w io.Writer, cmd *Command) {
 		for _, f := range flags {
 			fmt.Fprintf(&b, "  %-*s  %s\n", width, f[0], f[1])
 		}
+	}
+	if cmd.Example.Line != "" {
+		b.WriteString("\nExample:\n  " + cmd.Example.Line + "\n")
 	}
 	io.WriteString(w, b.String())
 }
