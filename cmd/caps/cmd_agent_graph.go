@@ -14,9 +14,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "agent-graph",
-		Args:  "--json FILE",
-		Short: "print a module's facts (declarations, machine graphs, effects, hashes) for tools",
+		Name:     "agent-graph",
+		Output:   func() cli.Schema { return report.ResultSchema(agentGraphExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps agent-graph --json examples/03_claim_review_machine.caps"},
+		Negative: cli.Example{Line: "caps agent-graph --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "--json FILE",
+		Short:    "print a module's facts (declarations, machine graphs, effects, hashes) for tools",
 		Long: `Agent-graph prints the facts of FILE's module ("-" for stdin) that tools
 and agents need without reading the source: its semantic hash, profiles,
 imports with their hashes, every declaration with its range, each machine's
@@ -157,9 +161,7 @@ func runAgentGraph(c *cli.Context, path string) int {
 		}
 	}
 	f := p.Add(&report.Source{Path: path, Text: pkg.Src, Lines: lines}, pkg.Result.Diagnostics)
-	f.Extra = struct {
-		Graph agentGraph `json:"graph"`
-	}{g}
+	f.Extra = agentGraphExtra{g}
 	return p.Finish()
 }
 
@@ -232,4 +234,9 @@ func typeString(t *ast.TypeRef) string {
 		s += " " + t.Len.Text
 	}
 	return s + ")"
+}
+
+// agentGraphExtra is the JSON output of this command (see its Output schema).
+type agentGraphExtra struct {
+	Graph agentGraph `json:"graph"`
 }

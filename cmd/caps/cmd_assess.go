@@ -11,9 +11,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "assess",
-		Args:  "[--json] ID",
-		Short: "assess a proposal: checks, tests, authority delta, governance, verdict",
+		Name:     "assess",
+		Output:   func() cli.Schema { return cli.SchemaOf(propose.Assessment{}) },
+		Effects:  cli.Effects{Reads: []string{"the proposal ID under .caps/proposals", "the workspace's files and policy"}, Writes: []string{"the workspace's evolution ledger (.caps/ledger)"}, Runs: []string{"the workspace policy's validation commands"}},
+		Example:  cli.Example{Line: "caps assess --json $PROPOSAL"},
+		Negative: cli.Example{Line: "caps assess --json p-0000000000000000", Exit: 2},
+		Args:     "[--json] ID",
+		Short:    "assess a proposal: checks, tests, authority delta, governance, verdict",
 		Long: `Assess runs a proposal's candidate files (never the live ones) through the
 checker, the examples, the other tests the workspace has, the module's own
 governance (successor contracts, gates, budgets) and the workspace policy,

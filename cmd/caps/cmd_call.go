@@ -14,9 +14,14 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "call",
-		Args:  "[--json] [--engine interp|wasm] [--max-steps N] [--max-depth N] FILE FUNC [NAME=VALUE...]",
-		Short: "call a function of a module and print its result",
+		Name:     "call",
+		Output:   func() cli.Schema { return cli.SchemaOf(callJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps call --json examples/01_abs_i64.caps abs_i64 x=-7"},
+		Negative: cli.Example{Line: "caps call --json examples/01_abs_i64.caps abs_i64 x=seven", Exit: 2},
+		Also:     []cli.Example{{Line: "caps call --json examples/insurance_claim.caps archive_claim claim_id=7", Note: "an effectful function: its effect intents"}},
+		Args:     "[--json] [--engine interp|wasm] [--max-steps N] [--max-depth N] FILE FUNC [NAME=VALUE...]",
+		Short:    "call a function of a module and print its result",
 		Long: `Call checks FILE ("-" for stdin), calls its function FUNC with the given
 arguments and prints the result in Capsulang syntax:
 

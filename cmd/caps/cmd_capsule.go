@@ -14,9 +14,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "capsule-check",
-		Args:  "[--json] FILE",
-		Short: "check a Capsule governance contract (.capsule.yaml)",
+		Name:     "capsule-check",
+		Output:   func() cli.Schema { return report.ResultSchema(capsuleCheckJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE"}, Writes: nil},
+		Example:  cli.Example{Line: "caps capsule-check --json examples/29_capsule_refund_reviewer.capsule.yaml"},
+		Negative: cli.Example{Line: "caps capsule-check --json examples/01_abs_i64.caps", Exit: 1},
+		Args:     "[--json] FILE",
+		Short:    "check a Capsule governance contract (.capsule.yaml)",
 		Long: `Capsule-check reads a Capsule contract (FILE, or "-" for standard input)
 and reports, as caps check does, every problem with its code and place:
 YAML syntax, unknown keys, wrong types, missing identity, effects or
@@ -46,9 +50,13 @@ docs/capsule.md describes the format.`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "capsule-ir",
-		Args:  "FILE",
-		Short: "print the normalized contract IR (.capsule.json) of a Capsule contract",
+		Name:     "capsule-ir",
+		Output:   func() cli.Schema { return capsuleIRSchema },
+		Effects:  cli.Effects{Reads: []string{"FILE"}, Writes: nil},
+		Example:  cli.Example{Line: "caps capsule-ir examples/29_capsule_refund_reviewer.capsule.yaml"},
+		Negative: cli.Example{Line: "caps capsule-ir examples/01_abs_i64.caps", Exit: 1},
+		Args:     "FILE",
+		Short:    "print the normalized contract IR (.capsule.json) of a Capsule contract",
 		Long: `Capsule-ir checks a Capsule contract as capsule-check does and prints its
 normalized contract IR, the .capsule.json document: keys in a fixed
 order, every default made explicit, two-space indentation, and
@@ -65,9 +73,13 @@ Problems are printed as by capsule-check (exit 1).`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "capsule-compile",
-		Args:  "[--json] --out-dir DIR FILE",
-		Short: "compile a Capsule contract into checked Capsulang and an enclosure bundle",
+		Name:     "capsule-compile",
+		Output:   func() cli.Schema { return report.ResultSchema(capsuleCompileJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE"}, Writes: []string{"--out-dir DIR"}},
+		Example:  cli.Example{Line: "caps capsule-compile --json --out-dir build/capsule-refund examples/29_capsule_refund_reviewer.capsule.yaml"},
+		Negative: cli.Example{Line: "caps capsule-compile --json --out-dir build/capsule-bad examples/01_abs_i64.caps", Exit: 1},
+		Args:     "[--json] --out-dir DIR FILE",
+		Short:    "compile a Capsule contract into checked Capsulang and an enclosure bundle",
 		Long: `Capsule-compile checks a Capsule contract and writes its bundle to DIR: the
 contract IR (NAME.capsule.json), the lowered EDL enclosure contract
 (NAME.edl.json), the Capsulang module with the Authority IR and the
@@ -103,9 +115,13 @@ or I/O error.`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "capsule-verify",
-		Args:  "[--json] DIR",
-		Short: "verify a compiled capsule bundle against its attestation",
+		Name:     "capsule-verify",
+		Output:   func() cli.Schema { return cli.SchemaOf(capsuleVerifyJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"DIR (a bundle caps capsule-compile wrote)"}, Writes: nil},
+		Example:  cli.Example{Line: "caps capsule-verify --json build/capsule-refund"},
+		Negative: cli.Example{Line: "caps capsule-verify --json examples", Exit: 1, Note: "a folder that is not a capsule bundle"},
+		Args:     "[--json] DIR",
+		Short:    "verify a compiled capsule bundle against its attestation",
 		Long: `Capsule-verify re-computes a bundle written by capsule-compile: the digest
 of attestation.json itself, the SHA-256 and size of every artifact it
 lists, that no listed file is missing and no other file is present, and
@@ -257,3 +273,23 @@ func runCapsuleVerify(c *cli.Context, dir string, jsonOut bool) int {
 	}
 	return code
 }
+
+// capsuleIRSchema is the JSON Schema of the normalized contract IR's top
+// level (.capsule.json; docs/capsule.md describes its sections).
+var capsuleIRSchema = cli.Object(cli.Schema{
+	"format":         cli.Schema{"type": "string"},
+	"format_version": cli.Schema{"type": "integer"},
+	"capsule":        cli.Schema{"type": "string"},
+	"module":         cli.Schema{"type": "string"},
+	"version":        cli.Schema{"type": "string"},
+	"purpose":        cli.Schema{"type": "string"},
+	"identity":       cli.Schema{"type": "object"},
+	"inputs":         cli.Schema{"type": "array"},
+	"outputs":        cli.Schema{"type": "array"},
+	"effects":        cli.Schema{"type": "array"},
+	"telemetry":      cli.Schema{"type": "object"},
+	"policy":         cli.Schema{"type": "object"},
+	"runtime":        cli.Schema{"type": "object"},
+	"memory":         cli.Schema{"type": "object"},
+	"contract_hash":  cli.Schema{"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+})

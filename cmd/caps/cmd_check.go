@@ -9,9 +9,14 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "check",
-		Args:  "[--json] FILE|DIR...",
-		Short: "check files for type, effect, reference and profile errors",
+		Name:     "check",
+		Output:   func() cli.Schema { return report.ResultSchema(hashExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps check --json examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps check --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Also:     []cli.Example{{Line: "caps check --json examples", Exit: 1, Note: "a folder: every file, the negative examples included"}},
+		Args:     "[--json] FILE|DIR...",
+		Short:    "check files for type, effect, reference and profile errors",
 		Long: `Check parses and checks each FILE (a DIR means every .caps file under it)
 with the modules it imports, evaluates the function examples of files that
 check cleanly, and prints every diagnostic. It exits with 1 if any file has
@@ -51,9 +56,12 @@ func runCheck(c *cli.Context, args []string, jsonOut bool) int {
 			continue
 		}
 		f := p.Add(&report.Source{Path: path, Text: pkg.Src, Lines: pkg.File.Source.CST.Lines}, checkedDiagnostics(pkg))
-		f.Extra = struct {
-			Hash string `json:"semantic_hash"`
-		}{pkg.Hash}
+		f.Extra = hashExtra{pkg.Hash}
 	}
 	return p.Finish()
+}
+
+// hashExtra is the JSON output of this command (see its Output schema).
+type hashExtra struct {
+	Hash string `json:"semantic_hash"`
 }

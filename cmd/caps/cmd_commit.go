@@ -12,9 +12,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "commit",
-		Args:  "[--approve NAME]... [--json] ID",
-		Short: "apply an assessed proposal atomically and record it in the ledger",
+		Name:     "commit",
+		Output:   func() cli.Schema { return cli.OneOf(cli.SchemaOf(commitJSON{}), cli.SchemaOf(commitRefusedJSON{})) },
+		Effects:  cli.Effects{Reads: []string{"the proposal ID and its assessment", "the workspace's files"}, Writes: []string{"the files the proposal changes", "the workspace's evolution ledger (.caps/ledger)"}, Runs: []string{"the workspace policy's validation commands"}},
+		Example:  cli.Example{Line: "caps commit --json --approve alice $PROPOSAL"},
+		Negative: cli.Example{Line: "caps commit --json $PROPOSAL", Exit: 1},
+		Args:     "[--approve NAME]... [--json] ID",
+		Short:    "apply an assessed proposal atomically and record it in the ledger",
 		Long: `Commit writes a proposal's candidate files into the workspace and appends a
 commit event, an improvement record and (for a repair) a reusable-solution
 record to the evolution ledger. It refuses, with exit code 1, naming each
@@ -57,12 +61,7 @@ With --json it prints {"event_id", "proposal", "files", "verdict",
 				if err != nil {
 					var re *evolution.RefusedError
 					if *jsonOut && errors.As(err, &re) {
-						out := struct {
-							Error   string                `json:"error"`
-							Verdict string                `json:"verdict,omitempty"`
-							Reasons []string              `json:"reasons"`
-							Unmet   []propose.Requirement `json:"unmet"`
-						}{Error: re.Error(), Reasons: []string{}, Unmet: append([]propose.Requirement{}, re.Unmet...)}
+						out := commitRefusedJSON{Error: re.Error(), Reasons: []string{}, Unmet: append([]propose.Requirement{}, re.Unmet...)}
 						if re.Assessment != nil {
 							out.Verdict = re.Assessment.Verdict
 							for _, r := range re.Assessment.Reasons {
@@ -78,13 +77,7 @@ With --json it prints {"event_id", "proposal", "files", "verdict",
 					files = append(files, f.Path)
 				}
 				if *jsonOut {
-					return printJSON(c, struct {
-						EventID   string   `json:"event_id"`
-						Proposal  string   `json:"proposal"`
-						Files     []string `json:"files"`
-						Verdict   string   `json:"verdict"`
-						Approvals []string `json:"approvals"`
-					}{ev.ID, ev.Proposal, files, ev.Outcome.Verdict, append([]string{}, ev.Approvals...)})
+					return printJSON(c, commitJSON{ev.ID, ev.Proposal, files, ev.Outcome.Verdict, append([]string{}, ev.Approvals...)})
 				}
 				fmt.Fprintf(c.Stdout, "committed %s as %s\n", ev.Proposal, ev.ID)
 				for _, f := range files {
@@ -95,4 +88,21 @@ With --json it prints {"event_id", "proposal", "files", "verdict",
 			}
 		},
 	})
+}
+
+// commitJSON is the JSON output of this command (see its Output schema).
+type commitJSON struct {
+	EventID   string   `json:"event_id"`
+	Proposal  string   `json:"proposal"`
+	Files     []string `json:"files"`
+	Verdict   string   `json:"verdict"`
+	Approvals []string `json:"approvals"`
+}
+
+// commitRefusedJSON is the JSON output of this command (see its Output schema).
+type commitRefusedJSON struct {
+	Error   string                `json:"error"`
+	Verdict string                `json:"verdict,omitempty"`
+	Reasons []string              `json:"reasons"`
+	Unmet   []propose.Requirement `json:"unmet"`
 }

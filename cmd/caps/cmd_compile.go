@@ -26,7 +26,16 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "compile",
+		Name:     "compile",
+		Output:   func() cli.Schema { return report.ResultSchema(compileExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: []string{"--out PATH"}, Runs: []string{"lean (the lean target, when found)"}},
+		Example:  cli.Example{Line: "caps compile --json --target wat examples/01_abs_i64.caps --out build/abs.wat"},
+		Negative: cli.Example{Line: "caps compile --json --target wat examples/04_bad_missing_effect.caps --out build/bad.wat", Exit: 1},
+		Also: []cli.Example{
+			{Line: "caps compile --json --target wasm examples/01_abs_i64.caps --out build/abs.wasm"},
+			{Line: "caps compile --json --target native-aarch64 examples/01_abs_i64.caps --out build/native-plan.json", Note: "a plan, not a binary"},
+			{Line: "caps compile --json --target react examples/30_protocol_native_a2ui.caps --out build/repo-review-react"},
+		},
 		Args:  "--target T [--json] [--allow-text-fallback] FILE --out PATH",
 		Short: "compile a checked module for a backend (wat, wasm, riscv64, solidity, lean, xstate, scxml, mermaid, react)",
 		Long: `Compile checks FILE and compiles it for the target T, writing PATH ("-" for
@@ -94,9 +103,13 @@ lean also "check": {"checked", "tool", "detail"}).`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "compile-backends",
-		Args:  "[--json]",
-		Short: "list the compilation targets, their status and subsets",
+		Name:     "compile-backends",
+		Output:   func() cli.Schema { return cli.SchemaOf(compileBackendsJSON{}) },
+		Effects:  cli.Effects{Reads: nil, Writes: nil},
+		Example:  cli.Example{Line: "caps compile-backends --json"},
+		Negative: cli.Example{Line: "caps compile-backends --json extra", Exit: 2},
+		Args:     "[--json]",
+		Short:    "list the compilation targets, their status and subsets",
 		Long: `Compile-backends lists every compilation target: whether it is implemented,
 what it covers (functions or machines), its supported subset and how its
 native-aarch64) are listed as not implemented.
@@ -110,9 +123,7 @@ With --json it prints {"backends": [{"name", "status", "covers",
 					return c.UsageErrorf("expected no arguments")
 				}
 				if *jsonOut {
-					writeJSON(c, struct {
-						Backends []*codegen.Backend `json:"backends"`
-					}{codegen.Backends})
+					writeJSON(c, compileBackendsJSON{codegen.Backends})
 					return cli.ExitOK
 				}
 				var b strings.Builder
@@ -125,9 +136,13 @@ With --json it prints {"backends": [{"name", "status", "covers",
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "compile-plan",
-		Args:  "[--json] [--target T|all] FILE",
-		Short: "show, per target, what compiles and which features are unsupported where",
+		Name:     "compile-plan",
+		Output:   func() cli.Schema { return report.ResultSchema(compilePlanExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps compile-plan --json --target all examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps compile-plan --json --target all examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--json] [--target T|all] FILE",
+		Short:    "show, per target, what compiles and which features are unsupported where",
 		Long: `Compile-plan checks FILE and reports, for each target (all by default),
 whether it is implemented, which functions or machines it would compile,
 which it would skip, and every unsupported feature with its place. It
@@ -152,9 +167,13 @@ With --json it prints {"ok", "files": [{"path", "diagnostics",
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "release-preview",
-		Args:  "--json FILE",
-		Short: "summarize a module's release readiness: hash, check, examples, targets, verification",
+		Name:     "release-preview",
+		Output:   func() cli.Schema { return report.ResultSchema(previewExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps release-preview --json examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps release-preview --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "--json FILE",
+		Short:    "summarize a module's release readiness: hash, check, examples, targets, verification",
 		Long: `Release-preview checks FILE and prints what a release decision needs: the
 semantic hash, the check status, the function examples evaluated by the
 interpreter, the readiness of every compilation target, and the
@@ -180,9 +199,12 @@ an example fails.`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "visualize",
-		Args:  "[--kind machine|effects] [--machine NAME] FILE",
-		Short: "draw a module's machines as Mermaid diagrams",
+		Name:     "visualize",
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps visualize --kind machine examples/03_claim_review_machine.caps"},
+		Negative: cli.Example{Line: "caps visualize --kind machine examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--kind machine|effects] [--machine NAME] FILE",
+		Short:    "draw a module's machines as Mermaid diagrams",
 		Long: `Visualize checks FILE and prints Mermaid text on stdout: with --kind machine
 (the default) a stateDiagram-v2 for each machine, with --kind effects a
 flowchart of each machine's effect graph (transitions, their effect
@@ -520,10 +542,7 @@ func runCompilePlan(c *cli.Context, path, target string, jsonOut bool) int {
 		}
 	}
 	if jsonOut {
-		f.Extra = struct {
-			Hash    string        `json:"semantic_hash"`
-			Targets []planJSONOut `json:"targets"`
-		}{pkg.Hash, plans}
+		f.Extra = compilePlanExtra{pkg.Hash, plans}
 		return p.Finish()
 	}
 	c.Stdout.Write([]byte(b.String()))
@@ -644,9 +663,7 @@ func runReleasePreview(c *cli.Context, path string) int {
 		pv.Verification.CompiledExamples = wasmExamples(pkg)
 	}
 	pv.Verification.Level, pv.Verification.Ladder = level, ladder
-	f.Extra = struct {
-		Preview previewJSON `json:"preview"`
-	}{pv}
+	f.Extra = previewExtra{pv}
 	return p.Finish()
 }
 
@@ -722,4 +739,20 @@ func runVisualize(c *cli.Context, path, kind, machine string) int {
 	}
 	c.Stdout.Write([]byte(out))
 	return p.Finish()
+}
+
+// compileBackendsJSON is the JSON output of this command (see its Output schema).
+type compileBackendsJSON struct {
+	Backends []*codegen.Backend `json:"backends"`
+}
+
+// compilePlanExtra is the JSON output of this command (see its Output schema).
+type compilePlanExtra struct {
+	Hash    string        `json:"semantic_hash"`
+	Targets []planJSONOut `json:"targets"`
+}
+
+// previewExtra is the JSON output of this command (see its Output schema).
+type previewExtra struct {
+	Preview previewJSON `json:"preview"`
 }

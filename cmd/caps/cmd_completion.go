@@ -15,9 +15,12 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "completion",
-		Args:  "bash|zsh|fish",
-		Short: "print a shell completion script",
+		Name:     "completion",
+		Effects:  cli.Effects{Reads: nil, Writes: nil},
+		Example:  cli.Example{Line: "caps completion bash"},
+		Negative: cli.Example{Line: "caps completion tcsh", Exit: 2},
+		Args:     "bash|zsh|fish",
+		Short:    "print a shell completion script",
 		Long: `Completion prints a script that completes caps commands, their flags and
 file arguments in the given shell. Load it for this session, or install it:
 

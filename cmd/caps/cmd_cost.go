@@ -14,9 +14,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "cost",
-		Args:  "[--json] FILE",
-		Short: "estimate what a module's machines spend: effects by class, adapters, worst-case paths, budgets",
+		Name:     "cost",
+		Output:   func() cli.Schema { return report.ResultSchema(costExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps cost --json examples/03_claim_review_machine.caps"},
+		Negative: cli.Example{Line: "caps cost --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--json] FILE",
+		Short:    "estimate what a module's machines spend: effects by class, adapters, worst-case paths, budgets",
 		Long: `Cost checks FILE and estimates, from its declarations alone, what its
 machines can spend. Per transition: its effect intents grouped by
 determinism class (the effect catalog's: ledgered, external/ledgered,
@@ -70,9 +74,7 @@ func runCost(c *cli.Context, path string, jsonOut bool) int {
 		}
 	}
 	if jsonOut {
-		f.Extra = struct {
-			Cost *cost.Report `json:"cost"`
-		}{r}
+		f.Extra = costExtra{r}
 		return p.Finish()
 	}
 	c.Stdout.Write([]byte(costText(r)))
@@ -193,4 +195,9 @@ func costText(r *cost.Report) string {
 		}
 	}
 	return b.String()
+}
+
+// costExtra is the JSON output of this command (see its Output schema).
+type costExtra struct {
+	Cost *cost.Report `json:"cost"`
 }

@@ -25,9 +25,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "doctor",
-		Args:  "[--json]",
-		Short: "check the toolchain's health: parser, optional tools, caches, versions",
+		Name:     "doctor",
+		Output:   func() cli.Schema { return cli.SchemaOf(doctorJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"PATH and the tools' environment variables", "CAPS_PATH", "the workspace .caps folder"}, Writes: nil, Runs: []string{"the optional tools, for their versions"}},
+		Example:  cli.Example{Line: "caps doctor --json"},
+		Negative: cli.Example{Line: "caps doctor --json extra", Exit: 2},
+		Args:     "[--json]",
+		Short:    "check the toolchain's health: parser, optional tools, caches, versions",
 		Long: `Doctor checks that this caps works and which optional tools it can use. It
 parses and checks a small probe module (the parser and its tree-sitter
 ABI, the checker and its effect catalog), then looks on PATH for the tools

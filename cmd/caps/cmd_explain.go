@@ -14,9 +14,14 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "explain",
-		Args:  "[--json] CODE | --list [--json]",
-		Short: "explain a diagnostic code: what it means, an example, how to fix it",
+		Name:     "explain",
+		Output:   func() cli.Schema { return cli.OneOf(cli.SchemaOf(codeJSON{}), cli.SchemaOf(explainListJSON{})) },
+		Effects:  cli.Effects{Reads: nil, Writes: nil},
+		Example:  cli.Example{Line: "caps explain --json E_EFFECT_NOT_DECLARED"},
+		Negative: cli.Example{Line: "caps explain --json E_NO_SUCH_CODE", Exit: 2},
+		Also:     []cli.Example{{Line: "caps explain --list --json"}},
+		Args:     "[--json] CODE | --list [--json]",
+		Short:    "explain a diagnostic code: what it means, an example, how to fix it",
 		Long: `Explain prints what a diagnostic code means, a small module that triggers
 it, and how to fix it. --list lists every code. With --json it prints the
 code's entry ({"code", "severity", "title", "summary", "example", "fix",
@@ -112,9 +117,7 @@ func explainList(c *cli.Context, jsonOut bool) int {
 		for _, k := range all {
 			out = append(out, toJSON(k, false))
 		}
-		b, _ := report.Marshal(struct {
-			Codes []codeJSON `json:"codes"`
-		}{out})
+		b, _ := report.Marshal(explainListJSON{out})
 		fmt.Fprintf(c.Stdout, "%s\n", b)
 		return cli.ExitOK
 	}
@@ -135,4 +138,9 @@ func closestCode(code string, names []string) string {
 		}
 	}
 	return ""
+}
+
+// explainListJSON is the JSON output of this command (see its Output schema).
+type explainListJSON struct {
+	Codes []codeJSON `json:"codes"`
 }

@@ -13,9 +13,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "fmt",
-		Args:  "[--check | --write] [--json] FILE|DIR...",
-		Short: "format Capsulang source files",
+		Name:     "fmt",
+		Output:   func() cli.Schema { return report.ResultSchema(fmtResult{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE or the .caps files under DIR (\"-\": stdin)"}, Writes: []string{"FILE (with --write)"}},
+		Example:  cli.Example{Line: "caps fmt --check --json examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps fmt --check --json examples/no_such_file.caps", Exit: 2},
+		Args:     "[--check | --write] [--json] FILE|DIR...",
+		Short:    "format Capsulang source files",
 		Long: `Fmt lays out Capsulang source in the one canonical style (see package
 syntax/format). A DIR argument stands for the *.caps files under it.
 

@@ -10,9 +10,12 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "help",
-		Args:  "[COMMAND]",
-		Short: "show help for caps or one of its commands",
+		Name:     "help",
+		Effects:  cli.Effects{Reads: nil, Writes: nil},
+		Example:  cli.Example{Line: "caps help check"},
+		Negative: cli.Example{Line: "caps help chek", Exit: 2},
+		Args:     "[COMMAND]",
+		Short:    "show help for caps or one of its commands",
 		Long: `Help lists the commands, or with a COMMAND prints its usage, description and
 flags. 'caps COMMAND -h' prints the same.`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {

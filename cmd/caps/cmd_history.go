@@ -11,9 +11,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "history",
-		Args:  "[--json] [FILE]",
-		Short: "show the evolution lineage of a file (or of every file)",
+		Name:     "history",
+		Output:   func() cli.Schema { return cli.SchemaOf(evolution.History{}) },
+		Effects:  cli.Effects{Reads: []string{"the workspace's evolution ledger (.caps/ledger)"}, Writes: nil},
+		Example:  cli.Example{Line: "caps history --json"},
+		Negative: cli.Example{Line: "caps history --json a.caps b.caps", Exit: 2},
+		Args:     "[--json] [FILE]",
+		Short:    "show the evolution lineage of a file (or of every file)",
 		Long: `History prints the evolution ledger's events for FILE (every file when none
 is given): its proposals, assessments, commits and rollbacks, with the
 lineage tree of commits and rollbacks (each under the event whose result it

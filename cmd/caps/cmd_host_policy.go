@@ -17,9 +17,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "host-policy",
-		Args:  "[--json] [--host FILE] FILE",
-		Short: "export a module's Authority IR as a host-policy artifact",
+		Name:     "host-policy",
+		Output:   func() cli.Schema { return cli.OneOf(cli.SchemaOf(adapters.HostPolicy{}), report.ResultSchema(nil)) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports", "--host FILE"}, Writes: nil},
+		Example:  cli.Example{Line: "caps host-policy --json examples/authority.caps"},
+		Negative: cli.Example{Line: "caps host-policy --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--json] [--host FILE] FILE",
+		Short:    "export a module's Authority IR as a host-policy artifact",
 		Long: `Host-policy checks FILE and exports its Authority IR as the host-policy
 artifact, the one policy format of live mode (caps machine-run --mode live
 --policy ARTIFACT). The artifact is bound to the module's semantic hash

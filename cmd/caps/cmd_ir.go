@@ -14,9 +14,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "ir",
-		Args:  "[--compact] FILE",
-		Short: "print the canonical IR of a module as JSON",
+		Name:     "ir",
+		Output:   func() cli.Schema { return irSchema },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps ir examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps ir examples/no_such_file.caps", Exit: 2},
+		Args:     "[--compact] FILE",
+		Short:    "print the canonical IR of a module as JSON",
 		Long: `Ir prints the canonical JSON IR of FILE's module ("-" for stdin): the
 form its semantic hash is computed from (docs/ir.md). Formatting, comments
 and declaration order do not change it. --compact prints the exact hashed
@@ -32,9 +36,13 @@ bytes.`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "hash",
-		Args:  "[--json] FILE",
-		Short: "print the semantic hash of a module",
+		Name:     "hash",
+		Output:   func() cli.Schema { return report.ResultSchema(hashExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps hash --json examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps hash --json examples/no_such_file.caps", Exit: 2},
+		Args:     "[--json] FILE",
+		Short:    "print the semantic hash of a module",
 		Long: `Hash prints sha256:<64 hex digits>, the SHA-256 of FILE's canonical IR
 ("-" for stdin). It changes with any change of meaning and with nothing
 else.`,
@@ -75,9 +83,7 @@ func runIR(c *cli.Context, path string, flag bool, hash bool) int {
 		h := ir.HashBytes(canon)
 		if flag {
 			f := p.Add(packageSource(path, pkg), nil)
-			f.Extra = struct {
-				Hash string `json:"semantic_hash"`
-			}{h}
+			f.Extra = hashExtra{h}
 			return p.Finish()
 		}
 		fmt.Fprintln(c.Stdout, h)
@@ -103,3 +109,14 @@ func unstableIR(pkg *load.Package) []syntax.Diagnostic {
 	}
 	return errs
 }
+
+// irSchema is the JSON Schema of the canonical IR's top level (docs/ir.md
+// describes the declarations inside decls).
+var irSchema = cli.Object(cli.Schema{
+	"capsulang_ir": cli.Schema{"type": "integer", "description": "the IR format version"},
+	"capsule":      cli.Schema{"type": "string", "description": "the (capsule ...) version of the module"},
+	"name":         cli.Schema{"type": "string", "description": "the module name"},
+	"imports":      cli.Schema{"type": "array"},
+	"profiles":     cli.Schema{"type": "array"},
+	"decls":        cli.Schema{"type": "array", "items": cli.Schema{"type": "object", "required": []any{"kind"}}},
+})

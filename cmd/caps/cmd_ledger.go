@@ -5,13 +5,18 @@ import (
 	"fmt"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/runtime/chain"
 )
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "ledger",
-		Args:  "verify [--json]",
-		Short: "verify the workspace's evolution ledger",
+		Name:     "ledger",
+		Output:   func() cli.Schema { return cli.SchemaOf(ledgerJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"the workspace's evolution ledger (.caps/ledger)"}, Writes: nil},
+		Example:  cli.Example{Line: "caps ledger verify --json"},
+		Negative: cli.Example{Line: "caps ledger check --json", Exit: 2},
+		Args:     "verify [--json]",
+		Short:    "verify the workspace's evolution ledger",
 		Long: `Ledger verify checks the hash chain of the workspace's evolution ledger
 (.caps/ledger/evolution.jsonl, format in docs/ledger.md): every record's
 hash, its link to the one before and the sequence numbers. It exits with 1
@@ -42,14 +47,7 @@ With --json it prints {"ok", "path", "records", "head": {"seq", "hash"},
 					code = cli.ExitFail
 				}
 				if *jsonOut {
-					printJSON(c, struct {
-						OK        bool   `json:"ok"`
-						Path      string `json:"path"`
-						Records   int    `json:"records"`
-						Head      any    `json:"head"`
-						TornBytes int64  `json:"torn_bytes"`
-						Problem   any    `json:"problem"`
-					}{rep.OK, w.LedgerPath(), rep.Records, rep.Head, rep.TornBytes, rep.Problem})
+					printJSON(c, ledgerJSON{rep.OK, w.LedgerPath(), rep.Records, rep.Head, rep.TornBytes, rep.Problem})
 					return code
 				}
 				if rep.OK {
@@ -64,4 +62,14 @@ With --json it prints {"ok", "path", "records", "head": {"seq", "hash"},
 			}
 		},
 	})
+}
+
+// ledgerJSON is the JSON output of this command (see its Output schema).
+type ledgerJSON struct {
+	OK        bool           `json:"ok"`
+	Path      string         `json:"path"`
+	Records   int            `json:"records"`
+	Head      chain.Head     `json:"head"`
+	TornBytes int64          `json:"torn_bytes"`
+	Problem   *chain.Problem `json:"problem"`
 }

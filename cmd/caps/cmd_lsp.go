@@ -13,9 +13,12 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "lsp",
-		Args:  "[--debounce DURATION] [--log FILE]",
-		Short: "serve the Capsulang language server on stdio",
+		Name:     "lsp",
+		Effects:  cli.Effects{Reads: []string{"the files the editor opens"}, Writes: nil},
+		Example:  cli.Example{Line: "caps lsp", Exit: 1, Note: "serves the language server on stdio until the client asks it to exit; with standard input closed at once it exits 1, as LSP prescribes for an exit without shutdown"},
+		Negative: cli.Example{Line: "caps lsp extra", Exit: 2},
+		Args:     "[--debounce DURATION] [--log FILE]",
+		Short:    "serve the Capsulang language server on stdio",
 		Long: `Lsp runs the Capsulang language server, speaking the Language Server
 Protocol over stdin and stdout. Editors start it themselves; see
 docs/editors.md. Logs go to stderr, or to FILE with --log; with --log

@@ -20,9 +20,14 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "machine-run",
-		Args:  "[--mode dry-run|mock|live] [--mocks FILE] [--policy FILE] [--ledger DIR] [--json] FILE MACHINE [EVENT...]",
-		Short: "run a machine of a module on a list of events",
+		Name:     "machine-run",
+		Output:   func() cli.Schema { return cli.OneOf(cli.SchemaOf(runJSON{}), report.ResultSchema(nil)) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports", "--mocks FILE", "--policy FILE"}, Writes: []string{"--ledger DIR"}, Runs: []string{"the MCP servers of live mode"}, Network: true, DryRun: true},
+		Example:  cli.Example{Line: "caps machine-run --json --mode dry-run --ledger build/ledger examples/03_claim_review_machine.caps ClaimReview SubmitClaim"},
+		Negative: cli.Example{Line: "caps machine-run --json --mode mock examples/03_claim_review_machine.caps ClaimReview SubmitClaim", Exit: 1, Note: "mock mode is strict: the event lacks its payload (R_BAD_PAYLOAD)"},
+		Also:     []cli.Example{{Line: "caps machine-run --json --mode dry-run examples/04_bad_missing_effect.caps Nothing", Exit: 1, Note: "a module with errors: its diagnostics"}, {Line: "caps machine-run --json --mode mock --mocks examples/mocks/insurance_claim.assessor_down.json examples/insurance_claim.caps WarrantyClaim 'FileClaim={\"claim_id\":1,\"policy_id\":2,\"amount_cents\":300}'", Note: "mock mode with a mocks file: the assessor agent is down"}},
+		Args:     "[--mode dry-run|mock|live] [--mocks FILE] [--policy FILE] [--ledger DIR] [--json] FILE MACHINE [EVENT...]",
+		Short:    "run a machine of a module on a list of events",
 		Long: `Machine-run checks FILE, starts an instance of its machine MACHINE and
 delivers the inputs in order. Each EVENT is an event's name, with its
 payload as JSON after "=" when it has fields:

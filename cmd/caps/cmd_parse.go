@@ -13,9 +13,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "parse",
-		Args:  "[--json] FILE",
-		Short: "print the S-expression forms of a file and its syntax errors",
+		Name:     "parse",
+		Output:   func() cli.Schema { return report.ResultSchema(parseExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)"}, Writes: nil},
+		Example:  cli.Example{Line: "caps parse --json examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps parse --json testdata/no-such-file.caps", Exit: 2},
+		Args:     "[--json] FILE",
+		Short:    "print the S-expression forms of a file and its syntax errors",
 		Long: `Parse reads FILE ("-" for stdin) and prints its generic S-expression forms
 (lists, symbols, numbers and strings) before any Capsulang meaning is given
 to them, followed by its syntax diagnostics. It exits with 1 when the file
@@ -60,9 +64,7 @@ func runParse(c *cli.Context, path string, jsonOut bool) int {
 	src := syntax.Read(cst)
 	if jsonOut {
 		file := p.Add(&report.Source{Path: path, Text: f.Text, Lines: cst.Lines}, src.Diagnostics)
-		file.Extra = struct {
-			Forms []*formJSON `json:"forms"`
-		}{formsJSON(f.Text, cst.Lines, src.Forms)}
+		file.Extra = parseExtra{formsJSON(f.Text, cst.Lines, src.Forms)}
 		return p.Finish()
 	}
 	printOutline(c, f.Text, cst.Lines, src.Forms)
@@ -211,4 +213,9 @@ func appendDesc(b []byte, f *syntax.Form) []byte {
 	b = append(b, f.Kind.String()...)
 	b = append(b, ' ')
 	return append(b, f.Text...)
+}
+
+// parseExtra is the JSON output of this command (see its Output schema).
+type parseExtra struct {
+	Forms []*formJSON `json:"forms"`
 }

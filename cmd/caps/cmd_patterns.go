@@ -18,9 +18,14 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "patterns",
-		Args:  "list [--json] | show NAME [--template] [--json]",
-		Short: "list and show the pattern library's known-good workflows",
+		Name:     "patterns",
+		Output:   func() cli.Schema { return cli.OneOf(cli.SchemaOf(patternListJSON{}), cli.SchemaOf(patternShowJSON{})) },
+		Effects:  cli.Effects{Reads: []string{"the pattern library (built in)"}, Writes: nil},
+		Example:  cli.Example{Line: "caps patterns show access-change-approval --json"},
+		Negative: cli.Example{Line: "caps patterns show no-such-pattern --json", Exit: 2},
+		Also:     []cli.Example{{Line: "caps patterns list --json"}, {Line: "caps patterns show regulated-deployment-approval --template --json"}},
+		Args:     "list [--json] | show NAME [--template] [--json]",
+		Short:    "list and show the pattern library's known-good workflows",
 		Long: `Patterns lists the workflow library (caps patterns list) or shows one
 pattern (caps patterns show NAME): what it is for, its machine with its
 states, events and payload fields, the effect intents it emits, the
@@ -70,9 +75,13 @@ With --json, list prints {"patterns": [{"name", "title", "summary",
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "new",
-		Args:  "PATTERN --out FILE [--module NAME] [--scenario] [--force] [--json]",
-		Short: "start a module from a pattern of the library",
+		Name:     "new",
+		Output:   func() cli.Schema { return cli.SchemaOf(newPatternJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"the pattern library (built in)"}, Writes: []string{"--out FILE", "its scenario (with --scenario)"}},
+		Example:  cli.Example{Line: "caps new --json access-change-approval --out build/access_change.caps"},
+		Negative: cli.Example{Line: "caps new --json no-such-pattern --out build/nothing.caps", Exit: 2},
+		Args:     "PATTERN --out FILE [--module NAME] [--scenario] [--force] [--json]",
+		Short:    "start a module from a pattern of the library",
 		Long: `New writes the pattern PATTERN (caps patterns list) to FILE as a module of
 its own: the pattern's text with its module renamed to NAME, by default
 FILE's base name in lower case with other characters turned into _
@@ -145,9 +154,7 @@ func patternsList(c *cli.Context, jsonOut bool) int {
 		width = max(width, len(p.Name))
 	}
 	if jsonOut {
-		writeJSON(c, struct {
-			Patterns []patternSummaryJSON `json:"patterns"`
-		}{list})
+		writeJSON(c, patternListJSON{list})
 		return cli.ExitOK
 	}
 	var b strings.Builder
@@ -379,17 +386,7 @@ func runNew(c *cli.Context, p *patterns.Pattern, out, module string, withScenari
 		next[1] = "caps test " + out + " --scenario " + scen + " --json"
 	}
 	if jsonOut {
-		writeJSON(c, struct {
-			OK       bool     `json:"ok"`
-			Pattern  string   `json:"pattern"`
-			Path     string   `json:"path"`
-			Module   string   `json:"module"`
-			Machine  string   `json:"machine"`
-			Bytes    int      `json:"bytes"`
-			Hash     string   `json:"semantic_hash"`
-			Scenario string   `json:"scenario,omitempty"`
-			Next     []string `json:"next"`
-		}{true, p.Name, out, module, p.Machine, len(src), hash, scen, next})
+		writeJSON(c, newPatternJSON{true, p.Name, out, module, p.Machine, len(src), hash, scen, next})
 		return cli.ExitOK
 	}
 	var b strings.Builder
@@ -403,4 +400,22 @@ func runNew(c *cli.Context, p *patterns.Pattern, out, module string, withScenari
 	}
 	c.Stdout.Write([]byte(b.String()))
 	return cli.ExitOK
+}
+
+// patternListJSON is the JSON output of this command (see its Output schema).
+type patternListJSON struct {
+	Patterns []patternSummaryJSON `json:"patterns"`
+}
+
+// newPatternJSON is the JSON output of this command (see its Output schema).
+type newPatternJSON struct {
+	OK       bool     `json:"ok"`
+	Pattern  string   `json:"pattern"`
+	Path     string   `json:"path"`
+	Module   string   `json:"module"`
+	Machine  string   `json:"machine"`
+	Bytes    int      `json:"bytes"`
+	Hash     string   `json:"semantic_hash"`
+	Scenario string   `json:"scenario,omitempty"`
+	Next     []string `json:"next"`
 }

@@ -23,9 +23,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "propose",
-		Args:  "--target FILE (--candidate NEW.caps | --patch DIFF | --repair CODE@LINE[:OPTION] | --delta DELTA.json) [--by NAME] [--reason TEXT] [--json | --quiet]",
-		Short: "record a proposed change of .caps files without applying it",
+		Name:     "propose",
+		Output:   func() cli.Schema { return cli.SchemaOf(proposeJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"--target FILE and the candidate, patch, repair or delta", "the workspace's policy"}, Writes: []string{"the workspace .caps folder (proposals, ledger)"}},
+		Example:  cli.Example{Line: "caps propose --json --target examples/04_bad_missing_effect.caps --repair E_EFFECT_NOT_DECLARED@28"},
+		Negative: cli.Example{Line: "caps propose --json --target examples/04_bad_missing_effect.caps --repair E_EFFECT_NOT_DECLARED@1", Exit: 2},
+		Args:     "--target FILE (--candidate NEW.caps | --patch DIFF | --repair CODE@LINE[:OPTION] | --delta DELTA.json) [--by NAME] [--reason TEXT] [--json | --quiet]",
+		Short:    "record a proposed change of .caps files without applying it",
 		Long: `Propose records a change of one or more .caps files of the workspace under
 .caps/proposals/ID/ and prints its id; no workspace file changes. The change
 comes from exactly one of:
@@ -122,11 +126,7 @@ caps assess ID, then caps commit ID. See docs/propose.md.`,
 					for _, f := range p.Files {
 						files = append(files, f.Path)
 					}
-					return printJSON(c, struct {
-						ID      string   `json:"id"`
-						Files   []string `json:"files"`
-						Signals []string `json:"signals"`
-					}{p.ID, files, p.Signals})
+					return printJSON(c, proposeJSON{p.ID, files, p.Signals})
 				}
 				if *quiet {
 					fmt.Fprintln(c.Stdout, p.ID)
@@ -236,4 +236,11 @@ func printJSON(c *cli.Context, v any) int {
 	}
 	c.Stdout.Write(append(b, '\n'))
 	return cli.ExitOK
+}
+
+// proposeJSON is the JSON output of this command (see its Output schema).
+type proposeJSON struct {
+	ID      string   `json:"id"`
+	Files   []string `json:"files"`
+	Signals []string `json:"signals"`
 }

@@ -15,9 +15,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "protocol-plan",
-		Args:  "[--json] FILE",
-		Short: "list a module's MCP ports, A2A agents, A2UI surfaces, protocol effects and A2UI envelopes",
+		Name:     "protocol-plan",
+		Output:   func() cli.Schema { return report.ResultSchema(protocolPlanExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps protocol-plan --json examples/30_protocol_native_a2ui.caps"},
+		Negative: cli.Example{Line: "caps protocol-plan --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--json] FILE",
+		Short:    "list a module's MCP ports, A2A agents, A2UI surfaces, protocol effects and A2UI envelopes",
 		Long: `Protocol-plan checks FILE ("-" for stdin) and prints its protocol-native
 surface: the MCP ports with their tools, resources and prompts; the A2A
 collaborators with their discovery URL, auth and skills; the A2UI surfaces
@@ -42,9 +46,13 @@ Without --json it prints a summary. Exit 1 when FILE has errors.`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "a2ui-manifest",
-		Args:  "[--json] FILE",
-		Short: "print the A2UI v0.9 manifest of every surface of a module",
+		Name:     "a2ui-manifest",
+		Output:   func() cli.Schema { return report.ResultSchema(a2uiManifestExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps a2ui-manifest --json examples/30_protocol_native_a2ui.caps"},
+		Negative: cli.Example{Line: "caps a2ui-manifest --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--json] FILE",
+		Short:    "print the A2UI v0.9 manifest of every surface of a module",
 		Long: `A2ui-manifest checks FILE ("-" for stdin) and prints the A2UI v0.9
 manifest of each of its surfaces: surface and catalog ids, title, route,
 bound machine, the JSON Schema of its data model, each action (declared
@@ -67,9 +75,13 @@ With --json it prints {"ok", "files": [{"path", "diagnostics",
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "a2ui-envelope",
-		Args:  "[--json] --kind create|components|data|delete|stream [--data JSON] FILE SURFACE",
-		Short: "print deterministic A2UI v0.9 messages for one surface",
+		Name:     "a2ui-envelope",
+		Output:   func() cli.Schema { return report.ResultSchema(a2uiEnvelopeExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps a2ui-envelope --json --kind create examples/30_protocol_native_a2ui.caps repo_review_ui"},
+		Negative: cli.Example{Line: "caps a2ui-envelope --json --kind create examples/30_protocol_native_a2ui.caps no_such_surface", Exit: 1},
+		Args:     "[--json] --kind create|components|data|delete|stream [--data JSON] FILE SURFACE",
+		Short:    "print deterministic A2UI v0.9 messages for one surface",
 		Long: `A2ui-envelope checks FILE and prints A2UI v0.9 server-to-client messages
 for its surface SURFACE, the same bytes for the same module and arguments:
 
@@ -115,9 +127,13 @@ ready for a renderer. With --json it prints {"ok", "files": [{"path",
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "architecture-plan",
-		Args:  "[--json | --kind summary|mermaid] FILE",
-		Short: "print a module's architecture: stores, ports, agents, surfaces, machines, effects",
+		Name:     "architecture-plan",
+		Output:   func() cli.Schema { return report.ResultSchema(architectureExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps architecture-plan --json examples/03_claim_review_machine.caps"},
+		Negative: cli.Example{Line: "caps architecture-plan --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--json | --kind summary|mermaid] FILE",
+		Short:    "print a module's architecture: stores, ports, agents, surfaces, machines, effects",
 		Long: `Architecture-plan checks FILE ("-" for stdin) and prints its architecture:
 the stores with their backend, authority, collections and the machines
 persisted in them; the ports, agents and surfaces; the machines with their
@@ -190,9 +206,7 @@ func runProtocolPlan(c *cli.Context, path string, jsonOut bool) int {
 	plan := protocol.Build(pkg.Result, pkg.Hash)
 	f := p.Add(src, diags)
 	if jsonOut {
-		f.Extra = struct {
-			Plan *protocol.Plan `json:"protocol_plan"`
-		}{plan}
+		f.Extra = protocolPlanExtra{plan}
 		return p.Finish()
 	}
 	c.Stdout.Write([]byte(protocolPlanText(plan, cli.DisplayPath(path))))
@@ -281,9 +295,7 @@ func runA2UIManifest(c *cli.Context, path string, jsonOut bool) int {
 	man := protocol.BuildManifest(pkg.Result, pkg.Hash)
 	f := p.Add(src, diags)
 	if jsonOut {
-		f.Extra = struct {
-			Manifest *protocol.Manifest `json:"manifest"`
-		}{man}
+		f.Extra = a2uiManifestExtra{man}
 		return p.Finish()
 	}
 	var b strings.Builder
@@ -319,11 +331,7 @@ func runA2UIEnvelope(c *cli.Context, path, surface, kind string, data *string, j
 	}
 	f := p.Add(src, diags)
 	if jsonOut {
-		f.Extra = struct {
-			Surface  string             `json:"surface"`
-			Kind     string             `json:"kind"`
-			Messages []protocol.Message `json:"messages"`
-		}{surface, kind, msgs}
+		f.Extra = a2uiEnvelopeExtra{surface, kind, msgs}
 		return p.Finish()
 	}
 	for _, m := range msgs {
@@ -346,13 +354,33 @@ func runArchitecturePlan(c *cli.Context, path, kind string, jsonOut bool) int {
 	f := p.Add(src, diags)
 	switch {
 	case jsonOut:
-		f.Extra = struct {
-			Architecture *protocol.Architecture `json:"architecture"`
-		}{arch}
+		f.Extra = architectureExtra{arch}
 	case kind == "mermaid":
 		c.Stdout.Write([]byte(arch.Mermaid()))
 	default:
 		c.Stdout.Write([]byte(arch.Text()))
 	}
 	return p.Finish()
+}
+
+// protocolPlanExtra is the JSON output of this command (see its Output schema).
+type protocolPlanExtra struct {
+	Plan *protocol.Plan `json:"protocol_plan"`
+}
+
+// a2uiManifestExtra is the JSON output of this command (see its Output schema).
+type a2uiManifestExtra struct {
+	Manifest *protocol.Manifest `json:"manifest"`
+}
+
+// a2uiEnvelopeExtra is the JSON output of this command (see its Output schema).
+type a2uiEnvelopeExtra struct {
+	Surface  string             `json:"surface"`
+	Kind     string             `json:"kind"`
+	Messages []protocol.Message `json:"messages"`
+}
+
+// architectureExtra is the JSON output of this command (see its Output schema).
+type architectureExtra struct {
+	Architecture *protocol.Architecture `json:"architecture"`
 }

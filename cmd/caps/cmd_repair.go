@@ -14,9 +14,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "repair-plan",
-		Args:  "[--json] FILE",
-		Short: "list typed repair options for each diagnostic",
+		Name:     "repair-plan",
+		Output:   func() cli.Schema { return report.ResultSchema(repairPlanExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps repair-plan --json examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps repair-plan --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--json] FILE",
+		Short:    "list typed repair options for each diagnostic",
 		Long: `Repair-plan checks FILE ("-" for stdin) and, for each diagnostic it can
 repair, lists options with a safety label and the exact text edits that
 remove it:
@@ -88,9 +92,7 @@ func runRepairPlan(c *cli.Context, path string, jsonOut bool) int {
 	}
 	if jsonOut {
 		f := p.Add(&report.Source{Path: path, Text: pkg.Src, Lines: lines}, diags)
-		f.Extra = struct {
-			Plans []planJSON `json:"plans"`
-		}{out}
+		f.Extra = repairPlanExtra{out}
 		return p.Finish()
 	}
 	for _, pl := range plans {
@@ -123,3 +125,8 @@ var rerankPlans = func(path string, plans []repair.Plan) []repair.Plan { return 
 // evaluatedValues returns the interpreter's values for failing examples;
 // the runtime's command file replaces it.
 var evaluatedValues = func(pkg *load.Package) map[syntax.Span]string { return nil }
+
+// repairPlanExtra is the JSON output of this command (see its Output schema).
+type repairPlanExtra struct {
+	Plans []planJSON `json:"plans"`
+}

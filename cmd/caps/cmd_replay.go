@@ -9,9 +9,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "replay",
-		Args:  "[--module FILE] [--trace] [--json] DIR",
-		Short: "verify a machine ledger by re-executing it",
+		Name:     "replay",
+		Output:   func() cli.Schema { return cli.SchemaOf(replay.Report{}) },
+		Effects:  cli.Effects{Reads: []string{"DIR (a machine ledger)", "the module it names (or --module FILE)"}, Writes: nil},
+		Example:  cli.Example{Line: "caps replay --json build/ledger"},
+		Negative: cli.Example{Line: "caps replay --json build/no-such-ledger", Exit: 2},
+		Args:     "[--module FILE] [--trace] [--json] DIR",
+		Short:    "verify a machine ledger by re-executing it",
 		Long: `Replay verifies the machine ledger in DIR (written by caps machine-run
 --ledger DIR). It checks the hash chain (a changed, dropped, inserted or
 reordered record is tampering), loads the module the ledger names (or

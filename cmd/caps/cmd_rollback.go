@@ -10,9 +10,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "rollback",
-		Args:  "[--by NAME] [--json] EVENT_ID",
-		Short: "restore the files of a commit to their bytes before it",
+		Name:     "rollback",
+		Output:   func() cli.Schema { return cli.SchemaOf(rollbackJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"the workspace's evolution ledger (.caps/ledger)"}, Writes: []string{"the files of the commit", "the workspace's evolution ledger"}},
+		Example:  cli.Example{Line: "caps rollback --json $EVENT"},
+		Negative: cli.Example{Line: "caps rollback --json evt-0000000000000000", Exit: 2},
+		Args:     "[--by NAME] [--json] EVENT_ID",
+		Short:    "restore the files of a commit to their bytes before it",
 		Long: `Rollback restores every file of the commit EVENT_ID to its bytes before the
 commit (a file the commit created is removed) and appends a rollback event
 that points at the commit. It refuses, with exit code 1, when a file
@@ -48,11 +52,7 @@ With --json it prints {"event_id", "rolls_back", "files"}.`,
 					files = append(files, f.Path)
 				}
 				if *jsonOut {
-					return printJSON(c, struct {
-						EventID   string   `json:"event_id"`
-						RollsBack string   `json:"rolls_back"`
-						Files     []string `json:"files"`
-					}{ev.ID, ev.RollsBack, files})
+					return printJSON(c, rollbackJSON{ev.ID, ev.RollsBack, files})
 				}
 				fmt.Fprintf(c.Stdout, "rolled back %s as %s\n", ev.RollsBack, ev.ID)
 				for _, f := range files {
@@ -62,4 +62,11 @@ With --json it prints {"event_id", "rolls_back", "files"}.`,
 			}
 		},
 	})
+}
+
+// rollbackJSON is the JSON output of this command (see its Output schema).
+type rollbackJSON struct {
+	EventID   string   `json:"event_id"`
+	RollsBack string   `json:"rolls_back"`
+	Files     []string `json:"files"`
 }

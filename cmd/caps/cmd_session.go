@@ -38,9 +38,17 @@ var sessionFlags = map[string][]string{
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "session",
-		Args:  "new --target FILE | apply DELTA.json | resolve HOLE=ANSWER | describe TEXT | show | synthesize | propose | list | schema [--session ID] [--json]",
-		Short: "author a module step by step from structured deltas",
+		Name: "session",
+		Output: func() cli.Schema {
+			return cli.OneOf(report.ResultSchema(sessionStatus{}), cli.SchemaOf(sessionNewJSON{}), cli.SchemaOf(sessionProposeJSON{}),
+				cli.SchemaOf(sessionShowJSON{}), cli.SchemaOf([]sessionListEntry{}))
+		},
+		Effects:  cli.Effects{Reads: []string{"the workspace .caps folder", "FILE", "stdin", "OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY (describe)"}, Writes: []string{"the workspace .caps folder (.caps/sessions, .caps/proposals)"}, Network: true},
+		Example:  cli.Example{Line: "caps session new --target 01_abs_i64.caps --json"},
+		Negative: cli.Example{Line: "caps session resolve h1=yes --session nosuch --json", Exit: 2, Note: "no such session"},
+		Also:     []cli.Example{{Line: "caps session list --json"}},
+		Args:     "new --target FILE | apply DELTA.json | resolve HOLE=ANSWER | describe TEXT | show | synthesize | propose | list | schema [--session ID] [--json]",
+		Short:    "author a module step by step from structured deltas",
 		Long: `Session keeps an authoring session: a replayable record, under
 .caps/sessions/ID/, of the authoring deltas applied to one module file, the
 answers to its open holes, and the source synthesized after each step
@@ -152,11 +160,7 @@ record); show prints {"session", "steps", "holes", "head"}; new prints
 						return sessionFail(c, err)
 					}
 					if *jsonOut {
-						return printJSON(c, struct {
-							Session    string `json:"session"`
-							Target     string `json:"target"`
-							BaseExists bool   `json:"base_exists"`
-						}{s.ID(), s.Meta.Target, s.Meta.BaseExists})
+						return printJSON(c, sessionNewJSON{s.ID(), s.Meta.Target, s.Meta.BaseExists})
 					}
 					what := "a new file"
 					if s.Meta.BaseExists {
@@ -244,12 +248,7 @@ record); show prints {"session", "steps", "holes", "head"}; new prints
 						for _, f := range p.Files {
 							files = append(files, f.Path)
 						}
-						return printJSON(c, struct {
-							ID        string   `json:"id"`
-							Session   string   `json:"session"`
-							Files     []string `json:"files"`
-							OpenHoles []string `json:"open_holes"`
-						}{p.ID, s.ID(), files, append([]string{}, p.OpenHoles...)})
+						return printJSON(c, sessionProposeJSON{p.ID, s.ID(), files, append([]string{}, p.OpenHoles...)})
 					}
 					if *quiet {
 						fmt.Fprintln(c.Stdout, p.ID)
@@ -405,12 +404,7 @@ func sessionShow(c *cli.Context, s *session.Session, jsonOut bool) int {
 		if steps == nil {
 			steps = []session.Step{}
 		}
-		return printJSON(c, struct {
-			Session session.Meta   `json:"session"`
-			Steps   []session.Step `json:"steps"`
-			Holes   []session.Hole `json:"holes"`
-			Head    string         `json:"head"`
-		}{s.Meta, steps, holes, s.Head()})
+		return printJSON(c, sessionShowJSON{s.Meta, steps, holes, s.Head()})
 	}
 	var b strings.Builder
 	what := "a new file"
@@ -452,17 +446,9 @@ func sessionList(c *cli.Context, store *session.Store, jsonOut bool) int {
 		return cli.ExitUsage
 	}
 	cur, _ := store.Current()
-	type entry struct {
-		ID       string `json:"id"`
-		Current  bool   `json:"current"`
-		Target   string `json:"target,omitempty"`
-		Steps    int    `json:"steps"`
-		Verified bool   `json:"verified"`
-		Problem  string `json:"problem,omitempty"`
-	}
-	list := []entry{}
+	list := []sessionListEntry{}
 	for _, id := range ids {
-		e := entry{ID: id, Current: id == cur}
+		e := sessionListEntry{ID: id, Current: id == cur}
 		s, err := store.Open(id)
 		if err != nil {
 			e.Problem = err.Error()
@@ -487,4 +473,37 @@ func sessionList(c *cli.Context, store *session.Store, jsonOut bool) int {
 		fmt.Fprintf(c.Stdout, "%s %s %s, %d step(s)\n", mark, e.ID, e.Target, e.Steps)
 	}
 	return cli.ExitOK
+}
+
+// sessionNewJSON is the JSON output of caps session new.
+type sessionNewJSON struct {
+	Session    string `json:"session"`
+	Target     string `json:"target"`
+	BaseExists bool   `json:"base_exists"`
+}
+
+// sessionProposeJSON is the JSON output of caps session propose.
+type sessionProposeJSON struct {
+	ID        string   `json:"id"`
+	Session   string   `json:"session"`
+	Files     []string `json:"files"`
+	OpenHoles []string `json:"open_holes"`
+}
+
+// sessionShowJSON is the JSON output of caps session show.
+type sessionShowJSON struct {
+	Session session.Meta   `json:"session"`
+	Steps   []session.Step `json:"steps"`
+	Holes   []session.Hole `json:"holes"`
+	Head    string         `json:"head"`
+}
+
+// sessionListEntry is one session in the JSON output of caps session list.
+type sessionListEntry struct {
+	ID       string `json:"id"`
+	Current  bool   `json:"current"`
+	Target   string `json:"target,omitempty"`
+	Steps    int    `json:"steps"`
+	Verified bool   `json:"verified"`
+	Problem  string `json:"problem,omitempty"`
 }

@@ -24,9 +24,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "examples",
-		Args:  "[--json] [--max-steps N] [--max-depth N] FILE|DIR...",
-		Short: "run the function examples of modules (the spec's name for caps test)",
+		Name:     "examples",
+		Output:   func() cli.Schema { return report.ResultSchema(fileTestsJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps examples --json examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps examples --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--json] [--max-steps N] [--max-depth N] FILE|DIR...",
+		Short:    "run the function examples of modules (the spec's name for caps test)",
 		Long: `Examples is caps test under the name the specification uses: it checks each
 FILE and runs every (example ...) of its functions with the interpreter,
 with the same output, flags and exit codes (caps help test). Machine
@@ -42,9 +46,13 @@ scenarios need caps test --scenario.`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "emit-riscv",
-		Args:  "[--out PATH] [--json] FILE",
-		Short: "print RV64 assembly of a module's pure scalar functions (caps compile --target riscv64)",
+		Name:     "emit-riscv",
+		Output:   func() cli.Schema { return report.ResultSchema(compileExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: []string{"--out PATH"}},
+		Example:  cli.Example{Line: "caps emit-riscv --json examples/01_abs_i64.caps --out build/abs.s"},
+		Negative: cli.Example{Line: "caps emit-riscv --json examples/04_bad_missing_effect.caps --out build/bad.s", Exit: 1},
+		Args:     "[--out PATH] [--json] FILE",
+		Short:    "print RV64 assembly of a module's pure scalar functions (caps compile --target riscv64)",
 		Long: `Emit-riscv is caps compile --target riscv64 FILE --out PATH with PATH
 defaulting to "-": it checks FILE and prints the RV64IM assembly of its
 pure scalar functions on stdout. Functions outside the subset are skipped
@@ -65,9 +73,13 @@ a file) prints the compile report.`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "capsule-abi",
-		Args:  "[--json]",
-		Short: "describe the ABI of compiled code: type mapping, calling convention, traps, runtime exports",
+		Name:     "capsule-abi",
+		Output:   func() cli.Schema { return cli.SchemaOf(abiJSON{}) },
+		Effects:  cli.Effects{Reads: nil, Writes: nil},
+		Example:  cli.Example{Line: "caps capsule-abi --json"},
+		Negative: cli.Example{Line: "caps capsule-abi --json extra", Exit: 2},
+		Args:     "[--json]",
+		Short:    "describe the ABI of compiled code: type mapping, calling convention, traps, runtime exports",
 		Long: `Capsule-abi prints the application binary interface of the compiled targets
 (wasm and wat share one; riscv64 has its own): how each Capsulang scalar
 type is represented, how functions are named and called, how traps and
@@ -104,9 +116,13 @@ With --json it prints {"abi_version", "targets": [{"targets", "types":
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "diff-compiled",
-		Args:  "--target wasm|wat [--json] FILE",
-		Short: "run compiled functions beside the interpreter on their examples and boundary inputs",
+		Name:     "diff-compiled",
+		Output:   func() cli.Schema { return report.ResultSchema(diffJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps diff-compiled --json --target wasm examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps diff-compiled --json --target wasm examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "--target wasm|wat [--json] FILE",
+		Short:    "run compiled functions beside the interpreter on their examples and boundary inputs",
 		Long: `Diff-compiled checks FILE, compiles its pure scalar functions for the target
 and calls each one, in the compiled code (wasm under wazero) and in the
 interpreter, on the arguments of its examples and on boundary inputs

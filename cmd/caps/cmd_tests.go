@@ -28,9 +28,14 @@ func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "test",
-		Args:  "[--json] [--max-steps N] [--max-depth N] [--scenario S.json]... FILE|DIR...",
-		Short: "run the function examples and machine scenarios of modules",
+		Name:     "test",
+		Output:   func() cli.Schema { return report.ResultSchema(fileTestsJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports", "--scenario FILE"}, Writes: nil},
+		Example:  cli.Example{Line: "caps test --json examples/03_claim_review_machine.caps"},
+		Negative: cli.Example{Line: "caps test --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Also:     []cli.Example{{Line: "caps test --json --scenario examples/scenarios/change_approval_happy_path.json examples/23_change_approval_workflow.caps"}, {Line: "caps test --json examples", Exit: 1, Note: "a folder: the negative examples fail"}},
+		Args:     "[--json] [--max-steps N] [--max-depth N] [--scenario S.json]... FILE|DIR...",
+		Short:    "run the function examples and machine scenarios of modules",
 		Long: `Test checks each FILE (a DIR means every .caps file under it) and runs every
 (example (f arg...) EXPECTED) of its functions with the interpreter. For
 each example it prints PASS or FAIL with the example's place and call; a

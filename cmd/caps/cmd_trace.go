@@ -12,9 +12,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "trace",
-		Args:  "[--errors] [--json] DIR",
-		Short: "print the semantic trace of a machine ledger",
+		Name:     "trace",
+		Output:   func() cli.Schema { return cli.SchemaOf(traceJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"DIR (a machine ledger)"}, Writes: nil},
+		Example:  cli.Example{Line: "caps trace --json build/ledger"},
+		Negative: cli.Example{Line: "caps trace --json build/no-such-ledger", Exit: 2},
+		Args:     "[--errors] [--json] DIR",
+		Short:    "print the semantic trace of a machine ledger",
 		Long: `Trace prints the semantic trace records of the machine ledger in DIR, in
 order: for every input, the transition's start and end (or its failure,
 with the reason, what was expected and what happened), the effect intents

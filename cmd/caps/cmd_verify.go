@@ -17,9 +17,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "verify-report",
-		Args:  "[--format text|json] [--json] [--timeout D] [--jobs N] FILE",
-		Short: "generate a module's proof obligations and discharge them with Z3",
+		Name:     "verify-report",
+		Output:   func() cli.Schema { return report.ResultSchema(verifyReportJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil, Runs: []string{"z3"}},
+		Example:  cli.Example{Line: "caps verify-report --json examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps verify-report --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--format text|json] [--json] [--timeout D] [--jobs N] FILE",
+		Short:    "generate a module's proof obligations and discharge them with Z3",
 		Long: `Verify-report checks FILE, generates its proof obligations and puts each
 to the Z3 SMT solver: every ensures clause of a function, that each
 function body cannot fail on inputs its requires admit, every function
@@ -59,9 +63,13 @@ when z3 is not installed (Debian package z3).`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "refinement-report",
-		Args:  "[--require-closed] [--json] [--timeout D] [--jobs N] FILE",
-		Short: "report a module's verification evidence level by level",
+		Name:     "refinement-report",
+		Output:   func() cli.Schema { return report.ResultSchema(refinementJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil, Runs: []string{"z3"}},
+		Example:  cli.Example{Line: "caps refinement-report --json examples/01_abs_i64.caps"},
+		Negative: cli.Example{Line: "caps refinement-report --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--require-closed] [--json] [--timeout D] [--jobs N] FILE",
+		Short:    "report a module's verification evidence level by level",
 		Long: `Refinement-report collects the evidence FILE has on the verification
 ladder: V0 its canonical IR and semantic hash, V1 the type and effect
 check, V2 its function examples run by the interpreter (evidence, not

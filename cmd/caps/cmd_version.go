@@ -16,9 +16,13 @@ const treeSitterABI = 14
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "version",
-		Args:  "[--json]",
-		Short: "print the caps version",
+		Name:     "version",
+		Output:   func() cli.Schema { return cli.SchemaOf(versionJSON{}) },
+		Effects:  cli.Effects{Reads: nil, Writes: nil},
+		Example:  cli.Example{Line: "caps version --json"},
+		Negative: cli.Example{Line: "caps version --json extra", Exit: 2},
+		Args:     "[--json]",
+		Short:    "print the caps version",
 		Long: `Version prints the toolchain version, the Go release it was built with and
 the tree-sitter ABI of its Capsulang parser:
 
@@ -32,11 +36,7 @@ With --json it prints {"version": ..., "go": ..., "treeSitterABI": ...}.`,
 					return c.UsageErrorf("unexpected argument %q", args[0])
 				}
 				if *jsonOut {
-					b, _ := report.Marshal(struct {
-						Version string `json:"version"`
-						Go      string `json:"go"`
-						ABI     int    `json:"treeSitterABI"`
-					}{version, runtime.Version(), treeSitterABI})
+					b, _ := report.Marshal(versionJSON{version, runtime.Version(), treeSitterABI})
 					fmt.Fprintf(c.Stdout, "%s\n", b)
 					return cli.ExitOK
 				}
@@ -45,4 +45,11 @@ With --json it prints {"version": ..., "go": ..., "treeSitterABI": ...}.`,
 			}
 		},
 	})
+}
+
+// versionJSON is the JSON output of this command (see its Output schema).
+type versionJSON struct {
+	Version string `json:"version"`
+	Go      string `json:"go"`
+	ABI     int    `json:"treeSitterABI"`
 }

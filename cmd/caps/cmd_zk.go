@@ -19,9 +19,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "zk-plan",
-		Args:  "[--json] FILE",
-		Short: "list a module's zk-proofs: claim, inputs, backend, and whether each lowers to Noir",
+		Name:     "zk-plan",
+		Output:   func() cli.Schema { return report.ResultSchema(zkPlanExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil},
+		Example:  cli.Example{Line: "caps zk-plan --json examples/24_private_deployment_risk_proof.caps"},
+		Negative: cli.Example{Line: "caps zk-plan --json examples/04_bad_missing_effect.caps", Exit: 1},
+		Args:     "[--json] FILE",
+		Short:    "list a module's zk-proofs: claim, inputs, backend, and whether each lowers to Noir",
 		Long: `Zk-plan checks FILE and lists each zk-proof declaration: its backend, its
 public and private inputs, its claim (the proves expression) and whether
 it lowers to a Noir circuit, with every reason it does not at its place.
@@ -41,9 +45,13 @@ With --json it adds "proofs": [{"name", "backend", "claim", "range",
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "emit-noir",
-		Args:  "[--json] FILE --proof NAME --out-dir DIR [--inputs JSON]",
-		Short: "write a zk-proof as a Nargo project (Nargo.toml, src/main.nr, Prover.toml)",
+		Name:     "emit-noir",
+		Output:   func() cli.Schema { return report.ResultSchema(emitNoirExtra{}) },
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: []string{"--out-dir DIR"}},
+		Example:  cli.Example{Line: "caps emit-noir --json examples/private_risk_proof.caps --proof DeploymentRiskProof --out-dir build/DeploymentRiskProof --inputs '{\"change_id\": 7, \"threshold\": 40, \"risk_model_hash\": \"0x1111111111111111111111111111111111111111111111111111111111111111\", \"risk_score\": 30, \"penalty\": 5}'"},
+		Negative: cli.Example{Line: "caps emit-noir --json examples/private_risk_proof.caps --proof NoSuchProof --out-dir build/NoSuchProof", Exit: 1},
+		Args:     "[--json] FILE --proof NAME --out-dir DIR [--inputs JSON]",
+		Short:    "write a zk-proof as a Nargo project (Nargo.toml, src/main.nr, Prover.toml)",
 		Long: `Emit-noir checks FILE and writes the zk-proof NAME as a Nargo project in
 DIR: Nargo.toml, src/main.nr (main takes the public inputs as pub
 parameters and the private ones, and asserts the claim), Prover.toml and
@@ -79,9 +87,13 @@ object.`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "noir-compile",
-		Args:  "[--json] DIR",
-		Short: "compile a Nargo project with the real Noir compiler (noir_wasm)",
+		Name:     "noir-compile",
+		Output:   func() cli.Schema { return cli.SchemaOf(noirCompileJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"DIR (a Nargo project)"}, Writes: []string{"DIR/target"}, Runs: []string{"node (noir_wasm)"}},
+		Example:  cli.Example{Line: "caps noir-compile --json build/DeploymentRiskProof"},
+		Negative: cli.Example{Line: "caps noir-compile --json build/no-such-project", Exit: 2},
+		Args:     "[--json] DIR",
+		Short:    "compile a Nargo project with the real Noir compiler (noir_wasm)",
 		Long: `Noir-compile compiles the Nargo project in DIR (as caps emit-noir writes
 it) with the pinned Noir compiler, @noir-lang/noir_wasm, run by node from
 tools/noir (npm ci there first; CAPS_NOIR_TOOLS names another folder). It
@@ -101,9 +113,13 @@ toolchain is missing. With --json it prints {"ok", "dir", "artifact",
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "noir-execute",
-		Args:  "[--json] DIR [--inputs JSON]",
-		Short: "run a compiled circuit with the real ACVM (noir_js) and say whether its claim holds",
+		Name:     "noir-execute",
+		Output:   func() cli.Schema { return cli.SchemaOf(noirExecuteJSON{}) },
+		Effects:  cli.Effects{Reads: []string{"DIR (a compiled Nargo project)", "--inputs JSON"}, Writes: nil, Runs: []string{"node (noir_js)"}},
+		Example:  cli.Example{Line: "caps noir-execute --json build/DeploymentRiskProof"},
+		Negative: cli.Example{Line: "caps noir-execute --json build/DeploymentRiskProof --inputs '{\"change_id\": 7, \"threshold\": 40, \"risk_model_hash\": \"0x1111111111111111111111111111111111111111111111111111111111111111\", \"risk_score\": 30, \"penalty\": 20}'", Exit: 1, Note: "the claim does not hold for these inputs"},
+		Args:     "[--json] DIR [--inputs JSON]",
+		Short:    "run a compiled circuit with the real ACVM (noir_js) and say whether its claim holds",
 		Long: `Noir-execute runs the program caps noir-compile built in DIR with the
 pinned ACVM (@noir-lang/noir_js) on the inputs: --inputs (a JSON object of
 names to values, a JSON file, or - for stdin), else DIR/Prover.toml. The
@@ -175,9 +191,7 @@ func runZKPlan(c *cli.Context, path string, jsonOut bool) int {
 			}
 			out = append(out, o)
 		}
-		f.Extra = struct {
-			Proofs []zkProofJSON `json:"proofs"`
-		}{out}
+		f.Extra = zkPlanExtra{out}
 		return p.Finish()
 	}
 	var b strings.Builder
@@ -276,12 +290,7 @@ func runEmitNoir(c *cli.Context, path, proof, outDir, inputsArg string, jsonOut 
 		return p.Finish()
 	}
 	if jsonOut {
-		f.Extra = struct {
-			Proof    string        `json:"proof"`
-			OutDir   string        `json:"out_dir"`
-			Files    []string      `json:"files"`
-			Manifest noir.Manifest `json:"manifest"`
-		}{proof, outDir, proj.FileNames(), proj.Manifest}
+		f.Extra = emitNoirExtra{proof, outDir, proj.FileNames(), proj.Manifest}
 		return p.Finish()
 	}
 	fmt.Fprintf(c.Stderr, "%s: wrote %s (%s)\n", cli.Program, outDir, strings.Join(proj.FileNames(), ", "))
@@ -321,16 +330,7 @@ func runNoirCompile(c *cli.Context, dir string, jsonOut bool) int {
 		return cli.ExitUsage
 	}
 	if jsonOut {
-		writeJSON(c, struct {
-			OK          bool     `json:"ok"`
-			Dir         string   `json:"dir"`
-			Artifact    string   `json:"artifact,omitempty"`
-			NoirVersion string   `json:"noir_version,omitempty"`
-			NoirWasm    string   `json:"noir_wasm,omitempty"`
-			NoirJS      string   `json:"noir_js,omitempty"`
-			Warnings    []string `json:"warnings"`
-			Error       string   `json:"error,omitempty"`
-		}{r.OK, dir, relTo(dir, r.Artifact), r.NoirVersion, r.NoirWasm, r.NoirJS, nonNil(r.Warnings), r.Error})
+		writeJSON(c, noirCompileJSON{r.OK, dir, relTo(dir, r.Artifact), r.NoirVersion, r.NoirWasm, r.NoirJS, nonNil(r.Warnings), r.Error})
 	} else if r.OK {
 		fmt.Fprintf(c.Stdout, "compiled %s with noir_wasm %s: %s\n", dir, r.NoirWasm, relTo(dir, r.Artifact))
 		for _, w := range r.Warnings {
@@ -408,15 +408,7 @@ func runNoirExecute(c *cli.Context, dir, inputsArg string, jsonOut bool) int {
 	}
 	r := res[0]
 	if jsonOut {
-		writeJSON(c, struct {
-			OK        bool   `json:"ok"`
-			Dir       string `json:"dir"`
-			Proof     string `json:"proof"`
-			From      string `json:"inputs_from"`
-			Satisfied bool   `json:"satisfied"`
-			Witness   int    `json:"witness_bytes"`
-			Error     string `json:"error,omitempty"`
-		}{r.Satisfied, dir, m.Proof, from, r.Satisfied, r.WitnessSize, r.Error})
+		writeJSON(c, noirExecuteJSON{r.Satisfied, dir, m.Proof, from, r.Satisfied, r.WitnessSize, r.Error})
 	} else if r.Satisfied {
 		fmt.Fprintf(c.Stdout, "satisfied: the claim of %s holds for these inputs (witness %d bytes)\n", orName(m.Proof, dir), r.WitnessSize)
 	} else {
@@ -433,4 +425,40 @@ func orName(proof, dir string) string {
 		return proof
 	}
 	return dir
+}
+
+// zkPlanExtra is the JSON output of this command (see its Output schema).
+type zkPlanExtra struct {
+	Proofs []zkProofJSON `json:"proofs"`
+}
+
+// emitNoirExtra is the JSON output of this command (see its Output schema).
+type emitNoirExtra struct {
+	Proof    string        `json:"proof"`
+	OutDir   string        `json:"out_dir"`
+	Files    []string      `json:"files"`
+	Manifest noir.Manifest `json:"manifest"`
+}
+
+// noirCompileJSON is the JSON output of this command (see its Output schema).
+type noirCompileJSON struct {
+	OK          bool     `json:"ok"`
+	Dir         string   `json:"dir"`
+	Artifact    string   `json:"artifact,omitempty"`
+	NoirVersion string   `json:"noir_version,omitempty"`
+	NoirWasm    string   `json:"noir_wasm,omitempty"`
+	NoirJS      string   `json:"noir_js,omitempty"`
+	Warnings    []string `json:"warnings"`
+	Error       string   `json:"error,omitempty"`
+}
+
+// noirExecuteJSON is the JSON output of this command (see its Output schema).
+type noirExecuteJSON struct {
+	OK        bool   `json:"ok"`
+	Dir       string `json:"dir"`
+	Proof     string `json:"proof"`
+	From      string `json:"inputs_from"`
+	Satisfied bool   `json:"satisfied"`
+	Witness   int    `json:"witness_bytes"`
+	Error     string `json:"error,omitempty"`
 }

@@ -184,7 +184,7 @@ func TestRun(t *testing.T) {
 		{name: "help", args: []string{"help"}, stdout: wantMainUsage()},
 		{name: "-h", args: []string{"-h"}, stdout: wantMainUsage()},
 		{name: "--help", args: []string{"--help"}, stdout: wantMainUsage()},
-		{name: "help help", args: []string{"help", "help"}, stdout: "usage: caps help [COMMAND]\n\nHelp lists the commands, or with a COMMAND prints its usage, description and\nflags. 'caps COMMAND -h' prints the same.\n"},
+		{name: "help help", args: []string{"help", "help"}, stdout: "usage: caps help [COMMAND]\n\nHelp lists the commands, or with a COMMAND prints its usage, description and\nflags. 'caps COMMAND -h' prints the same.\n\nExample:\n  caps help check\n"},
 		{name: "help unknown", args: []string{"help", "pasre"}, code: 2,
 			stderr: "caps help: unknown command \"pasre\"; did you mean \"parse\"?\nusage: caps help [COMMAND]\nRun 'caps help help' for details.\n"},
 		{name: "help too many", args: []string{"help", "a", "b"}, code: 2,
@@ -208,7 +208,7 @@ func TestRun(t *testing.T) {
 		{name: "version --json", args: []string{"version", "--json"},
 			stdout: fmt.Sprintf("{\"version\":\"0.1.0-dev\",\"go\":%q,\"treeSitterABI\":14}\n", runtime.Version())},
 		{name: "version -h", args: []string{"version", "-h"},
-			stdout: "usage: caps version [--json]\n\nVersion prints the toolchain version, the Go release it was built with and\nthe tree-sitter ABI of its Capsulang parser:\n\n    caps 0.1.0-dev (go1.26.8, tree-sitter ABI 14)\n\nWith --json it prints {\"version\": ..., \"go\": ..., \"treeSitterABI\": ...}.\n\nFlags:\n  --json  print JSON on stdout\n"},
+			stdout: "usage: caps version [--json]\n\nVersion prints the toolchain version, the Go release it was built with and\nthe tree-sitter ABI of its Capsulang parser:\n\n    caps 0.1.0-dev (go1.26.8, tree-sitter ABI 14)\n\nWith --json it prints {\"version\": ..., \"go\": ..., \"treeSitterABI\": ...}.\n\nFlags:\n  --json  print JSON on stdout\n\nExample:\n  caps version --json\n"},
 		{name: "version extra argument", args: []string{"version", "now"}, code: 2,
 			stderr: "caps version: unexpected argument \"now\"\nusage: caps version [--json]\nRun 'caps help version' for details.\n"},
 

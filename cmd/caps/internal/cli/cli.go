@@ -58,6 +58,25 @@ type Command struct {
 	Flags func(fs *flag.FlagSet) RunFunc
 	// Hidden commands work but are not listed by "caps help".
 	Hidden bool
+
+	// The agent-facing description of the command (see table.go): the
+	// manifest, the docs/cli.md reference and the skills are generated from
+	// it, and the tests run its examples and validate their output.
+
+	// Output is the JSON Schema (draft 2020-12) of what the command prints
+	// on stdout with --json (or, for a command whose output is always
+	// JSON, without it); nil when the command prints no JSON. It is a
+	// function so that the schemas are only derived when asked for.
+	Output func() Schema
+	// Effects says what the command reads, writes and runs.
+	Effects Effects
+	// Example is a command line that succeeds on the repository's shipped
+	// files; Negative is one that fails, with its exit code.
+	Example  Example
+	Negative Example
+	// Also lists more command lines that the tests run and validate, for
+	// the output shapes the two examples do not reach.
+	Also []Example
 }
 
 // Usage returns the one-line usage, e.g. "caps parse [--json] FILE".
@@ -252,8 +271,8 @@ func PrintMainUsage(w io.Writer) {
 	io.WriteString(w, b.String())
 }
 
-// PrintCommandHelp prints the help of one command: usage, description and
-// flags.
+// PrintCommandHelp prints the help of one command: usage, description,
+// flags and the example of the command table.
 func PrintCommandHelp(w io.Writer, cmd *Command) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: %s\n", cmd.Usage())
@@ -271,6 +290,9 @@ func PrintCommandHelp(w io.Writer, cmd *Command) {
 		for _, f := range flags {
 			fmt.Fprintf(&b, "  %-*s  %s\n", width, f[0], f[1])
 		}
+	}
+	if cmd.Example.Line != "" {
+		b.WriteString("\nExample:\n  " + cmd.Example.Line + "\n")
 	}
 	io.WriteString(w, b.String())
 }

@@ -374,3 +374,59 @@ func (p *Printer) printText(src *Source, ds []syntax.Diagnostic) {
 		}
 	}
 }
+
+// ResultSchema returns the JSON Schema of the Result a command prints with
+// --json when its files carry the fields of extra (a value of the type it
+// sets as File.Extra; nil for none). The extra fields are required of a
+// file unless the file failed (it has an error) or has an error
+// diagnostic: commands leave them out then.
+func ResultSchema(extra any) cli.Schema {
+	type plain File // without File's MarshalJSON
+	file := cli.SchemaOf(plain{})
+	props := cli.Schema{}
+	for k, v := range file["properties"].(cli.Schema) {
+		props[k] = v
+	}
+	fs := cli.Schema{"type": "object", "properties": props, "required": []any{"path", "diagnostics"}, "additionalProperties": false}
+	var defs cli.Schema
+	var required []any
+	if extra != nil {
+		x := cli.SchemaOf(extra)
+		if anyOf, ok := x["anyOf"].([]any); ok && len(anyOf) == 2 { // a pointer
+			x = anyOf[0].(cli.Schema)
+		}
+		xp, ok := x["properties"].(cli.Schema)
+		if !ok {
+			panic(fmt.Sprintf("report: ResultSchema: %T is not a struct", extra))
+		}
+		for k, v := range xp {
+			if _, dup := props[k]; dup {
+				panic(fmt.Sprintf("report: ResultSchema: %T redefines the file field %q", extra, k))
+			}
+			props[k] = v
+		}
+		if req, ok := x["required"].([]any); ok {
+			required = req
+		}
+		if d, ok := x["$defs"].(cli.Schema); ok {
+			defs = d
+		}
+	}
+	s := cli.Schema{
+		"type": "object",
+		"properties": cli.Schema{
+			"ok":    cli.Schema{"type": "boolean", "description": "true exactly when the command exits with 0"},
+			"files": cli.Schema{"type": "array", "items": fs},
+		},
+		"required":             []any{"ok", "files"},
+		"additionalProperties": false,
+	}
+	if required != nil {
+		s["if"] = cli.Schema{"properties": cli.Schema{"ok": cli.Schema{"const": true}}}
+		s["then"] = cli.Schema{"properties": cli.Schema{"files": cli.Schema{"items": cli.Schema{"required": required}}}}
+	}
+	if defs != nil {
+		s["$defs"] = defs
+	}
+	return s
+}
