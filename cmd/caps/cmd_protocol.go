@@ -327,11 +327,7 @@ func runA2UIEnvelope(c *cli.Context, path, surface, kind string, data *string, j
 		return p.Finish()
 	}
 	for _, m := range msgs {
-		b, err := report.Marshal(m)
-		if err != nil {
-			panic(err) // messages always encode
-		}
-		c.Stdout.Write(append(b, '\n'))
+		c.Stdout.Write(append(m.Encode(), '\n'))
 	}
 	return p.Finish()
 }
