@@ -312,6 +312,15 @@ func (b *Builder) lookup(surface string) (*ast.Surface, error) {
 	return nil, &Error{Code: UnknownSurface, Span: sp, Message: msg}
 }
 
+// Surface returns the surface as the protocol plan lists it.
+func (b *Builder) Surface(surface string) (Surface, error) {
+	s, err := b.lookup(surface)
+	if err != nil {
+		return Surface{}, err
+	}
+	return b.m.surface(s), nil
+}
+
 // CreateSurface returns the surface's createSurface message: its declared
 // catalog, else BasicCatalog, and sendDataModel.
 func (b *Builder) CreateSurface(surface string) (Message, error) {
