@@ -52,6 +52,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   manager.interceptors.set(ServerCommand.run, (args) => a.runExamples(args[0]));
   // Its "Preview surface" lenses run capsulang.previewSurface: show the surface.
   manager.interceptors.set(ServerCommand.previewSurface, (args) => a.previewSurface(args[0]));
+  // Its "Dry-run" lenses run capsulang.dryRun: an open surface preview then
+  // shows the new data.
+  manager.interceptors.set(ServerCommand.dryRun, async (args, next) => {
+    const result = await next();
+    const uri = (args[0] as { uri?: unknown } | undefined)?.uri;
+    await a.refreshPreview(typeof uri === 'string' ? uri : undefined);
+    return result;
+  });
 
   const selector: vscode.DocumentSelector = [
     { scheme: 'file', language: LANGUAGE_ID },

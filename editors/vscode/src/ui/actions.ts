@@ -218,6 +218,12 @@ export class Actions implements vscode.Disposable {
     if (r) this.preview.show(uri, r);
   }
 
+  /** After a dry run of the document: an open preview of it shows the new data. */
+  async refreshPreview(uri: string | undefined): Promise<void> {
+    const surface = uri ? this.preview?.showing(uri) : undefined;
+    if (uri && surface) await this.previewSurface({ uri, surface });
+  }
+
   // ---- Dry-run
 
   async dryRunMachine(args?: unknown): Promise<void> {
@@ -236,9 +242,7 @@ export class Actions implements vscode.Disposable {
     this.lastDryRun.set(doc.uri.toString(), result);
     this.decorations.set(doc.uri, dryRunHints(symbols, result));
     await this.diagram.refresh(doc.uri);
-    // A preview of this document now shows the dry run's data.
-    const previewed = this.preview?.showing(doc.uri.toString());
-    if (previewed) await this.previewSurface({ uri: doc.uri.toString(), surface: previewed });
+    await this.refreshPreview(doc.uri.toString());
     void vscode.window.showInformationMessage(`Capsulang: ${dryRunSummary(result)}`, 'Show Diagram').then((pick) => {
       if (pick) void this.showMachineDiagram({ uri: doc.uri.toString(), machine: result.machine });
     });
