@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -179,14 +180,29 @@ func TestPreviewSurface(t *testing.T) {
 		t.Errorf("note_ui preview (-want +got):\n%s", diff)
 	}
 
+	// The machine changed since its dry run: the remembered context no
+	// longer fits, and the preview says so and shows the defaults.
+	changed := strings.NewReplacer("(context (on Bool)", "(context (on U64)", "(assign (on true)", "(assign (on 1)", "(assign (on false)", "(assign (on 0)").Replace(previewSrc)
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []any{map[string]any{"text": changed}}})
+	if p := waitDiags(t, c, 2); len(p.Diagnostics) != 0 {
+		t.Fatalf("the changed module does not check clean: %+v", p.Diagnostics)
+	}
+	if r, err = preview(lampArgs); err != nil {
+		t.Fatal(err)
+	}
+	if r.Source != "default" || r.State != "" || !cmp.Equal(r.Data, jsonValues(t, `{"on":"0","level":"0","state":"off"}`)[0]) ||
+		r.Note != "the last dry run of Lamp does not fit the surface's data model (field `on` of surface lamp_ui: expected U64, found true); showing the default data" {
+		t.Errorf("stale dry run: %+v", r)
+	}
+
 	// Errors: an unknown surface, a document with errors.
 	_, err = preview(map[string]any{"uri": uri, "surface": "lamp_uii"})
 	if e, ok := err.(*lsptest.RPCError); !ok || e.Code != -32602 || e.Message != "module demo.lamp has no surface `lamp_uii`; did you mean `lamp_ui`?" {
 		t.Errorf("unknown surface: %v", err)
 	}
-	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 3},
 		"contentChanges": []any{map[string]any{"text": previewSrc[:len(previewSrc)-4] + " (bogus))))\n"}}})
-	waitDiags(t, c, 2)
+	waitDiags(t, c, 3)
 	_, err = preview(lampArgs)
 	if e, ok := err.(*lsptest.RPCError); !ok || e.Code != -32803 || e.Message != "the file has errors; fix them before previewing a surface" {
 		t.Errorf("file with errors: %v", err)
