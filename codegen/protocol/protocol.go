@@ -13,7 +13,9 @@
 //   - A2UI v0.9 server-to-client messages for one surface (Envelope):
 //     createSurface, updateComponents, updateDataModel and deleteSurface,
 //     what `caps a2ui-envelope` prints; updateDataModel values are
-//     type-checked against the surface's data model;
+//     type-checked against the surface's data model. Builder builds them,
+//     for the command, the plan, the React target's fixtures and the live
+//     A2UI adapter (runtime/adapters) alike;
 //   - the architecture plan (BuildArchitecture and Mermaid): stores,
 //     ports, agents, surfaces, machines with their persistence, and effects
 //     grouped by target and by determinism class.
