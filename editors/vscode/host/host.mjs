@@ -217,8 +217,9 @@ await check('the surface preview lens opens the surface, and a dry-run redraws i
   let f = await preview('Lamp has not been dry-run yet', 'the preview with the default data');
   const html = await f.locator('#surface').innerHTML();
   if (!html.includes('<section data-a2ui-surface="lamp_ui"') || !html.includes('<dd data-path="/state">off</dd>')) throw new Error(`the preview shows ${html}`);
-  // The server's "Dry-run" lens of the machine (a path to the final state).
-  const dry = page.locator('.codelens-decoration a', { hasText: 'Dry-run' }).first();
+  // The server's "Dry-run" lens of the machine (a path to the final state),
+  // in this file's editor (claims.caps may be open beside it).
+  const dry = page.locator('.monaco-editor', { hasText: 'demo.lamp' }).locator('.codelens-decoration a', { hasText: 'Dry-run' }).first();
   await need(dry, 'the "Dry-run" code lens of the machine');
   await dry.click();
   f = await preview('Data from the last dry run of Lamp, in state done.', 'the preview redrawn with the dry run');
