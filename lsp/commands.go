@@ -231,6 +231,7 @@ func codeLenses(_ context.Context, sn *snapshot) (any, error) {
 	}
 	if !hasErrors {
 		out = append(out, verificationLenses(sn)...)
+		out = append(out, surfaceLenses(sn)...)
 	}
 	return out, nil
 }

@@ -209,81 +209,9 @@ func runProtocolPlan(c *cli.Context, path string, jsonOut bool) int {
 		f.Extra = protocolPlanExtra{plan}
 		return p.Finish()
 	}
-	c.Stdout.Write([]byte(protocolPlanText(plan, cli.DisplayPath(path))))
+	c.Stdout.Write([]byte(plan.Text()))
+	fmt.Fprintf(c.Stdout, "print the plan with: caps protocol-plan --json %s\n", cli.DisplayPath(path))
 	return p.Finish()
-}
-
-// protocolPlanText summarizes a protocol plan for people.
-func protocolPlanText(pl *protocol.Plan, path string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "protocol plan of module %s\n", pl.Module)
-	ops := func(word string, os []protocol.Operation) string {
-		if len(os) == 0 {
-			return ""
-		}
-		var ns []string
-		for _, o := range os {
-			ns = append(ns, o.Name)
-		}
-		return "; " + word + " " + strings.Join(ns, " ")
-	}
-	for _, pt := range pl.Ports {
-		fmt.Fprintf(&b, "port %s (%s)%s%s%s\n", pt.Name, strings.TrimSpace(pt.Protocol+" "+pt.Version),
-			ops("tools", pt.Tools), ops("resources", pt.Resources), ops("prompts", pt.Prompts))
-	}
-	for _, a := range pl.Agents {
-		extra := ""
-		if a.Discovery != "" {
-			extra += ", discovery " + a.Discovery
-		}
-		if a.Auth != "" {
-			extra += ", auth " + a.Auth
-		}
-		fmt.Fprintf(&b, "agent %s (%s%s)%s\n", a.Name, strings.TrimSpace(a.Protocol+" "+a.Version), extra, ops("skills", a.Skills))
-	}
-	for _, s := range pl.Surfaces {
-		fmt.Fprintf(&b, "surface %s (%s %s)", s.Name, s.Protocol, s.Version)
-		if s.Bind != "" {
-			fmt.Fprintf(&b, " bound to %s", s.Bind)
-		}
-		var fs, as []string
-		for _, f := range s.DataModel {
-			fs = append(fs, f.Name)
-		}
-		for _, a := range s.Actions {
-			n := a.Name
-			if a.RequiresUserConfirmation {
-				n += " (confirmed by the user)"
-			}
-			as = append(as, n)
-		}
-		if len(fs) > 0 {
-			fmt.Fprintf(&b, "; data %s", strings.Join(fs, " "))
-		}
-		if len(as) > 0 {
-			fmt.Fprintf(&b, "; actions %s", strings.Join(as, ", "))
-		}
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "%s:\n", count(len(pl.Effects), "protocol effect", "protocol effects"))
-	for _, e := range pl.Effects {
-		var by []string
-		for _, em := range e.EmittedBy {
-			if em.Function != "" {
-				by = append(by, "function "+em.Function)
-			} else {
-				by = append(by, fmt.Sprintf("%s %s on %s", em.Machine, em.State, em.Event))
-			}
-		}
-		target := e.Target
-		if e.Contract == nil && target != "" {
-			target += " (undeclared)"
-		}
-		fmt.Fprintf(&b, "  %s %s: %s\n", e.Effect, target, strings.Join(by, ", "))
-	}
-	fmt.Fprintf(&b, "%s\n", count(len(pl.Envelopes), "surface with A2UI envelopes", "surfaces with A2UI envelopes"))
-	fmt.Fprintf(&b, "print the plan with: caps protocol-plan --json %s\n", path)
-	return b.String()
 }
 
 func runA2UIManifest(c *cli.Context, path string, jsonOut bool) int {
@@ -335,11 +263,7 @@ func runA2UIEnvelope(c *cli.Context, path, surface, kind string, data *string, j
 		return p.Finish()
 	}
 	for _, m := range msgs {
-		b, err := report.Marshal(m)
-		if err != nil {
-			panic(err) // messages always encode
-		}
-		c.Stdout.Write(append(b, '\n'))
+		c.Stdout.Write(append(m.Encode(), '\n'))
 	}
 	return p.Finish()
 }

@@ -269,62 +269,239 @@ const (
 	DataType = "E_SURFACE_DATA_TYPE"
 )
 
-// Envelope returns the A2UI messages of one kind for a surface of a
-// checked module: create (createSurface), components (updateComponents),
-// data (updateDataModel at "/"), delete (deleteSurface) or stream (create,
-// components and data). For data, a non-nil data is the value to send: a
-// JSON object whose fields must be fields of the surface's data model,
-// each of its type (a subset may be given; the value replaces the whole
-// data model). Without data the default data model is sent. The values are
-// written in the runtime's JSON encoding, in the data model's order.
-func Envelope(res *check.Result, surface, kind string, data []byte) ([]Message, error) {
-	m := newModule(res)
-	s := m.surfaces[surface]
-	if s == nil {
-		names := SurfaceNames(res)
-		sp := syntax.Span{}
-		mod := "the module"
-		if m.mod != nil {
-			sp = m.mod.Name.Span
-			mod = "module " + m.mod.Name.Name
+// Builder builds the A2UI v0.9 messages of the surfaces of one checked
+// module. It is the toolchain's only A2UI message builder: `caps
+// a2ui-envelope` (Envelope), the protocol plan's envelopes (Build), the
+// React target's fixtures and the live A2UI adapter (runtime/adapters)
+// all use it, and Encode writes every message, so the same surface and
+// data give the same bytes wherever they are built. A Builder is
+// read-only after NewBuilder and safe for concurrent use.
+type Builder struct {
+	m *module
+}
+
+// NewBuilder returns the builder of a checked module's surfaces.
+func NewBuilder(res *check.Result) *Builder { return &Builder{m: newModule(res)} }
+
+// lookup returns the declaration of a surface, or an E_SURFACE_NOT_FOUND
+// error that names the closest surface.
+func (b *Builder) lookup(surface string) (*ast.Surface, error) {
+	m := b.m
+	if s := m.surfaces[surface]; s != nil {
+		return s, nil
+	}
+	names := []string{}
+	sp := syntax.Span{}
+	mod := "the module"
+	if m.mod != nil {
+		sp = m.mod.Name.Span
+		mod = "module " + m.mod.Name.Name
+		for _, d := range m.mod.Decls {
+			if s, ok := d.(*ast.Surface); ok {
+				names = append(names, s.Name.Name)
+			}
 		}
-		msg := fmt.Sprintf("%s has no surface `%s`", mod, surface)
-		if best := spell.Nearest(surface, names); best != "" {
-			msg += spell.Hint(best, spell.Backtick)
-		} else if len(names) > 0 {
-			msg += "; its surfaces are " + strings.Join(names, ", ")
+	}
+	msg := fmt.Sprintf("%s has no surface `%s`", mod, surface)
+	if best := spell.Nearest(surface, names); best != "" {
+		msg += spell.Hint(best, spell.Backtick)
+	} else if len(names) > 0 {
+		msg += "; its surfaces are " + strings.Join(names, ", ")
+	} else {
+		msg += "; it declares no surface"
+	}
+	return nil, &Error{Code: UnknownSurface, Span: sp, Message: msg}
+}
+
+// Surface returns the surface as the protocol plan lists it.
+func (b *Builder) Surface(surface string) (Surface, error) {
+	s, err := b.lookup(surface)
+	if err != nil {
+		return Surface{}, err
+	}
+	return b.m.surface(s), nil
+}
+
+// CreateSurface returns the surface's createSurface message: its declared
+// catalog, else BasicCatalog, and sendDataModel.
+func (b *Builder) CreateSurface(surface string) (Message, error) {
+	s, err := b.lookup(surface)
+	if err != nil {
+		return Message{}, err
+	}
+	return createSurface(b.m.surface(s)), nil
+}
+
+// UpdateComponents returns the surface's updateComponents message: its
+// component tree (see docs/protocols.md).
+func (b *Builder) UpdateComponents(surface string) (Message, error) {
+	s, err := b.lookup(surface)
+	if err != nil {
+		return Message{}, err
+	}
+	return b.m.updateComponents(s), nil
+}
+
+// UpdateDataModel returns the surface's updateDataModel message at "/".
+// A nil data sends the default data model (each field's zero value);
+// otherwise data is a JSON object of data model fields, each of its type
+// (a subset may be given), written back in the runtime's JSON encoding in
+// the data model's order. Data that does not fit is an *Error
+// (E_SURFACE_DATA_NOT_OBJECT, E_SURFACE_DATA_FIELD, E_SURFACE_DATA_TYPE).
+func (b *Builder) UpdateDataModel(surface string, data []byte) (Message, error) {
+	s, err := b.lookup(surface)
+	if err != nil {
+		return Message{}, err
+	}
+	if data == nil {
+		return b.m.defaultData(s), nil
+	}
+	v, err := b.m.checkData(s, data)
+	if err != nil {
+		return Message{}, err
+	}
+	out := msg()
+	out.UpdateDataModel = &UpdateDataModel{SurfaceID: surface, Path: "/", Value: v}
+	return out, nil
+}
+
+// DeleteSurface returns the surface's deleteSurface message.
+func (b *Builder) DeleteSurface(surface string) (Message, error) {
+	if _, err := b.lookup(surface); err != nil {
+		return Message{}, err
+	}
+	out := msg()
+	out.DeleteSurface = &DeleteSurface{SurfaceID: surface}
+	return out, nil
+}
+
+// Values are the values a running machine supplies for a surface's data
+// model (UpdateDataModelFrom).
+type Values struct {
+	// Machine is the machine whose values these are, and State the state
+	// it is in (or enters).
+	Machine, State string
+	// Field returns the value of the machine's context field of that
+	// name, in the runtime's JSON encoding; false when it has none.
+	Field func(name string) (json.RawMessage, bool)
+}
+
+// UpdateDataModelFrom returns the surface's updateDataModel message with
+// the values of a running machine: each data model field from the context
+// field of the same name, and the `state` field of a surface that
+// declares no state from v.State when v.Machine is the surface's bound
+// machine. Fields the machine cannot supply are left out. The object goes
+// through the same check as UpdateDataModel's data, so the message is the
+// one `caps a2ui-envelope SURFACE --kind data --data OBJECT` prints for
+// that object; a value of the wrong type is an E_SURFACE_DATA_TYPE *Error.
+func (b *Builder) UpdateDataModelFrom(surface string, v Values) (Message, error) {
+	s, err := b.lookup(surface)
+	if err != nil {
+		return Message{}, err
+	}
+	var obj bytes.Buffer
+	obj.WriteString("{")
+	n := 0
+	for _, f := range b.m.dataModel(s) {
+		var raw json.RawMessage
+		if f.Name == "state" && len(s.State) == 0 {
+			if v.Machine != s.Bind.Name {
+				continue
+			}
+			raw, _ = json.Marshal(v.State)
+		} else if v.Field == nil {
+			continue
+		} else if x, ok := v.Field(f.Name); ok {
+			raw = x
 		} else {
-			msg += "; it declares no surface"
+			continue
 		}
-		return nil, &Error{Code: UnknownSurface, Span: sp, Message: msg}
+		if n > 0 {
+			obj.WriteString(",")
+		}
+		n++
+		k, _ := json.Marshal(f.Name)
+		obj.Write(k)
+		obj.WriteString(":")
+		obj.Write(raw)
+	}
+	obj.WriteString("}")
+	return b.UpdateDataModel(surface, obj.Bytes())
+}
+
+// DataModel returns the fields of the surface's data model, in order.
+func (b *Builder) DataModel(surface string) ([]Field, error) {
+	s, err := b.lookup(surface)
+	if err != nil {
+		return nil, err
+	}
+	out := []Field{}
+	for _, f := range b.m.dataModel(s) {
+		out = append(out, f.Field)
+	}
+	return out, nil
+}
+
+// Envelope returns the messages of one kind for a surface: create
+// (createSurface), components (updateComponents), data (updateDataModel
+// at "/", data as for UpdateDataModel), delete (deleteSurface) or stream
+// (create, components and data).
+func (b *Builder) Envelope(surface, kind string, data []byte) ([]Message, error) {
+	if _, err := b.lookup(surface); err != nil {
+		return nil, err
 	}
 	if data != nil && kind != "data" {
 		return nil, fmt.Errorf("--data goes with --kind data, not %s", kind)
 	}
-	switch kind {
-	case "create":
-		return []Message{createSurface(m.surface(s))}, nil
-	case "components":
-		return []Message{m.updateComponents(s)}, nil
-	case "data":
-		if data == nil {
-			return []Message{m.defaultData(s)}, nil
-		}
-		v, err := m.checkData(s, data)
+	one := func(m Message, err error) ([]Message, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := msg()
-		out.UpdateDataModel = &UpdateDataModel{SurfaceID: surface, Path: "/", Value: v}
-		return []Message{out}, nil
+		return []Message{m}, nil
+	}
+	switch kind {
+	case "create":
+		return one(b.CreateSurface(surface))
+	case "components":
+		return one(b.UpdateComponents(surface))
+	case "data":
+		return one(b.UpdateDataModel(surface, data))
 	case "delete":
-		out := msg()
-		out.DeleteSurface = &DeleteSurface{SurfaceID: surface}
-		return []Message{out}, nil
+		return one(b.DeleteSurface(surface))
 	case "stream":
-		return []Message{createSurface(m.surface(s)), m.updateComponents(s), m.defaultData(s)}, nil
+		c, _ := b.CreateSurface(surface)
+		u, _ := b.UpdateComponents(surface)
+		d, _ := b.UpdateDataModel(surface, nil)
+		return []Message{c, u, d}, nil
 	}
 	return nil, fmt.Errorf("unknown envelope kind %q; kinds are %s", kind, strings.Join(Kinds, ", "))
+}
+
+// Envelope returns the A2UI messages of one kind for a surface of a
+// checked module (Builder.Envelope): create, components, data, delete or
+// stream. For data, a non-nil data is the value to send: a JSON object
+// whose fields must be fields of the surface's data model, each of its
+// type (a subset may be given; the value replaces the whole data model).
+// Without data the default data model is sent. The values are written in
+// the runtime's JSON encoding, in the data model's order.
+func Envelope(res *check.Result, surface, kind string, data []byte) ([]Message, error) {
+	return NewBuilder(res).Envelope(surface, kind, data)
+}
+
+// Encode writes a message as one line of JSON Lines without the newline:
+// compact, members in the order of the A2UI schema, <, > and & not
+// escaped. Every A2UI message the toolchain sends or prints is written by
+// Encode.
+func (m Message) Encode() []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		// Messages hold strings, bools, components and checked raw JSON:
+		// they always encode.
+		panic(fmt.Sprintf("protocol: encoding an A2UI message: %v", err))
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // checkData type-checks data against a surface's data model and returns

@@ -13,7 +13,9 @@
 //   - A2UI v0.9 server-to-client messages for one surface (Envelope):
 //     createSurface, updateComponents, updateDataModel and deleteSurface,
 //     what `caps a2ui-envelope` prints; updateDataModel values are
-//     type-checked against the surface's data model;
+//     type-checked against the surface's data model. Builder builds them,
+//     for the command, the plan, the React target's fixtures and the live
+//     A2UI adapter (runtime/adapters) alike;
 //   - the architecture plan (BuildArchitecture and Mermaid): stores,
 //     ports, agents, surfaces, machines with their persistence, and effects
 //     grouped by target and by determinism class.
@@ -29,6 +31,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/catalog"
@@ -701,4 +704,86 @@ func SurfaceNames(res *check.Result) []string {
 		}
 	}
 	return out
+}
+
+// Text summarizes the plan for people, one line per port, agent and
+// surface, then the protocol effects and who emits them (what `caps
+// protocol-plan` prints without --json, and the language server's
+// capsulang.protocolPlan).
+func (pl *Plan) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "protocol plan of module %s\n", pl.Module)
+	ops := func(word string, os []Operation) string {
+		if len(os) == 0 {
+			return ""
+		}
+		var ns []string
+		for _, o := range os {
+			ns = append(ns, o.Name)
+		}
+		return "; " + word + " " + strings.Join(ns, " ")
+	}
+	for _, pt := range pl.Ports {
+		fmt.Fprintf(&b, "port %s (%s)%s%s%s\n", pt.Name, strings.TrimSpace(pt.Protocol+" "+pt.Version),
+			ops("tools", pt.Tools), ops("resources", pt.Resources), ops("prompts", pt.Prompts))
+	}
+	for _, a := range pl.Agents {
+		extra := ""
+		if a.Discovery != "" {
+			extra += ", discovery " + a.Discovery
+		}
+		if a.Auth != "" {
+			extra += ", auth " + a.Auth
+		}
+		fmt.Fprintf(&b, "agent %s (%s%s)%s\n", a.Name, strings.TrimSpace(a.Protocol+" "+a.Version), extra, ops("skills", a.Skills))
+	}
+	for _, s := range pl.Surfaces {
+		fmt.Fprintf(&b, "surface %s (%s %s)", s.Name, s.Protocol, s.Version)
+		if s.Bind != "" {
+			fmt.Fprintf(&b, " bound to %s", s.Bind)
+		}
+		var fs, as []string
+		for _, f := range s.DataModel {
+			fs = append(fs, f.Name)
+		}
+		for _, a := range s.Actions {
+			n := a.Name
+			if a.RequiresUserConfirmation {
+				n += " (confirmed by the user)"
+			}
+			as = append(as, n)
+		}
+		if len(fs) > 0 {
+			fmt.Fprintf(&b, "; data %s", strings.Join(fs, " "))
+		}
+		if len(as) > 0 {
+			fmt.Fprintf(&b, "; actions %s", strings.Join(as, ", "))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%s:\n", countOf(len(pl.Effects), "protocol effect", "protocol effects"))
+	for _, e := range pl.Effects {
+		var by []string
+		for _, em := range e.EmittedBy {
+			if em.Function != "" {
+				by = append(by, "function "+em.Function)
+			} else {
+				by = append(by, fmt.Sprintf("%s %s on %s", em.Machine, em.State, em.Event))
+			}
+		}
+		target := e.Target
+		if e.Contract == nil && target != "" {
+			target += " (undeclared)"
+		}
+		fmt.Fprintf(&b, "  %s %s: %s\n", e.Effect, target, strings.Join(by, ", "))
+	}
+	fmt.Fprintf(&b, "%s\n", countOf(len(pl.Envelopes), "surface with A2UI envelopes", "surfaces with A2UI envelopes"))
+	return b.String()
+}
+
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

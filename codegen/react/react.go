@@ -76,11 +76,7 @@ func Generate(res *check.Result, hash string) ([]File, error) {
 		fmt.Fprintf(&index, "export * from \"./%s.js\";\n", s.Name)
 		var fx bytes.Buffer
 		for _, m := range g.plan.Envelopes[i].Messages {
-			b, err := marshal(m)
-			if err != nil {
-				return nil, err
-			}
-			fx.Write(b)
+			fx.Write(m.Encode())
 			fx.WriteByte('\n')
 		}
 		add("fixtures/"+s.Name+".jsonl", fx.Bytes())

@@ -51,8 +51,9 @@ func run(t *testing.T, dir, name string, args ...string) (string, error) {
 // renderData is the data each surface is rendered with: type-checked
 // through protocol.Envelope like caps a2ui-envelope --data.
 var renderData = map[string]map[string]string{
-	"30_protocol_native_a2ui": {"repo_review_ui": `{"repo":"advatar/Capsulang","issues":[{"title":"Flaky replay test","labels":["ci"]}],"approved":false}`},
-	"protocol_surface":        {"article_review": `{"article_id":88,"locale":"pt-BR","draft":"Olá <mundo>","revisions":1,"approved":false}`},
+	"30_protocol_native_a2ui": {"repo_review_ui": `{"repo":"advatar/Capsulang","issues":[{"title":"Flaky replay test","labels":["ci"]},` +
+		`{"title":"<b>Q&A</b> it's \"quoted\"\ttabbed\u2028","10":1e21,"2":-0.0000001,"b":[1.5,123456789012345680000,1e-7,0],"a":{"1":null}}],"approved":false}`},
+	"protocol_surface": {"article_review": `{"article_id":88,"locale":"pt-BR","draft":"Olá <mundo>","revisions":1,"approved":false}`},
 	"release_approval": {
 		"migration_signoff": `{"migration_id":"4021","target_db":"orders","risk_score":12,"lock_seconds":3,"dry_run_ok":true,"dba_approved":true,"owner_approved":false,"approvals":1,"applied":false,"was_applied":false,"state":"awaiting_signoff"}`,
 	},
@@ -176,6 +177,19 @@ func TestReactBundles(t *testing.T) {
 			for _, s := range r.Surfaces {
 				if !strings.HasPrefix(s.HTML, `<section data-a2ui-surface="`+s.Surface+`"`) {
 					t.Errorf("%s: %s", s.Surface, s.HTML)
+				}
+				// The Go rendering the language server previews with is
+				// React's, byte for byte.
+				var d []byte
+				if v, ok := data[s.Surface]; ok {
+					d = v
+				}
+				got, err := react.StaticMarkup(pkg.Result, s.Surface, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(s.HTML, got); diff != "" {
+					t.Errorf("%s: StaticMarkup differs from react-dom/server (-react +StaticMarkup):\n%s", s.Surface, diff)
 				}
 			}
 		})

@@ -43,6 +43,35 @@ runtime:
   doorkeeper_endpoint: https://doorkeeper.example.test/mcp
 `
 
+// protocolFixture has an MCP port, an A2UI surface and a machine that
+// emits protocol effects, for :CapsProtocolPlan.
+const protocolFixture = `(module demo.releases
+  (capsule "1")
+  (profile external.mcp ui.a2ui)
+  (port ci
+    (protocol mcp "2025-06-18")
+    (tool deploy
+      (input (change_id U64))
+      (output Text)))
+  (surface release_ui
+    (bind Release)
+    (event Go)
+    (action approve
+      (input (note Text))
+      (requires-user-confirmation true)))
+  (machine Release
+    (context (change_id U64))
+    (event Go)
+    (initial idle)
+    (state idle
+      (on Go
+        (target done)
+        (effects
+          (mcp.call ci.deploy)
+          (a2ui.emit release_ui))))
+    (state done (type final))))
+`
+
 // findNvim locates Neovim: $NVIM, then nvim on PATH, then the shared tool.
 func findNvim(t *testing.T) string {
 	if p := os.Getenv("NVIM"); p != "" {
@@ -78,9 +107,13 @@ func TestNeovimEndToEnd(t *testing.T) {
 	if err := os.WriteFile(contract, []byte(contractFixture), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	protocolFile := filepath.Join(dir, "releases.caps")
+	if err := os.WriteFile(protocolFile, []byte(protocolFixture), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	plugin, _ := filepath.Abs(".")
 	cmd := exec.Command(nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", "luafile test/e2e.lua")
-	cmd.Env = append(os.Environ(), "CAPS="+caps, "CAPS_E2E_FILE="+file, "CAPS_E2E_CAPSULE="+contract, "CAPS_PLUGIN="+plugin, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
+	cmd.Env = append(os.Environ(), "CAPS="+caps, "CAPS_E2E_FILE="+file, "CAPS_E2E_CAPSULE="+contract, "CAPS_E2E_PROTOCOL="+protocolFile, "CAPS_PLUGIN="+plugin, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
 	out, err := cmd.CombinedOutput()
 	text := string(out)
 	t.Log(text)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/capsulang/caps/codegen/protocol"
 	"github.com/capsulang/caps/runtime/machine"
 	"github.com/capsulang/caps/runtime/trace"
 	"github.com/capsulang/caps/syntax/ast"
@@ -26,12 +27,13 @@ type A2UIRenderer struct {
 }
 
 // A2UIVersion is the A2UI protocol version of the messages.
-const A2UIVersion = "v0.9"
+const A2UIVersion = protocol.A2UIVersion
 
 // DefaultA2UICatalog is the catalog of a surface that declares none: the
-// catalog id of the spec's A2UI mock stream, whose components (Card,
-// Column, Row, Text, and Button with a text) the adapter emits.
-const DefaultA2UICatalog = "capsulang.basic"
+// A2UI v0.9 basic catalog, whose components (Card, Column, Row, Text,
+// TextField, CheckBox, Button) the component trees use. The messages come
+// from protocol.Builder, the builder of `caps a2ui-envelope`.
+const DefaultA2UICatalog = protocol.BasicCatalog
 
 // A2UI failure codes.
 const (
@@ -44,6 +46,9 @@ const (
 	CodeA2UIAction = "R_A2UI_ACTION"
 	// CodeA2UIClientError: the renderer reported an error message.
 	CodeA2UIClientError = "R_A2UI_CLIENT_ERROR"
+	// CodeA2UIData: a value of the machine's context does not have the
+	// type of the surface's data model field of the same name.
+	CodeA2UIData = "R_A2UI_DATA"
 )
 
 // surfaceDecl finds a surface declaration of the module the policy was
@@ -92,20 +97,70 @@ func (x *LiveExecutor) a2uiCall(ctx context.Context, surface, action string, c *
 		x.mu.Lock()
 		created := x.surfaces[key]
 		x.mu.Unlock()
-		var msgs [][]byte
-		if !created {
-			msgs = append(msgs, createSurface(decl))
-		}
-		msgs = append(msgs, updateComponents(decl), updateDataModel(decl, c))
-		if x.postEnvelopes(ctx, r, surface, msgs, headers, &out) && !created {
+		msgs, ok := x.surfaceMessages(c, surface, !created, &out)
+		if ok && x.postEnvelopes(ctx, r, surface, msgs, headers, &out) && !created {
 			x.mu.Lock()
 			x.surfaces[key] = true
 			x.mu.Unlock()
 		}
 	case "a2ui.update-data":
-		x.postEnvelopes(ctx, r, surface, [][]byte{updateDataModel(decl, c)}, headers, &out)
+		if msgs, ok := x.surfaceMessages(c, surface, false, &out); ok {
+			x.postEnvelopes(ctx, r, surface, msgs[len(msgs)-1:], headers, &out)
+		}
 	}
 	return out
+}
+
+// surfaceMessages builds the messages of a2ui.emit (createSurface when
+// create, updateComponents and updateDataModel) with protocol.Builder,
+// the builder of `caps a2ui-envelope`: the data model's fields come from
+// the machine's context after the transition's assignments, and its
+// "state" (for a surface that declares no state and is bound to this
+// machine) is the state the transition enters. a2ui.update-data sends the
+// last message alone. A context value of the wrong type fails with
+// R_A2UI_DATA.
+func (x *LiveExecutor) surfaceMessages(c *machine.Call, surface string, create bool, out *machine.Outcome) ([][]byte, bool) {
+	res := c.Machine.Checked()
+	x.mu.Lock()
+	b := x.builders[res]
+	if b == nil {
+		b = protocol.NewBuilder(res)
+		x.builders[res] = b
+	}
+	x.mu.Unlock()
+	m := c.Machine
+	data, err := b.UpdateDataModelFrom(surface, protocol.Values{Machine: m.Name, State: c.State, Field: func(name string) (json.RawMessage, bool) {
+		fi, ok := m.FieldIndex(name)
+		if !ok || fi >= len(c.Context) {
+			return nil, false
+		}
+		j, err := c.Context[fi].MarshalJSON()
+		return j, err == nil
+	}})
+	if err != nil {
+		out.Code, out.Error = CodeA2UIData, fmt.Sprintf("surface %s: machine %s cannot fill the surface's data model: %v; give the context field and the data model field the same type", surface, m.Name, err)
+		return nil, false
+	}
+	var msgs []protocol.Message
+	if create {
+		cs, err := b.CreateSurface(surface)
+		if err != nil {
+			out.Code, out.Error = CodeNoAdapter, err.Error()
+			return nil, false
+		}
+		msgs = append(msgs, cs)
+	}
+	uc, err := b.UpdateComponents(surface)
+	if err != nil {
+		out.Code, out.Error = CodeNoAdapter, err.Error()
+		return nil, false
+	}
+	msgs = append(msgs, uc, data)
+	enc := make([][]byte, len(msgs))
+	for i, msg := range msgs {
+		enc[i] = msg.Encode()
+	}
+	return enc, true
 }
 
 // postEnvelopes POSTs A2UI messages to the renderer as JSON Lines. The
@@ -148,139 +203,6 @@ func envelopeKind(m []byte) string {
 		}
 	}
 	return "message"
-}
-
-// obj builds a JSON object in the order of its members.
-type obj struct{ b []byte }
-
-func (o *obj) key(k string) *obj {
-	if len(o.b) == 0 {
-		o.b = append(o.b, '{')
-	} else {
-		o.b = append(o.b, ',')
-	}
-	o.b = trace.AppendString(o.b, k)
-	o.b = append(o.b, ':')
-	return o
-}
-func (o *obj) str(k, v string) *obj        { o.key(k); o.b = trace.AppendString(o.b, v); return o }
-func (o *obj) raw(k string, v []byte) *obj { o.key(k); o.b = append(o.b, v...); return o }
-func (o *obj) done() []byte {
-	if len(o.b) == 0 {
-		return []byte("{}")
-	}
-	return append(o.b, '}')
-}
-
-func strList(names []string) []byte {
-	b := []byte{'['}
-	for k, n := range names {
-		if k > 0 {
-			b = append(b, ',')
-		}
-		b = trace.AppendString(b, n)
-	}
-	return append(b, ']')
-}
-
-func envelope(kind string, body []byte) []byte {
-	return (&obj{}).str("version", A2UIVersion).raw(kind, body).done()
-}
-
-// createSurface is the surface's createSurface message: its catalog (the
-// capsulang.basic catalog unless it declares one), the data model sent back
-// with actions.
-func createSurface(s *ast.Surface) []byte {
-	catalog := DefaultA2UICatalog
-	if s.Catalog != nil {
-		catalog = s.Catalog.Value
-	}
-	return envelope("createSurface", (&obj{}).str("surfaceId", s.Name.Name).str("catalogId", catalog).raw("sendDataModel", []byte("true")).done())
-}
-
-// dataFields are the data model's fields besides "state": the surface's
-// declared state, or, when it declares none, the machine's context.
-func dataFields(s *ast.Surface, m *machine.Machine) []string {
-	var names []string
-	if len(s.State) > 0 {
-		for _, f := range s.State {
-			names = append(names, f.Name.Name)
-		}
-		return names
-	}
-	for _, f := range m.Context {
-		names = append(names, f.Name)
-	}
-	return names
-}
-
-// updateComponents is the surface's component tree in the components of
-// the spec's mock stream:
-// a card with the title, the machine's state, one text per data field
-// (bound to /FIELD) and a button per event and action the surface
-// declares (an action's button sends its inputs from /FIELD).
-func updateComponents(s *ast.Surface) []byte {
-	title := s.Name.Name
-	if s.Title != nil {
-		title = s.Title.Value
-	}
-	var comps [][]byte
-	children := []string{"title", "state"}
-	comps = append(comps,
-		(&obj{}).str("id", "root").str("component", "Card").str("child", "body").done(),
-		nil, // body, below
-		(&obj{}).str("id", "title").str("component", "Text").str("text", title).str("variant", "h2").done(),
-		(&obj{}).str("id", "state").str("component", "Text").raw("text", (&obj{}).str("path", "/state").done()).done())
-	for _, f := range s.State {
-		id := "field_" + f.Name.Name
-		children = append(children, id)
-		comps = append(comps, (&obj{}).str("id", id).str("component", "Text").raw("text", (&obj{}).str("path", "/"+f.Name.Name).done()).done())
-	}
-	var buttons []string
-	for _, e := range s.Events {
-		id := "event_" + e.Name
-		buttons = append(buttons, id)
-		comps = append(comps, (&obj{}).str("id", id).str("component", "Button").str("text", e.Name).
-			raw("action", (&obj{}).raw("event", (&obj{}).str("name", e.Name).done()).done()).done())
-	}
-	for _, a := range s.Actions {
-		id := "action_" + a.Name.Name
-		buttons = append(buttons, id)
-		ctx := &obj{}
-		for _, in := range a.Inputs {
-			ctx.raw(in.Name.Name, (&obj{}).str("path", "/"+in.Name.Name).done())
-		}
-		comps = append(comps, (&obj{}).str("id", id).str("component", "Button").str("text", a.Name.Name).
-			raw("action", (&obj{}).raw("event", (&obj{}).str("name", a.Name.Name).raw("context", ctx.done()).done()).done()).done())
-	}
-	if len(buttons) > 0 {
-		children = append(children, "actions")
-		comps = append(comps, (&obj{}).str("id", "actions").str("component", "Row").raw("children", strList(buttons)).done())
-	}
-	comps[1] = (&obj{}).str("id", "body").str("component", "Column").raw("children", strList(children)).done()
-	list := []byte{'['}
-	for k, c := range comps {
-		if k > 0 {
-			list = append(list, ',')
-		}
-		list = append(list, c...)
-	}
-	list = append(list, ']')
-	return envelope("updateComponents", (&obj{}).str("surfaceId", s.Name.Name).raw("components", list).done())
-}
-
-// updateDataModel replaces the surface's data model: "state" (the state
-// the transition enters) and each data field from the context field of
-// the same name after the transition's assignments (fields the context
-// does not have are left out). Integers are JSON numbers.
-func updateDataModel(s *ast.Surface, c *machine.Call) []byte {
-	data := (&obj{}).str("state", c.State)
-	for _, name := range dataFields(s, c.Machine) {
-		if fi, ok := c.Machine.FieldIndex(name); ok && fi < len(c.Context) {
-			data.raw(name, appendArg(nil, c.Context[fi]))
-		}
-	}
-	return envelope("updateDataModel", (&obj{}).str("surfaceId", s.Name.Name).str("path", "/").raw("value", data.done()).done())
 }
 
 // awaitAction carries out a2ui.await-action SURFACE[.ACTION]: it long-polls
@@ -436,7 +358,12 @@ func fitsType(t *ast.TypeRef, v json.RawMessage) string {
 			return "not a Text: " + string(v)
 		}
 	case "U8", "U16", "U32", "U64", "I8", "I16", "I32", "I64":
+		// A number, or a string of digits: the runtime's JSON encoding of
+		// the 64-bit integers, which the data model sends.
 		n, ok := x.(json.Number)
+		if s, isText := x.(string); isText && s != "" && s[0] != '+' && s[0] != ' ' {
+			n, ok = json.Number(s), true
+		}
 		if !ok {
 			return fmt.Sprintf("not a %s: %s", name, v)
 		}
@@ -468,4 +395,26 @@ func parseUint(s string) (uint64, error) {
 		u = u*10 + uint64(r-'0')
 	}
 	return u, nil
+}
+
+// obj builds a JSON object in the order of its members.
+type obj struct{ b []byte }
+
+func (o *obj) key(k string) *obj {
+	if len(o.b) == 0 {
+		o.b = append(o.b, '{')
+	} else {
+		o.b = append(o.b, ',')
+	}
+	o.b = trace.AppendString(o.b, k)
+	o.b = append(o.b, ':')
+	return o
+}
+func (o *obj) str(k, v string) *obj        { o.key(k); o.b = trace.AppendString(o.b, v); return o }
+func (o *obj) raw(k string, v []byte) *obj { o.key(k); o.b = append(o.b, v...); return o }
+func (o *obj) done() []byte {
+	if len(o.b) == 0 {
+		return []byte("{}")
+	}
+	return append(o.b, '}')
 }

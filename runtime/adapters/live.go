@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/codegen/protocol"
 	"github.com/capsulang/caps/runtime/machine"
 	"github.com/capsulang/caps/runtime/trace"
 	"github.com/capsulang/caps/runtime/value"
@@ -152,6 +154,8 @@ type LiveExecutor struct {
 	// surfaces records the surfaces (by instance and surface) a2ui.emit
 	// has created, so that later emits only update them.
 	surfaces map[string]bool
+	// builders holds the A2UI message builder of each checked module.
+	builders map[*check.Result]*protocol.Builder
 	// tasks records, by instance and agent, the last A2A task a2a.task
 	// started, for a2a.receive-artifact.
 	tasks map[string]string
@@ -164,7 +168,7 @@ type LiveExecutor struct {
 // NewLive returns a live executor under policy p.
 func NewLive(p *Policy) *LiveExecutor {
 	return &LiveExecutor{Policy: p, clients: map[string]*MCPClient{}, agents: map[string]*a2aPeer{},
-		surfaces: map[string]bool{}, tasks: map[string]string{}, contexts: map[string]string{}, stores: map[string]*fileStore{}}
+		surfaces: map[string]bool{}, builders: map[*check.Result]*protocol.Builder{}, tasks: map[string]string{}, contexts: map[string]string{}, stores: map[string]*fileStore{}}
 }
 
 func (x *LiveExecutor) httpClient() *http.Client {

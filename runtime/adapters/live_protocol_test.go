@@ -377,22 +377,14 @@ func TestLiveA2UI(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("Show (-want +got):\n%s", diff)
 	}
-	data := `{"version":"v0.9","updateDataModel":{"surfaceId":"review","path":"/","value":{"state":"ready","change_id":0,"note":"looks fine"}}}`
-	wantMsgs := []string{
-		`{"version":"v0.9","createSurface":{"surfaceId":"review","catalogId":"capsulang.basic","sendDataModel":true}}`,
-		`{"version":"v0.9","updateComponents":{"surfaceId":"review","components":[` +
-			`{"id":"root","component":"Card","child":"body"},` +
-			`{"id":"body","component":"Column","children":["title","state","field_change_id","field_note","actions"]},` +
-			`{"id":"title","component":"Text","text":"Change review","variant":"h2"},` +
-			`{"id":"state","component":"Text","text":{"path":"/state"}},` +
-			`{"id":"field_change_id","component":"Text","text":{"path":"/change_id"}},` +
-			`{"id":"field_note","component":"Text","text":{"path":"/note"}},` +
-			`{"id":"event_Approve","component":"Button","text":"Approve","action":{"event":{"name":"Approve"}}},` +
-			`{"id":"action_approve","component":"Button","text":"approve","action":{"event":{"name":"approve","context":{"change_id":{"path":"/change_id"},"note":{"path":"/note"}}}}},` +
-			`{"id":"action_comment","component":"Button","text":"comment","action":{"event":{"name":"comment","context":{"note":{"path":"/note"}}}}},` +
-			`{"id":"actions","component":"Row","children":["event_Approve","action_approve","action_comment"]}]}}`,
-		data,
-		data,
+	// The messages are the ones caps a2ui-envelope prints for the surface
+	// and the context's values (TestLiveA2UIMatchesEnvelope checks more).
+	data := `{"version":"v0.9","updateDataModel":{"surfaceId":"review","path":"/","value":{"change_id":"0","note":"looks fine"}}}`
+	wantMsgs := append(envelopeLines(t, "testdata/protocol_live.caps", "review", "create", ""),
+		envelopeLines(t, "testdata/protocol_live.caps", "review", "components", "")...)
+	wantMsgs = append(wantMsgs, data, data)
+	if !strings.Contains(wantMsgs[0], `"catalogId":"https://a2ui.org/specification/v0_9/basic_catalog.json"`) || wantMsgs[2] != envelopeLines(t, "testdata/protocol_live.caps", "review", "data", `{"note":"looks fine","change_id":0}`)[0] {
+		t.Fatalf("envelopes: %q", wantMsgs)
 	}
 	if diff := cmp.Diff(wantMsgs, r.take()); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
@@ -412,6 +404,10 @@ func TestLiveA2UI(t *testing.T) {
 		want         fx
 	}{
 		{"approve", approve, fx{Status: "executed", Adapter: "a2ui", Operation: "GET actions approve"}},
+		{"integer as digits", strings.Replace(approve, `"change_id":7`, `"change_id":"7"`, 1), fx{Status: "executed", Adapter: "a2ui", Operation: "GET actions approve"}},
+		{"digits out of range", strings.Replace(approve, `"change_id":7`, `"change_id":"18446744073709551616"`, 1),
+			fx{Status: "failed", Code: "R_A2UI_ACTION", Adapter: "a2ui", Operation: "GET actions approve",
+				Error: `surface review: action approve: change_id is not a U64: "18446744073709551616"`}},
 		{"undeclared", strings.Replace(approve, `"name":"approve"`, `"name":"delete_everything"`, 1),
 			fx{Status: "failed", Code: "R_A2UI_ACTION", Adapter: "a2ui", Operation: "GET actions approve",
 				Error: `surface review declares no action or event "delete_everything" (it declares approve, comment, Approve); the action is refused`}},

@@ -46,6 +46,7 @@ type Machine struct {
 	ContextType *types.Record
 
 	in       *interp.Interp
+	res      *check.Result
 	src      []byte
 	mod      *ast.Module
 	decl     *ast.Machine
@@ -252,6 +253,7 @@ func Compile(res *check.Result, name string, opts Options) (*Machine, error) {
 		Module: res.File.Module.Name.Name,
 		Hash:   opts.Hash,
 		in:     in,
+		res:    res,
 		mod:    res.File.Module,
 		decl:   decl,
 		states: map[string]*State{},
@@ -504,6 +506,9 @@ func (m *Machine) ZeroContext() []value.Value {
 
 // Interp is the interpreter the machine evaluates with.
 func (m *Machine) Interp() *interp.Interp { return m.in }
+
+// Checked returns the checked module the machine was compiled from.
+func (m *Machine) Checked() *check.Result { return m.res }
 
 // Handles lists the events state s has transitions for, sorted.
 func (s *State) Handles() []string {

@@ -99,6 +99,45 @@ local ok, err = pcall(function()
   local first = vim.api.nvim_buf_get_lines(0, 0, 1, false)[1]
   check("explain", ex ~= nil and first:find("# E_UNKNOWN_STATE", 1, true) == 1, first)
 
+  -- :CapsProtocolPlan shows the protocol plan in a scratch buffer
+  local protocol_file = os.getenv("CAPS_E2E_PROTOCOL")
+  if protocol_file then
+    check(":CapsProtocolPlan registered", vim.fn.exists(":CapsProtocolPlan") == 2)
+    vim.cmd("edit " .. protocol_file)
+    local pb = vim.api.nvim_get_current_buf()
+    vim.wait(10000, function() return #vim.lsp.get_clients({ bufnr = pb }) > 0 end, 20)
+    vim.cmd("CapsProtocolPlan")
+    local plan_lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+    check("protocol plan summary", vim.deep_equal(plan_lines, {
+      "protocol plan of module demo.releases",
+      "port ci (mcp 2025-06-18); tools deploy",
+      "surface release_ui (a2ui v0.9) bound to Release; data change_id state; actions approve (confirmed by the user), Go",
+      "2 protocol effects:",
+      "  mcp.call ci.deploy: Release idle on Go",
+      "  a2ui.emit release_ui: Release idle on Go",
+      "1 surface with A2UI envelopes",
+      "",
+      "the plan as JSON: :CapsProtocolPlan json",
+    }) and vim.api.nvim_buf_get_name(0) == "capsulang://protocol-plan" and vim.bo.buftype == "nofile", plan_lines)
+    vim.cmd("close")
+    vim.api.nvim_set_current_buf(pb)
+    vim.cmd("CapsProtocolPlan json")
+    local json_lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+    local decoded = vim.json.decode(table.concat(json_lines, "\n"))
+    check("protocol plan json", json_lines[1] == "{" and json_lines[2] == '  "module": "demo.releases",' and vim.bo.filetype == "json"
+      and decoded.effects[2].effect == "a2ui.emit" and decoded.effects[2].emitted_by[1].event == "Go"
+      and decoded.surfaces[1].actions[1].requires_user_confirmation == true, json_lines)
+    vim.cmd("close")
+    vim.api.nvim_set_current_buf(pb)
+    local before = #vim.api.nvim_list_bufs()
+    local notified
+    local notify = vim.notify
+    vim.notify = function(msg) notified = msg end
+    vim.cmd("CapsProtocolPlan yaml")
+    vim.notify = notify
+    check("protocol plan bad argument", notified == "capsulang: use :CapsProtocolPlan for the summary or :CapsProtocolPlan json for the plan" and #vim.api.nvim_list_bufs() == before, notified)
+  end
+
   -- a Capsule contract gets the server too, as a YAML buffer
   local contract = os.getenv("CAPS_E2E_CAPSULE")
   if contract then

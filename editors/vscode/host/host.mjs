@@ -4,7 +4,7 @@
 // the settings and starts code-server; this script only drives the UI.
 //
 // Environment: CAPS_HOST_URL (the workbench URL with ?folder=), CAPS_HOST_FILE
-// (the fixture's name), CAPS_HOST_ARTIFACTS (where screenshots go on
+// (the fixture's name), CAPS_HOST_SURFACE_FILE (a module with an A2UI surface), CAPS_HOST_ARTIFACTS (where screenshots go on
 // failure), CHROMIUM (the browser). Prints "ok   CHECK" or "FAIL CHECK:
 // why" per check, then "N passed, M failed"; exits 1 on a failure.
 import { mkdirSync } from 'node:fs';
@@ -191,6 +191,40 @@ await check('the diagram webview renders the machine', async () => {
     if (Date.now() > deadline) throw new Error('no frame shows an SVG diagram with the state `scored`');
     await page.waitForTimeout(500);
   }
+});
+
+await check('the surface preview lens opens the surface, and a dry-run redraws it', async () => {
+  const file = process.env.CAPS_HOST_SURFACE_FILE ?? 'lamp.caps';
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: file }).first();
+  await need(row, `${file} in the Explorer`);
+  await row.click();
+  await need(page.locator('.monaco-editor .view-lines', { hasText: 'demo.lamp' }), `${file} in an editor`);
+  /** The frame (the webview's) that shows the preview, once its provenance reads `text`. */
+  const preview = async (text, what) => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      for (const f of page.frames()) {
+        const p = await f.locator('#provenance').innerText({ timeout: 100 }).catch(() => '');
+        if (p.includes(text)) return f;
+      }
+      if (Date.now() > deadline) throw new Error(`no webview shows ${what} ("${text}")`);
+      await page.waitForTimeout(500);
+    }
+  };
+  const lens = page.locator('.codelens-decoration a', { hasText: 'Preview surface' }).first();
+  await need(lens, 'the "Preview surface" code lens of the surface');
+  await lens.click();
+  let f = await preview('Lamp has not been dry-run yet', 'the preview with the default data');
+  const html = await f.locator('#surface').innerHTML();
+  if (!html.includes('<section data-a2ui-surface="lamp_ui"') || !html.includes('<dd data-path="/state">off</dd>')) throw new Error(`the preview shows ${html}`);
+  // The server's "Dry-run" lens of the machine (a path to the final state),
+  // in this file's editor (claims.caps may be open beside it).
+  const dry = page.locator('.monaco-editor', { hasText: 'demo.lamp' }).locator('.codelens-decoration a', { hasText: 'Dry-run' }).first();
+  await need(dry, 'the "Dry-run" code lens of the machine');
+  await dry.click();
+  f = await preview('Data from the last dry run of Lamp, in state done.', 'the preview redrawn with the dry run');
+  const after = await f.locator('#surface').innerHTML();
+  if (!after.includes('<dd data-path="/level">9</dd>') || !after.includes('<dd data-path="/state">done</dd>')) throw new Error(`the redrawn preview shows ${after}`);
 });
 
 await finish();

@@ -22,7 +22,8 @@ import (
 // TestVSCodeHost installs the .vsix into a fresh code-server, opens the
 // fixture and runs host.mjs, whose checks are: the diagnostic in the
 // Problems panel, hover, the quick fix clearing the diagnostic, a code
-// lens running the examples, dry-run decorations and the diagram webview.
+// lens running the examples, dry-run decorations, the diagram webview and
+// the surface preview webview (before and after a dry run).
 // On failure the screenshots stay in build/hosttest/vscode (or
 // $CAPS_HOSTTEST_ARTIFACTS), beside the server's message log
 // (caps lsp --log caps-lsp.log).
@@ -49,6 +50,9 @@ func TestVSCodeHost(t *testing.T) {
 	}
 	server := hosttest.Server(t)
 	ws, _ := hosttest.Workspace(t)
+	if err := os.WriteFile(filepath.Join(ws, "lamp.caps"), []byte(lampFixture), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	state := t.TempDir()
 	ext, user := filepath.Join(state, "ext"), filepath.Join(state, "user")
 	artifacts := os.Getenv("CAPS_HOSTTEST_ARTIFACTS")
@@ -115,6 +119,7 @@ func TestVSCodeHost(t *testing.T) {
 	drive.Env = append(os.Environ(),
 		"CAPS_HOST_URL="+base+"?folder="+ws,
 		"CAPS_HOST_FILE=claims.caps",
+		"CAPS_HOST_SURFACE_FILE=lamp.caps",
 		"CAPS_HOST_ARTIFACTS="+artifacts,
 		"CHROMIUM="+chromium,
 	)
@@ -124,6 +129,28 @@ func TestVSCodeHost(t *testing.T) {
 		t.Fatalf("the VS Code host checks failed (%v); screenshots in %s; code-server's log:\n%s", err, artifacts, csLog.String())
 	}
 }
+
+// lampFixture has an A2UI surface bound to a machine whose dry run (the
+// path to its final state) ends in state done with level 9: the surface
+// preview's check.
+const lampFixture = `(module demo.lamp
+  (capsule "1")
+  (profile ui.a2ui)
+  (surface lamp_ui
+    (title "Lamp")
+    (bind Lamp)
+    (event Toggle))
+  (machine Lamp
+    (context (on Bool) (level U32))
+    (event Toggle)
+    (event Off)
+    (initial off)
+    (state off
+      (on Toggle (target lit) (assign (on true) (level 3))))
+    (state lit
+      (on Off (target done) (assign (level 9))))
+    (state done (type final))))
+`
 
 func freePort(t *testing.T) int {
 	t.Helper()

@@ -9,6 +9,7 @@ import { ServerManager } from './server';
 import { Actions } from './ui/actions';
 import { DryRunDecorations } from './ui/decorations';
 import { DiagramPanel } from './ui/diagram';
+import { SurfacePreview } from './ui/preview';
 import { ExplainActionProvider, LensProvider } from './ui/providers';
 import { VirtualDocuments } from './ui/views';
 
@@ -26,7 +27,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const diagram = new DiagramPanel(context.extensionUri, (t) =>
     actions ? actions.loadDiagram(t) : Promise.resolve({ error: 'Capsulang is not active.' }),
   );
-  const a = new Actions(manager, views, decorations, diagram);
+  const preview = new SurfacePreview();
+  const a = new Actions(manager, views, decorations, diagram, preview);
   actions = a;
   const lenses = new LensProvider(manager);
 
@@ -48,6 +50,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   // The server's own "Run examples" lenses run capsulang.run: show their results.
   manager.interceptors.set(ServerCommand.run, (args) => a.runExamples(args[0]));
+  // Its "Preview surface" lenses run capsulang.previewSurface: show the surface.
+  manager.interceptors.set(ServerCommand.previewSurface, (args) => a.previewSurface(args[0]));
+  // Its "Dry-run" lenses run capsulang.dryRun: an open surface preview then
+  // shows the new data.
+  manager.interceptors.set(ServerCommand.dryRun, async (args, next) => {
+    const result = await next();
+    const uri = (args[0] as { uri?: unknown } | undefined)?.uri;
+    await a.refreshPreview(typeof uri === 'string' ? uri : undefined);
+    return result;
+  });
 
   const selector: vscode.DocumentSelector = [
     { scheme: 'file', language: LANGUAGE_ID },
@@ -57,6 +69,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     views,
     decorations,
     diagram,
+    preview,
     a,
     lenses,
     ...Object.entries(handlers).map(([id, f]) => vscode.commands.registerCommand(id, f)),

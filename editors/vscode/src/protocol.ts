@@ -19,6 +19,7 @@ export const ServerCommand = {
   assess: 'capsulang.assess',
   commit: 'capsulang.commit',
   rollback: 'capsulang.rollback',
+  previewSurface: 'capsulang.previewSurface',
 } as const;
 
 export type ServerCommandName = (typeof ServerCommand)[keyof typeof ServerCommand];
@@ -36,6 +37,7 @@ export const serverCommandTitle: Readonly<Record<ServerCommandName, string>> = {
   'capsulang.assess': 'Assess proposed change',
   'capsulang.commit': 'Commit proposed change',
   'capsulang.rollback': 'Roll back',
+  'capsulang.previewSurface': 'Preview surface',
 };
 
 // ---------------------------------------------------------------------------
@@ -112,6 +114,12 @@ export interface RollbackArgs {
   to?: string;
 }
 
+export interface PreviewSurfaceArgs {
+  uri: string;
+  /** The A2UI surface to render. */
+  surface: string;
+}
+
 export interface ServerCommandArgs {
   'capsulang.run': RunArgs;
   'capsulang.dryRun': DryRunArgs;
@@ -122,6 +130,7 @@ export interface ServerCommandArgs {
   'capsulang.assess': AssessArgs;
   'capsulang.commit': CommitArgs;
   'capsulang.rollback': RollbackArgs;
+  'capsulang.previewSurface': PreviewSurfaceArgs;
 }
 
 // ---------------------------------------------------------------------------
@@ -274,6 +283,28 @@ export interface RollbackResult {
   message?: string;
 }
 
+/** Where a surface preview's data comes from. */
+export type PreviewSource = 'dry-run' | 'default';
+
+export interface PreviewSurfaceResult {
+  surface: string;
+  title: string;
+  /** The machine the surface is bound to. */
+  machine?: string;
+  /** The bound machine's last dry run, or the default data model. */
+  source: PreviewSource;
+  /** The state the last dry run left the machine in. */
+  state?: string;
+  /** Why a dry run was not used although there was one. */
+  note?: string;
+  /** The data model value the surface is rendered with. */
+  data: Record<string, unknown>;
+  /** createSurface, updateComponents and updateDataModel, as caps a2ui-envelope prints them. */
+  messages: Array<Record<string, unknown>>;
+  /** The React component's static markup (react-dom/server's bytes). */
+  html: string;
+}
+
 export interface ServerCommandResults {
   'capsulang.run': RunResult;
   'capsulang.dryRun': DryRunResult;
@@ -284,6 +315,7 @@ export interface ServerCommandResults {
   'capsulang.assess': AssessResult;
   'capsulang.commit': CommitResult;
   'capsulang.rollback': RollbackResult;
+  'capsulang.previewSurface': PreviewSurfaceResult;
 }
 
 // ---------------------------------------------------------------------------
@@ -557,6 +589,25 @@ function parseRollback(v: unknown): RollbackResult {
   return withOptional<RollbackResult>({ commit: r.string(o, 'commit', '') }, { message: r.optString(o, 'message', '') });
 }
 
+function parsePreviewSurface(v: unknown): PreviewSurfaceResult {
+  const r = new Reader(ServerCommand.previewSurface);
+  const o = r.object(v, '');
+  const raw = r.string(o, 'source', '');
+  const source: PreviewSource = raw === 'dry-run' || raw === 'default' ? raw : r.fail('source', '"dry-run" or "default"');
+  const messages = r.array(o, 'messages', '').map((m, i) => r.object(m, `messages[${i}]`));
+  return withOptional<PreviewSurfaceResult>(
+    {
+      surface: r.string(o, 'surface', ''),
+      title: r.string(o, 'title', ''),
+      source,
+      data: r.object(o['data'], 'data'),
+      messages,
+      html: r.string(o, 'html', ''),
+    },
+    { machine: r.optString(o, 'machine', ''), state: r.optString(o, 'state', ''), note: r.optString(o, 'note', '') },
+  );
+}
+
 /** Validates a server command's result. Throws ResultShapeError. */
 export const parseResult: { [K in ServerCommandName]: (v: unknown) => ServerCommandResults[K] } = {
   'capsulang.run': parseRun,
@@ -568,6 +619,7 @@ export const parseResult: { [K in ServerCommandName]: (v: unknown) => ServerComm
   'capsulang.assess': parseAssess,
   'capsulang.commit': parseCommit,
   'capsulang.rollback': parseRollback,
+  'capsulang.previewSurface': parsePreviewSurface,
 };
 
 /**

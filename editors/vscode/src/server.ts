@@ -34,9 +34,10 @@ export class ServerManager implements vscode.Disposable {
   /**
    * Client handlers for server commands that VS Code runs on the server's
    * behalf (e.g. a server code lens running capsulang.run): they send the
-   * request themselves and show the result, which would otherwise be lost.
+   * request themselves (or through next) and show the result, which would
+   * otherwise be lost.
    */
-  readonly interceptors = new Map<string, (args: unknown[]) => Promise<unknown>>();
+  readonly interceptors = new Map<string, (args: unknown[], next: () => Promise<unknown>) => Promise<unknown>>();
   /** Serialises start/stop/restart. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -154,7 +155,7 @@ export class ServerManager implements vscode.Disposable {
         ...guardMiddleware,
         executeCommand: async (command, args: unknown[], next) => {
           const handler = this.interceptors.get(command);
-          return handler ? handler(args) : next(command, args);
+          return handler ? handler(args, async () => next(command, args)) : next(command, args);
         },
       },
     };

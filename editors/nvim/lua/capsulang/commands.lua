@@ -167,6 +167,26 @@ function M.propose(bufnr, reason)
   return res
 end
 
+--- :CapsProtocolPlan [json] — the buffer's protocol plan (MCP ports, A2A
+--- agents, A2UI surfaces, protocol effects and who emits them) in a
+--- scratch buffer: the summary of `caps protocol-plan`, or with `json` the
+--- plan of `caps protocol-plan --json`, indented.
+function M.protocol_plan(bufnr, form)
+  if form ~= "" and form ~= "json" then
+    return fail("use :CapsProtocolPlan for the summary or :CapsProtocolPlan json for the plan")
+  end
+  local res, err = M.execute(bufnr, "capsulang.protocolPlan", { uri = uri(bufnr) })
+  if not res then return fail(err) end
+  if form == "json" then
+    M.show("capsulang://protocol-plan.json", vim.split(vim.trim(res.json or ""), "\n"), "json")
+  else
+    local lines = vim.split(vim.trim(res.text or ""), "\n")
+    vim.list_extend(lines, { "", "the plan as JSON: :CapsProtocolPlan json" })
+    M.show("capsulang://protocol-plan", lines)
+  end
+  return res
+end
+
 function M.commit(bufnr, id, approve)
   local res, err = M.execute(bufnr == 0 and vim.api.nvim_get_current_buf() or bufnr, "capsulang.commit", { uri = uri(bufnr), id = id, approve = approve })
   if not res then return fail(err) end
@@ -184,6 +204,7 @@ function M.register()
   cmd("CapsDiagram", M.diagram, "Capsulang: Mermaid diagram of the machines", function() return { "machine", "effects" } end)
   cmd("CapsExplain", M.explain, "Capsulang: explain a diagnostic code")
   cmd("CapsPropose", M.propose, "Capsulang: propose the buffer as a successor and assess it")
+  cmd("CapsProtocolPlan", M.protocol_plan, "Capsulang: protocol plan (ports, agents, surfaces, protocol effects)", function() return { "json" } end)
 end
 
 return M

@@ -32,6 +32,7 @@ import { commitQuestion, renderAssessment, renderExplain, renderRun } from '../r
 import type { ServerManager } from '../server';
 import type { DryRunDecorations } from './decorations';
 import type { DiagramContent, DiagramPanel, DiagramTarget } from './diagram';
+import type { SurfacePreview } from './preview';
 import type { VirtualDocuments } from './views';
 import { LANGUAGE_ID } from '../ids';
 
@@ -54,6 +55,7 @@ export class Actions implements vscode.Disposable {
     private readonly views: VirtualDocuments,
     private readonly decorations: DryRunDecorations,
     private readonly diagram: DiagramPanel,
+    private readonly preview?: SurfacePreview,
   ) {}
 
   dispose(): void {
@@ -200,6 +202,28 @@ export class Actions implements vscode.Disposable {
     return mode;
   }
 
+  // ---- Surface preview (the server's "Preview surface" lens)
+
+  async previewSurface(args?: unknown): Promise<void> {
+    const doc = await this.document(args);
+    if (!doc) return;
+    const surface = asRecord(args)?.['surface'];
+    if (typeof surface !== 'string' || surface === '') {
+      void vscode.window.showInformationMessage('Capsulang: use the "Preview surface" lens above a surface.');
+      return;
+    }
+    if (!this.preview || !(await this.available(ServerCommand.previewSurface))) return;
+    const uri = doc.uri.toString();
+    const r = await this.send(ServerCommand.previewSurface, { uri, surface }, `rendering surface ${surface}`);
+    if (r) this.preview.show(uri, r);
+  }
+
+  /** After a dry run of the document: an open preview of it shows the new data. */
+  async refreshPreview(uri: string | undefined): Promise<void> {
+    const surface = uri ? this.preview?.showing(uri) : undefined;
+    if (uri && surface) await this.previewSurface({ uri, surface });
+  }
+
   // ---- Dry-run
 
   async dryRunMachine(args?: unknown): Promise<void> {
@@ -218,6 +242,7 @@ export class Actions implements vscode.Disposable {
     this.lastDryRun.set(doc.uri.toString(), result);
     this.decorations.set(doc.uri, dryRunHints(symbols, result));
     await this.diagram.refresh(doc.uri);
+    await this.refreshPreview(doc.uri.toString());
     void vscode.window.showInformationMessage(`Capsulang: ${dryRunSummary(result)}`, 'Show Diagram').then((pick) => {
       if (pick) void this.showMachineDiagram({ uri: doc.uri.toString(), machine: result.machine });
     });

@@ -19,6 +19,7 @@ import { dryRunHints } from '../../src/dryrun';
 import { confirmationFor, parseFixTitle } from '../../src/fixes';
 import { fetchSymbols, functions, lensesFor, machines, type SymbolLike } from '../../src/lenses';
 import { diagramType, highlightPath, pathOf } from '../../src/mermaid';
+import { previewPage } from '../../src/preview';
 import { renderExplain, renderRun } from '../../src/render';
 import {
   allServerCommands,
@@ -67,6 +68,7 @@ const sampleArgs: { [K in ServerCommandName]: ServerCommandArgs[K] } = {
   'capsulang.assess': { uri: exampleUri, proposal: 'p1' },
   'capsulang.commit': { uri: exampleUri, proposal: 'p1' },
   'capsulang.rollback': { uri: exampleUri },
+  'capsulang.previewSurface': { uri: exampleUri, surface: 'claim_intake' },
 };
 
 /** A dry-run result shaped like the WarrantyClaim scenario's expectations. */
@@ -236,6 +238,66 @@ describe('caps lsp wiring', { skip }, () => {
     assert.ok(b64, 'binary artefacts come base64-encoded');
     assert.deepEqual([...Buffer.from(b64, 'base64').subarray(0, 4)], [0, 0x61, 0x73, 0x6d], 'a Wasm module');
     for (const target of compileTargets) assert.ok(targetExtension[target], `an extension for ${target}`);
+  });
+
+  it('capsulang.previewSurface: a lens above each surface renders it with the last dry run of its machine', async (t) => {
+    if (!(await supportedCommands(s.transport)).has(ServerCommand.previewSurface)) return t.skip('the server has no capsulang.previewSurface');
+    const lenses = (await s.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: exampleUri } })) as CodeLens[];
+    const previews = lenses.filter((l) => l.command?.command === ServerCommand.previewSurface);
+    assert.deepEqual(
+      previews.map((l) => [textAt(l.range), l.command?.title, l.command?.arguments]),
+      [
+        ['claim_intake', '◧ Preview surface', [{ uri: exampleUri, surface: 'claim_intake' }]],
+        ['adjuster_desk', '◧ Preview surface', [{ uri: exampleUri, surface: 'adjuster_desk' }]],
+      ],
+    );
+
+    // What the lens runs (the extension intercepts it and opens the page).
+    const args = previews[1]?.command?.arguments?.[0] as { uri: string; surface: string };
+    const before = await runServerCommand(s.transport, ServerCommand.previewSurface, args);
+    assert.equal(before.kind, 'ok', JSON.stringify(before));
+    const d = before.kind === 'ok' ? before.value : undefined;
+    assert.ok(d);
+    // The sample dry-run of the wiring test above may have run: either way
+    // the data is a full data model of WarrantyClaim.
+    assert.deepEqual(Object.keys(d.data), ['claim_id', 'policy_id', 'claimed_cents', 'assessed_cents', 'fraud_score', 'assessments', 'settled_cents', 'denial_reason', 'state']);
+
+    const dry = await runServerCommand(s.transport, ServerCommand.dryRun, {
+      uri: exampleUri,
+      machine: 'WarrantyClaim',
+      events: [{ event: 'FileClaim', payload: { claim_id: 41, policy_id: 7, amount_cents: 125000 } }],
+    });
+    assert.equal(dry.kind, 'ok', JSON.stringify(dry));
+    const after = await runServerCommand(s.transport, ServerCommand.previewSurface, args);
+    const r = after.kind === 'ok' ? after.value : undefined;
+    assert.ok(r, JSON.stringify(after));
+    assert.equal(r.surface, 'adjuster_desk');
+    assert.equal(r.title, 'Adjuster desk');
+    assert.equal(r.machine, 'WarrantyClaim');
+    assert.equal(r.source, 'dry-run');
+    assert.equal(r.state, 'under_assessment');
+    assert.deepEqual(r.data, {
+      claim_id: '41', policy_id: '7', claimed_cents: '125000', assessed_cents: '0', fraud_score: 0,
+      assessments: 1, settled_cents: '0', denial_reason: '', state: 'under_assessment',
+    });
+    assert.deepEqual(r.messages.map((m) => Object.keys(m)), [['version', 'createSurface'], ['version', 'updateComponents'], ['version', 'updateDataModel']]);
+    assert.deepEqual(r.messages[2], { version: 'v0.9', updateDataModel: { surfaceId: 'adjuster_desk', path: '/', value: r.data } });
+    assert.ok(r.html.startsWith('<section data-a2ui-surface="adjuster_desk" data-catalog="https://a2ui.org/specification/v0_9/basic_catalog.json"><h2>Adjuster desk</h2><dl><dt>claim_id</dt><dd data-path="/claim_id">41</dd>'), r.html);
+    assert.ok(r.html.includes('<dt>state</dt><dd data-path="/state">under_assessment</dd></dl>'), r.html);
+    assert.ok(r.html.endsWith('<form data-event="AdjusterDeny" data-requires-user-confirmation="false"><label>reason<input type="text" name="reason" value=""/></label><button type="submit">AdjusterDeny</button></form></section>'), r.html);
+
+    // The page the webview shows.
+    const page = previewPage(r, 'n0nce');
+    assert.ok(page.includes(`<div class="surface" id="surface">${r.html}</div>`));
+    assert.ok(page.includes('<p class="provenance" id="provenance">Data from the last dry run of WarrantyClaim, in state under_assessment.</p>'));
+    assert.ok(page.includes('<summary>A2UI messages (3)</summary>'));
+
+    const unknown = await runServerCommand(s.transport, ServerCommand.previewSurface, { uri: exampleUri, surface: 'adjuster_dsk' });
+    assert.deepEqual(unknown, {
+      kind: 'failed',
+      message: 'Preview surface failed: module examples.insurance_claim has no surface `adjuster_dsk`; did you mean `adjuster_desk`?',
+      code: -32602,
+    });
   });
 
   it("maps the server's answer to an unknown command to 'unsupported'", async () => {

@@ -31,6 +31,7 @@ const args: { [K in ServerCommandName]: ServerCommandArgs[K] } = {
   'capsulang.assess': { uri, proposal: 'p-7' },
   'capsulang.commit': { uri, proposal: 'p-7' },
   'capsulang.rollback': { uri, to: 'c-3' },
+  'capsulang.previewSurface': { uri, surface: 'vent_ui' },
 };
 
 /** What the stand-in answers, and what the client must make of it. */
@@ -73,6 +74,28 @@ const answers: { [K in ServerCommandName]: { raw: unknown; parsed: unknown } } =
   },
   'capsulang.commit': { raw: { commit: 'c-4', proposal: 'p-7' }, parsed: { commit: 'c-4', proposal: 'p-7' } },
   'capsulang.rollback': { raw: { commit: 'c-3' }, parsed: { commit: 'c-3' } },
+  'capsulang.previewSurface': {
+    raw: {
+      surface: 'vent_ui',
+      title: 'Vent',
+      machine: 'Vent',
+      source: 'dry-run',
+      state: 'open',
+      data: { percent: 40, state: 'open' },
+      messages: [{ version: 'v0.9', deleteSurface: { surfaceId: 'vent_ui' } }],
+      html: '<section data-a2ui-surface="vent_ui"></section>',
+    },
+    parsed: {
+      surface: 'vent_ui',
+      title: 'Vent',
+      machine: 'Vent',
+      source: 'dry-run',
+      state: 'open',
+      data: { percent: 40, state: 'open' },
+      messages: [{ version: 'v0.9', deleteSurface: { surfaceId: 'vent_ui' } }],
+      html: '<section data-a2ui-surface="vent_ui"></section>',
+    },
+  },
 };
 
 interface StandIn {

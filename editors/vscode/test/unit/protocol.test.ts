@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { classifyError, executeCommandParams, unsupportedMessage } from '../../src/commands';
+import { escapeHtml, previewPage, previewProvenance } from '../../src/preview';
 import { parseResult, parseScenario, ResultShapeError, ServerCommand } from '../../src/protocol';
 import { repoRoot } from '../helpers/caps';
 
@@ -111,5 +112,52 @@ describe('commands', () => {
       unsupportedMessage(ServerCommand.dryRun, info),
       '"Dry-run machine" is not supported by this server version (caps lsp 1.2.3 does not provide capsulang.dryRun). Update caps to a version that does.',
     );
+  });
+});
+
+describe('surface preview', () => {
+  const result = {
+    surface: 'lamp_ui',
+    title: 'Lamp <1>',
+    machine: 'Lamp',
+    source: 'default' as const,
+    data: { on: false, level: '0', state: 'off' },
+    messages: [{ version: 'v0.9', updateDataModel: { surfaceId: 'lamp_ui', path: '/', value: { note: '</pre><script>' } } }],
+    html: '<section data-a2ui-surface="lamp_ui"><h2>Lamp &lt;1&gt;</h2></section>',
+  };
+
+  it('reads the result and names a wrong field', () => {
+    assert.deepEqual(parseResult[ServerCommand.previewSurface]({ ...result, note: null }), result);
+    const cases: Array<[unknown, string]> = [
+      [{ ...result, source: 'live' }, 'source should be "dry-run" or "default"'],
+      [{ ...result, html: undefined }, 'html should be a string'],
+      [{ ...result, data: [] }, 'data should be an object'],
+      [{ ...result, messages: [1] }, 'messages[0] should be an object'],
+    ];
+    for (const [value, message] of cases) {
+      assert.throws(
+        () => parseResult[ServerCommand.previewSurface](value),
+        (e: unknown) => e instanceof ResultShapeError && e.message === `capsulang.previewSurface returned an unexpected result: ${message}`,
+        message,
+      );
+    }
+  });
+
+  it('says where the data comes from', () => {
+    assert.equal(previewProvenance(result), 'Default data (zero values, initial state): Lamp has not been dry-run yet. Dry-run it to preview its state.');
+    assert.equal(previewProvenance({ ...result, source: 'dry-run', state: 'lit' }), 'Data from the last dry run of Lamp, in state lit.');
+    assert.equal(previewProvenance({ ...result, note: 'the last dry run of Lamp does not fit' }), 'Default data: the last dry run of Lamp does not fit.');
+    const { machine: _, ...unbound } = result;
+    assert.equal(previewProvenance(unbound), 'Default data (zero values): the surface is bound to no machine.');
+  });
+
+  it('builds an inert page: no script, no form submission, the messages escaped', () => {
+    const page = previewPage(result, 'abc');
+    assert.ok(page.includes(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-abc'; form-action 'none'">`));
+    assert.ok(page.includes('<title>Lamp &lt;1&gt;</title>'));
+    assert.ok(page.includes(`<div class="surface" id="surface">${result.html}</div>`));
+    assert.ok(page.includes('<pre>{&quot;version&quot;:&quot;v0.9&quot;,&quot;updateDataModel&quot;:{&quot;surfaceId&quot;:&quot;lamp_ui&quot;,&quot;path&quot;:&quot;/&quot;,&quot;value&quot;:{&quot;note&quot;:&quot;&lt;/pre&gt;&lt;script&gt;&quot;}}}</pre>'));
+    assert.ok(!/<script/i.test(page), 'no script element');
+    assert.equal(escapeHtml(`a<b>&"c'`), 'a&lt;b&gt;&amp;&quot;c&#39;');
   });
 });
