@@ -98,6 +98,20 @@ func (c *checker) governedMachines(m *ast.Module, model *authority.Model, p *aut
 func (c *checker) contextFields(mach *ast.Machine) []authority.Field {
 	parent := c.declSym(mach)
 	var out []authority.Field
+	if c.eng != nil {
+		// A Recheck may not have checked the machine's body again: resolve
+		// the context's types as its body check does, silently.
+		if parent == nil {
+			return nil
+		}
+		for _, f := range mach.Context {
+			nd, nr := len(c.res.Diagnostics), len(c.res.Refs)
+			t := c.resolveType(f.Type)
+			c.res.Diagnostics, c.res.Refs = c.res.Diagnostics[:nd], c.res.Refs[:nr]
+			out = append(out, authority.Field{Name: f.Name.Name, Type: t})
+		}
+		return out
+	}
 	for _, s := range c.res.Symbols {
 		if s.Kind == SymContextField && s.Parent == parent && s.Parent != nil {
 			out = append(out, authority.Field{Name: s.Name, Type: s.Type})

@@ -241,11 +241,21 @@ type checker struct {
 	// fieldTypes holds the resolved type of each (name Type) field of a
 	// clause declaration (zk-proof inputs), by the field's form.
 	fieldTypes map[*syntax.Form]types.Type
-	// base is set on a checker that re-checks changed declarations against
-	// an earlier check's state (Recheck): decls, sigs and children hold
-	// only what the changed declarations add, and lookups fall back to
-	// base's, which is never written.
-	base *checker
+	// info holds, per declaration of the module (by index in
+	// mod.Decls), the names and module facts its checks looked up and the
+	// diagnostics its body check reported: what Recheck reuses. index
+	// maps a declaration to its index; dep is where lookups are recorded
+	// now (nil outside a declaration's checks).
+	info  []declInfo
+	index map[ast.Decl]int
+	dep   *deps
+	// importLog records what the Importer answered for each module path,
+	// so that Recheck can replay it.
+	importLog map[string]importCall
+	// eng is set on a checker that checks a new version of a file
+	// against an earlier full check (Recheck).
+	eng *engineRun
+	verState
 }
 
 // declAt is where a problem with a whole declaration is reported: its
@@ -259,18 +269,15 @@ func declAt(d ast.Decl) syntax.Span {
 
 // declNamed returns the module declaration called name, or nil.
 func (c *checker) declNamed(name string) *Symbol {
-	if s, ok := c.decls[name]; ok || c.base == nil {
-		return s
+	if c.dep != nil {
+		c.dep.names = append(c.dep.names, name)
 	}
-	return c.base.decls[name]
+	return c.decls[name]
 }
 
 // cachedSig returns fn's signature if it was resolved already.
 func (c *checker) cachedSig(fn *ast.Function) (*signature, bool) {
-	if s, ok := c.sigs[fn]; ok || c.base == nil {
-		return s, ok
-	}
-	s, ok := c.base.sigs[fn]
+	s, ok := c.sigs[fn]
 	return s, ok
 }
 
@@ -307,10 +314,7 @@ func (c *checker) define(s *Symbol) *Symbol {
 
 // members returns the symbols whose parent is s.
 func (c *checker) members(s *Symbol) []*Symbol {
-	if m, ok := c.children[s]; ok || c.base == nil {
-		return m
-	}
-	return c.base.children[s]
+	return c.children[s]
 }
 
 // didYouMean appends a suggestion for name among candidates.

@@ -61,9 +61,15 @@ func (c *checker) module(m *ast.Module) {
 			c.decls[sym.Name] = sym
 		}
 	}
+	c.info = make([]declInfo, len(m.Decls))
+	c.index = make(map[ast.Decl]int, len(m.Decls))
+	for i, d := range m.Decls {
+		c.index[d] = i
+	}
 	// Types first: every later check needs them.
-	for _, d := range m.Decls {
+	for i, d := range m.Decls {
 		if td, ok := d.(*ast.TypeDecl); ok {
+			c.dep = &c.info[i].p1
 			t := c.declType(td)
 			if s := c.declNamed(td.Name.Name); s != nil && s.Decl == d {
 				s.Type = t
@@ -75,7 +81,8 @@ func (c *checker) module(m *ast.Module) {
 	// Members that effect targets name (store collections, port tools,
 	// agent skills, surface actions) before anything resolves a target:
 	// declaration order has no meaning.
-	for _, d := range m.Decls {
+	for i, d := range m.Decls {
+		c.dep = &c.info[i].p1
 		switch d := d.(type) {
 		case *ast.Store:
 			c.storeCollections(d)
@@ -87,36 +94,27 @@ func (c *checker) module(m *ast.Module) {
 			c.operations(c.declSym(d), "skill", d.Skills)
 		}
 	}
-	for _, d := range m.Decls {
+	for i, d := range m.Decls {
 		switch d := d.(type) {
 		case *ast.Function:
+			c.dep = &c.info[i].p1
 			c.functionSignature(d)
 		}
 	}
-	for _, d := range m.Decls {
-		switch d := d.(type) {
-		case *ast.Function:
-			c.function(d)
-		case *ast.Machine:
-			c.machine(d)
-		case *ast.Store:
-			c.store(d)
-		case *ast.Port:
-			c.port(d)
-		case *ast.Agent:
-			c.agent(d)
-		case *ast.ClauseDecl:
-			c.clauseDecl(d)
-			if d.DeclKind == ast.KindZKProof {
-				c.zkProof(d)
-			}
+	c.dep = nil
+	if c.eng != nil {
+		c.eng.plan(c)
+	}
+	for i, d := range m.Decls {
+		if _, ok := d.(*ast.Surface); !ok {
+			c.body(i, d)
 		}
 	}
 	// Surfaces last: their events refer to the symbols of machines that may
 	// be declared after them.
-	for _, d := range m.Decls {
-		if s, ok := d.(*ast.Surface); ok {
-			c.surface(s)
+	for i, d := range m.Decls {
+		if _, ok := d.(*ast.Surface); ok {
+			c.body(i, d)
 		}
 	}
 	c.policyConditions(m)
@@ -166,6 +164,7 @@ func (c *checker) profiles(m *ast.Module) {
 // admittedBy returns the profiles of the module admitting e, and whether
 // the module restricts effects at all.
 func (c *checker) admitted(e *catalog.Effect) bool {
+	c.uses(keyProfiles)
 	if len(c.mod.Profiles) == 0 {
 		return true
 	}
@@ -200,6 +199,10 @@ func (c *checker) importsOf(m *ast.Module) {
 			continue
 		}
 		imp, err := c.opts.Importer.Import(c.opts.Path, im.Path.Name)
+		if c.importLog == nil {
+			c.importLog = map[string]importCall{}
+		}
+		c.importLog[im.Path.Name] = importCall{imp, err}
 		if err != nil {
 			code := ImportNotFound
 			var related []syntax.Related
@@ -321,6 +324,9 @@ func (c *checker) importedSignature(s *Symbol, fn *ast.Function) *signature {
 
 // declNames returns the names of declarations of the given kinds.
 func (c *checker) declNames(kinds ...ast.DeclKind) []string {
+	for _, k := range kinds {
+		c.uses(keyNames + string(k))
+	}
 	var out []string
 	for _, d := range c.mod.Decls {
 		for _, k := range kinds {
@@ -416,6 +422,12 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 	}
 	if t, ok := c.typeCache[td]; ok {
 		return t
+	}
+	if i, ok := c.index[td]; ok {
+		// what resolving td looks up is td's own dependency
+		saved := c.dep
+		c.dep = &c.info[i].p1
+		defer func() { c.dep = saved }()
 	}
 	if c.resolving[td] {
 		if _, alias := td.Def.(*ast.AliasDef); alias {
