@@ -165,13 +165,12 @@ type version struct {
 	info  []declInfo
 	decls []declState
 	first map[string]int // the declaration each name resolves to
-	// ident gives each declaration an identity shared across versions:
-	// its index in the base, or a fresh negative number.
-	ident func(i int) int
 	mu    sync.Mutex
-	nameV map[string]uint64
 	keyV  map[string]uint64
 	effOK bool
+	// untrusted marks declarations whose diagnostics cannot be reused
+	// (nil when all can).
+	untrusted []bool
 }
 
 // declState is one declaration of a version.
@@ -184,7 +183,7 @@ type declState struct {
 
 // newVersion records the declarations of a checked module.
 func newVersion(src []byte, m *ast.Module, info []declInfo, first map[string]*Symbol, index map[ast.Decl]int) *version {
-	v := &version{src: src, mod: m, info: info, decls: make([]declState, len(m.Decls)), first: make(map[string]int, len(first)), nameV: map[string]uint64{}, keyV: map[string]uint64{}}
+	v := &version{src: src, mod: m, info: info, decls: make([]declState, len(m.Decls)), first: make(map[string]int, len(first)), keyV: map[string]uint64{}}
 	for name, s := range first {
 		if i, ok := index[s.Decl]; ok {
 			v.first[name] = i
@@ -229,8 +228,8 @@ func ifaceHash(src []byte, d ast.Decl) uint64 {
 }
 
 // effects computes every declaration's eff: its iface combined with the
-// ifaces (and identities) of every declaration its interface reaches
-// through the names it looks up, and the facts it reads.
+// ifaces of every declaration its interface reaches through the names it
+// looks up (and whether a name found it itself), and the facts it reads.
 func (v *version) effects() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -248,15 +247,18 @@ func (v *version) effects() {
 			stack = stack[:len(stack)-1]
 			for _, n := range v.info[i].p1.names {
 				j, ok := v.first[n]
-				if !ok {
+				switch {
+				case !ok:
 					acc ^= mix(hashString(n), 1)
 					continue
-				}
-				if seen[j] == root+1 {
+				case j == root:
+					acc ^= mix(hashString(n), 3)
+					continue
+				case seen[j] == root+1:
 					continue
 				}
 				seen[j] = root + 1
-				acc ^= mix(hashString(n), uint64(v.ident(j))+2, v.decls[j].iface)
+				acc ^= mix(hashString(n), 2, v.decls[j].iface)
 				stack = append(stack, j)
 			}
 			for _, k := range v.info[i].p1.keys {
@@ -267,21 +269,19 @@ func (v *version) effects() {
 	}
 }
 
-// nameValue is what a lookup of name finds: nothing, or a declaration
-// with its identity and eff.
-func (v *version) nameValue(name string) uint64 {
+// nameValue is what a lookup of name by declaration self finds:
+// nothing, self, or another declaration with its eff. Which declaration
+// it is does not matter, only what can be seen of it.
+func (v *version) nameValue(name string, self int) uint64 {
 	v.effects()
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if x, ok := v.nameV[name]; ok {
-		return x
+	j, ok := v.first[name]
+	switch {
+	case !ok:
+		return 1
+	case j == self:
+		return 3
 	}
-	x := uint64(1)
-	if j, ok := v.first[name]; ok {
-		x = mix(uint64(v.ident(j))+2, v.decls[j].eff)
-	}
-	v.nameV[name] = x
-	return x
+	return mix(2, v.decls[j].eff)
 }
 
 // keyValue is the value of a module fact.
@@ -327,7 +327,6 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 		for i, d := range v.mod.Decls {
 			if _, ok := d.(*ast.TypeDecl); ok {
 				h.WriteString(d.Base().Name.Name)
-				writeUint(&h, uint64(v.ident(i))+2)
 				writeUint(&h, v.decls[i].eff)
 			}
 		}
@@ -368,11 +367,14 @@ func mix(xs ...uint64) uint64 {
 // engineRun is one Recheck: the base version, the new one being checked,
 // and which new declaration is which base declaration.
 type engineRun struct {
-	old, cur  *version
-	align     []int // new index -> base index, or -1
-	src       []byte
-	rechecked int // bodies checked again
-	reused    int // bodies whose diagnostics were reused
+	old, cur *version
+	align    []int // new index -> base index, or -1
+	src      []byte
+	// importsChanged is set when the new version's imports differ from
+	// the base's: no body is reused.
+	importsChanged bool
+	rechecked      int // bodies checked again
+	reused         int // bodies whose diagnostics were reused
 }
 
 // plan runs after the module pass of the new version (declarations,
@@ -422,12 +424,6 @@ func (e *engineRun) plan(c *checker) {
 			}
 		}
 	}
-	e.cur.ident = func(i int) int {
-		if j := e.align[i]; j >= 0 {
-			return j
-		}
-		return -(i + 1) - 1<<20
-	}
 }
 
 // reuse decides whether declaration i of the new version can keep its
@@ -436,11 +432,11 @@ func (e *engineRun) plan(c *checker) {
 // adds them, moved to the declaration's new start.
 func (e *engineRun) reuse(c *checker, i int) bool {
 	j := e.align[i]
-	if j < 0 {
+	if j < 0 || e.importsChanged {
 		return false
 	}
 	oi := &e.old.info[j]
-	if oi.pinned {
+	if oi.pinned || e.old.untrusted != nil && e.old.untrusted[j] {
 		return false
 	}
 	// The body reads the declaration's own interface (a function's
@@ -451,7 +447,7 @@ func (e *engineRun) reuse(c *checker, i int) bool {
 		return false
 	}
 	for _, n := range oi.body.names {
-		if e.old.nameValue(n) != e.cur.nameValue(n) {
+		if e.old.nameValue(n, j) != e.cur.nameValue(n, i) {
 			return false
 		}
 	}

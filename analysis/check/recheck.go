@@ -37,9 +37,9 @@ import (
 // its diagnostics, moved to its new start.
 //
 // Recheck reports ok=false, and the caller checks cur in full, when r is
-// not a full check of a module, when r's text or cur has a syntax error
-// (the reader's recovery regroups forms, so that the same text may not
-// build the same declaration), when cur's imports differ from r's, or when
+// not a full check of a module, when cur has a syntax error (the reader's
+// recovery may regroup forms; when r's text had one, a declaration of r
+// keeps its diagnostics only if reading it alone gives the same form), when cur's imports differ from r's, or when
 // the module pass asks for an import r did not resolve. The imports r
 // resolved are taken as they were; the caller must not use a result whose
 // imports may have changed since.
@@ -51,17 +51,25 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 // recheck is Recheck, also returning the run's counts (for tests).
 func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool) {
 	base := r.checker
-	if base == nil || base.eng != nil || base.info == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+	if base == nil || base.eng != nil || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
 	}
-	if r.File.Source.CST.HasError(0) || cur == nil || len(cur.Nodes) == 0 || cur.HasError(0) {
+	if cur == nil || len(cur.Nodes) == 0 || cur.HasError(0) {
 		return nil, nil, false
 	}
 	f := ast.Build(syntax.Read(cur))
-	if f.Module == nil || !sameImports(r.File.Source.CST.Src, r.File.Module, cur.Src, f.Module) {
-		return nil, nil, false
+	if f.Module == nil {
+		// nothing to check beyond reading and building
+		diags := append([]syntax.Diagnostic(nil), f.Diagnostics...)
+		sortDiagnostics(diags)
+		return diags, &engineRun{}, true
 	}
-	eng := &engineRun{old: base.version(r.File.Source.CST.Src), src: cur.Src}
+	eng := &engineRun{old: base.version(r.File.Source.CST), src: cur.Src}
+	// When the imports changed, every body is checked again (a body's
+	// dependencies on imported names are not recorded); the imports are
+	// answered as r's check resolved them, and one it did not resolve
+	// makes Recheck decline.
+	eng.importsChanged = !sameImports(r.File.Source.CST.Src, r.File.Module, cur.Src, f.Module)
 	opts := base.opts
 	var replay *replayImporter
 	if opts.Importer != nil {
@@ -86,18 +94,68 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 
 // version returns what the engine needs of the check that c ended (built
 // once, on the first Recheck against it).
-func (c *checker) version(src []byte) *version {
+func (c *checker) version(cst *syntax.CST) *version {
 	c.verOnce.Do(func() {
 		compact(c.info)
-		c.ver = newVersion(src, c.mod, c.info, c.decls, c.index)
-		c.ver.ident = func(i int) int { return i }
+		m := c.mod
+		if m == nil {
+			m = &ast.Module{} // a file without a module: no declarations
+		}
+		c.ver = newVersion(cst.Src, m, c.info, c.decls, c.index)
+		if cst.HasError(0) {
+			c.ver.untrusted = untrusted(cst, m)
+		}
 	})
 	return c.ver
+}
+
+// untrusted marks the declarations of a module read from a text with
+// syntax errors that an error-free text would not read the same: the
+// reader's recovery regroups forms by indentation, so that the same text
+// may have been read, and built, otherwise. A declaration is trusted when
+// its text, read alone (inside one list, as inside the module), has no
+// error and gives the same form.
+func untrusted(cst *syntax.CST, m *ast.Module) []bool {
+	out := make([]bool, len(m.Decls))
+	for i, d := range m.Decls {
+		f := d.Base().Form
+		if !f.Closed || f.Span.End > len(cst.Src) {
+			out[i] = true
+			continue
+		}
+		text := make([]byte, 0, f.Span.Len()+2)
+		text = append(append(append(text, '('), cst.Src[f.Span.Start:f.Span.End]...), ')')
+		alone, err := syntax.Parse(text)
+		if err != nil || alone.HasError(0) {
+			out[i] = true
+			continue
+		}
+		src := syntax.Read(alone)
+		out[i] = len(src.Forms) != 1 || len(src.Diagnostics) > 0 || len(src.Forms[0].Items) != 1 || !sameForm(src.Forms[0].Items[0], f, f.Span.Start-1)
+	}
+	return out
+}
+
+// sameForm reports whether two forms are the same tree, a's spans
+// being off by d.
+func sameForm(a, b *syntax.Form, d int) bool {
+	if a.Kind != b.Kind || a.Closed != b.Closed || shift(a.Span, d) != b.Span || a.Text != b.Text || len(a.Items) != len(b.Items) {
+		return false
+	}
+	for i := range a.Items {
+		if !sameForm(a.Items[i], b.Items[i], d) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameImports reports whether two versions import the same modules, with
 // the same text.
 func sameImports(oldSrc []byte, a *ast.Module, newSrc []byte, b *ast.Module) bool {
+	if a == nil {
+		return len(b.Imports) == 0
+	}
 	if len(a.Imports) != len(b.Imports) {
 		return false
 	}
