@@ -1,6 +1,8 @@
 package check
 
 import (
+	"slices"
+
 	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/cond"
 	"github.com/capsulang/caps/syntax"
@@ -68,27 +70,49 @@ func (c *checker) conditionError(r *authority.Rule, e *cond.Error, machine strin
 // a (policy.evaluate P) in a transition, and, when p is the module's only
 // policy, every machine with an intent that is not a control effect.
 func (c *checker) governedMachines(m *ast.Module, model *authority.Model, p *authority.Policy) []*ast.Machine {
-	var out []*ast.Machine
+	if c.governed == nil {
+		only := ""
+		if len(model.Policies) == 1 {
+			only = p.Name
+		}
+		c.governed = governance(m, only)
+	}
+	return c.governed[p.Name]
+}
+
+// governance indexes a module's machines by the policies whose intents
+// they decide, in declaration order: a machine is listed under every P of
+// its (policy.evaluate P), and, when the module has one policy (only is
+// its name), under it too when it has an intent that is not a control
+// effect. One pass over the module, rather than one per policy.
+func governance(m *ast.Module, only string) map[string][]*ast.Machine {
+	out := map[string][]*ast.Machine{}
 	for _, d := range m.Decls {
 		mach, ok := d.(*ast.Machine)
 		if !ok {
 			continue
 		}
-		uses := false
+		var evaluates []string
+		other := false
 		for _, st := range mach.States {
 			for _, t := range st.Transitions {
 				for _, e := range t.Effects {
 					switch {
 					case e.Name.Name == "policy.evaluate":
-						uses = uses || len(e.Targets) > 0 && e.Targets[0].Name == p.Name
-					case len(model.Policies) == 1 && !authority.ControlEffects[e.Name.Name]:
-						uses = true
+						if len(e.Targets) > 0 && !slices.Contains(evaluates, e.Targets[0].Name) {
+							evaluates = append(evaluates, e.Targets[0].Name)
+						}
+					case only != "" && !authority.ControlEffects[e.Name.Name]:
+						other = true
 					}
 				}
 			}
 		}
-		if uses {
-			out = append(out, mach)
+		if other && !slices.Contains(evaluates, only) {
+			evaluates = append(evaluates, only)
+		}
+		for _, p := range evaluates {
+			out[p] = append(out[p], mach)
 		}
 	}
 	return out
@@ -112,8 +136,11 @@ func (c *checker) contextFields(mach *ast.Machine) []authority.Field {
 		}
 		return out
 	}
-	for _, s := range c.res.Symbols {
-		if s.Kind == SymContextField && s.Parent == parent && s.Parent != nil {
+	if parent == nil {
+		return nil
+	}
+	for _, s := range c.members(parent) {
+		if s.Kind == SymContextField {
 			out = append(out, authority.Field{Name: s.Name, Type: s.Type})
 		}
 	}

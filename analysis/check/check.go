@@ -236,6 +236,9 @@ type checker struct {
 	// on first use).
 	boundSurfaces map[string][]*ast.Surface
 	variantCases  map[string][]variantCase
+	// governed indexes the machines by the policies that decide their
+	// intents (built on first use).
+	governed map[string][]*ast.Machine
 	// memberIdx indexes the members of declarations that have many.
 	memberIdx map[*Symbol]*membersIndexed
 	// fieldTypes holds the resolved type of each (name Type) field of a

@@ -191,9 +191,21 @@ func newVersion(src []byte, m *ast.Module, info []declInfo, first map[string]*Sy
 	}
 	for i, d := range m.Decls {
 		sp := d.Base().Form.Span
-		v.decls[i] = declState{start: sp.Start, content: maphash.Bytes(seed, src[sp.Start:sp.End]), iface: ifaceHash(src, d)}
+		v.decls[i] = declState{start: sp.Start, content: maphash.Bytes(seed, src[sp.Start:sp.End])}
 	}
 	return v
+}
+
+// ifaces computes each declaration's iface, copying it from the base
+// declaration aligned with it, if any (same text, same iface).
+func (v *version) ifaces(align []int, old *version) {
+	for i, d := range v.mod.Decls {
+		if align != nil && align[i] >= 0 {
+			v.decls[i].iface = old.decls[align[i]].iface
+		} else {
+			v.decls[i].iface = ifaceHash(v.src, d)
+		}
+	}
 }
 
 // ifaceHash hashes what other declarations can see of d: its text,
@@ -354,14 +366,18 @@ func writeUint(h *maphash.Hash, x uint64) {
 	h.Write(b[:])
 }
 
-// mix combines values into one hash.
+// mix combines values into one hash (a multiply-xorshift mixer: the
+// values are hashes already, and only collisions by accident matter).
 func mix(xs ...uint64) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
+	h := uint64(0x9e3779b97f4a7c15)
 	for _, x := range xs {
-		writeUint(&h, x)
+		h ^= x
+		h *= 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+		h *= 0x94d049bb133111eb
+		h ^= h >> 29
 	}
-	return h.Sum64()
+	return h
 }
 
 // engineRun is one Recheck: the base version, the new one being checked,
@@ -424,6 +440,7 @@ func (e *engineRun) plan(c *checker) {
 			}
 		}
 	}
+	e.cur.ifaces(e.align, e.old)
 }
 
 // reuse decides whether declaration i of the new version can keep its

@@ -102,6 +102,7 @@ func (c *checker) version(cst *syntax.CST) *version {
 			m = &ast.Module{} // a file without a module: no declarations
 		}
 		c.ver = newVersion(cst.Src, m, c.info, c.decls, c.index)
+		c.ver.ifaces(nil, nil)
 		if cst.HasError(0) {
 			c.ver.untrusted = untrusted(cst, m)
 		}
