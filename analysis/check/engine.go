@@ -200,7 +200,7 @@ func newVersion(src []byte, m *ast.Module, info []declInfo, first map[string]*Sy
 // declaration aligned with it, if any (same text, same iface).
 func (v *version) ifaces(align []int, old *version) {
 	for i, d := range v.mod.Decls {
-		if align != nil && align[i] >= 0 {
+		if align != nil && align[i] >= 0 && (old.untrusted == nil || !old.untrusted[align[i]]) {
 			v.decls[i].iface = old.decls[align[i]].iface
 		} else {
 			v.decls[i].iface = ifaceHash(v.src, d)
@@ -210,7 +210,8 @@ func (v *version) ifaces(align []int, old *version) {
 
 // ifaceHash hashes what other declarations can see of d: its text,
 // without the clauses only its own body check reads (a function's body,
-// examples and contracts; a machine's states).
+// examples and contracts; a machine's states; a surface's title and
+// route; a store's backend).
 func ifaceHash(src []byte, d ast.Decl) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
@@ -229,6 +230,15 @@ func ifaceHash(src []byte, d ast.Decl) uint64 {
 				}
 			case *ast.Machine:
 				if it.Head() == "state" {
+					continue
+				}
+			case *ast.Surface:
+				switch it.Head() {
+				case "title", "route":
+					continue
+				}
+			case *ast.Store:
+				if it.Head() == "backend" {
 					continue
 				}
 			}

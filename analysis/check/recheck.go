@@ -104,7 +104,15 @@ func (c *checker) version(cst *syntax.CST) *version {
 		c.ver = newVersion(cst.Src, m, c.info, c.decls, c.index)
 		c.ver.ifaces(nil, nil)
 		if cst.HasError(0) {
+			// An untrusted declaration's text may be the same as a later
+			// version's while its tree is not: its interface is equal to
+			// no other.
 			c.ver.untrusted = untrusted(cst, m)
+			for i, u := range c.ver.untrusted {
+				if u {
+					c.ver.decls[i].iface = mix(versions.Add(1), uint64(i))
+				}
+			}
 		}
 	})
 	return c.ver
