@@ -50,10 +50,10 @@ func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 }
 
 // seedSources returns the files Recheck is tested on, by name: the
-// examples, the checker's fixtures and a generated module of about
-// genLines lines.
+// examples, the checker's fixtures and two generated modules (the
+// benchmark's and the spec-shaped one) of about genLines lines.
 func seedSources(t testing.TB, genLines int) map[string][]byte {
-	srcs := map[string][]byte{"gen": gen.Module(genLines)}
+	srcs := map[string][]byte{"gen": gen.Module(genLines), "spec": gen.SpecModule(genLines)}
 	for _, pattern := range []string{"../../examples/*.caps", "../../testdata/check/*.caps"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
