@@ -186,6 +186,7 @@ func Check(f *ast.File, opts Options) *Result {
 	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
 	if f.Module != nil {
 		c.module(f.Module)
+		c.keepInterfaceDiagnostics()
 	}
 	sortDiagnostics(c.res.Diagnostics)
 	c.res.checker = c
@@ -252,6 +253,12 @@ type checker struct {
 	info  []declInfo
 	index map[ast.Decl]int
 	dep   *deps
+	// p1 is the declaration whose interface is being resolved (its
+	// diagnostics are recorded as its own), nil outside.
+	p1 *declInfo
+	// head is the range of c.res.Diagnostics the module header's checks
+	// (profiles, imports) reported.
+	head [2]int
 	// importLog records what the Importer answered for each module path,
 	// so that Recheck can replay it.
 	importLog map[string]importCall
@@ -259,6 +266,13 @@ type checker struct {
 	// against an earlier full check (Recheck).
 	eng *engineRun
 	verState
+	// base is set on a checker that resolves and checks again only some
+	// declarations of a new version (Recheck's fast path): the others'
+	// types, signatures and members are looked up in base, which is
+	// never written.
+	base *checker
+	// headDiags are the module header's diagnostics (kept for Recheck).
+	headDiags []syntax.Diagnostic
 }
 
 // declAt is where a problem with a whole declaration is reported: its
@@ -280,11 +294,17 @@ func (c *checker) declNamed(name string) *Symbol {
 
 // cachedSig returns fn's signature if it was resolved already.
 func (c *checker) cachedSig(fn *ast.Function) (*signature, bool) {
-	s, ok := c.sigs[fn]
+	if s, ok := c.sigs[fn]; ok || c.base == nil {
+		return s, ok
+	}
+	s, ok := c.base.sigs[fn]
 	return s, ok
 }
 
 func (c *checker) report(code string, sev syntax.Severity, sp syntax.Span, format string, args ...any) *syntax.Diagnostic {
+	if c.p1 != nil {
+		c.p1.p1idx = append(c.p1.p1idx, len(c.res.Diagnostics))
+	}
 	c.res.Diagnostics = append(c.res.Diagnostics, syntax.Diagnostic{Code: code, Severity: sev, Span: sp, Message: syntax.Messagef(format, args...)})
 	return &c.res.Diagnostics[len(c.res.Diagnostics)-1]
 }
@@ -317,7 +337,10 @@ func (c *checker) define(s *Symbol) *Symbol {
 
 // members returns the symbols whose parent is s.
 func (c *checker) members(s *Symbol) []*Symbol {
-	return c.children[s]
+	if m, ok := c.children[s]; ok || c.base == nil {
+		return m
+	}
+	return c.base.children[s]
 }
 
 // didYouMean appends a suggestion for name among candidates.

@@ -55,6 +55,82 @@ type declInfo struct {
 	// lies outside the declaration: they cannot be moved with it.
 	diags  []syntax.Diagnostic
 	pinned bool
+	// p1diags are the diagnostics resolving its interface reported,
+	// relative to its start (p1idx their indices while the check runs);
+	// p1pinned is set when one lies outside the declaration.
+	p1idx    []int
+	p1diags  []syntax.Diagnostic
+	p1pinned bool
+}
+
+// enter makes declaration i the one whose interface is being resolved:
+// lookups and diagnostics are recorded as its own. The returned function
+// restores the previous one.
+func (c *checker) enter(i int) func() {
+	dep, p1 := c.dep, c.p1
+	c.dep, c.p1 = &c.info[i].p1, &c.info[i]
+	return func() { c.dep, c.p1 = dep, p1 }
+}
+
+// keepInterfaceDiagnostics copies each declaration's interface
+// diagnostics, relative to its start, before the check sorts them.
+func (c *checker) keepInterfaceDiagnostics() {
+	c.headDiags = append([]syntax.Diagnostic(nil), c.res.Diagnostics[c.head[0]:c.head[1]]...)
+	for i, d := range c.mod.Decls {
+		info := &c.info[i]
+		if len(info.p1idx) == 0 {
+			continue
+		}
+		whole := d.Base().Form.Span
+		info.p1diags = make([]syntax.Diagnostic, len(info.p1idx))
+		for k, at := range info.p1idx {
+			var out bool
+			info.p1diags[k], out = relative(c.res.Diagnostics[at], whole)
+			info.p1pinned = info.p1pinned || out
+		}
+		info.p1idx = nil
+	}
+}
+
+// relative returns d with its spans relative to whole's start; out
+// reports that one of them lies outside whole.
+func relative(d syntax.Diagnostic, whole syntax.Span) (syntax.Diagnostic, bool) {
+	inside := func(sp syntax.Span) bool {
+		return sp != (syntax.Span{}) && whole.Start <= sp.Start && sp.End <= whole.End
+	}
+	out := !inside(d.Span)
+	d.Span = shift(d.Span, -whole.Start)
+	if len(d.Related) > 0 {
+		rel := make([]syntax.Related, len(d.Related))
+		for r, rl := range d.Related {
+			if rl.File == "" {
+				out = out || !inside(rl.Span)
+				rl.Span = shift(rl.Span, -whole.Start)
+			}
+			rel[r] = rl
+		}
+		d.Related = rel
+	}
+	return d, out
+}
+
+// moved returns relative diagnostics moved to start.
+func moved(ds []syntax.Diagnostic, start int, into []syntax.Diagnostic) []syntax.Diagnostic {
+	for _, d := range ds {
+		d.Span = shift(d.Span, start)
+		if len(d.Related) > 0 {
+			rel := make([]syntax.Related, len(d.Related))
+			for k, rl := range d.Related {
+				if rl.File == "" {
+					rl.Span = shift(rl.Span, start)
+				}
+				rel[k] = rl
+			}
+			d.Related = rel
+		}
+		into = append(into, d)
+	}
+	return into
 }
 
 // body checks declaration i's body (everything but its interface, which
@@ -102,28 +178,10 @@ func (c *checker) body(i int, d ast.Decl) {
 		return
 	}
 	info.diags = make([]syntax.Diagnostic, len(fresh))
-	inside := func(sp syntax.Span) bool {
-		return sp != (syntax.Span{}) && whole.Start <= sp.Start && sp.End <= whole.End
-	}
 	for k, dg := range fresh {
-		if !inside(dg.Span) {
-			info.pinned = true
-		}
-		dg.Span = shift(dg.Span, -whole.Start)
-		if len(dg.Related) > 0 {
-			rel := make([]syntax.Related, len(dg.Related))
-			for r, rl := range dg.Related {
-				if rl.File == "" {
-					if !inside(rl.Span) {
-						info.pinned = true
-					}
-					rl.Span = shift(rl.Span, -whole.Start)
-				}
-				rel[r] = rl
-			}
-			dg.Related = rel
-		}
-		info.diags[k] = dg
+		var out bool
+		info.diags[k], out = relative(dg, whole)
+		info.pinned = info.pinned || out
 	}
 }
 
@@ -260,10 +318,20 @@ func (v *version) effects() {
 	}
 	v.effOK = true
 	seen := make([]int, len(v.decls)) // the root whose walk last visited a declaration, +1
+	// the names (not found, or found as the root itself) and facts a walk
+	// combined already: the combination is a set's, each counted once
+	once := map[string]bool{}
 	for root := range v.decls {
 		acc := v.decls[root].iface
 		stack := []int{root}
 		seen[root] = root + 1
+		clear(once)
+		add := func(key string, x uint64) {
+			if !once[key] {
+				once[key] = true
+				acc ^= x
+			}
+		}
 		for len(stack) > 0 {
 			i := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -271,10 +339,10 @@ func (v *version) effects() {
 				j, ok := v.first[n]
 				switch {
 				case !ok:
-					acc ^= mix(hashString(n), 1)
+					add("?"+n, mix(hashString(n), 1))
 					continue
 				case j == root:
-					acc ^= mix(hashString(n), 3)
+					add("="+n, mix(hashString(n), 3))
 					continue
 				case seen[j] == root+1:
 					continue
@@ -284,7 +352,7 @@ func (v *version) effects() {
 				stack = append(stack, j)
 			}
 			for _, k := range v.info[i].p1.keys {
-				acc ^= mix(hashString(k), v.keyLocked(k, false))
+				add("!"+k, mix(hashString(k), v.keyLocked(k, false)))
 			}
 		}
 		v.decls[root].eff = acc
@@ -483,21 +551,7 @@ func (e *engineRun) reuse(c *checker, i int) bool {
 			return false
 		}
 	}
-	start := e.cur.decls[i].start
-	for _, d := range oi.diags {
-		d.Span = shift(d.Span, start)
-		if len(d.Related) > 0 {
-			rel := make([]syntax.Related, len(d.Related))
-			for k, rl := range d.Related {
-				if rl.File == "" {
-					rl.Span = shift(rl.Span, start)
-				}
-				rel[k] = rl
-			}
-			d.Related = rel
-		}
-		c.res.Diagnostics = append(c.res.Diagnostics, d)
-	}
+	c.res.Diagnostics = moved(oi.diags, e.cur.decls[i].start, c.res.Diagnostics)
 	c.info[i].body, c.info[i].diags = oi.body, oi.diags
 	e.reused++
 	return true

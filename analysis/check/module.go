@@ -46,8 +46,10 @@ type ImportInfo struct {
 func (c *checker) module(m *ast.Module) {
 	c.mod = m
 	c.define(&Symbol{Kind: SymModule, Name: m.Name.Name, Span: m.Name.Span, Full: m.Form.Span, Doc: m.Doc, Detail: "module " + m.Name.Name})
+	c.head[0] = len(c.res.Diagnostics)
 	c.profiles(m)
 	c.importsOf(m)
+	c.head[1] = len(c.res.Diagnostics)
 	// Declarations: names are unique across kinds within a module.
 	top := c.newScope("declaration")
 	top.hint = len(m.Decls)
@@ -66,42 +68,8 @@ func (c *checker) module(m *ast.Module) {
 	for i, d := range m.Decls {
 		c.index[d] = i
 	}
-	// Types first: every later check needs them.
-	for i, d := range m.Decls {
-		if td, ok := d.(*ast.TypeDecl); ok {
-			c.dep = &c.info[i].p1
-			t := c.declType(td)
-			if s := c.declNamed(td.Name.Name); s != nil && s.Decl == d {
-				s.Type = t
-				s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
-			}
-			c.typeMembers(td, t)
-		}
-	}
-	// Members that effect targets name (store collections, port tools,
-	// agent skills, surface actions) before anything resolves a target:
-	// declaration order has no meaning.
-	for i, d := range m.Decls {
-		c.dep = &c.info[i].p1
-		switch d := d.(type) {
-		case *ast.Store:
-			c.storeCollections(d)
-		case *ast.Surface:
-			c.operations(c.declSym(d), "action", d.Actions)
-		case *ast.Port:
-			c.portOperations(d)
-		case *ast.Agent:
-			c.operations(c.declSym(d), "skill", d.Skills)
-		}
-	}
-	for i, d := range m.Decls {
-		switch d := d.(type) {
-		case *ast.Function:
-			c.dep = &c.info[i].p1
-			c.functionSignature(d)
-		}
-	}
-	c.dep = nil
+	c.interfaces(m, nil)
+	c.dep, c.p1 = nil, nil
 	if c.eng != nil {
 		c.eng.plan(c)
 	}
@@ -118,6 +86,50 @@ func (c *checker) module(m *ast.Module) {
 		}
 	}
 	c.policyConditions(m)
+}
+
+// interfaces resolves the interfaces of the module's declarations (of
+// those only selects, when not nil): every type, then the members that
+// effect targets name, then every function signature.
+func (c *checker) interfaces(m *ast.Module, only []bool) {
+	// Types first: every later check needs them.
+	for i, d := range m.Decls {
+		if td, ok := d.(*ast.TypeDecl); ok && (only == nil || only[i]) {
+			c.enter(i)
+			t := c.declType(td)
+			if s := c.declNamed(td.Name.Name); s != nil && s.Decl == d {
+				s.Type = t
+				s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
+			}
+			c.typeMembers(td, t)
+		}
+	}
+	// Members that effect targets name (store collections, port tools,
+	// agent skills, surface actions) before anything resolves a target:
+	// declaration order has no meaning.
+	for i, d := range m.Decls {
+		if only != nil && !only[i] {
+			continue
+		}
+		c.enter(i)
+		switch d := d.(type) {
+		case *ast.Store:
+			c.storeCollections(d)
+		case *ast.Surface:
+			c.operations(c.declSym(d), "action", d.Actions)
+		case *ast.Port:
+			c.portOperations(d)
+		case *ast.Agent:
+			c.operations(c.declSym(d), "skill", d.Skills)
+		}
+	}
+	for i, d := range m.Decls {
+		if fn, ok := d.(*ast.Function); ok && (only == nil || only[i]) {
+			c.enter(i)
+			c.functionSignature(fn)
+		}
+	}
+	c.dep, c.p1 = nil, nil
 }
 
 func typeDetail(td *ast.TypeDecl, t types.Type) string {
@@ -423,11 +435,14 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 	if t, ok := c.typeCache[td]; ok {
 		return t
 	}
+	if c.base != nil {
+		if t, ok := c.base.typeCache[td]; ok {
+			return t // a declaration a Recheck did not resolve again
+		}
+	}
 	if i, ok := c.index[td]; ok {
-		// what resolving td looks up is td's own dependency
-		saved := c.dep
-		c.dep = &c.info[i].p1
-		defer func() { c.dep = saved }()
+		// what resolving td looks up and reports is td's own
+		defer c.enter(i)()
 	}
 	if c.resolving[td] {
 		if _, alias := td.Def.(*ast.AliasDef); alias {

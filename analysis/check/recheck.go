@@ -57,6 +57,9 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 	if cur == nil || len(cur.Nodes) == 0 || cur.HasError(0) {
 		return nil, nil, false
 	}
+	if diags, eng, ok := r.fastRecheck(cur); ok {
+		return diags, eng, true
+	}
 	f := ast.Build(syntax.Read(cur))
 	if f.Module == nil {
 		// nothing to check beyond reading and building
