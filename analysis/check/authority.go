@@ -20,6 +20,7 @@ func (c *checker) policyConditions(m *ast.Module) {
 	}
 	for _, p := range model.Policies {
 		machines := c.governedMachines(m, model, p)
+		c.strShift = c.shiftOf[p.Decl]
 		for _, r := range p.Rules {
 			if r.Err != nil {
 				c.conditionError(r, r.Err, "")
@@ -36,13 +37,38 @@ func (c *checker) policyConditions(m *ast.Module) {
 			}
 		}
 	}
+	c.strShift = 0
 	for _, b := range model.Blocked(m) {
 		fix := "allow it with a rule (repairs that widen authority go through caps propose), or remove the intent"
 		if b.Mandate != nil {
 			fix = "add it to the mandate's (scope ...) (this widens its authority), or remove the intent"
 		}
-		c.warnf(AuthorityNeverAllows, b.Intent.Form.Span, "%s can never be allowed in machine %s: %s; %s", b.Effect, b.Machine, b.Why, fix)
+		c.warnf(AuthorityNeverAllows, shift(b.Intent.Form.Span, c.intentShift(m, b)), "%s can never be allowed in machine %s: %s; %s", b.Effect, b.Machine, b.Why, fix)
 	}
+}
+
+// intentShift is how far a blocked intent moved since the tree it is in
+// was built: 0 but in a Recheck that kept the base's tree of its machine.
+func (c *checker) intentShift(m *ast.Module, b authority.Blocked) int {
+	if len(c.shiftOf) == 0 {
+		return 0
+	}
+	for _, d := range m.Decls {
+		mach, ok := d.(*ast.Machine)
+		if !ok || mach.Name.Name != b.Machine {
+			continue
+		}
+		for _, st := range mach.States {
+			for _, t := range st.Transitions {
+				for _, e := range t.Effects {
+					if e == b.Intent {
+						return c.shiftOf[d]
+					}
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // checkCondition checks one rule against a machine's context; it reports
@@ -122,7 +148,7 @@ func governance(m *ast.Module, only string) map[string][]*ast.Machine {
 func (c *checker) contextFields(mach *ast.Machine) []authority.Field {
 	parent := c.declSym(mach)
 	var out []authority.Field
-	if c.eng != nil {
+	if c.eng != nil || c.base != nil {
 		// A Recheck may not have checked the machine's body again: resolve
 		// the context's types as its body check does, silently.
 		if parent == nil {
@@ -150,7 +176,7 @@ func (c *checker) contextFields(mach *ast.Machine) []authority.Field {
 // stringSpan maps [start, end) of a string literal's decoded text to the
 // source, through its escapes; the whole literal when the mapping fails.
 func (c *checker) stringSpan(str *syntax.Form, start, end int) syntax.Span {
-	whole := str.Span
+	whole := shift(str.Span, c.strShift)
 	f := c.res.File
 	if f == nil || f.Source == nil || f.Source.CST == nil || whole.End > len(f.Source.CST.Src) {
 		return whole

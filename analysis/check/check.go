@@ -271,6 +271,15 @@ type checker struct {
 	// types, signatures and members are looked up in base, which is
 	// never written.
 	base *checker
+	// shiftOf gives, in Recheck's fast path, how far each declaration
+	// whose base tree it kept moved; strShift is the one policy
+	// conditions are read with now.
+	shiftOf  map[ast.Decl]int
+	strShift int
+	// policyAt is where the policy conditions' diagnostics start in
+	// c.res.Diagnostics (before sorting); policyDiags are they.
+	policyAt    int
+	policyDiags []syntax.Diagnostic
 	// headDiags are the module header's diagnostics (kept for Recheck).
 	headDiags []syntax.Diagnostic
 }

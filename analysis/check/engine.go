@@ -76,6 +76,7 @@ func (c *checker) enter(i int) func() {
 // diagnostics, relative to its start, before the check sorts them.
 func (c *checker) keepInterfaceDiagnostics() {
 	c.headDiags = append([]syntax.Diagnostic(nil), c.res.Diagnostics[c.head[0]:c.head[1]]...)
+	c.policyDiags = append([]syntax.Diagnostic(nil), c.res.Diagnostics[c.policyAt:]...)
 	for i, d := range c.mod.Decls {
 		info := &c.info[i]
 		if len(info.p1idx) == 0 {
@@ -226,6 +227,15 @@ type version struct {
 	mu    sync.Mutex
 	keyV  map[string]uint64
 	effOK bool
+	// bound hashes the events of the surfaces bound to each machine.
+	bound map[string]*maphash.Hash
+	// layout is the version's (the base's: cut once); policy its policy
+	// conditions' diagnostics, each relative to the declaration it lies
+	// in (policyOK is false when one lies in none).
+	layout   *layout
+	layoutOK bool
+	policy   [][]syntax.Diagnostic
+	policyOK bool
 	// untrusted marks declarations whose diagnostics cannot be reused
 	// (nil when all can).
 	untrusted []bool
@@ -400,15 +410,27 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 			}
 		}
 	case len(key) > len(keyBound) && key[:len(keyBound)] == keyBound:
-		name := key[len(keyBound):]
-		for _, d := range v.mod.Decls {
-			if s, ok := d.(*ast.Surface); ok && s.Bind.Name == name {
-				for _, e := range s.Events {
-					h.WriteString(e.Name)
-					h.WriteByte(0)
+		if v.bound == nil {
+			// every machine's surfaces at once: one pass, not one each
+			v.bound = map[string]*maphash.Hash{}
+			for _, d := range v.mod.Decls {
+				if s, ok := d.(*ast.Surface); ok {
+					bh := v.bound[s.Bind.Name]
+					if bh == nil {
+						bh = &maphash.Hash{}
+						bh.SetSeed(seed)
+						v.bound[s.Bind.Name] = bh
+					}
+					for _, e := range s.Events {
+						bh.WriteString(e.Name)
+						bh.WriteByte(0)
+					}
+					bh.WriteByte(1)
 				}
-				h.WriteByte(1)
 			}
+		}
+		if bh := v.bound[key[len(keyBound):]]; bh != nil {
+			writeUint(&h, bh.Sum64())
 		}
 	case key == keyVariants:
 		if !withEff {

@@ -103,16 +103,6 @@ func isDeclKind(k string) bool {
 	return false
 }
 
-// governed reports whether m declares an authority-policy.
-func governed(m *ast.Module) bool {
-	for _, d := range m.Decls {
-		if cd, ok := d.(*ast.ClauseDecl); ok && cd.DeclKind == ast.KindAuthorityPolicy {
-			return true
-		}
-	}
-	return false
-}
-
 // alignDecls matches new declarations with old ones of the same text:
 // the runs before and after the edited region in order, and inside it by
 // content. It returns, for each new declaration, its old one or -1.
@@ -151,32 +141,30 @@ func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, 
 // fastRecheck is Recheck's fast path; handled is false when the edit is
 // outside its reach (the caller then reads and builds the whole file):
 // the base or cur is not laid out as cut requires, the text before the
-// first declaration or after the last changed, the module declares an
-// authority-policy (policy conditions are checked across declarations),
-// or the base's diagnostics are not all attributed to a declaration or
-// the header.
+// first declaration or after the last changed, or the base's diagnostics
+// are not all attributed to a declaration or the header.
 func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *engineRun, handled bool) {
 	base := r.checker
 	oldCST := r.File.Source.CST
 	om := r.File.Module
-	if om == nil || oldCST.HasError(0) || r.File.Source.TooDeep || governed(om) {
+	if om == nil || oldCST.HasError(0) || r.File.Source.TooDeep {
 		return nil, nil, false
 	}
-	ol, ok := cut(oldCST)
-	if !ok || len(ol.decls) != len(om.Decls) {
+	old := base.version(oldCST)
+	if !old.layoutOK || len(old.layout.decls) != len(om.Decls) {
 		return nil, nil, false
 	}
+	ol := old.layout
 	nl, ok := cut(cur)
 	if !ok || !bytes.Equal(oldCST.Src[:ol.head], cur.Src[:nl.head]) || !bytes.Equal(oldCST.Src[ol.tail:], cur.Src[nl.tail:]) {
 		return nil, nil, false
 	}
-	old := base.version(oldCST)
 	// The base's read and build diagnostics, by declaration; the others
 	// must lie in the header, which did not move.
 	built := make([][]syntax.Diagnostic, len(om.Decls))
 	var headBuilt []syntax.Diagnostic
 	for _, d := range r.File.Diagnostics {
-		j := declAtOffset(old, om, d.Span)
+		j := declAtOffset(om, d.Span)
 		if j < 0 {
 			if d.Span.End > ol.head || d.Span == (syntax.Span{}) {
 				return nil, nil, false
@@ -322,6 +310,37 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 	}
 	bodies(false)
 	bodies(true)
+	// The authority policies' conditions: the base's, moved, when no
+	// governance declaration or machine was resolved again; else checked
+	// over the new module, positions in the base's trees moved as they go
+	// out.
+	policyKept := old.policyOK
+	for i, d := range nm.Decls {
+		switch d.(type) {
+		case *ast.ClauseDecl, *ast.Machine:
+			policyKept = policyKept && !fresh[i]
+		}
+	}
+	// (a declaration of those kinds deleted changes them too)
+	policyKept = policyKept && governanceCount(nm) == governanceCount(om)
+	if policyKept {
+		for i, j := range align {
+			if j >= 0 {
+				out = moved(old.policy[j], cv.decls[i].start, out)
+			}
+		}
+		sortDiagnostics(out)
+		return out, eng, true
+	}
+	ch.shiftOf = map[ast.Decl]int{}
+	for i, d := range nm.Decls {
+		if k := cv.decls[i].start - d.Base().Form.Span.Start; k != 0 {
+			ch.shiftOf[d] = k
+		}
+	}
+	k := len(ch.res.Diagnostics)
+	ch.policyConditions(nm)
+	out = append(out, ch.res.Diagnostics[k:]...)
 	sortDiagnostics(out)
 	return out, eng, true
 }
@@ -432,7 +451,7 @@ func duplicates(nm *ast.Module, cv *version, out []syntax.Diagnostic) []syntax.D
 }
 
 // declAtOffset returns the base declaration whose text holds sp, or -1.
-func declAtOffset(v *version, m *ast.Module, sp syntax.Span) int {
+func declAtOffset(m *ast.Module, sp syntax.Span) int {
 	lo, hi := 0, len(m.Decls)
 	for lo < hi {
 		mid := (lo + hi) / 2
@@ -453,4 +472,17 @@ func declAtOffset(v *version, m *ast.Module, sp syntax.Span) int {
 // isModuleList reports whether node k is a list whose head is `module`.
 func isModuleList(c *syntax.CST, k int32) bool {
 	return c.Kind(k) == syntax.KindList && listHead(c, k) == "module"
+}
+
+// governanceCount counts the declarations policy conditions read:
+// governance and authority declarations, and machines.
+func governanceCount(m *ast.Module) int {
+	n := 0
+	for _, d := range m.Decls {
+		switch d.(type) {
+		case *ast.ClauseDecl, *ast.Machine:
+			n++
+		}
+	}
+	return n
 }

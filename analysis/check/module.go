@@ -85,6 +85,7 @@ func (c *checker) module(m *ast.Module) {
 			c.body(i, d)
 		}
 	}
+	c.policyAt = len(c.res.Diagnostics)
 	c.policyConditions(m)
 }
 

@@ -106,6 +106,23 @@ func (c *checker) version(cst *syntax.CST) *version {
 		}
 		c.ver = newVersion(cst.Src, m, c.info, c.decls, c.index)
 		c.ver.ifaces(nil, nil)
+		if l, ok := cut(cst); ok {
+			c.ver.layout, c.ver.layoutOK = &l, true
+		}
+		c.ver.policy, c.ver.policyOK = make([][]syntax.Diagnostic, len(m.Decls)), true
+		for _, d := range c.policyDiags {
+			j := declAtOffset(m, d.Span)
+			if j < 0 {
+				c.ver.policyOK = false
+				break
+			}
+			rd, out := relative(d, m.Decls[j].Base().Form.Span)
+			if out {
+				c.ver.policyOK = false
+				break
+			}
+			c.ver.policy[j] = append(c.ver.policy[j], rd)
+		}
 		if cst.HasError(0) {
 			// An untrusted declaration's text may be the same as a later
 			// version's while its tree is not: its interface is equal to

@@ -69,6 +69,26 @@ func BenchmarkRecheck(b *testing.B) {
 			}
 		})
 	}
+	// typing in a function body of the benchmark module (no policy)
+	gsrc := gen.Module(10000)
+	gc, err := syntax.Parse(gsrc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gbase := check.Check(ast.Build(syntax.Read(gc)), check.Options{Path: "/virtual/gen.caps"})
+	gbase.Recheck(gc)
+	gnext, err := syntax.Parse(middleEdit(gsrc, "(if (> x hi) hi x)", "(if (> x hi) lo x)"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("FunctionBody", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, ok := gbase.Recheck(gnext); !ok {
+				b.Fatal("Recheck declined")
+			}
+		}
+	})
 	b.Run("FullCheck", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
