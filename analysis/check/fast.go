@@ -140,9 +140,10 @@ func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, 
 
 // fastRecheck is Recheck's fast path; handled is false when the edit is
 // outside its reach (the caller then reads and builds the whole file):
-// the base or cur is not laid out as cut requires, the text before the
-// first declaration or after the last changed, or the base's diagnostics
-// are not all attributed to a declaration or the header.
+// the base or cur is not laid out as cut requires, the text after the
+// last declaration changed, the header changed its imports or has a
+// syntax error alone, or the base's diagnostics are not all attributed
+// to a declaration or the header.
 func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *engineRun, handled bool) {
 	base := r.checker
 	oldCST := r.File.Source.CST
@@ -156,8 +157,22 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 	}
 	ol := old.layout
 	nl, ok := cut(cur)
-	if !ok || !bytes.Equal(oldCST.Src[:ol.head], cur.Src[:nl.head]) || !bytes.Equal(oldCST.Src[ol.tail:], cur.Src[nl.tail:]) {
+	if !ok || !bytes.Equal(oldCST.Src[ol.tail:], cur.Src[nl.tail:]) {
 		return nil, nil, false
+	}
+	// A changed header (the module's name, capsule, profile line, the
+	// comments before the first declaration) is read and built alone: it
+	// is a prefix of the file, so its positions are the file's.
+	var head *ast.File
+	if !bytes.Equal(oldCST.Src[:ol.head], cur.Src[:nl.head]) {
+		hc, err := syntax.Parse(append(append([]byte(nil), cur.Src[:nl.head]...), ')'))
+		if err != nil || hc.HasError(0) {
+			return nil, nil, false
+		}
+		head = ast.Build(syntax.Read(hc))
+		if head.Module == nil || len(head.Module.Decls) > 0 || !sameImports(oldCST.Src, om, hc.Src, head.Module) {
+			return nil, nil, false // new imports: the whole file is read
+		}
 	}
 	// The base's read and build diagnostics, by declaration; the others
 	// must lie in the header, which did not move.
@@ -169,7 +184,9 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 			if d.Span.End > ol.head || d.Span == (syntax.Span{}) {
 				return nil, nil, false
 			}
-			headBuilt = append(headBuilt, d)
+			if head == nil {
+				headBuilt = append(headBuilt, d)
+			}
 			continue
 		}
 		rd, out := relative(d, om.Decls[j].Base().Form.Span)
@@ -196,7 +213,11 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 
 	// The new module: the base's header, and each declaration's tree,
 	// the base's when its text is the same.
-	nm := &ast.Module{Form: om.Form, Name: om.Name, Doc: om.Doc, Capsule: om.Capsule, Profiles: om.Profiles, Imports: om.Imports, Decls: make([]ast.Decl, n)}
+	hm := om
+	if head != nil {
+		hm, headBuilt = head.Module, head.Diagnostics
+	}
+	nm := &ast.Module{Form: hm.Form, Name: hm.Name, Doc: hm.Doc, Capsule: hm.Capsule, Profiles: hm.Profiles, Imports: hm.Imports, Decls: make([]ast.Decl, n)}
 	cv.mod = nm
 	fresh := make([]bool, n)
 	newBuilt := make([][]syntax.Diagnostic, n)
@@ -242,7 +263,10 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 	// is built and resolved again with them, until none is left.
 	var ch *checker
 	for round := 0; ; round++ {
-		ch = r.overlay(nm, fresh, cur)
+		ch = r.overlay(nm, fresh, cur, head != nil)
+		if ch == nil {
+			return nil, nil, false
+		}
 		cv.info = make([]declInfo, n)
 		for i, j := range align {
 			if fresh[i] {
@@ -279,7 +303,11 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 			out = moved(built[j], cv.decls[i].start, out)
 		}
 	}
-	out = append(out, base.headDiags...)
+	if head != nil {
+		out = append(out, ch.res.Diagnostics[ch.head[0]:ch.head[1]]...)
+	} else {
+		out = append(out, base.headDiags...)
+	}
 	out = duplicates(nm, cv, out)
 	for i, j := range align {
 		if fresh[i] {
@@ -387,8 +415,11 @@ func (e *engineRun) unchanged(i, j int) bool {
 
 // overlay returns a checker for module nm, a new version of r's, that
 // has resolved the interfaces of the declarations fresh marks (built
-// from the new text) on top of r's check, which holds the others'.
-func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST) *checker {
+// from the new text) on top of r's check, which holds the others'. When
+// header is set, it checks the module's header (profiles, imports, the
+// imports answered as r's check resolved them) first; nil when it asks
+// for an import r's check did not resolve.
+func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header bool) *checker {
 	base := r.checker
 	n := len(nm.Decls)
 	ch := &checker{
@@ -420,6 +451,20 @@ func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST) *checker
 		// a new declaration, or one that was a duplicate in the base (it
 		// is resolved again: its name now finds it)
 		ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
+	}
+	if header {
+		var replay *replayImporter
+		if ch.opts.Importer != nil {
+			replay = &replayImporter{log: base.importLog}
+			ch.opts.Importer = replay
+		}
+		ch.head[0] = len(ch.res.Diagnostics)
+		ch.profiles(nm)
+		ch.importsOf(nm)
+		ch.head[1] = len(ch.res.Diagnostics)
+		if replay != nil && replay.missed {
+			return nil
+		}
 	}
 	ch.interfaces(nm, fresh)
 	return ch
