@@ -489,8 +489,10 @@ type engineRun struct {
 	// importsChanged is set when the new version's imports differ from
 	// the base's: no body is reused.
 	importsChanged bool
-	rechecked      int // bodies checked again
-	reused         int // bodies whose diagnostics were reused
+	// whole is set when the whole new text was read and built.
+	whole     bool
+	rechecked int // bodies checked again
+	reused    int // bodies whose diagnostics were reused
 }
 
 // plan runs after the module pass of the new version (declarations,

@@ -12,37 +12,49 @@ import (
 // Recheck returns the diagnostics that checking cur, a later version of
 // the file r was checked from, would report, checking again only the
 // declarations whose inputs changed: the language server's path from an
-// edit to diagnostics.
+// edit to diagnostics. The result is exactly a full check's (codes,
+// spans, messages, related places, order); differential tests hold it to
+// that after every edit.
 //
-// A check records, for every declaration of the module, the diagnostics
-// its body check reported (relative to the declaration's start) and what
-// it looked up: declarations by name, found or not, and module facts (the
-// names of a kind, the surfaces bound to a machine, the profile line, the
-// variant types). Recheck reads and builds cur, and runs the module pass
-// on it in full: the module header, profiles, imports (replayed from r),
-// duplicate declarations, every type, member and function signature, the
-// authority policies' conditions. It then aligns cur's declarations with
-// r's (the unchanged ones before and after the edited region, and by
-// content inside it) and checks again the body of each declaration that
+// A check records, for every declaration of the module: its text's hash;
+// its interface hash (its text without the parts only its own check reads
+// (a function's body, examples and contracts, a machine's states, a
+// surface's title and route, a store's backend), combined with the
+// interfaces of every declaration its interface refers to, transitively);
+// what its checks looked up (declarations by name, found or not, and
+// module facts: the names of a kind, the surfaces bound to a machine, the
+// profile line, the variant types); and its diagnostics, relative to its
+// start.
+//
+// Recheck aligns cur's declarations with r's (those before and after the
+// edited region in order, those inside it by content) and checks again
+// each declaration that
 //   - is new or whose text changed, or
-//   - looked up a name that now finds another declaration, no declaration
-//     or a declaration whose interface changed, or
-//   - read a module fact whose value changed, or
+//   - looked up a name that now finds nothing, another declaration, or
+//     one whose interface changed, or read a module fact that changed, or
+//   - whose own interface changed through what it refers to, or
 //   - reported a diagnostic outside its own text.
 //
-// A declaration's interface is its text without the parts only its own
-// body check reads (a function's body, examples and contracts, a
-// machine's states), together with the interfaces of every declaration
-// its interface refers to, transitively. Every other declaration keeps
-// its diagnostics, moved to its new start.
+// Every other declaration keeps its diagnostics, moved to its new start.
+// The module-level checks (the header, profiles, imports, duplicate
+// declarations, authority-policy conditions) run on the new version.
 //
-// Recheck reports ok=false, and the caller checks cur in full, when r is
-// not a full check of a module, when cur has a syntax error (the reader's
-// recovery may regroup forms; when r's text had one, a declaration of r
-// keeps its diagnostics only if reading it alone gives the same form), when cur's imports differ from r's, or when
-// the module pass asks for an import r did not resolve. The imports r
-// resolved are taken as they were; the caller must not use a result whose
-// imports may have changed since.
+// Normally (fastRecheck) only the declarations checked again are read
+// from cur and built, over r's trees, types, signatures and members for
+// the rest; a changed header is read alone. When cur's imports differ
+// from r's, or the text after the module's last declaration changed, or
+// either version is laid out otherwise (a form outside the module, a
+// header clause after a declaration, a list that is no declaration),
+// Recheck reads and builds all of cur, and still checks again only what
+// changed.
+//
+// Recheck reports ok=false, and the caller checks cur in full, only when
+// r is not a full check, when cur has a syntax error (the reader's
+// recovery may regroup forms around it; when r's text had one, a
+// declaration of r keeps its diagnostics only if reading it alone gives
+// the same form), or when cur imports a module r's check did not
+// resolve. The imports r resolved are taken as they were; the caller must
+// not use a result whose imports may have changed since.
 func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 	d, _, ok := r.recheck(cur)
 	return d, ok
@@ -65,9 +77,9 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 		// nothing to check beyond reading and building
 		diags := append([]syntax.Diagnostic(nil), f.Diagnostics...)
 		sortDiagnostics(diags)
-		return diags, &engineRun{}, true
+		return diags, &engineRun{whole: true}, true
 	}
-	eng := &engineRun{old: base.version(r.File.Source.CST), src: cur.Src}
+	eng := &engineRun{old: base.version(r.File.Source.CST), src: cur.Src, whole: true}
 	// When the imports changed, every body is checked again (a body's
 	// dependencies on imported names are not recorded); the imports are
 	// answered as r's check resolved them, and one it did not resolve
