@@ -15,9 +15,16 @@ import (
 // reported once per rule, inside the string.
 func (c *checker) policyConditions(m *ast.Module) {
 	model := authority.FromModule(m)
+	c.model = model
 	if !model.Governed() {
 		return
 	}
+	c.conditions(m, model)
+	c.blocked(m, model, m)
+}
+
+// conditions checks the policies' conditions (policyConditions).
+func (c *checker) conditions(m *ast.Module, model *authority.Model) {
 	for _, p := range model.Policies {
 		machines := c.governedMachines(m, model, p)
 		c.strShift = c.shiftOf[p.Decl]
@@ -38,7 +45,12 @@ func (c *checker) policyConditions(m *ast.Module) {
 		}
 	}
 	c.strShift = 0
-	for _, b := range model.Blocked(m) {
+}
+
+// blocked reports the intents of the machines of in (m's, or some of
+// them) that no rule or mandate can ever let through (policyConditions).
+func (c *checker) blocked(m *ast.Module, model *authority.Model, in *ast.Module) {
+	for _, b := range model.Blocked(in) {
 		fix := "allow it with a rule (repairs that widen authority go through caps propose), or remove the intent"
 		if b.Mandate != nil {
 			fix = "add it to the mandate's (scope ...) (this widens its authority), or remove the intent"

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -280,6 +281,8 @@ type checker struct {
 	// c.res.Diagnostics (before sorting); policyDiags are they.
 	policyAt    int
 	policyDiags []syntax.Diagnostic
+	// model is the module's authority model (policyConditions).
+	model *authority.Model
 	// headDiags are the module header's diagnostics (kept for Recheck).
 	headDiags []syntax.Diagnostic
 }

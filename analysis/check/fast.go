@@ -367,8 +367,35 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 		}
 	}
 	k := len(ch.res.Diagnostics)
-	ch.policyConditions(nm)
-	out = append(out, ch.res.Diagnostics[k:]...)
+	clausesKept := old.policyOK && base.model != nil && clauseCount(nm) == clauseCount(om)
+	for i, d := range nm.Decls {
+		if _, ok := d.(*ast.ClauseDecl); ok && fresh[i] {
+			clausesKept = false
+		}
+	}
+	if !clausesKept {
+		ch.policyConditions(nm)
+		out = append(out, ch.res.Diagnostics[k:]...)
+	} else if base.model.Governed() {
+		// The governance declarations are the base's: so is the
+		// authority model. The conditions are checked again (a machine's
+		// context or policies may have changed); the intents of the
+		// machines kept are blocked as they were.
+		ch.conditions(nm, base.model)
+		var machines []ast.Decl
+		for i, d := range nm.Decls {
+			if _, ok := d.(*ast.Machine); ok && fresh[i] {
+				machines = append(machines, d)
+			}
+		}
+		ch.blocked(nm, base.model, &ast.Module{Decls: machines})
+		out = append(out, ch.res.Diagnostics[k:]...)
+		for i, j := range align {
+			if _, ok := nm.Decls[i].(*ast.Machine); ok && j >= 0 && !fresh[i] {
+				out = moved(old.policy[j], cv.decls[i].start, out)
+			}
+		}
+	}
 	sortDiagnostics(out)
 	return out, eng, true
 }
@@ -526,6 +553,17 @@ func governanceCount(m *ast.Module) int {
 	for _, d := range m.Decls {
 		switch d.(type) {
 		case *ast.ClauseDecl, *ast.Machine:
+			n++
+		}
+	}
+	return n
+}
+
+// clauseCount counts a module's governance and authority declarations.
+func clauseCount(m *ast.Module) int {
+	n := 0
+	for _, d := range m.Decls {
+		if _, ok := d.(*ast.ClauseDecl); ok {
 			n++
 		}
 	}
