@@ -219,14 +219,14 @@ var versions atomic.Uint64
 // declarations with their hashes, and the values of the names and facts
 // declarations depend on (computed on demand).
 type version struct {
-	src   []byte
-	mod   *ast.Module
-	info  []declInfo
-	decls []declState
-	first map[string]int // the declaration each name resolves to
-	mu    sync.Mutex
-	keyV  map[string]uint64
-	effOK bool
+	src     []byte
+	mod     *ast.Module
+	info    []declInfo
+	decls   []declState
+	first   map[string]int // the declaration each name resolves to
+	mu      sync.Mutex
+	keyV    map[string]uint64
+	effDone []bool
 	// bound hashes the events of the surfaces bound to each machine.
 	bound map[string]*maphash.Hash
 	// layout is the version's (the base's: cut once); policy its policy
@@ -317,63 +317,67 @@ func ifaceHash(src []byte, d ast.Decl) uint64 {
 	return h.Sum64()
 }
 
-// effects computes every declaration's eff: its iface combined with the
+// effOf returns declaration root's eff: its iface combined with the
 // ifaces of every declaration its interface reaches through the names it
 // looks up (and whether a name found it itself), and the facts it reads.
-func (v *version) effects() {
+// It is computed on first use; v.mu must be held.
+func (v *version) effOf(root int) uint64 {
+	if v.effDone == nil {
+		v.effDone = make([]bool, len(v.decls))
+	}
+	if v.effDone[root] {
+		return v.decls[root].eff
+	}
+	acc := v.decls[root].iface
+	seen := map[int]bool{root: true}
+	// the names (not found, or found as the root itself) and facts the
+	// walk combined already: the combination is a set's, each once
+	once := map[string]bool{}
+	add := func(key string, x uint64) {
+		if !once[key] {
+			once[key] = true
+			acc ^= x
+		}
+	}
+	stack := []int{root}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, n := range v.info[i].p1.names {
+			j, ok := v.first[n]
+			switch {
+			case !ok:
+				add("?"+n, mix(hashString(n), 1))
+				continue
+			case j == root:
+				add("="+n, mix(hashString(n), 3))
+				continue
+			case seen[j]:
+				continue
+			}
+			seen[j] = true
+			acc ^= mix(hashString(n), 2, v.decls[j].iface)
+			stack = append(stack, j)
+		}
+		for _, k := range v.info[i].p1.keys {
+			add("!"+k, mix(hashString(k), v.keyLocked(k, false)))
+		}
+	}
+	v.decls[root].eff, v.effDone[root] = acc, true
+	return acc
+}
+
+// eff is effOf, locking v.
+func (v *version) eff(i int) uint64 {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.effOK {
-		return
-	}
-	v.effOK = true
-	seen := make([]int, len(v.decls)) // the root whose walk last visited a declaration, +1
-	// the names (not found, or found as the root itself) and facts a walk
-	// combined already: the combination is a set's, each counted once
-	once := map[string]bool{}
-	for root := range v.decls {
-		acc := v.decls[root].iface
-		stack := []int{root}
-		seen[root] = root + 1
-		clear(once)
-		add := func(key string, x uint64) {
-			if !once[key] {
-				once[key] = true
-				acc ^= x
-			}
-		}
-		for len(stack) > 0 {
-			i := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, n := range v.info[i].p1.names {
-				j, ok := v.first[n]
-				switch {
-				case !ok:
-					add("?"+n, mix(hashString(n), 1))
-					continue
-				case j == root:
-					add("="+n, mix(hashString(n), 3))
-					continue
-				case seen[j] == root+1:
-					continue
-				}
-				seen[j] = root + 1
-				acc ^= mix(hashString(n), 2, v.decls[j].iface)
-				stack = append(stack, j)
-			}
-			for _, k := range v.info[i].p1.keys {
-				add("!"+k, mix(hashString(k), v.keyLocked(k, false)))
-			}
-		}
-		v.decls[root].eff = acc
-	}
+	return v.effOf(i)
 }
 
 // nameValue is what a lookup of name by declaration self finds:
 // nothing, self, or another declaration with its eff. Which declaration
 // it is does not matter, only what can be seen of it.
 func (v *version) nameValue(name string, self int) uint64 {
-	v.effects()
 	j, ok := v.first[name]
 	switch {
 	case !ok:
@@ -381,12 +385,11 @@ func (v *version) nameValue(name string, self int) uint64 {
 	case j == self:
 		return 3
 	}
-	return mix(2, v.decls[j].eff)
+	return mix(2, v.eff(j))
 }
 
 // keyValue is the value of a module fact.
 func (v *version) keyValue(key string) uint64 {
-	v.effects()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.keyLocked(key, true)
@@ -439,7 +442,7 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 		for i, d := range v.mod.Decls {
 			if _, ok := d.(*ast.TypeDecl); ok {
 				h.WriteString(d.Base().Name.Name)
-				writeUint(&h, v.decls[i].eff)
+				writeUint(&h, v.effOf(i))
 			}
 		}
 	case key == keyProfiles:
@@ -560,9 +563,7 @@ func (e *engineRun) reuse(c *checker, i int) bool {
 	}
 	// The body reads the declaration's own interface (a function's
 	// signature, say), which may have changed through what it refers to.
-	e.old.effects()
-	e.cur.effects()
-	if e.old.decls[j].eff != e.cur.decls[i].eff {
+	if e.old.eff(j) != e.cur.eff(i) {
 		return false
 	}
 	for _, n := range oi.body.names {

@@ -275,7 +275,7 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 				cv.info[i] = old.info[j]
 			}
 		}
-		cv.effOK, cv.keyV = false, map[string]uint64{}
+		cv.effDone, cv.keyV, cv.bound = nil, map[string]uint64{}, nil
 		stale := false
 		for i, j := range align {
 			if fresh[i] || eng.unchanged(i, j) {
@@ -418,9 +418,7 @@ func (e *engineRun) unchanged(i, j int) bool {
 	if oi.pinned || oi.p1pinned {
 		return false
 	}
-	e.old.effects()
-	e.cur.effects()
-	if e.old.decls[j].eff != e.cur.decls[i].eff {
+	if e.old.eff(j) != e.cur.eff(i) {
 		return false
 	}
 	name := e.cur.mod.Decls[i].Base().Name
