@@ -236,6 +236,8 @@ type version struct {
 	layoutOK bool
 	policy   [][]syntax.Diagnostic
 	policyOK bool
+	// rev indexes the declarations by what they depend on (the base's).
+	rev *revIndex
 	// untrusted marks declarations whose diagnostics cannot be reused
 	// (nil when all can).
 	untrusted []bool

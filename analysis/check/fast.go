@@ -262,6 +262,7 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 	// up; then every declaration whose interface or body inputs changed
 	// is built and resolved again with them, until none is left.
 	var ch *checker
+	var cand []bool
 	for round := 0; ; round++ {
 		ch = r.overlay(nm, fresh, cur, head != nil)
 		if ch == nil {
@@ -276,9 +277,12 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 			}
 		}
 		cv.effDone, cv.keyV, cv.bound = nil, map[string]uint64{}, nil
+		if round == 0 {
+			cand = eng.candidates(nm, om)
+		}
 		stale := false
 		for i, j := range align {
-			if fresh[i] || eng.unchanged(i, j) {
+			if fresh[i] || !cand[i] || eng.unchanged(i, j) {
 				continue
 			}
 			if round > 0 || !rebuild(i) {
@@ -566,4 +570,140 @@ func clauseCount(m *ast.Module) int {
 		}
 	}
 	return n
+}
+
+// revIndex indexes a version's declarations by what they depend on.
+type revIndex struct {
+	p1Names, bodyNames, p1Keys, bodyKeys map[string][]int
+	keys                                 []string // every fact some declaration read
+	pinned                               []int    // declarations with a diagnostic outside them
+}
+
+// reverse builds the index of v's dependencies.
+func (v *version) reverse() *revIndex {
+	x := &revIndex{p1Names: map[string][]int{}, bodyNames: map[string][]int{}, p1Keys: map[string][]int{}, bodyKeys: map[string][]int{}}
+	add := func(m map[string][]int, key string, j int) {
+		if l := m[key]; len(l) == 0 || l[len(l)-1] != j {
+			m[key] = append(l, j)
+		}
+	}
+	seenKey := map[string]bool{}
+	for j := range v.info {
+		info := &v.info[j]
+		for _, n := range info.p1.names {
+			add(x.p1Names, n, j)
+		}
+		for _, n := range info.body.names {
+			add(x.bodyNames, n, j)
+		}
+		for _, k := range info.p1.keys {
+			add(x.p1Keys, k, j)
+			if !seenKey[k] {
+				seenKey[k] = true
+				x.keys = append(x.keys, k)
+			}
+		}
+		for _, k := range info.body.keys {
+			add(x.bodyKeys, k, j)
+			if !seenKey[k] {
+				seenKey[k] = true
+				x.keys = append(x.keys, k)
+			}
+		}
+		if info.pinned || info.p1pinned {
+			x.pinned = append(x.pinned, j)
+		}
+	}
+	return x
+}
+
+// candidates marks the new declarations, kept from the base, whose
+// inputs may have changed: those whose interface reaches, or whose body
+// looked up, a name that now finds something else (a declaration not
+// kept, or one of those), or read a fact whose value changed; those
+// whose own name changed what it finds; and those with a diagnostic
+// outside them. The others have the base's inputs by construction;
+// unchanged decides for the candidates.
+func (e *engineRun) candidates(nm, om *ast.Module) []bool {
+	old, cv, align := e.old, e.cur, e.align
+	rev := old.rev
+	oldToNew := make([]int, len(om.Decls))
+	for j := range oldToNew {
+		oldToNew[j] = -1
+	}
+	for i, j := range align {
+		if j >= 0 {
+			oldToNew[j] = i
+		}
+	}
+	var dirty []string
+	isDirty := map[string]bool{}
+	mark := func(d ast.Decl) {
+		if b := d.Base(); b.Name.Valid() && !isDirty[b.Name.Name] {
+			isDirty[b.Name.Name] = true
+			dirty = append(dirty, b.Name.Name)
+		}
+	}
+	for i, j := range align {
+		if j < 0 {
+			mark(nm.Decls[i])
+		}
+	}
+	for j, i := range oldToNew {
+		if i < 0 {
+			mark(om.Decls[j])
+		}
+	}
+	for n, i := range cv.first {
+		if j, ok := old.first[n]; !ok || align[i] != j {
+			mark(nm.Decls[i])
+		}
+	}
+	for n, j := range old.first {
+		if _, ok := cv.first[n]; !ok {
+			mark(om.Decls[j])
+		}
+	}
+	cand := make([]bool, len(nm.Decls))
+	add := func(j int) bool {
+		i := oldToNew[j]
+		if i < 0 || cand[i] {
+			return false
+		}
+		cand[i] = true
+		return true
+	}
+	for _, k := range rev.keys {
+		if old.keyValue(k) == cv.keyValue(k) {
+			continue
+		}
+		for _, j := range rev.p1Keys[k] {
+			if add(j) {
+				mark(om.Decls[j]) // its interface may have changed
+			}
+		}
+		for _, j := range rev.bodyKeys[k] {
+			add(j)
+		}
+	}
+	for q := 0; q < len(dirty); q++ {
+		n := dirty[q]
+		for _, j := range rev.p1Names[n] {
+			if add(j) {
+				mark(om.Decls[j])
+			}
+		}
+		for _, j := range rev.bodyNames[n] {
+			add(j)
+		}
+	}
+	for _, j := range rev.pinned {
+		add(j)
+	}
+	for i, d := range nm.Decls {
+		if b := d.Base(); align[i] >= 0 && b.Name.Valid() && isDirty[b.Name.Name] {
+			cand[i] = true // its name may find another declaration now
+		}
+	}
+	return cand
 }

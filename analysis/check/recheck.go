@@ -118,6 +118,7 @@ func (c *checker) version(cst *syntax.CST) *version {
 		}
 		c.ver = newVersion(cst.Src, m, c.info, c.decls, c.index)
 		c.ver.ifaces(nil, nil)
+		c.ver.rev = c.ver.reverse()
 		if l, ok := cut(cst); ok {
 			c.ver.layout, c.ver.layoutOK = &l, true
 		}
