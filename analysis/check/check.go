@@ -12,6 +12,7 @@ package check
 import (
 	"sort"
 
+	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -185,6 +186,7 @@ func Check(f *ast.File, opts Options) *Result {
 	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
 	if f.Module != nil {
 		c.module(f.Module)
+		c.keepInterfaceDiagnostics()
 	}
 	sortDiagnostics(c.res.Diagnostics)
 	rewriteMessages(c.res.Diagnostics)
@@ -236,16 +238,53 @@ type checker struct {
 	// on first use).
 	boundSurfaces map[string][]*ast.Surface
 	variantCases  map[string][]variantCase
+	// governed indexes the machines by the policies that decide their
+	// intents (built on first use).
+	governed map[string][]*ast.Machine
 	// memberIdx indexes the members of declarations that have many.
 	memberIdx map[*Symbol]*membersIndexed
 	// fieldTypes holds the resolved type of each (name Type) field of a
 	// clause declaration (zk-proof inputs), by the field's form.
 	fieldTypes map[*syntax.Form]types.Type
-	// base is set on a checker that re-checks changed declarations against
-	// an earlier check's state (Recheck): decls, sigs and children hold
-	// only what the changed declarations add, and lookups fall back to
-	// base's, which is never written.
+	// info holds, per declaration of the module (by index in
+	// mod.Decls), the names and module facts its checks looked up and the
+	// diagnostics its body check reported: what Recheck reuses. index
+	// maps a declaration to its index; dep is where lookups are recorded
+	// now (nil outside a declaration's checks).
+	info  []declInfo
+	index map[ast.Decl]int
+	dep   *deps
+	// p1 is the declaration whose interface is being resolved (its
+	// diagnostics are recorded as its own), nil outside.
+	p1 *declInfo
+	// head is the range of c.res.Diagnostics the module header's checks
+	// (profiles, imports) reported.
+	head [2]int
+	// importLog records what the Importer answered for each module path,
+	// so that Recheck can replay it.
+	importLog map[string]importCall
+	// eng is set on a checker that checks a new version of a file
+	// against an earlier full check (Recheck).
+	eng *engineRun
+	verState
+	// base is set on a checker that resolves and checks again only some
+	// declarations of a new version (Recheck's fast path): the others'
+	// types, signatures and members are looked up in base, which is
+	// never written.
 	base *checker
+	// shiftOf gives, in Recheck's fast path, how far each declaration
+	// whose base tree it kept moved; strShift is the one policy
+	// conditions are read with now.
+	shiftOf  map[ast.Decl]int
+	strShift int
+	// policyAt is where the policy conditions' diagnostics start in
+	// c.res.Diagnostics (before sorting); policyDiags are they.
+	policyAt    int
+	policyDiags []syntax.Diagnostic
+	// model is the module's authority model (policyConditions).
+	model *authority.Model
+	// headDiags are the module header's diagnostics (kept for Recheck).
+	headDiags []syntax.Diagnostic
 }
 
 // declAt is where a problem with a whole declaration is reported: its
@@ -259,10 +298,10 @@ func declAt(d ast.Decl) syntax.Span {
 
 // declNamed returns the module declaration called name, or nil.
 func (c *checker) declNamed(name string) *Symbol {
-	if s, ok := c.decls[name]; ok || c.base == nil {
-		return s
+	if c.dep != nil {
+		c.dep.names = append(c.dep.names, name)
 	}
-	return c.base.decls[name]
+	return c.decls[name]
 }
 
 // cachedSig returns fn's signature if it was resolved already.
@@ -275,6 +314,9 @@ func (c *checker) cachedSig(fn *ast.Function) (*signature, bool) {
 }
 
 func (c *checker) report(code string, sev syntax.Severity, sp syntax.Span, format string, args ...any) *syntax.Diagnostic {
+	if c.p1 != nil {
+		c.p1.p1idx = append(c.p1.p1idx, len(c.res.Diagnostics))
+	}
 	c.res.Diagnostics = append(c.res.Diagnostics, syntax.NewDiagnostic(code, sev, sp, format, args...))
 	return &c.res.Diagnostics[len(c.res.Diagnostics)-1]
 }

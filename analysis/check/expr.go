@@ -549,6 +549,7 @@ type variantCase struct {
 // checking every bare constructor costs one pass over the declarations,
 // not one each.
 func (c *checker) variantsWithCase(name string) []variantCase {
+	c.uses(keyVariants)
 	if c.variantCases == nil {
 		c.variantCases = map[string][]variantCase{}
 		for _, d := range c.mod.Decls {

@@ -32,6 +32,10 @@ func (c *checker) signature(fn *ast.Function) *signature {
 	}
 	sig := &signature{result: types.TInvalid}
 	c.sigs[fn] = sig
+	if i, ok := c.index[fn]; ok {
+		// what resolving fn's signature looks up and reports is fn's own
+		defer c.enter(i)()
+	}
 	parent := c.declNamed(fn.Name.Name)
 	if parent != nil && parent.Decl != fn {
 		parent = nil

@@ -286,6 +286,7 @@ func eventWord(id ast.Ident) string {
 // that checking every machine costs one pass over the declarations, not
 // one each.
 func (c *checker) surfacesBoundTo(name string) []*ast.Surface {
+	c.uses(keyBound + name)
 	if c.boundSurfaces == nil {
 		c.boundSurfaces = map[string][]*ast.Surface{}
 		for _, d := range c.mod.Decls {

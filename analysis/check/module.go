@@ -46,8 +46,10 @@ type ImportInfo struct {
 func (c *checker) module(m *ast.Module) {
 	c.mod = m
 	c.define(&Symbol{Kind: SymModule, Name: m.Name.Name, Span: m.Name.Span, Full: m.Form.Span, Doc: m.Doc, Detail: "module " + m.Name.Name})
+	c.head[0] = len(c.res.Diagnostics)
 	c.profiles(m)
 	c.importsOf(m)
+	c.head[1] = len(c.res.Diagnostics)
 	// Declarations: names are unique across kinds within a module.
 	top := c.newScope("declaration")
 	top.hint = len(m.Decls)
@@ -61,9 +63,40 @@ func (c *checker) module(m *ast.Module) {
 			c.decls[sym.Name] = sym
 		}
 	}
+	c.info = make([]declInfo, len(m.Decls))
+	c.index = make(map[ast.Decl]int, len(m.Decls))
+	for i, d := range m.Decls {
+		c.index[d] = i
+	}
+	c.interfaces(m, nil)
+	c.dep, c.p1 = nil, nil
+	if c.eng != nil {
+		c.eng.plan(c)
+	}
+	for i, d := range m.Decls {
+		if _, ok := d.(*ast.Surface); !ok {
+			c.body(i, d)
+		}
+	}
+	// Surfaces last: their events refer to the symbols of machines that may
+	// be declared after them.
+	for i, d := range m.Decls {
+		if _, ok := d.(*ast.Surface); ok {
+			c.body(i, d)
+		}
+	}
+	c.policyAt = len(c.res.Diagnostics)
+	c.policyConditions(m)
+}
+
+// interfaces resolves the interfaces of the module's declarations (of
+// those only selects, when not nil): every type, then the members that
+// effect targets name, then every function signature.
+func (c *checker) interfaces(m *ast.Module, only []bool) {
 	// Types first: every later check needs them.
-	for _, d := range m.Decls {
-		if td, ok := d.(*ast.TypeDecl); ok {
+	for i, d := range m.Decls {
+		if td, ok := d.(*ast.TypeDecl); ok && (only == nil || only[i]) {
+			c.enter(i)
 			t := c.declType(td)
 			if s := c.declNamed(td.Name.Name); s != nil && s.Decl == d {
 				s.Type = t
@@ -75,7 +108,11 @@ func (c *checker) module(m *ast.Module) {
 	// Members that effect targets name (store collections, port tools,
 	// agent skills, surface actions) before anything resolves a target:
 	// declaration order has no meaning.
-	for _, d := range m.Decls {
+	for i, d := range m.Decls {
+		if only != nil && !only[i] {
+			continue
+		}
+		c.enter(i)
 		switch d := d.(type) {
 		case *ast.Store:
 			c.storeCollections(d)
@@ -87,39 +124,13 @@ func (c *checker) module(m *ast.Module) {
 			c.operations(c.declSym(d), "skill", d.Skills)
 		}
 	}
-	for _, d := range m.Decls {
-		switch d := d.(type) {
-		case *ast.Function:
-			c.functionSignature(d)
+	for i, d := range m.Decls {
+		if fn, ok := d.(*ast.Function); ok && (only == nil || only[i]) {
+			c.enter(i)
+			c.functionSignature(fn)
 		}
 	}
-	for _, d := range m.Decls {
-		switch d := d.(type) {
-		case *ast.Function:
-			c.function(d)
-		case *ast.Machine:
-			c.machine(d)
-		case *ast.Store:
-			c.store(d)
-		case *ast.Port:
-			c.port(d)
-		case *ast.Agent:
-			c.agent(d)
-		case *ast.ClauseDecl:
-			c.clauseDecl(d)
-			if d.DeclKind == ast.KindZKProof {
-				c.zkProof(d)
-			}
-		}
-	}
-	// Surfaces last: their events refer to the symbols of machines that may
-	// be declared after them.
-	for _, d := range m.Decls {
-		if s, ok := d.(*ast.Surface); ok {
-			c.surface(s)
-		}
-	}
-	c.policyConditions(m)
+	c.dep, c.p1 = nil, nil
 }
 
 func typeDetail(td *ast.TypeDecl, t types.Type) string {
@@ -166,6 +177,7 @@ func (c *checker) profiles(m *ast.Module) {
 // admitted reports whether the module's profiles admit e (a module that
 // restricts no effects admits every one).
 func (c *checker) admitted(e *catalog.Effect) bool {
+	c.uses(keyProfiles)
 	if len(c.mod.Profiles) == 0 {
 		return true
 	}
@@ -200,6 +212,10 @@ func (c *checker) importsOf(m *ast.Module) {
 			continue
 		}
 		imp, err := c.opts.Importer.Import(c.opts.Path, im.Path.Name)
+		if c.importLog == nil {
+			c.importLog = map[string]importCall{}
+		}
+		c.importLog[im.Path.Name] = importCall{imp, err}
 		if err != nil {
 			code := ImportNotFound
 			var related []syntax.Related
@@ -321,6 +337,9 @@ func (c *checker) importedSignature(s *Symbol, fn *ast.Function) *signature {
 
 // declNames returns the names of declarations of the given kinds.
 func (c *checker) declNames(kinds ...ast.DeclKind) []string {
+	for _, k := range kinds {
+		c.uses(keyNames + string(k))
+	}
 	var out []string
 	for _, d := range c.mod.Decls {
 		for _, k := range kinds {
@@ -416,6 +435,15 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 	}
 	if t, ok := c.typeCache[td]; ok {
 		return t
+	}
+	if c.base != nil {
+		if t, ok := c.base.typeCache[td]; ok {
+			return t // a declaration a Recheck did not resolve again
+		}
+	}
+	if i, ok := c.index[td]; ok {
+		// what resolving td looks up and reports is td's own
+		defer c.enter(i)()
 	}
 	if c.resolving[td] {
 		if _, alias := td.Def.(*ast.AliasDef); alias {

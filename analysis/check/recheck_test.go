@@ -50,10 +50,10 @@ func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 }
 
 // seedSources returns the files Recheck is tested on, by name: the
-// examples, the checker's fixtures and a generated module of about
-// genLines lines.
+// examples, the checker's fixtures and two generated modules (the
+// benchmark's and the spec-shaped one) of about genLines lines.
 func seedSources(t testing.TB, genLines int) map[string][]byte {
-	srcs := map[string][]byte{"gen": gen.Module(genLines)}
+	srcs := map[string][]byte{"gen": gen.Module(genLines), "spec": gen.SpecModule(genLines)}
 	for _, pattern := range []string{"../../examples/*.caps", "../../testdata/check/*.caps"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
@@ -122,31 +122,32 @@ func TestRecheckMatchesCheck(t *testing.T) {
 // TestRecheckConcurrent rechecks several versions against one base at
 // once (the server does, for overlapping edits); run with -race.
 func TestRecheckConcurrent(t *testing.T) {
-	src := gen.Module(200)
-	base := checkCST(mustParse(t, src))
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			r := rand.New(rand.NewSource(int64(g)))
-			for i := 0; i < 20; i++ {
-				start, end, text := bodyEdit(r, src)
-				next := append(append(append([]byte(nil), src[:start]...), text...), src[end:]...)
-				c, err := syntax.Parse(next)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if got, ok := base.Recheck(c); ok {
-					if diff := cmp.Diff(checkCST(c).Diagnostics, got); diff != "" {
-						t.Errorf("goroutine %d edit %d: Recheck differs from Check:\n%s", g, i, diff)
+	for _, src := range [][]byte{gen.Module(200), gen.SpecModule(200)} {
+		base := checkCST(mustParse(t, src))
+		var wg sync.WaitGroup
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				r := rand.New(rand.NewSource(int64(g)))
+				for i := 0; i < 20; i++ {
+					start, end, text := bodyEdit(r, src)
+					next := append(append(append([]byte(nil), src[:start]...), text...), src[end:]...)
+					c, err := syntax.Parse(next)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if got, ok := base.Recheck(c); ok {
+						if diff := cmp.Diff(checkCST(c).Diagnostics, got); diff != "" {
+							t.Errorf("goroutine %d edit %d: Recheck differs from Check:\n%s", g, i, diff)
+						}
 					}
 				}
-			}
-		}(g)
+			}(g)
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 }
 
 func mustParse(t *testing.T, src []byte) *syntax.CST {

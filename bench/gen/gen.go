@@ -163,3 +163,144 @@ func Mixed(size int) []byte {
 	}
 	return append(b, tail...)
 }
+
+// SpecModule returns a module of roughly lines lines shaped like the
+// language specification's running example, ClaimReview: copies of a
+// group renamed per copy (suffix _N), each with two stores, a reviewer
+// agent, three surfaces bound to the group's machine, a pure helper, an
+// authority policy and the machine, which the policy governs (its
+// transitions evaluate the policy, whose conditions read the machine's
+// context). It checks without errors; edits to it exercise every kind of
+// declaration the spec's modules have.
+func SpecModule(lines int) []byte {
+	var b strings.Builder
+	b.WriteString(`;; A module shaped like the specification's ClaimReview, repeated.
+(module bench.spec_shaped
+  (capsule "0.3.0")
+  (profile agentic persistence.surrealdb external.a2a ui.a2ui)
+`)
+	n := 1 + strings.Count(b.String(), "\n")
+	for i := 0; n < lines-1; i++ {
+		g := fmt.Sprintf(specGroup, i)
+		b.WriteString(g)
+		n += strings.Count(g, "\n")
+	}
+	b.WriteString("  )\n")
+	return []byte(b.String())
+}
+
+// specGroup is one renamed copy of the spec's ClaimReview (%[1]d is the
+// copy's number).
+const specGroup = `
+  ;; Where the runtime keeps claims, review tasks and decisions.
+  (store operational_%[1]d
+    (backend surrealdb)
+    (authority runtime-state)
+    (collection claims agent_tasks decisions))
+
+  ;; Accepted facts only.
+  (store knowledge_%[1]d
+    (backend typedb)
+    (authority semantic-facts))
+
+  ;; The remote agent that scores a claim's risk.
+  (agent claim_reviewer_%[1]d
+    (protocol a2a)
+    (skill review_claim))
+
+  (surface claim_status_%[1]d
+    (title "Claim status %[1]d")
+    (route "/claims/%[1]d/status")
+    (bind ClaimReview_%[1]d)
+    (event SubmitClaim))
+
+  (surface claim_decision_%[1]d
+    (title "Claim decision %[1]d")
+    (route "/claims/%[1]d/decision")
+    (bind ClaimReview_%[1]d)
+    (event ReviewCompleted))
+
+  (surface claim_summary_%[1]d
+    (title "Claim summary %[1]d")
+    (route "/claims/%[1]d/summary")
+    (bind ClaimReview_%[1]d)
+    (event Approve Reject))
+
+  ;; Scores at or below 30 may be approved by a person.
+  (function approvable_%[1]d
+    (input (review_score U32))
+    (output Bool)
+    (body (<= review_score 30))
+    (example (approvable_%[1]d 12) true)
+    (example (approvable_%[1]d 31) false))
+
+  ;; Large claims wait for a second look.
+  (authority-policy ClaimPolicy_%[1]d
+    (input principal effect context)
+    (outcome allow deny defer)
+    (default allow)
+    (on defer (if "context.amount_cents > 500000")))
+
+  (machine ClaimReview_%[1]d
+    (version "0.3.0")
+    (context
+      (claim_id U64)
+      (amount_cents U64)
+      (review_score U32)
+      (approved Bool))
+    (event SubmitClaim
+      (claim_id U64)
+      (amount_cents U64))
+    (event ReviewCompleted
+      (review_score U32))
+    (event Approve)
+    (event Reject)
+    (initial idle)
+    (persistence
+      (store operational_%[1]d)
+      (event-log claim_review_events_%[1]d)
+      (snapshot every-transition)
+      (replay true))
+
+    (state idle
+      (on SubmitClaim
+        (target awaiting_review)
+        (assign
+          (claim_id event.claim_id)
+          (amount_cents event.amount_cents)
+          (approved false))
+        (effects
+          (policy.evaluate ClaimPolicy_%[1]d)
+          (db.write operational_%[1]d.claims)
+          (a2a.task claim_reviewer_%[1]d.review_claim)
+          (a2ui.emit claim_status_%[1]d))))
+
+    (state awaiting_review
+      (on ReviewCompleted
+        (target awaiting_human_decision)
+        (assign
+          (review_score event.review_score))
+        (effects
+          (db.write operational_%[1]d.agent_tasks)
+          (a2ui.emit claim_decision_%[1]d))))
+
+    (state awaiting_human_decision
+      (on Approve
+        (guard (approvable_%[1]d review_score))
+        (target accepted)
+        (assign
+          (approved true))
+        (effects
+          (policy.evaluate ClaimPolicy_%[1]d)
+          (db.write operational_%[1]d.decisions)
+          (db.project operational_%[1]d.claims knowledge_%[1]d)
+          (a2ui.emit claim_summary_%[1]d)))
+      (on Reject
+        (target rejected)
+        (effects
+          (db.write operational_%[1]d.decisions)
+          (a2ui.emit claim_summary_%[1]d))))
+
+    (state accepted (type final))
+    (state rejected (type final)))
+`

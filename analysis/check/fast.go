@@ -1,0 +1,709 @@
+package check
+
+// This file is Recheck's fast path: when an edit leaves the module's
+// header and everything around the declarations as they were, only the
+// declarations it touched, and those whose inputs changed, are read,
+// built, resolved and checked again; every other one keeps the base's
+// tree, types, signatures, members and diagnostics.
+
+import (
+	"bytes"
+	"hash/maphash"
+
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// layout is how a file's text divides around its declarations: the
+// module's declaration lists, and where the first starts and the last
+// ends (the text before and after them holds the header and the module's
+// end).
+type layout struct {
+	decls      []int32 // the declaration lists, in order
+	head, tail int     // the first declaration's start, the last's end
+}
+
+// cut finds a file's layout; ok is false unless the file is one module
+// form (comments aside) whose children are its keyword and name, header
+// clauses (capsule, profile, import) before every declaration,
+// declaration lists and comments.
+func cut(c *syntax.CST) (l layout, ok bool) {
+	mod := int32(-1)
+	for k := c.FirstChild(0); k >= 0; k = c.Next(k) {
+		switch {
+		case c.Kind(k) == syntax.KindComment:
+		case mod < 0 && isModuleList(c, k):
+			mod = k
+		default:
+			return l, false
+		}
+	}
+	if mod < 0 {
+		return l, false
+	}
+	item := 0
+	for j := c.FirstChild(mod); j >= 0; j = c.Next(j) {
+		switch c.Kind(j) {
+		case syntax.KindLParen, syntax.KindRParen, syntax.KindComment:
+			if c.Kind(j) == syntax.KindRParen && len(l.decls) == 0 {
+				l.head = c.Span(j).Start
+				l.tail = l.head
+			}
+			continue
+		}
+		item++
+		if item <= 2 {
+			if c.Kind(j) != syntax.KindSymbol {
+				return l, false
+			}
+			continue
+		}
+		if c.Kind(j) != syntax.KindList {
+			return l, false
+		}
+		switch head := listHead(c, j); {
+		case head == "capsule" || head == "profile" || head == "import":
+			if len(l.decls) > 0 {
+				return l, false // header clauses after a declaration
+			}
+		case isDeclKind(head):
+			if len(l.decls) == 0 {
+				l.head = c.Span(j).Start
+			}
+			l.decls = append(l.decls, j)
+			l.tail = c.Span(j).End
+		default:
+			return l, false
+		}
+	}
+	return l, true
+}
+
+// listHead returns the symbol a list starts with, or "".
+func listHead(c *syntax.CST, k int32) string {
+	for j := c.FirstChild(k); j >= 0; j = c.Next(j) {
+		switch c.Kind(j) {
+		case syntax.KindLParen, syntax.KindComment:
+			continue
+		case syntax.KindSymbol:
+			return c.Text(j)
+		}
+		return ""
+	}
+	return ""
+}
+
+func isDeclKind(k string) bool {
+	for _, d := range ast.DeclKinds {
+		if string(d) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// alignDecls matches new declarations with old ones of the same text:
+// the runs before and after the edited region in order, and inside it by
+// content. It returns, for each new declaration, its old one or -1.
+func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, j int) bool) []int {
+	align := make([]int, newN)
+	for i := range align {
+		align[i] = -1
+	}
+	pre := 0
+	for pre < oldN && pre < newN && oldHash(pre) == newHash(pre) && same(pre, pre) {
+		align[pre] = pre
+		pre++
+	}
+	suf := 0
+	for suf < oldN-pre && suf < newN-pre && oldHash(oldN-1-suf) == newHash(newN-1-suf) && same(newN-1-suf, oldN-1-suf) {
+		align[newN-1-suf] = oldN - 1 - suf
+		suf++
+	}
+	byContent := map[uint64][]int{}
+	for j := pre; j < oldN-suf; j++ {
+		byContent[oldHash(j)] = append(byContent[oldHash(j)], j)
+	}
+	for i := pre; i < newN-suf; i++ {
+		cands := byContent[newHash(i)]
+		for k, j := range cands {
+			if j >= 0 && same(i, j) {
+				align[i] = j
+				cands[k] = -1
+				break
+			}
+		}
+	}
+	return align
+}
+
+// fastRecheck is Recheck's fast path; handled is false when the edit is
+// outside its reach (the caller then reads and builds the whole file):
+// the base or cur is not laid out as cut requires, the text after the
+// last declaration changed, the header changed its imports or has a
+// syntax error alone, or the base's diagnostics are not all attributed
+// to a declaration or the header.
+func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *engineRun, handled bool) {
+	base := r.checker
+	oldCST := r.File.Source.CST
+	om := r.File.Module
+	if om == nil || oldCST.HasError(0) || r.File.Source.TooDeep {
+		return nil, nil, false
+	}
+	old := base.version(oldCST)
+	if !old.layoutOK || len(old.layout.decls) != len(om.Decls) {
+		return nil, nil, false
+	}
+	ol := old.layout
+	nl, ok := cut(cur)
+	if !ok || !bytes.Equal(oldCST.Src[ol.tail:], cur.Src[nl.tail:]) {
+		return nil, nil, false
+	}
+	// A changed header (the module's name, capsule, profile line, the
+	// comments before the first declaration) is read and built alone: it
+	// is a prefix of the file, so its positions are the file's.
+	var head *ast.File
+	if !bytes.Equal(oldCST.Src[:ol.head], cur.Src[:nl.head]) {
+		hc, err := syntax.Parse(append(append([]byte(nil), cur.Src[:nl.head]...), ')'))
+		if err != nil || hc.HasError(0) {
+			return nil, nil, false
+		}
+		head = ast.Build(syntax.Read(hc))
+		if head.Module == nil || len(head.Module.Decls) > 0 || !sameImports(oldCST.Src, om, hc.Src, head.Module) {
+			return nil, nil, false // new imports: the whole file is read
+		}
+	}
+	// The base's read and build diagnostics, by declaration; the others
+	// must lie in the header, which did not move.
+	built := make([][]syntax.Diagnostic, len(om.Decls))
+	var headBuilt []syntax.Diagnostic
+	for _, d := range r.File.Diagnostics {
+		j := declAtOffset(om, d.Span)
+		if j < 0 {
+			if d.Span.End > ol.head || d.Span == (syntax.Span{}) {
+				return nil, nil, false
+			}
+			if head == nil {
+				headBuilt = append(headBuilt, d)
+			}
+			continue
+		}
+		rd, out := relative(d, om.Decls[j].Base().Form.Span)
+		if out {
+			return nil, nil, false
+		}
+		built[j] = append(built[j], rd)
+	}
+
+	n := len(nl.decls)
+	cv := &version{src: cur.Src, decls: make([]declState, n), first: make(map[string]int, n), keyV: map[string]uint64{}}
+	for i, k := range nl.decls {
+		sp := cur.Span(k)
+		cv.decls[i] = declState{start: sp.Start, content: maphash.Bytes(seed, cur.Src[sp.Start:sp.End])}
+	}
+	align := alignDecls(len(om.Decls), n,
+		func(j int) uint64 { return old.decls[j].content },
+		func(i int) uint64 { return cv.decls[i].content },
+		func(i, j int) bool {
+			a, b := cur.Span(nl.decls[i]), om.Decls[j].Base().Form.Span
+			return bytes.Equal(cur.Src[a.Start:a.End], oldCST.Src[b.Start:b.End])
+		})
+	eng = &engineRun{old: old, cur: cv, align: align, src: cur.Src}
+
+	// The new module: the base's header, and each declaration's tree,
+	// the base's when its text is the same.
+	hm := om
+	if head != nil {
+		hm, headBuilt = head.Module, head.Diagnostics
+	}
+	nm := &ast.Module{Form: hm.Form, Name: hm.Name, Doc: hm.Doc, Capsule: hm.Capsule, Profiles: hm.Profiles, Imports: hm.Imports, Decls: make([]ast.Decl, n)}
+	cv.mod = nm
+	fresh := make([]bool, n)
+	newBuilt := make([][]syntax.Diagnostic, n)
+	rebuild := func(i int) bool {
+		src := syntax.ReadNode(cur, nl.decls[i], 1)
+		if len(src.Forms) != 1 {
+			return false
+		}
+		for _, d := range src.Diagnostics {
+			if d.Code == syntax.CodeParse {
+				return false // nesting too deep: Read reports it once per file
+			}
+		}
+		d, bd := ast.BuildDecl(src, src.Forms[0])
+		if d == nil {
+			return false
+		}
+		nm.Decls[i], fresh[i] = d, true
+		newBuilt[i] = append(src.Diagnostics, bd...)
+		return true
+	}
+	for i, j := range align {
+		if j >= 0 {
+			nm.Decls[i] = om.Decls[j]
+			cv.decls[i].iface = old.decls[j].iface
+		} else if !rebuild(i) {
+			return nil, nil, false
+		}
+	}
+	for i, d := range nm.Decls {
+		if fresh[i] {
+			cv.decls[i].iface = ifaceHash(cur.Src, d)
+		}
+		if b := d.Base(); b.Name.Valid() {
+			if _, dup := cv.first[b.Name.Name]; !dup {
+				cv.first[b.Name.Name] = i
+			}
+		}
+	}
+
+	// Resolve the new declarations' interfaces, to learn what they look
+	// up; then every declaration whose interface or body inputs changed
+	// is built and resolved again with them, until none is left.
+	var ch *checker
+	var cand []bool
+	for round := 0; ; round++ {
+		ch = r.overlay(nm, fresh, cur, head != nil)
+		if ch == nil {
+			return nil, nil, false
+		}
+		cv.info = make([]declInfo, n)
+		for i, j := range align {
+			if fresh[i] {
+				cv.info[i] = ch.info[i]
+			} else {
+				cv.info[i] = old.info[j]
+			}
+		}
+		cv.effDone, cv.keyV, cv.bound = nil, map[string]uint64{}, nil
+		if round == 0 {
+			cand = eng.candidates(nm, om)
+		}
+		stale := false
+		for i, j := range align {
+			if fresh[i] || !cand[i] || eng.unchanged(i, j) {
+				continue
+			}
+			if round > 0 || !rebuild(i) {
+				return nil, nil, false // not settled by one more round: read the whole file
+			}
+			cv.decls[i].iface = ifaceHash(cur.Src, nm.Decls[i])
+			stale = true
+		}
+		if !stale {
+			break
+		}
+	}
+
+	// Diagnostics, in the order a full check reports them before sorting:
+	// reading and building, the header's, duplicate declarations, the
+	// interfaces', the bodies'.
+	out := append([]syntax.Diagnostic(nil), headBuilt...)
+	for i, j := range align {
+		if fresh[i] {
+			out = append(out, newBuilt[i]...)
+		} else {
+			out = moved(built[j], cv.decls[i].start, out)
+		}
+	}
+	if head != nil {
+		out = append(out, ch.res.Diagnostics[ch.head[0]:ch.head[1]]...)
+	} else {
+		out = append(out, base.headDiags...)
+	}
+	out = duplicates(nm, cv, out)
+	for i, j := range align {
+		if fresh[i] {
+			for _, at := range ch.info[i].p1idx {
+				out = append(out, ch.res.Diagnostics[at])
+			}
+		} else {
+			out = moved(old.info[j].p1diags, cv.decls[i].start, out)
+		}
+	}
+	bodies := func(surfaces bool) {
+		for i, d := range nm.Decls {
+			if _, s := d.(*ast.Surface); s != surfaces {
+				continue
+			}
+			if !fresh[i] {
+				out = moved(old.info[align[i]].diags, cv.decls[i].start, out)
+				eng.reused++
+				continue
+			}
+			k := len(ch.res.Diagnostics)
+			ch.body(i, d)
+			out = append(out, ch.res.Diagnostics[k:]...)
+			if hasBody(d) {
+				eng.rechecked++
+			}
+		}
+	}
+	bodies(false)
+	bodies(true)
+	// The authority policies' conditions: the base's, moved, when no
+	// governance declaration or machine was resolved again; else checked
+	// over the new module, positions in the base's trees moved as they go
+	// out.
+	policyKept := old.policyOK
+	for i, d := range nm.Decls {
+		switch d.(type) {
+		case *ast.ClauseDecl, *ast.Machine:
+			policyKept = policyKept && !fresh[i]
+		}
+	}
+	// (a declaration of those kinds deleted changes them too)
+	policyKept = policyKept && governanceCount(nm) == governanceCount(om)
+	if policyKept {
+		for i, j := range align {
+			if j >= 0 {
+				out = moved(old.policy[j], cv.decls[i].start, out)
+			}
+		}
+		sortDiagnostics(out)
+		return out, eng, true
+	}
+	ch.shiftOf = map[ast.Decl]int{}
+	for i, d := range nm.Decls {
+		if k := cv.decls[i].start - d.Base().Form.Span.Start; k != 0 {
+			ch.shiftOf[d] = k
+		}
+	}
+	k := len(ch.res.Diagnostics)
+	clausesKept := old.policyOK && base.model != nil && clauseCount(nm) == clauseCount(om)
+	for i, d := range nm.Decls {
+		if _, ok := d.(*ast.ClauseDecl); ok && fresh[i] {
+			clausesKept = false
+		}
+	}
+	if !clausesKept {
+		ch.policyConditions(nm)
+		out = append(out, ch.res.Diagnostics[k:]...)
+	} else if base.model.Governed() {
+		// The governance declarations are the base's: so is the
+		// authority model. The conditions are checked again (a machine's
+		// context or policies may have changed); the intents of the
+		// machines kept are blocked as they were.
+		ch.conditions(nm, base.model)
+		var machines []ast.Decl
+		for i, d := range nm.Decls {
+			if _, ok := d.(*ast.Machine); ok && fresh[i] {
+				machines = append(machines, d)
+			}
+		}
+		ch.blocked(nm, base.model, &ast.Module{Decls: machines})
+		out = append(out, ch.res.Diagnostics[k:]...)
+		for i, j := range align {
+			if _, ok := nm.Decls[i].(*ast.Machine); ok && j >= 0 && !fresh[i] {
+				out = moved(old.policy[j], cv.decls[i].start, out)
+			}
+		}
+	}
+	sortDiagnostics(out)
+	return out, eng, true
+}
+
+// hasBody reports whether a declaration has a body check.
+func hasBody(d ast.Decl) bool {
+	switch d.(type) {
+	case *ast.Function, *ast.Machine, *ast.Store, *ast.Port, *ast.Agent, *ast.ClauseDecl, *ast.Surface:
+		return true
+	}
+	return false
+}
+
+// unchanged reports whether new declaration i, aligned with base
+// declaration j, has the same inputs: the same eff, the same answer to
+// whether its name finds it, and the same values for every name and fact
+// its body check looked up; and no diagnostic of it lies outside it.
+func (e *engineRun) unchanged(i, j int) bool {
+	oi := &e.old.info[j]
+	if oi.pinned || oi.p1pinned {
+		return false
+	}
+	if e.old.eff(j) != e.cur.eff(i) {
+		return false
+	}
+	name := e.cur.mod.Decls[i].Base().Name
+	if name.Valid() && e.old.nameValue(name.Name, j) != e.cur.nameValue(name.Name, i) {
+		return false
+	}
+	for _, n := range oi.body.names {
+		if e.old.nameValue(n, j) != e.cur.nameValue(n, i) {
+			return false
+		}
+	}
+	for _, k := range oi.body.keys {
+		if e.old.keyValue(k) != e.cur.keyValue(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// overlay returns a checker for module nm, a new version of r's, that
+// has resolved the interfaces of the declarations fresh marks (built
+// from the new text) on top of r's check, which holds the others'. When
+// header is set, it checks the module's header (profiles, imports, the
+// imports answered as r's check resolved them) first; nil when it asks
+// for an import r's check did not resolve.
+func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header bool) *checker {
+	base := r.checker
+	n := len(nm.Decls)
+	ch := &checker{
+		res:           &Result{Path: r.Path, File: &ast.File{Source: &syntax.Source{CST: cur}, Module: nm}, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
+		opts:          base.opts,
+		mod:           nm,
+		decls:         make(map[string]*Symbol, n),
+		imports:       base.imports,
+		failedImports: base.failedImports,
+		info:          make([]declInfo, n),
+		index:         map[ast.Decl]int{},
+		base:          base,
+	}
+	for i, d := range nm.Decls {
+		b := d.Base()
+		if fresh[i] {
+			ch.index[d] = i
+		}
+		if !b.Name.Valid() {
+			continue
+		}
+		if _, dup := ch.decls[b.Name.Name]; dup {
+			continue
+		}
+		if s := base.decls[b.Name.Name]; !fresh[i] && s != nil && s.Decl == d {
+			ch.decls[b.Name.Name] = s
+			continue
+		}
+		// a new declaration, or one that was a duplicate in the base (it
+		// is resolved again: its name now finds it)
+		ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
+	}
+	if header {
+		var replay *replayImporter
+		if ch.opts.Importer != nil {
+			replay = &replayImporter{log: base.importLog}
+			ch.opts.Importer = replay
+		}
+		ch.head[0] = len(ch.res.Diagnostics)
+		ch.profiles(nm)
+		ch.importsOf(nm)
+		ch.head[1] = len(ch.res.Diagnostics)
+		if replay != nil && replay.missed {
+			return nil
+		}
+	}
+	ch.interfaces(nm, fresh)
+	return ch
+}
+
+// duplicates appends the diagnostics of declarations whose name an
+// earlier one has, as the module pass reports them.
+func duplicates(nm *ast.Module, cv *version, out []syntax.Diagnostic) []syntax.Diagnostic {
+	for i, d := range nm.Decls {
+		b := d.Base()
+		if !b.Name.Valid() {
+			continue
+		}
+		first := cv.first[b.Name.Name]
+		if first == i {
+			continue
+		}
+		at := func(k int) syntax.Span {
+			nb := nm.Decls[k].Base()
+			return shift(nb.Name.Span, cv.decls[k].start-nb.Form.Span.Start)
+		}
+		out = append(out, syntax.Diagnostic{
+			Code: DuplicateDecl, Severity: syntax.Error, Span: at(i),
+			Message: syntax.Messagef("%s `%s` is declared twice", "declaration", b.Name.Name),
+			Related: []syntax.Related{{Span: at(first), Message: "first declared here"}},
+		})
+	}
+	return out
+}
+
+// declAtOffset returns the base declaration whose text holds sp, or -1.
+func declAtOffset(m *ast.Module, sp syntax.Span) int {
+	lo, hi := 0, len(m.Decls)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if m.Decls[mid].Base().Form.Span.End < sp.Start {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	for k := lo; k < len(m.Decls) && k <= lo+1; k++ {
+		if w := m.Decls[k].Base().Form.Span; w.Start <= sp.Start && sp.End <= w.End {
+			return k
+		}
+	}
+	return -1
+}
+
+// isModuleList reports whether node k is a list whose head is `module`.
+func isModuleList(c *syntax.CST, k int32) bool {
+	return c.Kind(k) == syntax.KindList && listHead(c, k) == "module"
+}
+
+// governanceCount counts the declarations policy conditions read:
+// governance and authority declarations, and machines.
+func governanceCount(m *ast.Module) int {
+	n := 0
+	for _, d := range m.Decls {
+		switch d.(type) {
+		case *ast.ClauseDecl, *ast.Machine:
+			n++
+		}
+	}
+	return n
+}
+
+// clauseCount counts a module's governance and authority declarations.
+func clauseCount(m *ast.Module) int {
+	n := 0
+	for _, d := range m.Decls {
+		if _, ok := d.(*ast.ClauseDecl); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// revIndex indexes a version's declarations by what they depend on.
+type revIndex struct {
+	p1Names, bodyNames, p1Keys, bodyKeys map[string][]int
+	keys                                 []string // every fact some declaration read
+	pinned                               []int    // declarations with a diagnostic outside them
+}
+
+// reverse builds the index of v's dependencies.
+func (v *version) reverse() *revIndex {
+	x := &revIndex{p1Names: map[string][]int{}, bodyNames: map[string][]int{}, p1Keys: map[string][]int{}, bodyKeys: map[string][]int{}}
+	add := func(m map[string][]int, key string, j int) {
+		if l := m[key]; len(l) == 0 || l[len(l)-1] != j {
+			m[key] = append(l, j)
+		}
+	}
+	seenKey := map[string]bool{}
+	for j := range v.info {
+		info := &v.info[j]
+		for _, n := range info.p1.names {
+			add(x.p1Names, n, j)
+		}
+		for _, n := range info.body.names {
+			add(x.bodyNames, n, j)
+		}
+		for _, k := range info.p1.keys {
+			add(x.p1Keys, k, j)
+			if !seenKey[k] {
+				seenKey[k] = true
+				x.keys = append(x.keys, k)
+			}
+		}
+		for _, k := range info.body.keys {
+			add(x.bodyKeys, k, j)
+			if !seenKey[k] {
+				seenKey[k] = true
+				x.keys = append(x.keys, k)
+			}
+		}
+		if info.pinned || info.p1pinned {
+			x.pinned = append(x.pinned, j)
+		}
+	}
+	return x
+}
+
+// candidates marks the new declarations, kept from the base, whose
+// inputs may have changed: those whose interface reaches, or whose body
+// looked up, a name that now finds something else (a declaration not
+// kept, or one of those), or read a fact whose value changed; those
+// whose own name changed what it finds; and those with a diagnostic
+// outside them. The others have the base's inputs by construction;
+// unchanged decides for the candidates.
+func (e *engineRun) candidates(nm, om *ast.Module) []bool {
+	old, cv, align := e.old, e.cur, e.align
+	rev := old.rev
+	oldToNew := make([]int, len(om.Decls))
+	for j := range oldToNew {
+		oldToNew[j] = -1
+	}
+	for i, j := range align {
+		if j >= 0 {
+			oldToNew[j] = i
+		}
+	}
+	var dirty []string
+	isDirty := map[string]bool{}
+	mark := func(d ast.Decl) {
+		if b := d.Base(); b.Name.Valid() && !isDirty[b.Name.Name] {
+			isDirty[b.Name.Name] = true
+			dirty = append(dirty, b.Name.Name)
+		}
+	}
+	for i, j := range align {
+		if j < 0 {
+			mark(nm.Decls[i])
+		}
+	}
+	for j, i := range oldToNew {
+		if i < 0 {
+			mark(om.Decls[j])
+		}
+	}
+	for n, i := range cv.first {
+		if j, ok := old.first[n]; !ok || align[i] != j {
+			mark(nm.Decls[i])
+		}
+	}
+	for n, j := range old.first {
+		if _, ok := cv.first[n]; !ok {
+			mark(om.Decls[j])
+		}
+	}
+	cand := make([]bool, len(nm.Decls))
+	add := func(j int) bool {
+		i := oldToNew[j]
+		if i < 0 || cand[i] {
+			return false
+		}
+		cand[i] = true
+		return true
+	}
+	for _, k := range rev.keys {
+		if old.keyValue(k) == cv.keyValue(k) {
+			continue
+		}
+		for _, j := range rev.p1Keys[k] {
+			if add(j) {
+				mark(om.Decls[j]) // its interface may have changed
+			}
+		}
+		for _, j := range rev.bodyKeys[k] {
+			add(j)
+		}
+	}
+	for q := 0; q < len(dirty); q++ {
+		n := dirty[q]
+		for _, j := range rev.p1Names[n] {
+			if add(j) {
+				mark(om.Decls[j])
+			}
+		}
+		for _, j := range rev.bodyNames[n] {
+			add(j)
+		}
+	}
+	for _, j := range rev.pinned {
+		add(j)
+	}
+	for i, d := range nm.Decls {
+		if b := d.Base(); align[i] >= 0 && b.Name.Valid() && isDirty[b.Name.Name] {
+			cand[i] = true // its name may find another declaration now
+		}
+	}
+	return cand
+}
