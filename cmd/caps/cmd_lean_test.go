@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -186,4 +187,65 @@ func TestVerifyLeanVerdicts(t *testing.T) {
 	if r := runCaps(t, "", "verify-lean", t.TempDir()); r.code != 2 || !strings.Contains(r.stderr, "holds no .lean file") {
 		t.Errorf("empty folder: exit %d %q", r.code, r.stderr)
 	}
+}
+
+// TestReleasePreviewProofLevels: release-preview reports V3 from Z3 and
+// V4 from the Lean statements, and V5 as not implemented; without z3, V3
+// is not run and says why.
+func TestReleasePreviewProofLevels(t *testing.T) {
+	needZ3(t)
+	t.Setenv("LEAN", "")
+	ladder := func(args ...string) (string, []ladderEntry) {
+		t.Helper()
+		r := runCaps(t, "", append([]string{"release-preview", "--json"}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		var doc struct {
+			Files []struct {
+				Preview struct {
+					Verification struct {
+						Level  string        `json:"level"`
+						Ladder []ladderEntry `json:"ladder"`
+					} `json:"verification"`
+				} `json:"preview"`
+			} `json:"files"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		v := doc.Files[0].Preview.Verification
+		return v.Level, v.Ladder[3:]
+	}
+	z3, _ := lookZ3()
+	version := z3Version(t)
+	t.Setenv("PATH", t.TempDir()) // neither lean nor anything else
+	t.Setenv("Z3", z3)
+	level, got := ladder("../../examples/01_abs_i64.caps")
+	want := []ladderEntry{
+		{"V3", "proof obligations", "passed", "caps verify-report: 6 obligations: 6 discharged, 0 open, 0 failed (" + version + ")"},
+		{"V4", "kernel-checked proof", "open", "caps emit-lean-obligations states 6 of 6 obligations as Lean theorems, each ending in sorry until proved; caps verify-lean checks completed proofs; no Lean toolchain was found"},
+		{"V5", "backend refinement", "not-implemented", "caps refinement-report covers V0 to V3; backend artifacts (Wasm, RISC-V) are not related to the source by proof yet"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" || level != "V3" {
+		t.Errorf("level %s (want V3); ladder (-want +got):\n%s", level, diff)
+	}
+	t.Setenv("Z3", "")
+	level, got = ladder("../../examples/01_abs_i64.caps")
+	if got[0].Status != "not-run" || !strings.HasPrefix(got[0].Detail, "the Z3 SMT solver is not installed") || level != "V2" {
+		t.Errorf("without z3: level %s, %+v", level, got[0])
+	}
+}
+
+// lookZ3 is the z3 program's path.
+func lookZ3() (string, error) { return exec.LookPath("z3") }
+
+// z3Version is z3's version line, as the reports name it.
+func z3Version(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("z3", "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }
