@@ -807,6 +807,7 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
+	jobs = max(1, min(jobs, len(r.Obligations))) // no idle workers' processes
 	var wg sync.WaitGroup
 	work := make(chan *Obligation)
 	var firstErr error
