@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -16,7 +17,9 @@ import (
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
 	"github.com/capsulang/caps/runtime/examples"
+	"github.com/capsulang/caps/runtime/trace"
 	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
 )
 
 func init() {
@@ -33,12 +36,13 @@ Each level has requirements, each checked by running the toolchain on
 those modules: parsing, checking (negative examples, *_bad_*.caps, must
 fail with the code on their ";; expect:" line), the function examples,
 the machine scenarios of DIR/scenarios (twice, to show they are
-deterministic), the Authority IR's host-policy export, the protocol
-exports, and Z3 on every proof obligation. A requirement this command
-cannot show (live mode, which needs live endpoints; ledger replay and
-trace contents, not exercised here) counts as unmet: a level is met only
-when all its requirements are shown, and, as the ladder is cumulative,
-every level below it is met.
+deterministic), one dry run of every machine with a ledger (replayed,
+then replayed again with a record changed) and its trace, the Authority
+IR's host-policy export, the protocol exports, and Z3 on every proof
+obligation. A requirement this command cannot show (live mode, which
+needs live endpoints) counts as unmet: a level is met only when all its
+requirements are shown, and, as the ladder is cumulative, every level
+below it is met.
 
 CPS-7 (Verified) is judged module by module: it is shown only for the
 modules whose obligations Z3 discharges, all of them, and the report
@@ -138,16 +142,15 @@ func runConformance(c *cli.Context, dir string, asJSON bool) int {
 	notShown := func(what, why string) requirementJSON {
 		return requirementJSON{Requirement: what, Met: false, Evidence: "not shown by caps conformance: " + why}
 	}
+	ledger := conformanceLedger(checked, req)
 	levels := []levelResultJSON{
 		{ID: "CPS-0", Name: "Parsed", Requirements: []requirementJSON{conformanceParsed(mods, req)}},
 		{ID: "CPS-1", Name: "Checked", Requirements: []requirementJSON{conformanceChecked(mods, req)}},
 		{ID: "CPS-2", Name: "Interpretable", Requirements: []requirementJSON{conformanceExamples(checked, req)}},
 		{ID: "CPS-3", Name: "Runtime-Capable", Requirements: append(conformanceScenarios(dir, checked, req),
 			notShown("machines run in live mode", "live mode needs live MCP, A2A and HTTP endpoints (go test ./cmd/caps -run TestLive runs one against a local A2A agent)"))},
-		{ID: "CPS-4", Name: "Ledgered", Requirements: []requirementJSON{
-			notShown("execution is persisted and replay-verifiable", "no run is written to a ledger and replayed here (caps machine-run --ledger, caps replay)")}},
-		{ID: "CPS-5", Name: "Traceable", Requirements: []requirementJSON{
-			notShown("trace events carry trace and span ids, kind, component, operation, diagnostics and breadcrumbs", "no trace is recorded and inspected here (caps trace)")}},
+		{ID: "CPS-4", Name: "Ledgered", Requirements: ledger.persisted},
+		{ID: "CPS-5", Name: "Traceable", Requirements: ledger.traced},
 		{ID: "CPS-6", Name: "Agent-Operable", Requirements: conformanceAgent(mods, req)},
 		{ID: "CPS-7", Name: "Verified"},
 		{ID: "CPS-8", Name: "Improvement-Governed", Requirements: append(conformanceDecls(checked, req, "improvement", "(improvement-", "an improvement declaration"),
@@ -404,4 +407,108 @@ func listed(format string, items []string) string {
 		return ""
 	}
 	return fmt.Sprintf(format, strings.Join(items, ", "))
+}
+
+type ledgerEvidence struct{ persisted, traced []requirementJSON }
+
+// conformanceLedger runs the first event of the initial state of every
+// machine of the
+// checked modules in dry-run mode with a ledger, replays each ledger,
+// replays it again after changing one record (which must fail), and
+// reads its trace.
+func conformanceLedger(checked []*conformanceModule, req func(string, bool, string, ...any) requirementJSON) ledgerEvidence {
+	tmp, err := os.MkdirTemp("", "caps-conformance-")
+	if err != nil {
+		r := req("execution is persisted and replay-verifiable", false, "%v", err)
+		return ledgerEvidence{[]requirementJSON{r}, []requirementJSON{req("trace records", false, "%v", err)}}
+	}
+	defer os.RemoveAll(tmp)
+	runs, replayed, tamperCaught, traced, records, fails, failsOK := 0, 0, 0, 0, 0, 0, 0
+	var missing, failed []string
+	for _, m := range checked {
+		for _, d := range m.pkg.File.Module.Decls {
+			mach, ok := d.(*ast.Machine)
+			if !ok {
+				continue
+			}
+			var event string
+			for _, st := range mach.States {
+				if st.Name.Name == mach.Initial.Name && len(st.Transitions) > 0 {
+					event = st.Transitions[0].Event.Name
+				}
+			}
+			if event == "" {
+				continue
+			}
+			runs++
+			dir := filepath.Join(tmp, fmt.Sprintf("run%d", runs))
+			var out, errb bytes.Buffer
+			// Exit 1 is a step that failed (a guard, a policy): still a
+			// run, recorded in the ledger.
+			if code := run([]string{"machine-run", "--ledger", dir, m.path, mach.Name.Name, event}, strings.NewReader(""), &out, &errb); code > 1 {
+				failed = append(failed, filepath.Base(m.path)+" "+mach.Name.Name)
+				continue
+			}
+			out.Reset()
+			if run([]string{"replay", "--module", m.path, dir}, strings.NewReader(""), &out, &errb) == 0 {
+				replayed++
+			}
+			out.Reset()
+			var doc struct {
+				Records []map[string]any `json:"records"`
+			}
+			if run([]string{"trace", "--json", dir}, strings.NewReader(""), &out, &errb) == 0 {
+				json.Unmarshal(out.Bytes(), &doc)
+			}
+			if tamperLedger(dir) && run([]string{"replay", "--module", m.path, dir}, strings.NewReader(""), &out, &errb) != 0 {
+				tamperCaught++
+			}
+			ok = len(doc.Records) > 0
+			for _, r := range doc.Records {
+				records++
+				if ev, _ := r["event"].(string); strings.HasSuffix(ev, ".fail") {
+					fails++
+					code, _ := r["error_code"].(string)
+					history, _ := r["trace_history"].([]any)
+					if code != "" && len(history) > 0 && len(history) <= trace.MaxBreadcrumbs {
+						failsOK++
+					}
+				}
+				for _, k := range []string{"trace_id", "span_id", "event", "component", "operation"} {
+					if v, _ := r[k].(string); v == "" {
+						ok = false
+						missing = append(missing, k)
+					}
+				}
+			}
+			if ok {
+				traced++
+			}
+		}
+	}
+	return ledgerEvidence{
+		persisted: []requirementJSON{
+			req("execution is persisted and replays", runs > 0 && replayed == runs, "the first event of %d machines runs in dry-run mode with a ledger (caps machine-run --ledger); caps replay verifies %d of the %d ledgers%s", runs, replayed, runs, listed(" (the run failed: %s)", failed)),
+			req("a changed ledger fails to replay", runs > 0 && tamperCaught == runs, "with one record changed, caps replay rejects %d of the %d ledgers", tamperCaught, runs),
+		},
+		traced: []requirementJSON{
+			req("trace records carry trace and span ids, event kind, component and operation", runs > 0 && traced == runs, "caps trace reads %d records of %d runs; every field present in %d runs%s", records, runs, traced, listed(" (missing: %s)", missing)),
+			req("failure records carry a diagnostic code and bounded breadcrumbs", fails > 0 && failsOK == fails, "%d of the %d failure records of those runs have an error_code and a trace_history of 1 to %d breadcrumbs", failsOK, fails, trace.MaxBreadcrumbs),
+		},
+	}
+}
+
+// tamperLedger changes the first "step" record field it finds in the
+// ledger files of dir; it reports whether it changed something.
+func tamperLedger(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil || !bytes.Contains(data, []byte(`"seq":1`)) {
+			continue
+		}
+		changed := bytes.Replace(data, []byte(`"seq":1`), []byte(`"seq":7`), 1)
+		return os.WriteFile(f, changed, 0o644) == nil
+	}
+	return false
 }

@@ -66,6 +66,14 @@ func TestConformanceExamples(t *testing.T) {
 	if live.Requirement != "machines run in live mode" || live.Met {
 		t.Errorf("CPS-3 live mode: %+v", live)
 	}
+	for _, i := range []int{4, 5} {
+		if l := f.Levels[i]; !l.OwnMet || l.Met || len(l.Requirements) != 2 {
+			t.Errorf("%s: own_met %t, met %t, %d requirements; want its own requirements met above unmet CPS-3", l.ID, l.OwnMet, l.Met, len(l.Requirements))
+		}
+	}
+	if ev := f.Levels[4].Requirements[1].Evidence; !strings.HasPrefix(ev, "with one record changed, caps replay rejects ") {
+		t.Errorf("CPS-4 tamper evidence: %s", ev)
+	}
 	v := f.Levels[7]
 	if v.ID != "CPS-7" || v.Met || v.OwnMet {
 		t.Errorf("CPS-7: %+v", v)
