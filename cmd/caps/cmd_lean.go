@@ -296,8 +296,9 @@ func runVerifyLean(c *cli.Context, target string, asJSON bool) int {
 		var sink bytes.Buffer
 		sub := *c
 		sub.Stdout = &sink
-		if code := runEmitLeanObligations(&sub, target, filepath.Join(tmp, "out"), false); code != 0 {
-			return code // the errors are on stderr
+		if code := runEmitLeanObligations(&sub, target, filepath.Join(tmp, "out"), asJSON); code != 0 {
+			c.Stdout.Write(sink.Bytes()) // its JSON document; text errors are on stderr
+			return code
 		}
 		shown = shown + " (its obligations, as caps emit-lean-obligations states them)"
 		target, generated = filepath.Join(tmp, "out"), true

@@ -249,3 +249,12 @@ func z3Version(t *testing.T) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestVerifyLeanModuleWithErrors: a Capsulang FILE with errors is reported
+// like caps check reports it, exit 1, also as JSON.
+func TestVerifyLeanModuleWithErrors(t *testing.T) {
+	r := runCaps(t, "", "verify-lean", "--json", "../../examples/04_bad_missing_effect.caps")
+	if r.code != 1 || !strings.HasPrefix(r.stdout, `{"ok":false,"files":[{"path":"../../examples/04_bad_missing_effect.caps","diagnostics":[{"code":"E_EFFECT_NOT_DECLARED"`) {
+		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
