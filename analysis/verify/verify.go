@@ -807,6 +807,7 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
+	jobs = max(1, min(jobs, len(r.Obligations))) // no idle workers' processes
 	var wg sync.WaitGroup
 	work := make(chan *Obligation)
 	var firstErr error
@@ -822,19 +823,18 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Two sessions: the second answers the integer encoding while
-			// the first keeps at a hard bit-vector query.
-			var sessions [2]*session
+			// Two sessions for fresh queries (the second answers the
+			// integer encoding while the first keeps at a hard bit-vector
+			// query) and two for the incremental first attempts.
+			var sessions [4]*session
 			defer func() {
 				for _, ss := range sessions {
-					if ss != nil {
-						ss.close()
-					}
+					solver.release(ss)
 				}
 			}()
 			get := func(i int) (*session, error) {
 				if sessions[i] == nil || sessions[i].dead {
-					ss, err := solver.start()
+					ss, err := solver.acquire(i >= quickBV)
 					if err != nil {
 						return nil, err
 					}
@@ -859,6 +859,18 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 	}
 	return r, nil
 }
+
+// bitBlast is the tactic of the second quick attempt: bit-vectors
+// straight to SAT. It gives up at once on what it cannot handle
+// (datatypes, uninterpreted functions, integers).
+const bitBlast = "(then simplify solve-eqs bit-blast sat)"
+
+// The indexes of a worker's incremental sessions, one per encoding: the
+// two declare datatypes of the same names with different fields.
+const (
+	quickBV  = 2
+	quickInt = 3
+)
 
 // bvFirstBudget is the time a query gets as bit-vectors alone; a query
 // that needs more is put to both encodings at once (portfolio).
@@ -927,16 +939,23 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 		vars   []freeVar
 		terms  []string
 	}
-	encode := func(ints bool) (*query, bool) {
+	// encode builds the query in one encoding; done means the
+	// obligation is settled without a solver (and recorded when record
+	// is set): it is not encoded, or nothing in it can fail.
+	encodeAs := func(ints, record bool) (*query, bool) {
 		e := s.encoder()
 		e.ints = ints
 		assertion, vs, err := o.goal.build(e)
 		if err != nil {
-			o.Status, o.Reason = Open, "not encoded: "+err.Error()
+			if record {
+				o.Status, o.Reason = Open, "not encoded: "+err.Error()
+			}
 			return nil, true
 		}
 		if assertion == "false" && !o.goal.exists {
-			o.Status, o.Reason = Discharged, "nothing in it can fail"
+			if record {
+				o.Status, o.Reason = Discharged, "nothing in it can fail"
+			}
 			return nil, true
 		}
 		q := &query{vars: vs}
@@ -955,6 +974,7 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 		}
 		return q, false
 	}
+	encode := func(ints bool) (*query, bool) { return encodeAs(ints, true) }
 	ss, err := sessionAt(0)
 	if err != nil {
 		return err
@@ -962,6 +982,44 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 	bv, done := encode(ss.s.intsOnly)
 	if done {
 		return nil
+	}
+	if budget := ss.s.quickBudget(); budget > 0 {
+		// The first attempts: incremental and short. The integer encoding
+		// first (Z3's arithmetic settles products and quotients of large
+		// words much faster than bit-blasting them), then the bit-vectors
+		// bit-blasted straight to SAT, then Z3's default bit-vector
+		// strategy. A verdict is kept only when it needs no model (unsat;
+		// sat for an existential obligation), so that a counterexample
+		// always comes from the fresh query below and is the same as
+		// without these attempts.
+		type attempt struct {
+			session int
+			q       *query
+			tactic  string
+			budget  time.Duration
+		}
+		var attempts []attempt
+		if !ss.s.intsOnly {
+			if in, _ := encodeAs(true, false); in != nil && in.script != bv.script {
+				attempts = append(attempts, attempt{quickInt, in, "", budget})
+			}
+		}
+		// Bit-blasting gets longer: it gives up at once on what it
+		// cannot handle, and a hard pure bit-vector query needs it.
+		attempts = append(attempts, attempt{quickBV, bv, bitBlast, min(4*budget, ss.s.timeout())}, attempt{quickBV, bv, "", budget})
+		for _, at := range attempts {
+			qs, err := sessionAt(at.session)
+			if err != nil {
+				return err
+			}
+			verdict, err := qs.quick(ctx, at.q.script, at.tactic, at.budget)
+			if err != nil {
+				return fmt.Errorf("%s: %w", o.ID, err)
+			}
+			if verdict == "unsat" || verdict == "sat" && o.goal.exists {
+				return s.conclude(o, &answer{status: verdict}, at.q.vars)
+			}
+		}
 	}
 	full, alone := ss.s.timeout(), ss.s.Alone
 	if alone <= 0 {

@@ -19,8 +19,9 @@ import (
 // ErrNoSolver is returned (wrapped) when the z3 executable cannot be found.
 var ErrNoSolver = errors.New("the Z3 SMT solver is not installed: install the Debian package `z3` (apt-get install z3), or put a z3 executable on PATH")
 
-// Solver runs Z3 on SMT-LIB2 scripts, one process per query, reading the
-// script from stdin.
+// Solver runs Z3 on SMT-LIB2 scripts. Each worker of Verify keeps its z3
+// processes (sessions) running and feeds them one query after another on
+// their standard input.
 type Solver struct {
 	// Path is the z3 executable.
 	Path string
@@ -33,8 +34,26 @@ type Solver struct {
 	// first depends on the machine's load, and their models may differ.
 	Alone time.Duration
 
+	// Quick is the budget of the first attempt at each query: the query is
+	// put, between push and pop, to a z3 process that keeps running (no
+	// restart or reset, which cost z3 about 17 ms of CPU each), and only a
+	// decisive answer that needs no model is kept (unsat; sat for an
+	// existential obligation). Anything else goes on to a fresh query as
+	// before, so results are identical. 0 means DefaultQuick; a negative
+	// value turns the first attempt off.
+	Quick time.Duration
+	// Reuse keeps the solver processes running between calls of Verify
+	// (for callers that verify many modules: benchmarks, caps conformance);
+	// Close stops them. Without it each Verify stops the processes it
+	// started before it returns.
+	Reuse bool
+
 	// intsOnly puts every query over the integers alone (tests).
 	intsOnly bool
+
+	poolMu sync.Mutex
+	pool   [2][]*session // idle sessions: fresh ones, incremental ones
+	cpu    time.Duration // CPU time of the z3 processes that have ended
 
 	versionOnce sync.Once
 	version     string
@@ -42,6 +61,76 @@ type Solver struct {
 
 // DefaultTimeout is the time each obligation gets by default.
 const DefaultTimeout = 10 * time.Second
+
+// DefaultQuick is the default budget of the first, incremental attempt at
+// a query (Solver.Quick).
+const DefaultQuick = 250 * time.Millisecond
+
+func (s *Solver) quickBudget() time.Duration {
+	switch {
+	case s.Quick < 0:
+		return 0
+	case s.Quick == 0:
+		return min(DefaultQuick, s.timeout())
+	}
+	return min(s.Quick, s.timeout())
+}
+
+// acquire returns an idle session from the pool (Reuse) or starts one.
+// Incremental sessions (push/pop only) and fresh ones (reset before each
+// query) are kept apart: a fresh session keeps its last query's
+// declarations, which would clash with an incremental query.
+func (s *Solver) acquire(incremental bool) (*session, error) {
+	k := poolIndex(incremental)
+	s.poolMu.Lock()
+	for len(s.pool[k]) > 0 {
+		ss := s.pool[k][len(s.pool[k])-1]
+		s.pool[k] = s.pool[k][:len(s.pool[k])-1]
+		if !ss.dead {
+			s.poolMu.Unlock()
+			return ss, nil
+		}
+	}
+	s.poolMu.Unlock()
+	ss, err := s.start()
+	if ss != nil {
+		ss.incremental = incremental
+	}
+	return ss, err
+}
+
+func poolIndex(incremental bool) int {
+	if incremental {
+		return 1
+	}
+	return 0
+}
+
+// release hands a session back: to the pool with Reuse, else it stops.
+func (s *Solver) release(ss *session) {
+	if ss == nil || ss.dead {
+		return
+	}
+	if !s.Reuse {
+		ss.close()
+		return
+	}
+	s.poolMu.Lock()
+	k := poolIndex(ss.incremental)
+	s.pool[k] = append(s.pool[k], ss)
+	s.poolMu.Unlock()
+}
+
+// Close stops the solver processes kept for reuse (Reuse).
+func (s *Solver) Close() {
+	s.poolMu.Lock()
+	pool := append(s.pool[0], s.pool[1]...)
+	s.pool = [2][]*session{}
+	s.poolMu.Unlock()
+	for _, ss := range pool {
+		ss.close()
+	}
+}
 
 // FindSolver finds the solver: the program the environment variable Z3
 // names (as caps doctor reads it), else z3 on PATH.
@@ -84,6 +173,10 @@ type session struct {
 	n     int
 	dead  bool
 	lines chan string
+	// incremental sessions only see push/pop queries (quick); datatypes
+	// holds the datatype declarations made at their base level, by name.
+	incremental bool
+	datatypes   map[string]string
 }
 
 func (s *Solver) start() (*session, error) {
@@ -138,6 +231,7 @@ func (ss *session) close() {
 		ss.cmd.Process.Kill()
 		<-done
 	}
+	ss.account()
 }
 
 func (ss *session) kill() {
@@ -148,6 +242,24 @@ func (ss *session) kill() {
 	ss.cmd.Process.Kill()
 	ss.in.Close()
 	ss.cmd.Wait()
+	ss.account()
+}
+
+// account adds an ended process's CPU time to its solver's.
+func (ss *session) account() {
+	if st := ss.cmd.ProcessState; st != nil {
+		ss.s.poolMu.Lock()
+		ss.s.cpu += st.UserTime() + st.SystemTime()
+		ss.s.poolMu.Unlock()
+	}
+}
+
+// CPU returns the CPU time of the solver processes that have ended (all
+// of them once Close has returned, or Verify without Reuse).
+func (s *Solver) CPU() time.Duration {
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	return s.cpu
 }
 
 // send writes commands and a marker, then returns the output up to the
@@ -183,6 +295,83 @@ func (ss *session) send(ctx context.Context, cmds string, deadline time.Duration
 }
 
 var errTimeout = errors.New("timeout")
+
+// quick puts a query to an incremental session between push and pop with
+// a short budget, checked with tactic when it is set (check-sat-using),
+// and returns z3's verdict: "sat", "unsat" or "unknown".
+// The session is never reset between queries, so it must only ever see
+// quick queries (a fresh query's declarations would stay and clash).
+//
+// Z3 does not undo a datatype declaration at pop, so a query's
+// declare-datatypes lines are made once, at the base level, and later
+// queries that declare the same datatypes the same way skip them; a
+// query that declares a name differently resets the session first.
+func (ss *session) quick(ctx context.Context, script, tactic string, budget time.Duration) (string, error) {
+	var base, body strings.Builder
+	reset := false
+	for _, line := range strings.SplitAfter(script, "\n") {
+		if !strings.HasPrefix(line, "(declare-datatypes ((") {
+			body.WriteString(line)
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(line, "(declare-datatypes (("), " ")
+		if old, ok := ss.datatypes[name]; ok && old != line {
+			reset = true
+		}
+	}
+	if reset || ss.datatypes == nil {
+		if reset {
+			base.WriteString("(reset)\n")
+		}
+		ss.datatypes = map[string]string{}
+	}
+	// Declarations in the script's order: one may use another.
+	for _, line := range strings.SplitAfter(script, "\n") {
+		if !strings.HasPrefix(line, "(declare-datatypes ((") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(line, "(declare-datatypes (("), " ")
+		if ss.datatypes[name] == line {
+			continue
+		}
+		ss.datatypes[name] = line
+		base.WriteString(line)
+	}
+	ms := max(budget.Milliseconds(), 1)
+	check := "(check-sat)"
+	if tactic != "" {
+		check = fmt.Sprintf("(check-sat-using (try-for %s %d))", tactic, ms)
+	}
+	out, err := ss.send(ctx, fmt.Sprintf("%s(push)\n(set-option :timeout %d)\n%s%s\n(pop)\n", base.String(), ms, body.String(), check), budget+3*time.Second)
+	if err == errTimeout {
+		return "unknown", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	forms, perr := parseSexps(out)
+	if perr != nil {
+		return "", fmt.Errorf("z3 printed an answer that cannot be read: %q", clipText(out))
+	}
+	verdict := ""
+	for _, f := range forms {
+		if len(f.list) > 0 && f.list[0].atom == "error" {
+			msg := ""
+			if len(f.list) > 1 {
+				msg = f.list[1].atom
+			}
+			return "", fmt.Errorf("z3 rejected the query: %s", msg)
+		}
+		switch f.atom {
+		case "sat", "unsat", "unknown":
+			verdict = f.atom
+		}
+	}
+	if verdict == "" {
+		return "", fmt.Errorf("z3 gave no verdict: %q", clipText(out))
+	}
+	return verdict, nil
+}
 
 // check puts one query (declarations and assertions) to the session and
 // asks for the values of terms when it is satisfiable.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/analysis/verify"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
 	"github.com/capsulang/caps/codegen"
@@ -18,6 +19,7 @@ import (
 	"github.com/capsulang/caps/codegen/mermaid"
 	cwasm "github.com/capsulang/caps/codegen/wasm"
 	"github.com/capsulang/caps/codegen/wasmrun"
+	"github.com/capsulang/caps/internal/toolpath"
 	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/value"
@@ -178,9 +180,11 @@ With --json it prints {"ok", "files": [{"path", "diagnostics",
 semantic hash, the check status, the function examples evaluated by the
 interpreter, the readiness of every compilation target, and the
 verification status: the levels reached on the ladder V0 (parsed), V1
-(checked), V2 (examples pass) and, for the compiled functions, whether
-their examples give the same results under wasm (run with wazero). Proof
-levels (V3 and up) are not implemented and are reported as such.
+(checked), V2 (examples pass), V3 (proof obligations put to Z3, as caps
+verify-report does; not run without z3), V4 (the obligations stated in
+Lean: open while they end in sorry) and V5 (backend refinement, not
+implemented), and, for the compiled functions, whether their examples
+give the same results under wasm (run with wazero).
 
 It prints {"ok", "files": [{"path", "diagnostics", "preview": {...}}]};
 docs/cli.md describes the preview. It exits with 1 when FILE has errors or
@@ -569,7 +573,9 @@ type verificationJSON struct {
 type ladderEntry struct {
 	Level  string `json:"level"`
 	Name   string `json:"name"`
-	Status string `json:"status"` // passed, failed, not-run, not-implemented
+	Status string `json:"status"` // passed, failed, open, not-run, not-implemented
+	// Detail says what the status rests on, or why a level was not run.
+	Detail string `json:"detail,omitempty"`
 }
 
 type compiledCheck struct {
@@ -611,12 +617,12 @@ func runReleasePreview(c *cli.Context, path string) int {
 	}
 	pv.Check = map[string]any{"ok": errs == 0, "errors": errs, "warnings": warns}
 	ladder := []ladderEntry{
-		{"V0", "parsed canonical IR", "passed"},
-		{"V1", "type/effect checked", "passed"},
-		{"V2", "examples pass", "not-run"},
-		{"V3", "proof obligations", "not-implemented"},
-		{"V4", "kernel-checked proof", "not-implemented"},
-		{"V5", "backend refinement", "not-implemented"},
+		{"V0", "parsed canonical IR", "passed", ""},
+		{"V1", "type/effect checked", "passed", ""},
+		{"V2", "examples pass", "not-run", ""},
+		{"V3", "proof obligations", "not-run", ""},
+		{"V4", "kernel-checked proof", "not-run", ""},
+		{"V5", "backend refinement", "not-implemented", "caps refinement-report covers V0 to V3; backend artifacts (Wasm, RISC-V) are not related to the source by proof yet"},
 	}
 	level := "V1"
 	if m := pkg.File.Module; m != nil {
@@ -661,10 +667,63 @@ func runReleasePreview(c *cli.Context, path string) int {
 			}
 		}
 		pv.Verification.CompiledExamples = wasmExamples(pkg)
+		ladder[3], ladder[4] = proofLevels(pkg, path)
+		if level == "V2" && ladder[3].Status == "passed" {
+			level = "V3"
+		}
 	}
 	pv.Verification.Level, pv.Verification.Ladder = level, ladder
 	f.Extra = previewExtra{pv}
 	return p.Finish()
+}
+
+// proofLevels reports V3 (the module's obligations put to Z3, as caps
+// verify-report does) and V4 (the obligations stated in Lean, as caps
+// emit-lean-obligations writes them, checked by caps verify-lean).
+func proofLevels(pkg *load.Package, path string) (v3, v4 ladderEntry) {
+	v3 = ladderEntry{Level: "V3", Name: "proof obligations", Status: "not-run"}
+	v4 = ladderEntry{Level: "V4", Name: "kernel-checked proof", Status: "not-run"}
+	solver, err := verify.FindSolver()
+	if err != nil {
+		v3.Detail = err.Error()
+	} else if r, err := verify.Verify(context.Background(), pkg.Result, verify.Options{Solver: solver}); err != nil {
+		v3.Detail = err.Error()
+	} else {
+		d, o, f := r.Counts()
+		v3.Detail = fmt.Sprintf("caps verify-report: %d obligations: %d discharged, %d open, %d failed (%s)", len(r.Obligations), d, o, f, r.Solver)
+		switch {
+		case f > 0:
+			v3.Status = "failed"
+		case o > 0:
+			v3.Status = "open"
+		default:
+			v3.Status = "passed"
+		}
+	}
+	lf, err := verify.EmitLean(pkg.Result, cli.DisplayPath(path))
+	if err != nil {
+		v4.Detail = err.Error()
+		return v3, v4
+	}
+	stated := 0
+	for _, e := range lf.Entries {
+		if e.Theorem != "" {
+			stated++
+		}
+	}
+	leanNote := "no Lean toolchain was found"
+	if t := toolpath.Look("LEAN", "lean"); t != "" {
+		leanNote = "Lean toolchain: " + t
+	}
+	if stated == 0 {
+		v4.Detail = fmt.Sprintf("none of the %d obligations is stated in Lean (caps emit-lean-obligations lists why); %s", len(lf.Entries), leanNote)
+		return v3, v4
+	}
+	// The generated theorems end in sorry: open until someone proves them
+	// and caps verify-lean accepts the completed file.
+	v4.Status = "open"
+	v4.Detail = fmt.Sprintf("caps emit-lean-obligations states %d of %d obligations as Lean theorems, each ending in sorry until proved; caps verify-lean checks completed proofs; %s", stated, len(lf.Entries), leanNote)
+	return v3, v4
 }
 
 // wasmExamples runs the examples of the compiled functions under wasm and

@@ -44,7 +44,7 @@ func init() {
 				cli.SchemaOf(sessionShowJSON{}), cli.SchemaOf([]sessionListEntry{}))
 		},
 		Effects:  cli.Effects{Reads: []string{"the workspace .caps folder", "FILE", "stdin", "OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY (describe)"}, Writes: []string{"the workspace .caps folder (.caps/sessions, .caps/proposals)"}, Network: true},
-		Example:  cli.Example{Line: "caps session new --target 01_abs_i64.caps --json"},
+		Example:  cli.Example{Line: "caps session new --target examples/01_abs_i64.caps --json"},
 		Negative: cli.Example{Line: "caps session resolve h1=yes --session nosuch --json", Exit: 2, Note: "no such session"},
 		Also:     []cli.Example{{Line: "caps session list --json"}},
 		Args:     "new --target FILE | apply DELTA.json | resolve HOLE=ANSWER | describe TEXT | show | synthesize | propose | list | schema [--session ID] [--json]",

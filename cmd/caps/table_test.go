@@ -153,6 +153,7 @@ func diffSnapshots(a, b map[string]string) []string {
 var slowExamples = map[string]string{
 	"noir-compile": "compiling a circuit takes 15-20 s of CPU",
 	"noir-execute": "it needs the circuit noir-compile compiles",
+	"conformance":  "it runs the whole ladder (every scenario, dry run and Z3) on examples/",
 }
 
 // exampleVars are the values later examples use: the proposal that caps

@@ -125,8 +125,19 @@ func Compile(m *core.Module, place func(*core.Site) string) (string, error) {
 	b.WriteString("-- toolchain has checked this file unless caps compile reports \"checked\".\n")
 	b.WriteString("-- Integers are Int kept in their type's range; every function returns\n")
 	b.WriteString("-- Except String T, an error naming the interpreter's error kind and site.\n\n")
-	ns := Name(strings.ReplaceAll(m.Name, ".", "_"))
-	fmt.Fprintf(&b, "namespace %s\n\n", ns)
+	ns := writeDefs(&b, m, place)
+	fmt.Fprintf(&b, "\nend %s\n", ns)
+	return b.String(), nil
+}
+
+// Namespace returns the Lean namespace of module m's definitions.
+func Namespace(m *core.Module) string { return Name(strings.ReplaceAll(m.Name, ".", "_")) }
+
+// writeDefs opens m's namespace and writes the prelude and every
+// function's definition; it returns the namespace, left open.
+func writeDefs(b *strings.Builder, m *core.Module, place func(*core.Site) string) string {
+	ns := Namespace(m)
+	fmt.Fprintf(b, "namespace %s\n\n", ns)
 	b.WriteString(prelude)
 	if len(m.Sites) > 0 {
 		b.WriteString("\n/- Sites:\n")
@@ -138,14 +149,14 @@ func Compile(m *core.Module, place func(*core.Site) string) (string, error) {
 			if place != nil {
 				where = " at " + place(s)
 			}
-			fmt.Fprintf(&b, "  %d: %s in %s%s\n", s.ID, s.Kind, s.Func, where)
+			fmt.Fprintf(b, "  %d: %s in %s%s\n", s.ID, s.Kind, s.Func, where)
 		}
 		b.WriteString("-/\n")
 	}
 	if len(m.Skipped) > 0 {
 		b.WriteString("\n/- Not compiled (outside the subset; caps compile-plan says why):\n")
 		for _, u := range m.Unsupported {
-			fmt.Fprintf(&b, "  %s: %s\n", u.Func, u.Feature)
+			fmt.Fprintf(b, "  %s: %s\n", u.Func, u.Feature)
 		}
 		b.WriteString("-/\n")
 	}
@@ -167,8 +178,7 @@ func Compile(m *core.Module, place func(*core.Site) string) (string, error) {
 			b.WriteString("\nend\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nend %s\n", ns)
-	return b.String(), nil
+	return ns
 }
 
 // calls lists the functions f calls.
@@ -310,7 +320,7 @@ func (g *funcGen) slot(i int) string {
 
 // step is one element of a monadic sequence.
 type step struct {
-	kind byte // 'b' bind (name ← term), 'l' let (name := term), 'g' guard (if cond then error)
+	kind byte // 'b' bind (name ← term), 'l' let (name := term), 'g' guard (if cond then error), 'f' false (if cond then pure false)
 	name string
 	term string
 	err  string
@@ -364,6 +374,8 @@ func assemble(steps []step, final, indent string) string {
 		return fmt.Sprintf("%s >>= fun %s =>\n%s%s", paren(s.term), s.name, indent, rest)
 	case 'l':
 		return fmt.Sprintf("let %s := %s\n%s%s", s.name, s.term, indent, rest)
+	case 'f':
+		return fmt.Sprintf("if %s then pure false else\n%s%s", s.term, indent, rest)
 	}
 	return fmt.Sprintf("if %s then Except.error %q else\n%s%s", s.term, s.err, indent, rest)
 }
