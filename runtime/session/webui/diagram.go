@@ -80,7 +80,7 @@ func diagramSVG(m MachineView) string {
 	var b strings.Builder
 	esc := html.EscapeString
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="diagram" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="state diagram of %s">`, width, height, width, height, esc(m.Name))
-	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>`)
+	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="9" markerHeight="9" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>`)
 	if p, ok := pos[m.Initial]; ok {
 		fmt.Fprintf(&b, `<g class="initial"><circle cx="%d" cy="%d" r="6"/><line x1="%d" y1="%d" x2="%d" y2="%d" marker-end="url(#arrow)"/></g>`,
 			p.x-24, p.y+nodeH/2, p.x-18, p.y+nodeH/2, p.x, p.y+nodeH/2)
