@@ -433,3 +433,59 @@ func TestListen(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedSetups covers a server without a model, a model whose delta
+// does not validate, and a session folder edited by hand.
+func TestRefusedSetups(t *testing.T) {
+	s := newTestServer(t, "schema-violation")
+	s.call("POST", "/api/sessions", `{"target": "refund.caps", "id": "demo"}`)
+	got := s.call("POST", "/api/sessions/demo/describe", `{"text": "score tickets"}`)
+	want := `422 Unprocessable Entity
+{
+  "attempt": "$ROOT/.caps/sessions/demo/attempts/TIME-RANDOM.json",
+  "error": "the model's delta is refused: authoring delta does not validate against docs/schemas/authoring-delta.v1.schema.json\n  at /declarations/0/kind (schema #/$defs/declaration/properties/kind/enum): value must be one of ` + kindsList + `\nnothing was applied to the session; the description and the model's answer are kept in $ROOT/.caps/sessions/demo/attempts/TIME-RANDOM.json",
+  "kind": "model",
+  "problems": [
+    {
+      "instance": "/declarations/0/kind",
+      "schema": "/$defs/declaration/properties/kind/enum",
+      "message": "value must be one of ` + kindsList + `"
+    }
+  ]
+}
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("schema-violating model answer (-want +got):\n%s", diff)
+	}
+
+	s.srv.cfg.Getenv = func(string) string { return "" }
+	got = s.call("POST", "/api/sessions/demo/describe", `{"text": "score tickets"}`)
+	want = `503 Service Unavailable
+{
+  "error": "OPENAI_MODEL is not set: set it to the model to ask (and OPENAI_BASE_URL for a server other than OpenAI's, OPENAI_API_KEY when it needs a key); or paste an AuthoringDelta instead",
+  "kind": "no-model"
+}
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("no model (-want +got):\n%s", diff)
+	}
+
+	meta := filepath.Join(s.root, ".caps", "sessions", "demo", "session.json")
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(meta, []byte(strings.Replace(string(b), `"refund.caps"`, `"other.caps"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = s.call("GET", "/api/sessions/demo", "")
+	want = `409 Conflict
+{
+  "error": "session demo does not verify: session.json: its hash does not match its content (it was edited); nothing was changed. Restore .caps/sessions/demo from a backup, or start a new session (caps session new --target FILE) and apply its deltas again",
+  "kind": "tampered"
+}
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tampered session (-want +got):\n%s", diff)
+	}
+}

@@ -138,6 +138,7 @@ function showSession(v) {
   if (v.surfaces.includes(keepS)) ssel.value = keepS;
   if (first) ui.events = [];
   refreshRun().catch(showError);
+  loadWorkspace().catch(showError);
 }
 
 function showDiagnostics(c) {
@@ -365,7 +366,6 @@ function wire() {
     ui.events = [];
     ui.proposal = null;
     showSession(v);
-    await loadWorkspace();
   }));
   $("#open").addEventListener("click", run($("#open"), async () => {
     if (!$("#sessions").value) throw new Error("no session to open: start one");
