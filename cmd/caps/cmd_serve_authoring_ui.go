@@ -83,6 +83,9 @@ the current one that holds .caps/ or .git/.`,
 					}
 					return cli.ExitFail
 				}
+				if !webui.Loopback(*host) {
+					c.Errorf("warning: serving on %s, which is not loopback: anyone who can reach it can change the workspace", *host)
+				}
 				fmt.Fprintf(c.Stdout, "serving the authoring UI of %s at http://%s/\npress Ctrl-C to stop\n", srv.Root(), l.Addr())
 				ctx, stop := serveContext()
 				defer stop()

@@ -427,6 +427,12 @@ func TestListen(t *testing.T) {
 			t.Errorf("Listen(%q, %d) (-want +got):\n%s", tc.host, tc.port, diff)
 		}
 	}
+	remote, err := Listen("0.0.0.0", 0, true)
+	if err != nil {
+		t.Errorf("Listen(0.0.0.0) with allowRemote: %v", err)
+	} else {
+		remote.Close()
+	}
 	for host, want := range map[string]bool{"localhost": true, "127.0.0.1": true, "127.1.2.3": true, "::1": true, "0.0.0.0": false, "example.com": false, "": false} {
 		if got := Loopback(host); got != want {
 			t.Errorf("Loopback(%q) = %v, want %v", host, got, want)
