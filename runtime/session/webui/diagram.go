@@ -19,10 +19,10 @@ func findMachineDecl(decls []ast.Decl, name string) *ast.Machine {
 
 // Diagram geometry, in SVG user units.
 const (
-	nodeW, nodeH = 130, 36
-	colGap       = 200 // from one column's left edge to the next
-	rowGap       = 80
-	margin       = 40
+	nodeH  = 36
+	rowGap = 80
+	margin = 40
+	charW  = 7 // the width of a character of a 12px label, roughly
 )
 
 // diagramSVG draws a machine's state diagram: states in columns by their
@@ -33,6 +33,21 @@ const (
 // can highlight the path of a dry run. The layout depends only on the
 // machine, so the same machine always gives the same bytes.
 func diagramSVG(m MachineView) string {
+	// Nodes fit the longest state name; columns leave room for the
+	// longest label of a transition.
+	nodeW := 130
+	for _, st := range m.States {
+		nodeW = max(nodeW, len(st.Name)*charW+24)
+	}
+	gap := 70
+	for _, t := range m.Transitions {
+		l := len(t.Event)
+		if t.Guarded {
+			l += len(" [guarded]")
+		}
+		gap = max(gap, l*charW+20)
+	}
+	colGap := nodeW + gap
 	col := map[string]int{}
 	order := []string{}
 	if m.Initial != "" {
@@ -85,6 +100,18 @@ func diagramSVG(m MachineView) string {
 		fmt.Fprintf(&b, `<g class="initial"><circle cx="%d" cy="%d" r="6"/><line x1="%d" y1="%d" x2="%d" y2="%d" marker-end="url(#arrow)"/></g>`,
 			p.x-24, p.y+nodeH/2, p.x-18, p.y+nodeH/2, p.x, p.y+nodeH/2)
 	}
+	for _, st := range m.States {
+		p := pos[st.Name]
+		cls := "state"
+		if st.Final {
+			cls += " final"
+		}
+		fmt.Fprintf(&b, `<g class="%s" data-state="%s"><rect x="%d" y="%d" width="%d" height="%d" rx="10"/>`, cls, esc(st.Name), p.x, p.y, nodeW, nodeH)
+		if st.Final {
+			fmt.Fprintf(&b, `<rect class="inner" x="%d" y="%d" width="%d" height="%d" rx="7"/>`, p.x+4, p.y+4, nodeW-8, nodeH-8)
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%s</text></g>`, p.x+nodeW/2, p.y+nodeH/2+5, esc(st.Name))
+	}
 	pairs := map[string]int{} // transitions drawn between the same two states
 	for _, t := range m.Transitions {
 		a, okA := pos[t.From]
@@ -124,18 +151,6 @@ func diagramSVG(m MachineView) string {
 		}
 		fmt.Fprintf(&b, `<g class="transition" data-transition="%s"><path d="%s" marker-end="url(#arrow)"/><text x="%d" y="%d" text-anchor="middle">%s</text></g>`,
 			esc(t.ID), path, lx, ly, esc(label))
-	}
-	for _, st := range m.States {
-		p := pos[st.Name]
-		cls := "state"
-		if st.Final {
-			cls += " final"
-		}
-		fmt.Fprintf(&b, `<g class="%s" data-state="%s"><rect x="%d" y="%d" width="%d" height="%d" rx="10"/>`, cls, esc(st.Name), p.x, p.y, nodeW, nodeH)
-		if st.Final {
-			fmt.Fprintf(&b, `<rect class="inner" x="%d" y="%d" width="%d" height="%d" rx="7"/>`, p.x+4, p.y+4, nodeW-8, nodeH-8)
-		}
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%s</text></g>`, p.x+nodeW/2, p.y+nodeH/2+5, esc(st.Name))
 	}
 	b.WriteString(`</svg>`)
 	return b.String()

@@ -16,8 +16,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/runtime/evolution"
 	"github.com/capsulang/caps/runtime/session/bridge/bridgetest"
+	"github.com/capsulang/caps/syntax/ast"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/api")
@@ -493,5 +495,30 @@ func TestRefusedSetups(t *testing.T) {
 `
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tampered session (-want +got):\n%s", diff)
+	}
+}
+
+// TestDiagram draws machines with a back edge, a guard and several
+// transitions between the same states; the SVG is compared byte for byte.
+func TestDiagram(t *testing.T) {
+	for _, tc := range []struct{ file, machine string }{
+		{"../../../examples/protocol_surface.caps", "ArticleLocalization"},
+		{"../../../examples/03_claim_review_machine.caps", ""},
+	} {
+		src, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg := (&load.Loader{}).LoadSource(tc.file, src)
+		if pkg.Result.HasErrors() {
+			t.Fatalf("%s has errors", tc.file)
+		}
+		for _, d := range pkg.File.Module.Decls {
+			m, ok := d.(*ast.Machine)
+			if !ok || (tc.machine != "" && m.Name.Name != tc.machine) {
+				continue
+			}
+			golden(t, "diagram-"+m.Name.Name+".svg", machineView(m, src).SVG+"\n")
+		}
 	}
 }
