@@ -37,7 +37,7 @@ func TestOf(t *testing.T) {
 			ladder:   []string{"passed", "passed", "failed", "not-implemented", "not-implemented", "not-implemented"},
 			examples: map[string]int{"total": 5, "passed": 2, "failed": 3, "not_evaluated": 0},
 			failed:   true, ready: false, wasm: "failed",
-			codes:    []string{"E_EXAMPLE_FAILED", "E_EXAMPLE_FAILED", "E_EXAMPLE_FAILED"},
+			codes: []string{"E_EXAMPLE_FAILED", "E_EXAMPLE_FAILED", "E_EXAMPLE_FAILED"},
 		},
 	}
 	for _, tt := range tests {
