@@ -50,7 +50,7 @@ func TestCheckAndServerAgree(t *testing.T) {
 	// and the server read CAPS_PATH (load.EnvRoots).
 	t.Setenv("CAPS_PATH", filepath.Join(root, "testdata", "check", "lib"))
 	var files []string
-	for _, pat := range []string{"examples/*.caps", "testdata/check/*.caps", "testdata/pipeline/*.caps"} {
+	for _, pat := range []string{"examples/*.caps", "examples/lib/*.caps", "testdata/check/*.caps", "testdata/check/lib/*/*.caps", "testdata/pipeline/*.caps"} {
 		m, _ := filepath.Glob(filepath.Join(root, pat))
 		files = append(files, m...)
 	}
@@ -86,6 +86,7 @@ func TestCheckAndServerAgree(t *testing.T) {
 			sawExampleFailure = sawExampleFailure || d.Code == "E_EXAMPLE_FAILED"
 		}
 	}
+	t.Logf("compared %d files", len(files))
 	if !sawExampleFailure {
 		t.Error("no file has a failing example: the comparison does not cover the examples' diagnostics")
 	}
