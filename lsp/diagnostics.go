@@ -6,7 +6,6 @@ package lsp
 import (
 	"context"
 	"runtime/debug"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/codes"
+	"github.com/capsulang/caps/analysis/diagnose"
 	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/syntax"
 )
@@ -192,11 +192,11 @@ func (s *Server) isCurrent(snap *snapshot) bool {
 // diagnostics converts a snapshot's diagnostics to the protocol, with the
 // examples' results when withExamples is set.
 func (s *Server) diagnostics(snap *snapshot, withExamples bool) []protocol.Diagnostic {
-	pkg := snap.Package()
-	diags := pkg.Result.Diagnostics
+	var outcomes []examples.Outcome
 	if withExamples {
-		diags = append(append([]syntax.Diagnostic(nil), diags...), examples.Diagnostics(snap.Examples())...)
+		outcomes = snap.Examples()
 	}
+	diags := diagnose.Merge(snap.Package().Result, outcomes)
 	if vd := verificationDiagnostics(snap); len(vd) > 0 {
 		diags = append(append([]syntax.Diagnostic(nil), diags...), vd...)
 	}
@@ -206,7 +206,7 @@ func (s *Server) diagnostics(snap *snapshot, withExamples bool) []protocol.Diagn
 // toProtocol converts diagnostics of a snapshot to the protocol.
 func (s *Server) toProtocol(snap *snapshot, diags []syntax.Diagnostic) []protocol.Diagnostic {
 	out := make([]protocol.Diagnostic, 0, len(diags))
-	for _, d := range diags {
+	for _, d := range diagnose.Sorted(diags) {
 		pd := protocol.Diagnostic{
 			Range:           snap.rng(d.Span),
 			Severity:        protocol.DiagnosticSeverity(d.Severity),
@@ -222,10 +222,6 @@ func (s *Server) toProtocol(snap *snapshot, diags []syntax.Diagnostic) []protoco
 		}
 		out = append(out, pd)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Range.Start, out[j].Range.Start
-		return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
-	})
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/diagnose"
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/syntax"
@@ -155,20 +156,13 @@ type snapshot struct {
 // Examples evaluates the function examples of a snapshot that checks
 // without errors (once); nil otherwise.
 func (sn *snapshot) Examples() []examples.Outcome {
-	sn.exOnce.Do(func() {
-		if sn.runsExamples() {
-			sn.ex = examples.Evaluate(sn.Package().Result)
-		}
-	})
+	sn.exOnce.Do(func() { sn.ex = diagnose.Examples(sn.Package().Result) })
 	return sn.ex
 }
 
-// runsExamples reports whether the snapshot's examples are evaluated: it
-// checks without errors and has some.
-func (sn *snapshot) runsExamples() bool {
-	res := sn.Package().Result
-	return !res.HasErrors() && len(res.Examples) > 0
-}
+// runsExamples reports whether the snapshot's examples are evaluated: the
+// diagnostics pipeline decides (it checks without errors and has some).
+func (sn *snapshot) runsExamples() bool { return diagnose.RunsExamples(sn.Package().Result) }
 
 // Package parses and checks the snapshot (once).
 func (sn *snapshot) Package() *load.Package {

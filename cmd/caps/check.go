@@ -1,8 +1,10 @@
 package main
 
 import (
+	"github.com/capsulang/caps/analysis/diagnose"
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
+	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/syntax"
 )
 
@@ -17,26 +19,16 @@ func newLoader(c *cli.Context) *load.Loader {
 }
 
 // evaluateExamples runs a checked package's function examples and returns
-// their diagnostics (E_EXAMPLE_FAILED, or I_EXAMPLE_NOT_EVALUATED where the
-// interpreter cannot run them). The runtime's command file sets it; until
-// then examples are reported as not evaluated.
-var evaluateExamples = func(pkg *load.Package) []syntax.Diagnostic {
-	var out []syntax.Diagnostic
-	for _, ex := range pkg.Result.Examples {
-		out = append(out, syntax.Diagnostic{
-			Code: "I_EXAMPLE_NOT_EVALUATED", Severity: syntax.Info, Span: ex.Example.Form.Span,
-			Message: "example not evaluated: this build of caps has no interpreter",
-		})
-	}
-	return out
+// their diagnostics (E_EXAMPLE_FAILED), whether or not the package has
+// errors: for commands that decide that themselves. Reporting a file's
+// diagnostics goes through checkedDiagnostics instead.
+func evaluateExamples(pkg *load.Package) []syntax.Diagnostic {
+	return examples.Diagnostics(examples.Evaluate(pkg.Result))
 }
 
-// checkedDiagnostics returns the checker's diagnostics plus the examples'
-// (only when the checker found no errors: examples run on checked modules).
+// checkedDiagnostics returns a package's diagnostics through the
+// diagnostics pipeline the language server shares (analysis/diagnose):
+// the checker's, plus the examples' when the checker found no errors.
 func checkedDiagnostics(pkg *load.Package) []syntax.Diagnostic {
-	ds := append([]syntax.Diagnostic(nil), pkg.Result.Diagnostics...)
-	if !pkg.Result.HasErrors() {
-		ds = append(ds, evaluateExamples(pkg)...)
-	}
-	return ds
+	return diagnose.Run(pkg.Result).Diagnostics
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
+	"github.com/capsulang/caps/codegen/wasmrun"
 	"github.com/capsulang/caps/internal/spell"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/value"
@@ -148,8 +149,8 @@ func runCall(c *cli.Context, path, fn string, argv []string, jsonOut bool, maxSt
 	var intents []interp.Intent
 	if callEngine == "wasm" {
 		v, err = callWasm(pkg, info.Name, args, maxSteps, maxDepth)
-		if nc, ok := err.(*errNotCompiled); ok {
-			c.Errorf("%s", nc.msg)
+		if nc, ok := err.(*wasmrun.NotCompiledError); ok {
+			c.Errorf("%s", nc.Msg)
 			return cli.ExitUsage
 		}
 	} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,19 +9,12 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/analysis/load"
-	"github.com/capsulang/caps/analysis/verify"
+	"github.com/capsulang/caps/analysis/release"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
 	"github.com/capsulang/caps/codegen"
-	"github.com/capsulang/caps/codegen/core"
 	"github.com/capsulang/caps/codegen/lean"
 	"github.com/capsulang/caps/codegen/mermaid"
-	cwasm "github.com/capsulang/caps/codegen/wasm"
-	"github.com/capsulang/caps/codegen/wasmrun"
-	"github.com/capsulang/caps/internal/toolpath"
-	"github.com/capsulang/caps/runtime/examples"
-	"github.com/capsulang/caps/runtime/interp"
-	"github.com/capsulang/caps/runtime/value"
 	"github.com/capsulang/caps/syntax"
 )
 
@@ -553,49 +545,8 @@ func runCompilePlan(c *cli.Context, path, target string, jsonOut bool) int {
 	return p.Finish()
 }
 
-type targetReadiness struct {
-	Target      string   `json:"target"`
-	Status      string   `json:"status"`
-	Ready       bool     `json:"ready"`
-	Compiled    []string `json:"compiled"`
-	Skipped     []string `json:"skipped"`
-	Unsupported int      `json:"unsupported"`
-}
-
-type verificationJSON struct {
-	Level  string        `json:"level"`
-	Ladder []ladderEntry `json:"ladder"`
-	// CompiledExamples compares the compiled functions' examples under
-	// wasm with their expected values.
-	CompiledExamples *compiledCheck `json:"wasm_examples"`
-}
-
-type ladderEntry struct {
-	Level  string `json:"level"`
-	Name   string `json:"name"`
-	Status string `json:"status"` // passed, failed, open, not-run, not-implemented
-	// Detail says what the status rests on, or why a level was not run.
-	Detail string `json:"detail,omitempty"`
-}
-
-type compiledCheck struct {
-	Total  int    `json:"total"`
-	Agreed int    `json:"agreed"`
-	Status string `json:"status"`
-	Detail string `json:"detail,omitempty"`
-}
-
-type previewJSON struct {
-	Module       string            `json:"module"`
-	Capsule      string            `json:"capsule"`
-	Hash         string            `json:"semantic_hash"`
-	Check        map[string]any    `json:"check"`
-	Examples     map[string]int    `json:"examples"`
-	Targets      []targetReadiness `json:"targets"`
-	TargetsReady []string          `json:"targets_ready"`
-	Verification verificationJSON  `json:"verification"`
-}
-
+// runReleasePreview prints the release preview of FILE (analysis/release)
+// with its diagnostics.
 func runReleasePreview(c *cli.Context, path string) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, true)
 	pkg, err := newLoader(c).Load(path)
@@ -603,179 +554,13 @@ func runReleasePreview(c *cli.Context, path string) int {
 		p.Fail(path, err)
 		return p.Finish()
 	}
-	diags := checkedDiagnostics(pkg)
-	f := p.Add(packageSource(path, pkg), diags)
-	pv := previewJSON{Hash: pkg.Hash, Targets: []targetReadiness{}, TargetsReady: []string{}, Examples: map[string]int{"total": 0, "passed": 0, "failed": 0, "not_evaluated": 0}}
-	errs, warns := 0, 0
-	for _, d := range pkg.Result.Diagnostics {
-		switch d.Severity {
-		case syntax.Error:
-			errs++
-		case syntax.Warning:
-			warns++
-		}
+	res := release.Of(pkg, cli.DisplayPath(path))
+	f := p.Add(packageSource(path, pkg), res.Diagnostics)
+	if res.ExamplesFailed {
+		p.SetFailed()
 	}
-	pv.Check = map[string]any{"ok": errs == 0, "errors": errs, "warnings": warns}
-	ladder := []ladderEntry{
-		{"V0", "parsed canonical IR", "passed", ""},
-		{"V1", "type/effect checked", "passed", ""},
-		{"V2", "examples pass", "not-run", ""},
-		{"V3", "proof obligations", "not-run", ""},
-		{"V4", "kernel-checked proof", "not-run", ""},
-		{"V5", "backend refinement", "not-implemented", "caps refinement-report covers V0 to V3; backend artifacts (Wasm, RISC-V) are not related to the source by proof yet"},
-	}
-	level := "V1"
-	if m := pkg.File.Module; m != nil {
-		pv.Module = m.Name.Name
-		if m.Capsule != nil {
-			pv.Capsule = m.Capsule.Value
-		}
-	} else {
-		ladder[0].Status, ladder[1].Status = "failed", "failed"
-		level = "none"
-	}
-	if errs > 0 {
-		ladder[1].Status = "failed"
-		level = "V0"
-		if pkg.File.Module == nil {
-			level = "none"
-		}
-	} else if pkg.File.Module != nil {
-		outs := examples.Evaluate(pkg.Result)
-		pv.Examples["total"] = len(outs)
-		for _, o := range outs {
-			switch {
-			case o.Passed:
-				pv.Examples["passed"]++
-			default:
-				pv.Examples["failed"]++
-			}
-		}
-		if pv.Examples["failed"] == 0 {
-			ladder[2].Status = "passed"
-			level = "V2"
-		} else {
-			ladder[2].Status = "failed"
-			p.SetFailed()
-		}
-		for _, name := range codegen.Names() {
-			pl, _ := codegen.PlanFor(pkg.Result, name)
-			tr := targetReadiness{Target: name, Status: pl.Status, Ready: pl.Ready, Compiled: pl.Compiled, Skipped: pl.Skipped, Unsupported: len(pl.Unsupported)}
-			pv.Targets = append(pv.Targets, tr)
-			if pl.Ready {
-				pv.TargetsReady = append(pv.TargetsReady, name)
-			}
-		}
-		pv.Verification.CompiledExamples = wasmExamples(pkg)
-		ladder[3], ladder[4] = proofLevels(pkg, path)
-		if level == "V2" && ladder[3].Status == "passed" {
-			level = "V3"
-		}
-	}
-	pv.Verification.Level, pv.Verification.Ladder = level, ladder
-	f.Extra = previewExtra{pv}
+	f.Extra = previewExtra{res.Preview}
 	return p.Finish()
-}
-
-// proofLevels reports V3 (the module's obligations put to Z3, as caps
-// verify-report does) and V4 (the obligations stated in Lean, as caps
-// emit-lean-obligations writes them, checked by caps verify-lean).
-func proofLevels(pkg *load.Package, path string) (v3, v4 ladderEntry) {
-	v3 = ladderEntry{Level: "V3", Name: "proof obligations", Status: "not-run"}
-	v4 = ladderEntry{Level: "V4", Name: "kernel-checked proof", Status: "not-run"}
-	solver, err := verify.FindSolver()
-	if err != nil {
-		v3.Detail = err.Error()
-	} else if r, err := verify.Verify(context.Background(), pkg.Result, verify.Options{Solver: solver}); err != nil {
-		v3.Detail = err.Error()
-	} else {
-		d, o, f := r.Counts()
-		v3.Detail = fmt.Sprintf("caps verify-report: %d obligations: %d discharged, %d open, %d failed (%s)", len(r.Obligations), d, o, f, r.Solver)
-		switch {
-		case f > 0:
-			v3.Status = "failed"
-		case o > 0:
-			v3.Status = "open"
-		default:
-			v3.Status = "passed"
-		}
-	}
-	lf, err := verify.EmitLean(pkg.Result, cli.DisplayPath(path))
-	if err != nil {
-		v4.Detail = err.Error()
-		return v3, v4
-	}
-	stated := 0
-	for _, e := range lf.Entries {
-		if e.Theorem != "" {
-			stated++
-		}
-	}
-	leanNote := "no Lean toolchain was found"
-	if t := toolpath.Look("LEAN", "lean"); t != "" {
-		leanNote = "Lean toolchain: " + t
-	}
-	if stated == 0 {
-		v4.Detail = fmt.Sprintf("none of the %d obligations is stated in Lean (caps emit-lean-obligations lists why); %s", len(lf.Entries), leanNote)
-		return v3, v4
-	}
-	// The generated theorems end in sorry: open until someone proves them
-	// and caps verify-lean accepts the completed file.
-	v4.Status = "open"
-	v4.Detail = fmt.Sprintf("caps emit-lean-obligations states %d of %d obligations as Lean theorems, each ending in sorry until proved; caps verify-lean checks completed proofs; %s", stated, len(lf.Entries), leanNote)
-	return v3, v4
-}
-
-// wasmExamples runs the examples of the compiled functions under wasm and
-// compares them with the interpreter's expected values.
-func wasmExamples(pkg *load.Package) *compiledCheck {
-	m := core.Lower(pkg.Result)
-	if len(m.Funcs) == 0 {
-		return &compiledCheck{Status: "not-applicable", Detail: "no function is in the compiled subset"}
-	}
-	cm, err := cwasm.Compile(m)
-	if err != nil {
-		return &compiledCheck{Status: "failed", Detail: err.Error()}
-	}
-	ctx := context.Background()
-	rt := wasmrun.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	inst, err := rt.Instantiate(ctx, cm)
-	if err != nil {
-		return &compiledCheck{Status: "failed", Detail: err.Error()}
-	}
-	in := interp.New(pkg.Result)
-	out := &compiledCheck{}
-	for _, f := range m.Funcs {
-		for _, ex := range f.Decl.Examples {
-			out.Total++
-			var args []value.Value
-			ok := true
-			for _, a := range ex.Args {
-				v, err := in.EvalExpr(a, interp.Env{})
-				if err != nil {
-					ok = false
-					break
-				}
-				args = append(args, v)
-			}
-			want, err := in.EvalExpr(ex.Expected, interp.Env{})
-			if !ok || err != nil {
-				continue
-			}
-			got, err := inst.Call(ctx, f.Name, args, wasmrun.Budgets{})
-			if err == nil && got.String() == want.String() {
-				out.Agreed++
-			} else if out.Detail == "" {
-				out.Detail = fmt.Sprintf("%s: wasm gave %v, expected %s", f.Name, got, want)
-			}
-		}
-	}
-	out.Status = "passed"
-	if out.Agreed != out.Total {
-		out.Status = "failed"
-	}
-	return out
 }
 
 func runVisualize(c *cli.Context, path, kind, machine string) int {
@@ -813,5 +598,5 @@ type compilePlanExtra struct {
 
 // previewExtra is the JSON output of this command (see its Output schema).
 type previewExtra struct {
-	Preview previewJSON `json:"preview"`
+	Preview release.Preview `json:"preview"`
 }

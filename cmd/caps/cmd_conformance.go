@@ -24,15 +24,15 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "conformance",
+		Name: "conformance",
 		Output: func() cli.Schema {
 			return report.ResultSchema(conformanceJSON{})
 		},
 		Effects:  cli.Effects{Reads: []string{"DIR", "docs/schemas", ".ci/run"}, Writes: []string{"temporary folders (ledgers of the dry runs), removed after"}, Runs: []string{"z3"}},
 		Example:  cli.Example{Line: "caps conformance --json examples"},
 		Negative: cli.Example{Line: "caps conformance --json nosuch", Exit: 2, Note: "no such folder"},
-		Args:  "[--json] [DIR]",
-		Short: "run the CPS-0..CPS-10 conformance ladder against the shipped examples",
+		Args:     "[--json] [DIR]",
+		Short:    "run the CPS-0..CPS-10 conformance ladder against the shipped examples",
 		Long: `Conformance runs the specification's conformance ladder (CPS-0 Parsed to
 CPS-10 Protocol-Native) against the modules of DIR (default examples),
 which holds the spec's numbered example modules (NN_name.caps) and the

@@ -29,15 +29,15 @@ const (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:  "emit-lean-obligations",
+		Name: "emit-lean-obligations",
 		Output: func() cli.Schema {
 			return report.ResultSchema(emitLeanJSON{})
 		},
 		Effects:  cli.Effects{Reads: []string{"FILE", "CAPS_PATH"}, Writes: []string{"--out DIR"}},
 		Example:  cli.Example{Line: "caps emit-lean-obligations --json --out build/lean examples/01_abs_i64.caps"},
 		Negative: cli.Example{Line: "caps emit-lean-obligations --json examples/01_abs_i64.caps", Exit: 2, Note: "--out DIR is required"},
-		Args:  "[--json] --out DIR FILE",
-		Short: "write a module's proof obligations as Lean 4 theorems",
+		Args:     "[--json] --out DIR FILE",
+		Short:    "write a module's proof obligations as Lean 4 theorems",
 		Long: `Emit-lean-obligations checks FILE and states its proof obligations (the
 ones caps verify-report puts to Z3, with the same ids) in Lean 4, in the
 folder DIR:
@@ -75,15 +75,15 @@ FILE has errors, 2 on a usage or I/O error.`,
 		},
 	})
 	cli.Register(&cli.Command{
-		Name:  "verify-lean",
+		Name: "verify-lean",
 		Output: func() cli.Schema {
 			return report.ResultSchema(verifyLeanJSON{})
 		},
 		Effects:  cli.Effects{Reads: []string{"FILE or DIR", "LEAN, LAKE, PATH"}, Runs: []string{"lean", "lake"}},
 		Example:  cli.Example{Line: "caps verify-lean --json examples/01_abs_i64.caps", Exit: 2, Note: "unchecked where no Lean toolchain is installed, as on the CI machines: nothing was checked"},
 		Negative: cli.Example{Line: "caps verify-lean --json nosuch.lean", Exit: 2, Note: "no such file"},
-		Args:  "[--json] [FILE|DIR]",
-		Short: "check Lean proof files with a Lean toolchain, if one is installed",
+		Args:     "[--json] [FILE|DIR]",
+		Short:    "check Lean proof files with a Lean toolchain, if one is installed",
 		Long: `Verify-lean checks Lean 4 proofs: FILE.lean, every .lean file of the
 folder DIR (by default the current folder, for instance one written by
 caps emit-lean-obligations), or, for a Capsulang FILE, the obligations

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsulang/caps/analysis/release"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -195,7 +196,7 @@ func TestVerifyLeanVerdicts(t *testing.T) {
 func TestReleasePreviewProofLevels(t *testing.T) {
 	needZ3(t)
 	t.Setenv("LEAN", "")
-	ladder := func(args ...string) (string, []ladderEntry) {
+	ladder := func(args ...string) (string, []release.Rung) {
 		t.Helper()
 		r := runCaps(t, "", append([]string{"release-preview", "--json"}, args...)...)
 		if r.code != 0 {
@@ -205,8 +206,8 @@ func TestReleasePreviewProofLevels(t *testing.T) {
 			Files []struct {
 				Preview struct {
 					Verification struct {
-						Level  string        `json:"level"`
-						Ladder []ladderEntry `json:"ladder"`
+						Level  string         `json:"level"`
+						Ladder []release.Rung `json:"ladder"`
 					} `json:"verification"`
 				} `json:"preview"`
 			} `json:"files"`
@@ -222,10 +223,10 @@ func TestReleasePreviewProofLevels(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // neither lean nor anything else
 	t.Setenv("Z3", z3)
 	level, got := ladder("../../examples/01_abs_i64.caps")
-	want := []ladderEntry{
-		{"V3", "proof obligations", "passed", "caps verify-report: 6 obligations: 6 discharged, 0 open, 0 failed (" + version + ")"},
-		{"V4", "kernel-checked proof", "open", "caps emit-lean-obligations states 6 of 6 obligations as Lean theorems, each ending in sorry until proved; caps verify-lean checks completed proofs; no Lean toolchain was found"},
-		{"V5", "backend refinement", "not-implemented", "caps refinement-report covers V0 to V3; backend artifacts (Wasm, RISC-V) are not related to the source by proof yet"},
+	want := []release.Rung{
+		{Level: "V3", Name: "proof obligations", Status: "passed", Detail: "caps verify-report: 6 obligations: 6 discharged, 0 open, 0 failed (" + version + ")"},
+		{Level: "V4", Name: "kernel-checked proof", Status: "open", Detail: "caps emit-lean-obligations states 6 of 6 obligations as Lean theorems, each ending in sorry until proved; caps verify-lean checks completed proofs; no Lean toolchain was found"},
+		{Level: "V5", Name: "backend refinement", Status: "not-implemented", Detail: "caps refinement-report covers V0 to V3; backend artifacts (Wasm, RISC-V) are not related to the source by proof yet"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" || level != "V3" {
 		t.Errorf("level %s (want V3); ladder (-want +got):\n%s", level, diff)

@@ -9,13 +9,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
 	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/runtime/interp"
-	"github.com/capsulang/caps/runtime/machine"
 	"github.com/capsulang/caps/runtime/scenario"
+	"github.com/capsulang/caps/runtime/testrun"
 	"github.com/capsulang/caps/runtime/value"
 	"github.com/capsulang/caps/syntax"
 )
@@ -117,57 +116,41 @@ func printed(v value.Value) *string {
 
 func runTest(c *cli.Context, args, scenarioPaths []string, jsonOut bool, maxSteps int64, maxDepth int) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
-	var scens []*pendingScenario
+	var scens []testrun.Scenario
 	for _, sp := range scenarioPaths {
 		s, err := scenario.Load(sp)
 		if err != nil {
 			p.Fail(sp, err)
 			continue
 		}
-		scens = append(scens, &pendingScenario{path: sp, s: s})
+		scens = append(scens, testrun.Scenario{Path: sp, S: s})
 	}
 	paths, errs := cli.ExpandPaths(args)
 	for _, e := range errs {
 		p.Fail(e.Path, e)
 	}
-	l := newLoader(c)
+	r := testrun.New(newLoader(c), testrun.Options{MaxSteps: maxSteps, MaxDepth: maxDepth}, scens)
 	var out strings.Builder
-	passed, failed, notRun := 0, 0, 0
-	count := func(ok bool) {
-		if ok {
-			passed++
-		} else {
-			failed++
-			p.SetFailed()
-		}
-	}
 	for _, path := range paths {
-		pkg, err := l.Load(path)
+		tf, err := r.File(path)
 		if err != nil {
 			p.Fail(path, err)
 			continue
 		}
-		src := packageSource(path, pkg)
-		if pkg.File.Module == nil || pkg.Result.HasErrors() {
-			f := p.Add(src, pkg.Result.Diagnostics)
+		src := packageSource(path, tf.Pkg)
+		if tf.HasErrors {
+			f := p.Add(src, tf.Pkg.Result.Diagnostics)
 			var sj []scenarioJSON
-			for _, ps := range scens {
-				if !ps.done && hasMachine(pkg, ps.s.Machine) {
-					ps.done = true
-					sj = append(sj, scenarioJSON{Path: ps.path, Machine: ps.s.Machine, Error: "the file defining the machine has errors", Steps: []scenario.StepResult{}})
-					count(false)
-					fmt.Fprintf(&out, "FAIL %s: %s: %s has errors; the scenario was not run\n", cli.DisplayPath(ps.path), ps.s.Machine, cli.DisplayPath(path))
-				}
+			for _, sr := range tf.Scenarios {
+				sj = append(sj, scenarioOut(sr))
+				fmt.Fprintf(&out, "FAIL %s: %s: %s has errors; the scenario was not run\n", cli.DisplayPath(sr.Path), sr.S.Machine, cli.DisplayPath(path))
 			}
 			f.Extra = fileTestsJSON{Examples: []exampleJSON{}, Scenarios: sj}
-			p.SetFailed()
-			notRun++
 			fmt.Fprintf(&out, "FAIL %s: the file has errors; its examples were not run\n", cli.DisplayPath(path))
 			continue
 		}
-		in := newInterp(pkg, maxSteps, maxDepth)
-		var exs []exampleJSON
-		for _, o := range examples.EvaluateWith(in, pkg.Result) {
+		exs := []exampleJSON{}
+		for _, o := range tf.Examples {
 			ej := exampleJSON{
 				Function: o.Example.Function.Name.Name,
 				Args:     []string{},
@@ -185,50 +168,32 @@ func runTest(c *cli.Context, args, scenarioPaths []string, jsonOut bool, maxStep
 				ej.Got = nil
 			}
 			exs = append(exs, ej)
-			count(o.Passed)
 			if !jsonOut {
 				writeOutcome(&out, src, &o)
 			}
 		}
-		if exs == nil {
-			exs = []exampleJSON{}
-		}
 		var sj []scenarioJSON
-		for _, ps := range scens {
-			if ps.done || !hasMachine(pkg, ps.s.Machine) {
-				continue
-			}
-			ps.done = true
-			j := scenarioJSON{Path: ps.path, Machine: ps.s.Machine, Steps: []scenario.StepResult{}}
-			m, err := machine.Compile(pkg.Result, ps.s.Machine, machine.Options{Interp: in, Hash: pkg.Hash})
-			var res *scenario.Result
-			if err != nil {
-				res = &scenario.Result{Error: err.Error(), Steps: []scenario.StepResult{}}
-			} else {
-				res = scenario.Run(m, ps.s)
-			}
-			j.Passed, j.Error, j.Steps = res.Passed, res.Error, res.Steps
-			sj = append(sj, j)
-			count(res.Passed)
+		for _, sr := range tf.Scenarios {
+			sj = append(sj, scenarioOut(sr))
 			if !jsonOut {
-				out.WriteString(res.Text(cli.DisplayPath(ps.path) + ": " + ps.s.Machine))
+				out.WriteString(sr.Result.Text(cli.DisplayPath(sr.Path) + ": " + sr.S.Machine))
 			}
 		}
 		p.Add(src, nil).Extra = fileTestsJSON{Examples: exs, Scenarios: sj}
 	}
-	for _, ps := range scens {
-		if ps.done {
-			continue
-		}
-		msg := fmt.Sprintf("no FILE given defines machine %s", ps.s.Machine)
-		count(false)
-		p.Add(&report.Source{Path: ps.path}, nil).Extra = fileTestsJSON{Examples: []exampleJSON{}, Scenarios: []scenarioJSON{{Path: ps.path, Machine: ps.s.Machine, Error: msg, Steps: []scenario.StepResult{}}}}
-		fmt.Fprintf(&out, "FAIL %s: %s\n", cli.DisplayPath(ps.path), msg)
+	for _, s := range r.Unmatched() {
+		msg := fmt.Sprintf("no FILE given defines machine %s", s.S.Machine)
+		p.Add(&report.Source{Path: s.Path}, nil).Extra = fileTestsJSON{Examples: []exampleJSON{}, Scenarios: []scenarioJSON{{Path: s.Path, Machine: s.S.Machine, Error: msg, Steps: []scenario.StepResult{}}}}
+		fmt.Fprintf(&out, "FAIL %s: %s\n", cli.DisplayPath(s.Path), msg)
+	}
+	sum := r.Summary()
+	if !sum.OK() {
+		p.SetFailed()
 	}
 	if !jsonOut {
-		summary := fmt.Sprintf("%d passed, %d failed", passed, failed)
-		if notRun > 0 {
-			summary += fmt.Sprintf("; %d %s with errors not run", notRun, pluralWord(notRun, "file", "files"))
+		summary := fmt.Sprintf("%d passed, %d failed", sum.Passed, sum.Failed)
+		if sum.NotRun > 0 {
+			summary += fmt.Sprintf("; %d %s with errors not run", sum.NotRun, pluralWord(sum.NotRun, "file", "files"))
 		}
 		out.WriteString(summary + "\n")
 		c.Stdout.Write([]byte(out.String()))
@@ -236,12 +201,9 @@ func runTest(c *cli.Context, args, scenarioPaths []string, jsonOut bool, maxStep
 	return p.Finish()
 }
 
-// pendingScenario is a scenario waiting for the file that defines its
-// machine.
-type pendingScenario struct {
-	path string
-	s    *scenario.Scenario
-	done bool
+// scenarioOut is the JSON of a scenario's run.
+func scenarioOut(sr testrun.ScenarioResult) scenarioJSON {
+	return scenarioJSON{Path: sr.Path, Machine: sr.S.Machine, Passed: sr.Result.Passed, Error: sr.Result.Error, Steps: sr.Result.Steps}
 }
 
 // fileTestsJSON is the extra JSON of a tested file.
@@ -256,15 +218,6 @@ type scenarioJSON struct {
 	Passed  bool                  `json:"passed"`
 	Error   string                `json:"error,omitempty"`
 	Steps   []scenario.StepResult `json:"steps"`
-}
-
-func hasMachine(pkg *load.Package, name string) bool {
-	for _, n := range machine.Names(pkg.Result) {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
 
 // writeOutcome prints one example's result for people.

@@ -14,12 +14,8 @@ import (
 	"github.com/capsulang/caps/syntax"
 )
 
-// The interpreter evaluates examples for every checking command (check,
-// repair-plan, and the language server through the same packages).
+// The interpreter gives repair-plan the values failing examples returned.
 func init() {
-	evaluateExamples = func(pkg *load.Package) []syntax.Diagnostic {
-		return examples.Diagnostics(examples.Evaluate(pkg.Result))
-	}
 	evaluatedValues = func(pkg *load.Package) map[syntax.Span]string {
 		if pkg.Result.HasErrors() {
 			return nil
