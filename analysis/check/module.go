@@ -110,6 +110,9 @@ func (c *checker) module(m *ast.Module) {
 			if d.DeclKind == ast.KindZKProof {
 				c.zkProof(d)
 			}
+			if d.DeclKind == ast.KindAcceptance {
+				c.acceptancePolicy(d)
+			}
 		}
 	}
 	// Surfaces last: their events refer to the symbols of machines that may
@@ -120,6 +123,7 @@ func (c *checker) module(m *ast.Module) {
 		}
 	}
 	c.policyConditions(m)
+	c.unusedAcceptance(m)
 }
 
 func typeDetail(td *ast.TypeDecl, t types.Type) string {
