@@ -43,6 +43,19 @@ const (
 	InstanceCancel  = "machine.cancel"
 )
 
+// Claim event kinds (spec §07, docs/language.md "Claims before facts"):
+// an external effect's result observed as a claim, a quorum approval,
+// the claim accepted as a fact, rejected, superseded by a later
+// observation, or an acceptance input refused.
+const (
+	ClaimObserved   = "claim.observed"
+	ClaimApproved   = "claim.approved"
+	ClaimAccepted   = "claim.accepted"
+	ClaimRejected   = "claim.rejected"
+	ClaimSuperseded = "claim.superseded"
+	ClaimRefused    = "claim.refused"
+)
+
 // Verification event kinds (spec §10). The runtime emits the two contract
 // failures, each just before the machine.transition.fail of the step: a
 // requires or an ensures of a function that a guard, an assignment or an
@@ -71,6 +84,8 @@ const (
 	// checked while a step evaluated its guard, assignments or effect
 	// arguments.
 	ComponentContract = "contract"
+	// ComponentClaim is claims before facts: observations, acceptance.
+	ComponentClaim = "claim"
 )
 
 // Severities (OpenTelemetry severity_text).
