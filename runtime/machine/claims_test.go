@@ -69,7 +69,7 @@ func claimRows(cs []machine.Claim) []string {
 func TestClaimsBeforeFacts(t *testing.T) {
 	m := compile(t, "testdata/claims.caps", "Review")
 	exec := &queued{results: map[string][]string{
-		"mcp.call scorer.score": {"45", "12", `"high"`},
+		"mcp.call scorer.score":  {"45", "12", `"high"`},
 		"a2a.task auditor.audit": {"3"},
 		"mcp.call scorer.label":  {"9"},
 	}}

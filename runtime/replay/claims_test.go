@@ -55,7 +55,7 @@ func recordClaims(t *testing.T, module, dir string) {
 	}
 	inst.Step(machine.Event{Name: "Start"})
 	inst.Step(machine.Event{Name: "ScoreAccepted"}) // R_CLAIM_NOT_ACCEPTED
-	v("score", machine.VerdictAccept, "alice")     // R_CLAIM_REFUSED
+	v("score", machine.VerdictAccept, "alice")      // R_CLAIM_REFUSED
 	v("score", machine.VerdictAccept, "risk_officer")
 	v("audit", machine.VerdictAccept, "alice")
 	v("audit", machine.VerdictReject, "bob")
