@@ -124,9 +124,9 @@ type Claim struct {
 // ClaimVerdict is an acceptance input: a principal accepts or rejects
 // the pending claim on a field.
 type ClaimVerdict struct {
-	Claim     string // the claimed context field
-	Verdict   string // VerdictAccept or VerdictReject
-	Principal string
+	Claim     string `json:"claim"`   // the claimed context field
+	Verdict   string `json:"verdict"` // VerdictAccept or VerdictReject
+	Principal string `json:"principal"`
 }
 
 // Claims lists the machine's claims (nil when it declares none).
