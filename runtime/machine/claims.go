@@ -244,7 +244,7 @@ func (i *Instance) observe(r *StepResult, e *Effect, span string) {
 	}
 	res := e.Result()
 	c := Claim{Field: cs.Field, ID: id, Policy: cs.Policy.Name, Status: ClaimPending, Seq: r.Seq}
-	v, err := value.FromJSON(res, cs.typ)
+	v, err := observationValue(res, cs.typ)
 	if i.tracing {
 		rec := i.claimRecord(r, trace.ClaimObserved, cs, id, span)
 		rec.Body = fmt.Sprintf("%s observed %s: a claim on %s under policy %s %s", e.Spec.Label(), canonicalText(res), cs.Field, cs.Policy.Name, cs.Policy)
@@ -426,4 +426,44 @@ func (i *Instance) judgeable(v ClaimVerdict) (*ClaimSpec, *Failure) {
 		return refuse("they have already approved it; a quorum counts distinct principals")
 	}
 	return cs, nil
+}
+
+// observationValue decodes an effect's result as the claimed field's
+// type: the result itself when it fits; otherwise, for an MCP tool result
+// ({"content": [...], "structuredContent": ...}), its structured content,
+// or its first text content (as the text itself for a Text field, as JSON
+// for any other type). The error is the first decoding's.
+func observationValue(res json.RawMessage, t types.Type) (value.Value, error) {
+	v, err := value.FromJSON(res, t)
+	if err == nil {
+		return v, nil
+	}
+	var tool struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		Structured json.RawMessage `json:"structuredContent"`
+	}
+	if json.Unmarshal(res, &tool) != nil {
+		return v, err
+	}
+	if len(tool.Structured) > 0 {
+		if sv, serr := value.FromJSON(tool.Structured, t); serr == nil {
+			return sv, nil
+		}
+	}
+	for _, c := range tool.Content {
+		if c.Type != "text" {
+			continue
+		}
+		if types.Identical(t, types.TText) {
+			return value.Text(c.Text), nil
+		}
+		if tv, terr := value.FromJSON(json.RawMessage(c.Text), t); terr == nil {
+			return tv, nil
+		}
+		break
+	}
+	return v, err
 }
