@@ -276,6 +276,26 @@ func (i *Instance) observe(r *StepResult, e *Effect, span string) {
 	r.Claims = append(r.Claims, c)
 }
 
+// isProjection reports whether an effect writes the context to a read
+// model (a store projection).
+func isProjection(effect string) bool { return effect == "db.project" || effect == "typedb.write" }
+
+// projected traces, for an executed store projection, each accepted
+// claim it carried: every fact in the read model names its claim and
+// who accepted it.
+func (i *Instance) projected(r *StepResult, e *Effect, span string) {
+	for k, cs := range i.m.claims {
+		c := &i.claims[k]
+		if c.Status != ClaimAccepted {
+			continue
+		}
+		rec := i.claimRecord(r, trace.ClaimProjected, cs, c.ID, span)
+		rec.Body = fmt.Sprintf("%s projected %s = %s, claim %s accepted by %s", e.Spec.Label(), cs.Field, c.Value, c.ID, c.By)
+		rec.Effect, rec.Target, rec.PrincipalID = e.Spec.Name, e.Spec.Target, c.By
+		i.emit(r, rec)
+	}
+}
+
 // setFact writes an accepted claim's value to its context field.
 func (i *Instance) setFact(r *StepResult, cs *ClaimSpec, v value.Value) {
 	ctx := make([]value.Value, len(i.ctx))

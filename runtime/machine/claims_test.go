@@ -179,3 +179,33 @@ func TestClaimGateMessage(t *testing.T) {
 		t.Fatalf("dry-run: %+v", r.Failure)
 	}
 }
+
+// TestClaimProjected: a store projection traces each accepted claim it
+// carries, naming the claim and who accepted it.
+func TestClaimProjected(t *testing.T) {
+	m := compile(t, "../../examples/31_claims_before_facts.caps", "LoanDecision")
+	inst, err := m.NewInstance(machine.InstanceOptions{Executor: &queued{results: map[string][]string{"mcp.call risk_model.score_applicant": {"18"}}}, Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	inst.Step(machine.Event{Name: "Apply", Raw: json.RawMessage(`{"loan_id": 7}`)})
+	if r := inst.Decide(ctx, machine.ClaimVerdict{Claim: "risk_score", Verdict: machine.VerdictAccept, Principal: "risk_officer"}); !r.OK {
+		t.Fatalf("accept: %+v", r.Failure)
+	}
+	if r := inst.Step(machine.Event{Name: "ScoreAccepted"}); r.To != "approved" {
+		t.Fatalf("ScoreAccepted: %s %+v", r.To, r.Failure)
+	}
+	r := inst.Step(machine.Event{Name: "Record"})
+	var got []string
+	for _, rec := range r.Trace {
+		if rec.Event == "claim.projected" {
+			got = append(got, rec.Body+" | "+rec.EffectIntentID+" | "+rec.PrincipalID+" | "+rec.PolicyID)
+		}
+	}
+	id := inst.Claims()[0].ID
+	want := []string{"db.project operational.loans knowledge projected risk_score = 18, claim " + id + " accepted by risk_officer | " + id + " | risk_officer | reviewed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("claim.projected (-want +got):\n%s", diff)
+	}
+}

@@ -892,6 +892,9 @@ func (i *Instance) execute(ctx context.Context, r *StepResult, root string, h *h
 			if e.Spec.Claim != nil {
 				i.observe(r, e, span)
 			}
+			if i.tracing && len(i.claims) > 0 && isProjection(e.Spec.Name) {
+				i.projected(r, e, span)
+			}
 			continue
 		}
 		e.Status, e.Code, e.Error = Failed, last.Code, last.Error

@@ -46,7 +46,8 @@ const (
 // Claim event kinds (spec §07, docs/language.md "Claims before facts"):
 // an external effect's result observed as a claim, a quorum approval,
 // the claim accepted as a fact, rejected, superseded by a later
-// observation, or an acceptance input refused.
+// observation, an acceptance input refused, or an accepted claim carried
+// by a store projection.
 const (
 	ClaimObserved   = "claim.observed"
 	ClaimApproved   = "claim.approved"
@@ -54,6 +55,8 @@ const (
 	ClaimRejected   = "claim.rejected"
 	ClaimSuperseded = "claim.superseded"
 	ClaimRefused    = "claim.refused"
+	// ClaimProjected: a store projection carried an accepted claim.
+	ClaimProjected = "claim.projected"
 )
 
 // Verification event kinds (spec §10). The runtime emits the two contract
