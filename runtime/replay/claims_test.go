@@ -10,6 +10,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/runtime/adapters"
+	"github.com/capsulang/caps/runtime/chain"
 	"github.com/capsulang/caps/runtime/ledger"
 	"github.com/capsulang/caps/runtime/machine"
 	"github.com/capsulang/caps/runtime/replay"
@@ -99,6 +100,11 @@ func TestReplayClaims(t *testing.T) {
 	recs, err := readRecords(ledgerFile(a))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for n, r := range recs { // the claim members are written in canonical form
+		if c, err := chain.Canonical(r.Payload); err != nil || !bytes.Equal(c, r.Payload) {
+			t.Errorf("record %d: not canonical: %s", n+1, r.Payload)
+		}
 	}
 	types := map[string]int{}
 	var claimSteps, effects []string
