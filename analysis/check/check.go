@@ -59,6 +59,16 @@ const (
 	UnknownBackend        = "W_UNKNOWN_BACKEND"
 	AuthorityNeverAllows  = "W_AUTHORITY_NEVER_ALLOWS" // no declared rule or mandate can ever let an effect intent through
 	ExampleNotEvaluated   = "I_EXAMPLE_NOT_EVALUATED"
+	// Claims before facts (claims.go).
+	ClaimPolicy        = "E_CLAIM_POLICY"         // an acceptance declaration's rule is malformed
+	ClaimUnknownPolicy = "E_CLAIM_UNKNOWN_POLICY" // a claim names no declared acceptance policy
+	ClaimDecl          = "E_CLAIM_DECL"           // a machine's (claim ...) clause is malformed
+	ClaimNotExternal   = "E_CLAIM_NOT_EXTERNAL"   // (claim F) on an effect that calls no MCP tool or A2A agent
+	ClaimUnknown       = "E_CLAIM_UNKNOWN"        // (claim F) names no claim of the machine
+	ClaimAssigned      = "E_CLAIM_ASSIGNED"       // a transition assigns a claim field
+	ClaimReadAsFact    = "E_CLAIM_READ_AS_FACT"   // a claim field read where the claim may not be accepted
+	ClaimNeverObserved = "W_CLAIM_NEVER_OBSERVED" // no effect observes a declared claim
+	ClaimUnusedPolicy  = "W_CLAIM_UNUSED_POLICY"  // no claim names an acceptance policy
 	// ObligationFailed is reported by the language server from
 	// analysis/verify, not by Check: Z3 found inputs that break a
 	// contract, a guard or a zk-proof claim.
@@ -246,6 +256,9 @@ type checker struct {
 	// fieldTypes holds the resolved type of each (name Type) field of a
 	// clause declaration (zk-proof inputs), by the field's form.
 	fieldTypes map[*syntax.Form]types.Type
+	// badAcceptance holds the acceptance declarations reported malformed
+	// (claims.go).
+	badAcceptance map[*ast.ClauseDecl]bool
 	// info holds, per declaration of the module (by index in
 	// mod.Decls), the names and module facts its checks looked up and the
 	// diagnostics its body check reported: what Recheck reuses. index

@@ -165,6 +165,9 @@ func (c *checker) body(i int, d ast.Decl) {
 		if d.DeclKind == ast.KindZKProof {
 			c.zkProof(d)
 		}
+		if d.DeclKind == ast.KindAcceptance {
+			c.acceptancePolicy(d)
+		}
 	case *ast.Surface:
 		c.surface(d)
 	}

@@ -15,6 +15,10 @@ type machineInfo struct {
 	events  *scope
 	context map[string]*Symbol
 	evInfo  map[string]*eventInfo
+	// claims holds the machine's claims by context field, and reads the
+	// references to check against them (claims.go).
+	claims map[string]*claimInfo
+	reads  []claimRead
 }
 
 func (c *checker) machine(m *ast.Machine) {
@@ -22,7 +26,7 @@ func (c *checker) machine(m *ast.Machine) {
 	if parent != nil && parent.Decl != m {
 		parent = nil
 	}
-	mi := &machineInfo{sym: parent, m: m, states: c.newScope("state"), events: c.newScope("event"), context: map[string]*Symbol{}, evInfo: map[string]*eventInfo{}}
+	mi := &machineInfo{sym: parent, m: m, states: c.newScope("state"), events: c.newScope("event"), context: map[string]*Symbol{}, evInfo: map[string]*eventInfo{}, claims: map[string]*claimInfo{}}
 	ctx := c.newScope("context field")
 	for _, f := range m.Context {
 		t := c.resolveType(f.Type)
@@ -62,6 +66,7 @@ func (c *checker) machine(m *ast.Machine) {
 	if m.Initial.Valid() {
 		c.stateRef(mi, m.Initial)
 	}
+	c.machineClaims(mi)
 	if len(m.States) == 0 {
 		c.errorf(MissingClause, declAt(m), "machine %s has no states; add (state NAME ...)", m.Name.Name)
 	}
@@ -88,6 +93,7 @@ func (c *checker) machine(m *ast.Machine) {
 		}
 	}
 	c.reachability(mi)
+	c.claimFlow(mi)
 }
 
 func stateDetail(st *ast.State) string {
@@ -187,7 +193,9 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 		if t.Guard != nil {
 			g := x
 			g.pureWhat = "a guard"
+			from := len(c.res.Refs)
 			gt := c.exprType(g, t.Guard, types.TBool)
+			mi.readClaims(st, t, from, len(c.res.Refs), "the guard")
 			c.setType(t.Guard, gt)
 			if !types.AssignableTo(gt, types.TBool) {
 				c.errorf(GuardNotBool, t.Guard.ExprSpan(), "a guard must be Bool, found %s", types.Describe(gt))
@@ -208,18 +216,24 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 				c.errorf(DuplicateDecl, a.Field.Span, "context field %s is assigned twice in one transition", a.Field.Name)
 			}
 			assigned[a.Field.Name] = true
+			c.claimAssign(mi, a)
 			ax := x
 			ax.pureWhat = "an assignment"
+			from := len(c.res.Refs)
 			c.expr(ax, a.Value, want)
+			mi.readClaims(st, t, from, len(c.res.Refs), "the assignment to "+a.Field.Name)
 		}
 		for _, e := range t.Effects {
 			c.performedEffectRef(e)
 			if e.OnError.Valid() {
 				c.stateRef(mi, e.OnError)
 			}
+			c.effectClaim(mi, e)
+			from := len(c.res.Refs)
 			for _, a := range e.Args {
 				c.expr(x, a, nil)
 			}
+			mi.readClaims(st, t, from, len(c.res.Refs), effectReader(e))
 		}
 	}
 }
@@ -296,4 +310,14 @@ func (c *checker) surfacesBoundTo(name string) []*ast.Surface {
 		}
 	}
 	return c.boundSurfaces[name]
+}
+
+// effectReader names an effect's arguments for E_CLAIM_READ_AS_FACT: a
+// store projection, or an effect's arguments.
+func effectReader(e *ast.Effect) string {
+	switch e.Name.Name {
+	case "db.project", "typedb.write":
+		return "the projection " + e.Name.Name
+	}
+	return "the arguments of " + e.Name.Name
 }

@@ -87,6 +87,7 @@ func (c *checker) module(m *ast.Module) {
 	}
 	c.policyAt = len(c.res.Diagnostics)
 	c.policyConditions(m)
+	c.unusedAcceptance(m)
 }
 
 // interfaces resolves the interfaces of the module's declarations (of

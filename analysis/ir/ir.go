@@ -446,6 +446,7 @@ func effect(e *ast.Effect) value {
 		v.set("timeout_ms", jstr(millis(e.Timeout)))
 	}
 	v.set("on_error", optName(e.OnError))
+	v.set("claim", optName(e.Claim))
 	return v
 }
 

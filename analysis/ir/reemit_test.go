@@ -409,7 +409,7 @@ func reorderEffects(rng *rand.Rand, effects *node) {
 		}
 		var pos []int
 		for i, k := range e.kids {
-			if i > 0 && (k.head() == "retry" || k.head() == "timeout" || k.head() == "on-error") && len(k.kids) == 2 {
+			if i > 0 && (k.head() == "retry" || k.head() == "timeout" || k.head() == "on-error" || k.head() == "claim") && len(k.kids) == 2 {
 				pos = append(pos, i)
 			}
 		}

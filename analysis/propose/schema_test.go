@@ -22,7 +22,7 @@ func TestDeltaSchemaProblems(t *testing.T) {
 		want        []SchemaProblem
 	}{
 		{"unknown kind", `{"declarations": [{"kind": "funktion", "name": "x", "source": "(funktion x)"}]}`,
-			[]SchemaProblem{{"/declarations/0/kind", "/$defs/declaration/properties/kind/enum", "value must be one of 'type', 'function', 'machine', 'store', 'surface', 'port', 'agent', 'contract', 'lineage', 'objective', 'eval-suite', 'successor-contract', 'budget', 'gate', 'deployment-policy', 'improvement-record', 'verification-hook', 'principal', 'mandate', 'delegation', 'capability', 'authority-policy', 'trust-boundary', 'telemetry-obligation', 'memory-policy', 'zk-proof'"}}},
+			[]SchemaProblem{{"/declarations/0/kind", "/$defs/declaration/properties/kind/enum", "value must be one of 'type', 'function', 'machine', 'store', 'surface', 'port', 'agent', 'contract', 'lineage', 'objective', 'eval-suite', 'successor-contract', 'budget', 'gate', 'deployment-policy', 'improvement-record', 'verification-hook', 'principal', 'mandate', 'delegation', 'capability', 'authority-policy', 'trust-boundary', 'telemetry-obligation', 'memory-policy', 'zk-proof', 'acceptance'"}}},
 		{"symbol with a space", `{"declarations": [{"kind": "function", "name": "x", "clauses": [["body", "a b"]]}]}`,
 			[]SchemaProblem{{"/declarations/0/clauses/0/1", "/$defs/atom/pattern", `'a b' does not match pattern '^[^\\s()";]+$'`}}},
 		{"neither source nor clauses", `{"declarations": [{"kind": "function", "name": "x"}]}`,

@@ -40,7 +40,11 @@ forward (+30m, +48h), firing the state timeouts that fall due as events;
 !cancel (or !cancel=REASON) cancels it. !approve=N=PRINCIPAL:NAME and
 !reject=N=PRINCIPAL:NAME resolve the intent the module's authority held
 (escalated or deferred) at step #N, for a principal allowed to approve it
-(docs/authority.md, "Resolving a held intent").
+(docs/authority.md, "Resolving a held intent"). !accept=CLAIM=PRINCIPAL
+and !reject-claim=CLAIM=PRINCIPAL decide the pending claim on context
+field CLAIM, observed by an mcp.* or a2a.* effect with (claim CLAIM), for
+a principal its acceptance policy names (docs/language.md, "Claims
+before facts").
 
 An event that does not fit (an unknown event, a payload of the wrong
 shape, no transition in the current state, a false guard, an expression
@@ -137,6 +141,7 @@ type runInput struct {
 	isAdv   bool
 	cancel  *string
 	resolve *machine.Resolution
+	claim   *machine.ClaimVerdict
 }
 
 func parseInputs(args []string) ([]runInput, error) {
@@ -167,8 +172,19 @@ func parseInputs(args []string) ([]runInput, error) {
 				return nil, fmt.Errorf("input %q: %v", a, err)
 			}
 			in.resolve = &machine.Resolution{Ref: ref, Verdict: verdict, Principal: principal, Name: name}
+		case strings.HasPrefix(a, "!accept=") || strings.HasPrefix(a, "!reject-claim="):
+			kind, rest, _ := strings.Cut(a[1:], "=")
+			field, principal, ok := strings.Cut(rest, "=")
+			if !ok || field == "" || principal == "" {
+				return nil, fmt.Errorf("input %q: write !%s=CLAIM=PRINCIPAL (!%s=score=risk_officer), CLAIM the claimed context field", a, kind, kind)
+			}
+			verdict := machine.VerdictAccept
+			if kind == "reject-claim" {
+				verdict = machine.VerdictReject
+			}
+			in.claim = &machine.ClaimVerdict{Claim: field, Verdict: verdict, Principal: principal}
 		case strings.HasPrefix(a, "!"):
-			return nil, fmt.Errorf("input %q: the ! inputs are !cancel, !approve=STEP=PRINCIPAL:NAME and !reject=STEP=PRINCIPAL:NAME", a)
+			return nil, fmt.Errorf("input %q: the ! inputs are !cancel, !approve=STEP=PRINCIPAL:NAME, !reject=STEP=PRINCIPAL:NAME, !accept=CLAIM=PRINCIPAL and !reject-claim=CLAIM=PRINCIPAL", a)
 		default:
 			name, payload, has := strings.Cut(a, "=")
 			if name == "" {
@@ -199,7 +215,38 @@ type runJSON struct {
 	Clock    string          `json:"clock"`
 	Context  json.RawMessage `json:"context"`
 	Steps    []stepJSON      `json:"steps"`
-	Ledger   string          `json:"ledger,omitempty"`
+	// Claims is the current claim of each of the machine's claims.
+	Claims []claimJSON `json:"claims,omitempty"`
+	Ledger string      `json:"ledger,omitempty"`
+}
+
+// claimJSON is a claim (docs/language.md, "Claims before facts").
+type claimJSON struct {
+	Field     string          `json:"field"`
+	ID        string          `json:"id,omitempty"`
+	Policy    string          `json:"policy"`
+	Status    string          `json:"status"`
+	Value     json.RawMessage `json:"value,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Approvals []string        `json:"approvals,omitempty"`
+	By        string          `json:"by,omitempty"`
+}
+
+func claimsJSON(cs []machine.Claim) []claimJSON {
+	var out []claimJSON
+	for _, c := range cs {
+		cj := claimJSON{Field: c.Field, ID: c.ID, Policy: c.Policy, Status: string(c.Status), Approvals: c.Approvals, By: c.By}
+		if c.Status == machine.ClaimNone {
+			cj.Status = "none"
+		}
+		if c.Value.Kind() != value.KindInvalid {
+			cj.Value = machine.AppendValue(nil, c.Value)
+		} else if len(c.Result) > 0 {
+			cj.Result = c.Result
+		}
+		out = append(out, cj)
+	}
+	return out
 }
 
 type stepJSON struct {
@@ -222,6 +269,10 @@ type stepJSON struct {
 	// whose held intent it resolved.
 	Approval *approvalJSON `json:"approval,omitempty"`
 	Resolves uint64        `json:"resolves,omitempty"`
+	// Verdict is a claim step's acceptance input, and Claims the claims
+	// the step observed, superseded or decided.
+	Verdict *machine.ClaimVerdict `json:"claim_verdict,omitempty"`
+	Claims  []claimJSON           `json:"claims,omitempty"`
 }
 
 type approvalJSON struct {
@@ -361,6 +412,8 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 			rs = []machine.StepResult{inst.Cancel(*in.cancel)}
 		case in.resolve != nil:
 			rs = []machine.StepResult{inst.Resolve(ctx, *in.resolve)}
+		case in.claim != nil:
+			rs = []machine.StepResult{inst.Decide(ctx, *in.claim)}
 		default:
 			ev := in.event
 			if o.mode == machine.DryRun {
@@ -409,8 +462,10 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 				sj.Approval = &approvalJSON{Ref: res.Ref, Verdict: res.Verdict, Principal: res.Principal, Name: res.Name}
 				sj.Resolves = r.Resolves
 			}
+			sj.Verdict, sj.Claims = r.Verdict, claimsJSON(r.Claims)
 			out.Steps = append(out.Steps, sj)
 		}
+		out.Claims = claimsJSON(inst.Claims())
 		writeJSON(c, out)
 		return code
 	}
@@ -421,6 +476,9 @@ func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptio
 	}
 	fmt.Fprintf(&b, "state %s (%s), clock %s\n", inst.State(), inst.Status(), value.FormatDuration(inst.Clock()))
 	fmt.Fprintf(&b, "context %s\n", m.ContextJSON(inst.Context()))
+	for _, cl := range inst.Claims() {
+		fmt.Fprintf(&b, "claim %s\n", claimText(&cl))
+	}
 	if o.ledger != "" {
 		fmt.Fprintf(&b, "ledger %s\n", o.ledger)
 	}
@@ -442,6 +500,9 @@ func writeStep(b *strings.Builder, r *machine.StepResult, defaulted []string) {
 	case machine.CauseApproval:
 		res := r.Resolution
 		label = fmt.Sprintf("!%s %s by %s:%s", res.Verdict, res.Ref, res.Principal, res.Name)
+	case machine.CauseClaim:
+		v := r.Verdict
+		label = fmt.Sprintf("!%s %s by %s", v.Verdict, v.Claim, v.Principal)
 	}
 	if r.Failure != nil {
 		fmt.Fprintf(b, "#%d %s: FAILED %s: %s\n", r.Seq, label, r.Failure.Code, r.Failure.Message)
@@ -451,9 +512,12 @@ func writeStep(b *strings.Builder, r *machine.StepResult, defaulted []string) {
 		fmt.Fprintf(b, "#%d %s: cancelled in %s\n", r.Seq, label, r.From)
 		return
 	}
-	if r.Cause == machine.CauseApproval {
+	switch r.Cause {
+	case machine.CauseApproval:
 		fmt.Fprintf(b, "#%d %s: resolves #%d, in %s\n", r.Seq, label, r.Resolves, r.From)
-	} else {
+	case machine.CauseClaim:
+		fmt.Fprintf(b, "#%d %s: in %s\n", r.Seq, label, r.From)
+	default:
 		fmt.Fprintf(b, "#%d %s: %s -> %s\n", r.Seq, label, r.From, r.Target)
 	}
 	if len(defaulted) > 0 {
@@ -478,4 +542,29 @@ func writeStep(b *strings.Builder, r *machine.StepResult, defaulted []string) {
 	if rt := r.Route; rt != nil {
 		fmt.Fprintf(b, "    on-error: %s -> %s\n", rt.From, rt.To)
 	}
+	for k := range r.Claims {
+		fmt.Fprintf(b, "    claim %s\n", claimText(&r.Claims[k]))
+	}
+}
+
+// claimText prints a claim for people: score = 25 (pending, policy
+// reviewed, id 3f...).
+func claimText(c *machine.Claim) string {
+	if c.Status == machine.ClaimNone {
+		return fmt.Sprintf("%s: nothing observed (policy %s)", c.Field, c.Policy)
+	}
+	s := c.Field + " = "
+	if c.Value.Kind() != value.KindInvalid {
+		s += c.Value.String()
+	} else {
+		s += string(c.Result)
+	}
+	s += fmt.Sprintf(" (%s, policy %s", c.Status, c.Policy)
+	if len(c.Approvals) > 0 {
+		s += ", approved by " + strings.Join(c.Approvals, " ")
+	}
+	if c.By != "" && c.Status != machine.ClaimPending && c.Status != machine.ClaimSuperseded {
+		s += ", by " + c.By
+	}
+	return s + ", id " + c.ID + ")"
 }

@@ -1,6 +1,7 @@
 package adapters_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -224,5 +225,70 @@ func TestMCPServerFailure(t *testing.T) {
 	// Each attempt started the server anew.
 	if data, _ := os.ReadFile(starts); string(data) != "started\nstarted\n" {
 		t.Errorf("starts: %q", data)
+	}
+}
+
+// TestLiveClaims runs claims before facts against the real MCP test
+// server: the sum it returns is observed as a claim; the guard that
+// reads it cannot run (R_CLAIM_NOT_ACCEPTED) until the human the policy
+// names accepts it, and then reads the fact. The live ledger replays,
+// trace records included, byte for byte.
+func TestLiveClaims(t *testing.T) {
+	cmd := mcpServer(t)
+	pol := map[string]any{
+		"allow": []map[string]string{{"effect": "mcp.call", "target": "everything.get-sum"}},
+		"mcp":   map[string]any{"everything": map[string]any{"command": cmd}},
+	}
+	data, _ := json.Marshal(pol)
+	const path = "testdata/claims_live.caps"
+	live := adapters.NewLive(loadArtifact(t, path, string(data)))
+	defer live.Close()
+	m := compile(t, path, "Adder")
+	dir := t.TempDir()
+	f, err := ledger.CreateDir(dir, ledger.SyncGroup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := ledger.NewRecorder(m, ledger.ChainStore{Log: f}, ledger.RecorderOptions{ModulePath: path})
+	inst, err := m.NewInstance(machine.InstanceOptions{Executor: live, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := step(inst, "Add", `{"a": 2, "b": 40}`)
+	if r.To != "summing" || r.Effects[0].Status != machine.Executed || len(r.Claims) != 1 || r.Claims[0].Status != machine.ClaimPending {
+		t.Fatalf("Add: %s %+v %+v", r.To, r.Effects, r.Claims)
+	}
+	total := r.Claims[0].Value.AsText()
+	if !strings.Contains(total, "42") {
+		t.Fatalf("the observed sum %q does not say 42 (result %s)", total, r.Effects[0].Result())
+	}
+	// pending: the guard cannot read it, and the context holds no fact
+	r = step(inst, "TotalAccepted", ``)
+	if r.Failure == nil || r.Failure.Code != machine.CodeClaimNotAccepted || r.To != "summing" {
+		t.Fatalf("TotalAccepted before acceptance: %+v", r.Failure)
+	}
+	if got := string(m.ContextJSON(inst.Context())); got != `{"a":2,"b":40,"total":"","ok":false}` {
+		t.Fatalf("context before acceptance %s", got)
+	}
+	ctx := context.Background()
+	if d := inst.Decide(ctx, machine.ClaimVerdict{Claim: "total", Verdict: machine.VerdictAccept, Principal: "mallory"}); d.Failure == nil || d.Failure.Code != machine.CodeClaimRefused {
+		t.Fatalf("mallory's acceptance: %+v", d.Failure)
+	}
+	if d := inst.Decide(ctx, machine.ClaimVerdict{Claim: "total", Verdict: machine.VerdictAccept, Principal: "risk_officer"}); !d.OK || d.Claims[0].Status != machine.ClaimAccepted {
+		t.Fatalf("risk_officer's acceptance: %+v", d)
+	}
+	r = step(inst, "TotalAccepted", ``)
+	if !r.OK || r.To != "done" {
+		t.Fatalf("TotalAccepted after acceptance: %+v", r.Failure)
+	}
+	quoted, _ := json.Marshal(total)
+	if got, want := string(m.ContextJSON(inst.Context())), `{"a":2,"b":40,"total":`+string(quoted)+`,"ok":true}`; got != want {
+		t.Errorf("context after acceptance %s, want %s", got, want)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rep := replay.Dir(dir, replay.Options{Trace: true}); !rep.OK || rep.Verified != rep.Records || rep.State != "done" {
+		t.Fatalf("replay: %s", rep.Text())
 	}
 }

@@ -27,6 +27,9 @@ const (
 	TypeEffects    = "effects"
 	TypeSnapshot   = "snapshot"
 	TypeTrace      = "trace"
+	// TypeClaim is the record of an acceptance input's step: the claim
+	// it decided (docs/ledger.md).
+	TypeClaim = "claim"
 )
 
 // Encoder builds the canonical payloads of one instance's records. The
@@ -173,6 +176,19 @@ func (e *Encoder) Input(in *machine.Input) []byte {
 		b = strconv.AppendInt(b, in.Clock, 10)
 		b = append(b, `,"kind":"cancel","reason":`...)
 		b = str(b, in.Reason)
+	case machine.InputClaim:
+		v := in.Claim
+		b = append(b, `{"claim":`...)
+		b = str(b, v.Claim)
+		b = append(b, `,"clock":`...)
+		b = strconv.AppendInt(b, in.Clock, 10)
+		b = append(b, `,"kind":"claim","principal":`...)
+		b = str(b, v.Principal)
+		b = append(b, `,"seq":`...)
+		b = strconv.AppendUint(b, in.Seq, 10)
+		b = append(b, `,"type":"input","verdict":`...)
+		b = str(b, v.Verdict)
+		return e.done(kInput, append(b, '}'))
 	case machine.InputApproval:
 		res := in.Resolution
 		b = append(b, `{"clock":`...)
@@ -296,6 +312,19 @@ func (e *Encoder) Step(r *machine.StepResult) []byte {
 	}
 	if r.Cause == machine.CauseApproval {
 		return e.done(kStep, e.resolution(b, r))
+	}
+	if r.Cause == machine.CauseClaim {
+		b = append(b, `{"cause":"claim","claims":`...)
+		b = e.appendClaims(b, r.Claims)
+		b = append(b, `,"clock":`...)
+		b = strconv.AppendInt(b, r.Clock, 10)
+		b = append(b, `,"seq":`...)
+		b = strconv.AppendUint(b, r.Seq, 10)
+		b = append(b, `,"state":`...)
+		b = str(b, r.From)
+		b = append(b, `,"step":`...)
+		b = strconv.AppendUint(b, r.Step, 10)
+		return e.done(kStep, append(b, `,"type":"claim"}`...))
 	}
 	b = append(b, `{"cause":`...)
 	b = str(b, string(r.Cause))
@@ -447,7 +476,13 @@ func (e *Encoder) Effects(r *machine.StepResult) []byte {
 		return nil
 	}
 	b := e.alloc(kEffects, 128+160*len(r.Effects))
-	b = append(b, `{"results":[`...)
+	b = append(b, '{')
+	if len(r.Claims) > 0 {
+		b = append(b, `"claims":`...)
+		b = e.appendClaims(b, r.Claims)
+		b = append(b, ',')
+	}
+	b = append(b, `"results":[`...)
 	for k := range r.Effects {
 		x := &r.Effects[k]
 		if k > 0 {
@@ -556,7 +591,13 @@ func (e *Encoder) Snapshot(i *machine.Instance, r *machine.StepResult) []byte {
 		seq, step = r.Seq, r.Step
 	}
 	b := e.alloc(kSnapshot, 192+24*len(e.ctxOrder))
-	b = append(b, `{"clock":`...)
+	b = append(b, '{')
+	if cs := i.Claims(); len(cs) > 0 {
+		b = append(b, `"claims":`...)
+		b = e.appendClaims(b, cs)
+		b = append(b, ',')
+	}
+	b = append(b, `"clock":`...)
 	b = strconv.AppendInt(b, i.Clock(), 10)
 	b = append(b, `,"context":`...)
 	b = e.appendContext(b, i.Context())
@@ -632,6 +673,8 @@ func DefaultComponent(event string) string {
 		return trace.ComponentAdapter
 	case strings.HasPrefix(event, "policy."), strings.HasPrefix(event, "capability."), strings.HasPrefix(event, "approval."):
 		return trace.ComponentAuthority
+	case strings.HasPrefix(event, "claim."):
+		return trace.ComponentClaim
 	}
 	return trace.ComponentMachine
 }
@@ -639,7 +682,7 @@ func DefaultComponent(event string) string {
 // DefaultSeverity is the severity a trace event implies.
 func DefaultSeverity(event, errorCode string) string {
 	switch event {
-	case trace.TransitionFail, trace.EffectFailed, trace.EffectDenied, trace.AdapterFail:
+	case trace.TransitionFail, trace.EffectFailed, trace.EffectDenied, trace.AdapterFail, trace.ClaimRefused:
 		return trace.Error
 	case trace.InstanceCancel:
 		if errorCode != "" {
@@ -758,4 +801,62 @@ func (e *Encoder) appendValue(b []byte, v value.Value) []byte {
 // CanonicalContext is the canonical JSON of a context, as snapshots hold it.
 func (e *Encoder) CanonicalContext(ctx []value.Value) json.RawMessage {
 	return e.appendContext(nil, ctx)
+}
+
+// appendClaims writes claims as an array of objects with sorted keys:
+// approvals (when any), by (when decided), field, id, policy, result
+// (the observation, when it did not fit the field), seq, status, value
+// (when it fitted). A claim on which nothing was observed yet is
+// {"field":F,"policy":P,"status":"none"}.
+func (e *Encoder) appendClaims(b []byte, cs []machine.Claim) []byte {
+	b = append(b, '[')
+	for k := range cs {
+		c := &cs[k]
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		if len(c.Approvals) > 0 {
+			b = append(b, `"approvals":[`...)
+			for n, p := range c.Approvals {
+				if n > 0 {
+					b = append(b, ',')
+				}
+				b = str(b, p)
+			}
+			b = append(b, `],`...)
+		}
+		b = optStr(b, `"by":`, c.By)
+		b = append(b, `"field":`...)
+		b = str(b, c.Field)
+		if c.Status == machine.ClaimNone {
+			b = append(b, `,"policy":`...)
+			b = str(b, c.Policy)
+			b = append(b, `,"status":"none"}`...)
+			continue
+		}
+		b = append(b, `,"id":`...)
+		b = str(b, c.ID)
+		b = append(b, `,"policy":`...)
+		b = str(b, c.Policy)
+		if c.Value.Kind() == value.KindInvalid && len(c.Result) > 0 {
+			if j, err := chain.Canonical(c.Result); err == nil {
+				b = append(b, `,"result":`...)
+				b = append(b, j...)
+			} else {
+				b = append(b, `,"result_text":`...)
+				b = str(b, string(c.Result))
+			}
+		}
+		b = append(b, `,"seq":`...)
+		b = strconv.AppendUint(b, c.Seq, 10)
+		b = append(b, `,"status":`...)
+		b = str(b, string(c.Status))
+		if c.Value.Kind() != value.KindInvalid {
+			b = append(b, `,"value":`...)
+			b = e.appendValue(b, c.Value)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }

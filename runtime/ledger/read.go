@@ -67,7 +67,9 @@ type InputRecord struct {
 	PayloadText *string           `json:"payload_text"`
 	ByMs        int64             `json:"by_ms"`
 	Reason      string            `json:"reason"`
-	// Ref, Verdict, Principal and Name are an approval's.
+	// Ref, Verdict, Principal and Name are an approval's; Claim,
+	// Verdict and Principal an acceptance input's.
+	Claim     string `json:"claim"`
 	Ref       string `json:"ref"`
 	Verdict   string `json:"verdict"`
 	Principal string `json:"principal"`
@@ -77,6 +79,11 @@ type InputRecord struct {
 // Resolution is an approval input's verdict.
 func (in *InputRecord) Resolution() machine.Resolution {
 	return machine.Resolution{Ref: in.Ref, Verdict: in.Verdict, Principal: in.Principal, Name: in.Name}
+}
+
+// ClaimVerdict is an acceptance input's verdict.
+func (in *InputRecord) ClaimVerdict() machine.ClaimVerdict {
+	return machine.ClaimVerdict{Claim: in.Claim, Verdict: in.Verdict, Principal: in.Principal}
 }
 
 // EffectsRecord is a decoded effects record.

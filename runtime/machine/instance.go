@@ -74,6 +74,8 @@ type Input struct {
 	Reason string
 	// Resolution is the approval's verdict.
 	Resolution *Resolution
+	// Claim is an acceptance input's verdict (InputClaim).
+	Claim *ClaimVerdict
 	// Clock is the logical clock when the input arrived.
 	Clock int64
 }
@@ -126,6 +128,11 @@ type StepResult struct {
 	// (0 when it failed).
 	Resolution *Resolution
 	Resolves   uint64
+	// Verdict is the acceptance input of a claim step (CauseClaim).
+	Verdict *ClaimVerdict
+	// Claims lists the claims the step changed, in order: observed (and
+	// superseded) by its effects, or decided by an acceptance input.
+	Claims []Claim
 	// Trace holds the step's semantic trace records when the instance
 	// traces. The slice is reused: it is valid until the next input.
 	Trace []trace.Record
@@ -208,6 +215,8 @@ type Instance struct {
 	// transition in dry-run.
 	scratch   []Effect
 	decidedFx map[*Transition][]Effect
+	// claims holds the current claim of each of the machine's claims.
+	claims []Claim
 }
 
 // DefaultID is the id of an instance created without one: the machine's
@@ -235,6 +244,12 @@ func (m *Machine) NewInstance(opts InstanceOptions) (*Instance, error) {
 		i.id = m.DefaultID()
 	}
 	i.ids = trace.NewIDs(i.id)
+	if len(m.claims) > 0 {
+		i.claims = make([]Claim, len(m.claims))
+		for k, cs := range m.claims {
+			i.claims[k] = Claim{Field: cs.Field, Policy: cs.Policy.Name}
+		}
+	}
 	for k, v := range m.zeroVars {
 		i.vars[k] = v
 	}
@@ -637,6 +652,11 @@ func (i *Instance) decide(ev Event) (*Transition, map[string]value.Value, *Failu
 		}
 		return nil, payload, &Failure{Code: CodeNoTransition, Message: fmt.Sprintf("state %s has no transition for %s", i.state.Name, et.Name), Reason: "no transition", Expected: exp, Actual: et.Name}
 	}
+	if len(i.m.acceptEv) > 0 {
+		if f := i.claimGate(et); f != nil {
+			return nil, payload, f
+		}
+	}
 	env := interp.Env{Vars: i.vars, Event: payload}
 	var last *Transition
 	for _, t := range trs {
@@ -868,6 +888,12 @@ func (i *Instance) execute(ctx context.Context, r *StepResult, root string, h *h
 				rec.Body = fmt.Sprintf("executed in %d %s", len(e.Attempts), plural(len(e.Attempts), "attempt", "attempts"))
 				rec.EffectIntentID, rec.Effect, rec.Target, rec.DurationMs = e.ID, e.Spec.Name, e.Spec.Target, total
 				i.emit(r, rec)
+			}
+			if e.Spec.Claim != nil {
+				i.observe(r, e, span)
+			}
+			if i.tracing && len(i.claims) > 0 && isProjection(e.Spec.Name) {
+				i.projected(r, e, span)
 			}
 			continue
 		}

@@ -74,6 +74,10 @@ type Machine struct {
 	sites int
 	// allCompiled is set when every condition that parses is compiled.
 	allCompiled bool
+	// claims are the machine's claims (claims.go), and acceptEv the
+	// claims each event reads as facts, by event index.
+	claims   []*ClaimSpec
+	acceptEv map[int][]*ClaimSpec
 }
 
 // Field is a context or event field.
@@ -138,6 +142,9 @@ type EffectSpec struct {
 	// TimeoutText is the timeout as written (10m), "" when there is none.
 	TimeoutText string
 	OnError     *State // nil: no on-error route
+	// Claim is the claim the effect's (claim FIELD) observes (nil
+	// without one).
+	Claim *ClaimSpec
 	// Operation is the port tool, resource or agent skill the target
 	// names, when the module declares it (for live adapters).
 	Operation *ast.Operation
@@ -324,6 +331,9 @@ func Compile(res *check.Result, name string, opts Options) (*Machine, error) {
 		m.Events = append(m.Events, et)
 		m.events[et.Name] = et
 	}
+	if err := m.compileClaims(ctxTypes); err != nil {
+		return nil, err
+	}
 	for i, st := range decl.States {
 		s := &State{Name: st.Name.Name, Index: i, Final: st.Final, on: make([][]*Transition, len(m.Events))}
 		m.States = append(m.States, s)
@@ -394,6 +404,11 @@ func (m *Machine) compileTransition(s *State, t *ast.Transition) (*Transition, e
 		}
 		if len(e.Args) > 0 {
 			tr.hasArgs = true
+		}
+		if e.Claim.Valid() {
+			if spec.Claim = m.claimSpec(e.Claim.Name); spec.Claim == nil {
+				return nil, fmt.Errorf("machine %s: (claim %s) names no claim", m.Name, e.Claim.Name)
+			}
 		}
 		m.resolveOperation(spec)
 		spec.init()

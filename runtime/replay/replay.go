@@ -222,6 +222,9 @@ func Entries(entries []ledger.Entry, opts Options, rep *Report) {
 		case machine.InputApproval:
 			inst.Resolve(ctx, in.Resolution())
 			rep.Steps++
+		case machine.InputClaim:
+			inst.Decide(ctx, in.ClaimVerdict())
+			rep.Steps++
 		default:
 			rep.Error = fmt.Sprintf("record %d: unknown input kind %q", e.Seq, in.Kind)
 			return

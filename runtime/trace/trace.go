@@ -43,6 +43,22 @@ const (
 	InstanceCancel  = "machine.cancel"
 )
 
+// Claim event kinds (spec §07, docs/language.md "Claims before facts"):
+// an external effect's result observed as a claim, a quorum approval,
+// the claim accepted as a fact, rejected, superseded by a later
+// observation, an acceptance input refused, or an accepted claim carried
+// by a store projection.
+const (
+	ClaimObserved   = "claim.observed"
+	ClaimApproved   = "claim.approved"
+	ClaimAccepted   = "claim.accepted"
+	ClaimRejected   = "claim.rejected"
+	ClaimSuperseded = "claim.superseded"
+	ClaimRefused    = "claim.refused"
+	// ClaimProjected: a store projection carried an accepted claim.
+	ClaimProjected = "claim.projected"
+)
+
 // Verification event kinds (spec §10). The runtime emits the two contract
 // failures, each just before the machine.transition.fail of the step: a
 // requires or an ensures of a function that a guard, an assignment or an
@@ -71,6 +87,8 @@ const (
 	// checked while a step evaluated its guard, assignments or effect
 	// arguments.
 	ComponentContract = "contract"
+	// ComponentClaim is claims before facts: observations, acceptance.
+	ComponentClaim = "claim"
 )
 
 // Severities (OpenTelemetry severity_text).

@@ -82,6 +82,9 @@ const (
 	KindTelemetryObligation DeclKind = "telemetry-obligation"
 	KindMemoryPolicy        DeclKind = "memory-policy"
 	KindZKProof             DeclKind = "zk-proof"
+	// KindAcceptance is (acceptance NAME (auto) | (quorum N (principals P...)) | (human P)):
+	// how a claim becomes a fact (docs/language.md, "Claims before facts").
+	KindAcceptance DeclKind = "acceptance"
 )
 
 // ClauseKinds are the declaration kinds represented as clause lists.
@@ -89,7 +92,7 @@ var ClauseKinds = []DeclKind{
 	KindContract, KindLineage, KindObjective, KindEvalSuite, KindSuccessorContract,
 	KindBudget, KindGate, KindDeploymentPolicy, KindImprovementRecord, KindVerificationHook,
 	KindPrincipal, KindMandate, KindDelegation, KindCapability, KindAuthorityPolicy,
-	KindTrustBoundary, KindTelemetryObligation, KindMemoryPolicy, KindZKProof,
+	KindTrustBoundary, KindTelemetryObligation, KindMemoryPolicy, KindZKProof, KindAcceptance,
 }
 
 // DeclKinds lists every declaration kind, typed ones first.
@@ -222,6 +225,11 @@ type Effect struct {
 	Retry   *IntLit
 	Timeout *Duration
 	OnError Ident
+	// Claim is the context field named by a (claim FIELD) option: the
+	// effect's result is an observation that becomes a claim on FIELD.
+	Claim Ident
+	// ClaimForm is the (claim FIELD) option itself (nil without one).
+	ClaimForm *syntax.Form
 }
 
 // Example is (example (f arg...) EXPECTED).
@@ -243,6 +251,21 @@ type Machine struct {
 	Initial     Ident
 	Persistence *Clause
 	States      []*State
+	// Claims are the machine's (claim FIELD (policy P) (accepted EVENT))
+	// clauses.
+	Claims []*ClaimDecl
+}
+
+// ClaimDecl is (claim FIELD (policy POLICY) (accepted EVENT)) inside a
+// machine: context field FIELD holds what an external effect observed,
+// as a claim under acceptance policy POLICY; it may be read as a fact
+// only once EVENT, which the runtime admits only after the claim was
+// accepted, has been handled.
+type ClaimDecl struct {
+	Form     *syntax.Form
+	Field    Ident
+	Policy   Ident
+	Accepted Ident
 }
 
 func (*Machine) Kind() DeclKind { return KindMachine }

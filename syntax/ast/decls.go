@@ -7,7 +7,7 @@ import (
 // The clause keywords each typed declaration accepts.
 var (
 	functionClauses = []string{"version", "input", "output", "effects", "requires", "ensures", "example", "body", "summary"}
-	machineClauses  = []string{"version", "context", "event", "initial", "persistence", "state", "summary"}
+	machineClauses  = []string{"version", "context", "event", "initial", "persistence", "state", "claim", "summary"}
 	stateClauses    = []string{"type", "timeout", "on", "summary"}
 	onClauses       = []string{"guard", "target", "assign", "effects", "summary"}
 	storeClauses    = []string{"backend", "authority", "collection", "summary"}
@@ -228,6 +228,10 @@ func (b *builder) effect(f *syntax.Form) *Effect {
 			}
 		case a.Head() == "on-error" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol:
 			e.OnError = Ident{a.Items[1].Text, a.Items[1].Span}
+		case a.Head() == "claim" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol:
+			e.Claim, e.ClaimForm = Ident{a.Items[1].Text, a.Items[1].Span}, a
+		case a.Head() == "claim":
+			b.errorf(CodeUnknownForm, a.Span, "write a claim option as (claim FIELD), naming a context field the machine declares a claim")
 		case a.Head() == "retry" || a.Head() == "timeout" || a.Head() == "on-error":
 			b.errorf(CodeUnknownForm, a.Span, "write effect options as (retry N), (timeout 30s) or (on-error STATE)")
 		default:
@@ -260,6 +264,10 @@ func (b *builder) machine(base DeclBase) *Machine {
 			m.Persistence = c
 		case "state":
 			m.States = append(m.States, b.state(c))
+		case "claim":
+			if cd := b.claimDecl(c); cd != nil {
+				m.Claims = append(m.Claims, cd)
+			}
 		case "summary":
 		default:
 			b.unknownClause(c, "machine "+base.Name.Name, machineClauses)
@@ -501,4 +509,25 @@ func (b *builder) agent(base DeclBase) *Agent {
 		}
 	}
 	return a
+}
+
+// claimDecl reads (claim FIELD (policy POLICY) (accepted EVENT)); the
+// checker reports a missing policy or accepted clause (E_CLAIM_DECL).
+func (b *builder) claimDecl(c *Clause) *ClaimDecl {
+	if len(c.Args) == 0 || c.Args[0].Kind != syntax.FormSymbol {
+		b.errorf(CodeMissingClause, c.Form.Span, "a claim names a context field: (claim FIELD (policy POLICY) (accepted EVENT))")
+		return nil
+	}
+	cd := &ClaimDecl{Form: c.Form, Field: Ident{c.Args[0].Text, c.Args[0].Span}}
+	for _, a := range c.Args[1:] {
+		switch {
+		case a.Head() == "policy" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol:
+			cd.Policy = Ident{a.Items[1].Text, a.Items[1].Span}
+		case a.Head() == "accepted" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol:
+			cd.Accepted = Ident{a.Items[1].Text, a.Items[1].Span}
+		default:
+			b.errorf(CodeUnknownForm, a.Span, "unexpected %s in claim %s; write (policy POLICY) and (accepted EVENT)", describe(a), cd.Field.Name)
+		}
+	}
+	return cd
 }

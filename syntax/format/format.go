@@ -26,7 +26,7 @@
 //     objective eval-suite successor-contract budget gate deployment-policy
 //     improvement-record verification-hook principal mandate delegation
 //     capability authority-policy trust-boundary telemetry-obligation
-//     memory-policy zk-proof). With only atoms after NAME, as in
+//     memory-policy zk-proof) and acceptance. With only atoms after NAME, as in
 //     (capability CapA CapB) used as a clause, the list is an expression.
 //   - (event NAME (field T)...) when it has payload fields; (event Approve)
 //     and (event Approve Reject) are expressions.

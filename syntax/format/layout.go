@@ -36,6 +36,8 @@ var declarations = map[string]bool{
 	"principal": true, "mandate": true, "delegation": true, "capability": true,
 	"authority-policy": true, "trust-boundary": true,
 	"telemetry-obligation": true, "memory-policy": true, "zk-proof": true,
+	// claims before facts
+	"acceptance": true,
 }
 
 // clauseLists are the clauses that list one item per line.

@@ -383,7 +383,7 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-const kindsList = `'type', 'function', 'machine', 'store', 'surface', 'port', 'agent', 'contract', 'lineage', 'objective', 'eval-suite', 'successor-contract', 'budget', 'gate', 'deployment-policy', 'improvement-record', 'verification-hook', 'principal', 'mandate', 'delegation', 'capability', 'authority-policy', 'trust-boundary', 'telemetry-obligation', 'memory-policy', 'zk-proof'`
+const kindsList = `'type', 'function', 'machine', 'store', 'surface', 'port', 'agent', 'contract', 'lineage', 'objective', 'eval-suite', 'successor-contract', 'budget', 'gate', 'deployment-policy', 'improvement-record', 'verification-hook', 'principal', 'mandate', 'delegation', 'capability', 'authority-policy', 'trust-boundary', 'telemetry-obligation', 'memory-policy', 'zk-proof', 'acceptance'`
 
 // TestStatic serves the embedded page.
 func TestStatic(t *testing.T) {
