@@ -17,6 +17,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/ir"
+	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
 
@@ -156,9 +157,23 @@ func (l *Loader) checkSource(abs, display string, src []byte) *Package {
 	if err != nil { // only on parser cancellation
 		f = &ast.File{}
 	}
+	dropNodes(f)
 	p := &Package{Path: display, Src: src, File: f}
 	l.check(abs, p, true)
 	return p
+}
+
+// dropNodes replaces the CST of a freshly parsed file by one with its text
+// and line index but no node array. Nothing after the AST is built reads
+// the nodes of a loaded file (diagnostics need only the text and its
+// lines; an incremental Recheck of such a result falls back to a full
+// check), and the node array is about ten bytes per source byte, kept for
+// as long as the package is.
+func dropNodes(f *ast.File) {
+	if f.Source != nil && f.Source.CST != nil {
+		c := f.Source.CST
+		f.Source.CST = &syntax.CST{Src: c.Src, Lines: c.Lines}
+	}
 }
 
 // check checks p.File as the file abs, recording its imports in the
