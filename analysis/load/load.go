@@ -153,9 +153,11 @@ func (l *Loader) load(abs, display string) (*Package, error) {
 }
 
 func (l *Loader) checkSource(abs, display string, src []byte) *Package {
-	f, err := ast.Parse(src)
-	if err != nil { // only on parser cancellation
-		f = &ast.File{}
+	// ReadText reads clean text without building the CST's node array;
+	// dropNodes lets go of the one tree-sitter builds for other text.
+	f := &ast.File{}
+	if rd, err := syntax.ReadText(src); err == nil { // err only on parser cancellation
+		f = ast.Build(rd)
 	}
 	dropNodes(f)
 	p := &Package{Path: display, Src: src, File: f}

@@ -52,21 +52,25 @@ func runParse(c *cli.Context, path string, jsonOut bool) int {
 		p.Fail(path, err)
 		return p.Finish()
 	}
-	cst, err := syntax.Parse(f.Text)
+	// The outline needs only the forms, the text and its lines: ReadText
+	// builds no CST node array for clean text, and the one tree-sitter
+	// builds for other text is let go once read.
+	src, err := syntax.ReadText(f.Text)
 	if err != nil {
 		p.Fail(path, fmt.Errorf("%s: %v", cli.DisplayPath(path), err))
 		return p.Finish()
 	}
-	src := syntax.Read(cst)
+	lines := src.CST.Lines
+	src.CST = nil
 	if jsonOut {
-		file := p.Add(&report.Source{Path: path, Text: f.Text, Lines: cst.Lines}, src.Diagnostics)
+		file := p.Add(&report.Source{Path: path, Text: f.Text, Lines: lines}, src.Diagnostics)
 		file.Extra = struct {
 			Forms []*formJSON `json:"forms"`
-		}{formsJSON(f.Text, cst.Lines, src.Forms)}
+		}{formsJSON(f.Text, lines, src.Forms)}
 		return p.Finish()
 	}
-	printOutline(c, f.Text, cst.Lines, src.Forms)
-	p.Add(&report.Source{Path: path, Text: f.Text, Lines: cst.Lines}, src.Diagnostics)
+	printOutline(c, f.Text, lines, src.Forms)
+	p.Add(&report.Source{Path: path, Text: f.Text, Lines: lines}, src.Diagnostics)
 	return p.Finish()
 }
 

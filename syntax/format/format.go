@@ -310,15 +310,17 @@ type file struct {
 }
 
 func load(src []byte) (*file, error) {
-	cst, err := syntax.Parse(src)
+	// ReadText builds no CST node array for text without syntax errors,
+	// which is all the formatter formats.
+	rd, err := syntax.ReadText(src)
 	if err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}
-	rd := syntax.Read(cst)
+	cst := rd.CST
 	if len(rd.Diagnostics) > 0 {
 		return nil, &SyntaxError{Diagnostics: rd.Diagnostics, lines: cst.Lines}
 	}
-	if cst.HasError(0) {
+	if len(cst.Nodes) > 0 && cst.HasError(0) {
 		// Read reports every error tree-sitter finds; this is a backstop.
 		return nil, &SyntaxError{Diagnostics: []syntax.Diagnostic{{
 			Code: syntax.CodeParse, Severity: syntax.Error, Span: firstError(cst),
@@ -352,12 +354,11 @@ func verify(f *file, out []byte) error {
 
 // same reports how text differs from f in forms or comments, or nil.
 func same(f *file, text []byte) error {
-	cst, err := syntax.Parse(text)
+	rd, err := syntax.ReadText(text)
 	if err != nil {
 		return err
 	}
-	rd := syntax.Read(cst)
-	if len(rd.Diagnostics) > 0 || cst.HasError(0) {
+	if len(rd.Diagnostics) > 0 || len(rd.CST.Nodes) > 0 && rd.CST.HasError(0) {
 		return errors.New("the output has syntax errors")
 	}
 	if err := sameForms(f.src, text, f.read.Forms, rd.Forms); err != nil {
