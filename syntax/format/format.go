@@ -169,9 +169,9 @@ func Range(src []byte, start, end int) (newStart, newEnd int, text []byte, err e
 	}
 	hits := func(n *node) bool {
 		if start == end {
-			return n.srcStart <= start && start <= n.srcEnd
+			return int(n.srcStart) <= start && start <= int(n.srcEnd)
 		}
-		return n.srcStart < end && start < n.srcEnd
+		return int(n.srcStart) < end && start < int(n.srcEnd)
 	}
 	var tops []*node
 	for _, n := range f.items {
@@ -239,8 +239,8 @@ func Range(src []byte, start, end int) (newStart, newEnd int, text []byte, err e
 // With fromStart, the spans start at the start of the texts; with toEnd,
 // they end at their ends.
 func edit(src, out []byte, first, last *node, fromStart, toEnd bool) (a, b, c, d int, ok bool) {
-	a, b = first.srcStart, last.srcEnd
-	c, d = first.outStart, last.outEnd
+	a, b = int(first.srcStart), int(last.srcEnd)
+	c, d = int(first.outStart), int(last.outEnd)
 	for a > 0 && isSpace(src[a-1]) {
 		a--
 	}

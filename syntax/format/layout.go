@@ -206,7 +206,7 @@ func (p *printer) node(n *node, trail int, parent string) {
 		return
 	}
 	s, h := classify(n, parent)
-	if s != shapeBlock && !n.inner && p.col+n.width+trail <= maxWidth {
+	if s != shapeBlock && !n.inner && p.col+int(n.width)+trail <= maxWidth {
 		p.flat(n)
 		return
 	}
@@ -240,28 +240,28 @@ func (p *printer) block(n *node, h int, trail int) {
 	head := n.head()
 	p.char('(')
 	i := 0
-	if n.open != nil {
+	if n.c.open != nil {
 		p.char(' ')
-		p.comment(n.open)
+		p.comment(n.c.open)
 	} else {
 		for ; i < h; i++ {
 			it := n.items[i]
-			if len(it.leading) > 0 {
+			if len(it.c.leading) > 0 {
 				break
 			}
 			if i > 0 {
 				p.char(' ')
 			}
 			p.node(it, 0, head)
-			if it.trailing != nil {
+			if it.c.trailing != nil {
 				p.char(' ')
-				p.comment(it.trailing)
+				p.comment(it.c.trailing)
 				i++
 				break
 			}
 		}
 	}
-	p.stack(n.items[i:], n, col+2, true, n.after, trail, head)
+	p.stack(n.items[i:], n, col+2, true, n.c.after, trail, head)
 }
 
 // broken prints the expression list n across lines.
@@ -274,38 +274,38 @@ func (p *printer) broken(n *node, trail int) {
 	if len(items) > 0 && items[0].atom == nil && allLists(items) {
 		indent = col + 1
 	}
-	if n.open != nil || len(items) == 0 || len(items[0].leading) > 0 {
-		if n.open != nil {
+	if n.c.open != nil || len(items) == 0 || len(items[0].c.leading) > 0 {
+		if n.c.open != nil {
 			p.char(' ')
-			p.comment(n.open)
+			p.comment(n.c.open)
 		}
-		p.stack(items, n, indent, false, n.after, trail, head)
+		p.stack(items, n, indent, false, n.c.after, trail, head)
 		return
 	}
 	first, rest := items[0], items[1:]
 	p.node(first, lastTrail(n, 0, trail), head)
-	if first.trailing != nil {
+	if first.c.trailing != nil {
 		p.char(' ')
-		p.comment(first.trailing)
-		p.stack(rest, n, indent, false, n.after, trail, head)
+		p.comment(first.c.trailing)
+		p.stack(rest, n, indent, false, n.c.after, trail, head)
 		return
 	}
 	// The first argument goes after the head unless its first token would
 	// pass the line limit there but not on a line of its own.
-	if first.atom != nil && len(rest) > 0 && len(rest[0].leading) == 0 &&
+	if first.atom != nil && len(rest) > 0 && len(rest[0].c.leading) == 0 &&
 		(p.col+1+lead(rest[0]) <= maxWidth || indent+lead(rest[0]) > maxWidth) {
 		p.char(' ')
 		argCol := p.col
 		arg := rest[0]
 		p.node(arg, lastTrail(n, 1, trail), head)
-		if arg.trailing != nil {
+		if arg.c.trailing != nil {
 			p.char(' ')
-			p.comment(arg.trailing)
+			p.comment(arg.c.trailing)
 		}
-		p.stack(rest[1:], n, argCol, false, n.after, trail, head)
+		p.stack(rest[1:], n, argCol, false, n.c.after, trail, head)
 		return
 	}
-	p.stack(rest, n, indent, false, n.after, trail, head)
+	p.stack(rest, n, indent, false, n.c.after, trail, head)
 }
 
 // lead returns the width of n's first token: an atom, or the "(" of a list
@@ -314,18 +314,18 @@ func lead(n *node) int {
 	w := 0
 	for n.atom == nil {
 		w++
-		if len(n.items) == 0 || len(n.items[0].leading) > 0 || n.open != nil {
+		if len(n.items) == 0 || len(n.items[0].c.leading) > 0 || n.c.open != nil {
 			return w + 1
 		}
 		n = n.items[0]
 	}
-	return w + n.width
+	return w + int(n.width)
 }
 
 // lastTrail returns the closing parentheses that follow item i of n on its
 // line: n's own and trail when i is n's last item and no comment follows.
 func lastTrail(n *node, i int, trail int) int {
-	if i == len(n.items)-1 && len(n.after) == 0 {
+	if i == len(n.items)-1 && len(n.c.after) == 0 {
 		return trail + 1
 	}
 	return 0
@@ -338,18 +338,18 @@ func lastTrail(n *node, i int, trail int) int {
 func (p *printer) stack(items []*node, l *node, indent int, blanks bool, after []comment, trail int, head string) {
 	first := true
 	for i, it := range items {
-		for j := range it.leading {
-			c := &it.leading[j]
+		for j := range it.c.leading {
+			c := &it.c.leading[j]
 			p.lineStart(indent, blanks && !first && c.blank)
 			if j == 0 {
-				it.outStart = len(p.out)
+				it.outStart = int32(len(p.out))
 			}
 			first = false
 			p.comment(c)
 		}
 		p.lineStart(indent, blanks && !first && it.blank)
-		if len(it.leading) == 0 {
-			it.outStart = len(p.out)
+		if len(it.c.leading) == 0 {
+			it.outStart = int32(len(p.out))
 		}
 		first = false
 		t := 0
@@ -357,11 +357,11 @@ func (p *printer) stack(items []*node, l *node, indent int, blanks bool, after [
 			t = trail + 1
 		}
 		p.node(it, t, head)
-		if it.trailing != nil {
+		if it.c.trailing != nil {
 			p.char(' ')
-			p.comment(it.trailing)
+			p.comment(it.c.trailing)
 		}
-		it.outEnd = len(p.out)
+		it.outEnd = int32(len(p.out))
 	}
 	for j := range after {
 		c := &after[j]
