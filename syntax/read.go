@@ -224,6 +224,13 @@ func (s *Source) errorGaps(i int32) {
 // quoteText quotes stray source text in a message, clipped.
 func quoteText(t string) string { return Quote(t) }
 
+// formChunk and itemChunk are how many forms (64 KiB) and item pointers
+// (32 KiB) the reader allocates at a time.
+const (
+	formChunk = 1024
+	itemChunk = 4096
+)
+
 type frame struct {
 	open  token
 	items int // index in pending where this list's items start
@@ -241,8 +248,21 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			nforms++
 		}
 	}
-	arena := make([]Form, 0, nforms)
-	itemArena := make([]*Form, 0, nforms)
+	// Forms and item lists are allocated in chunks rather than in one
+	// array each, so that a large file's forms need no single huge
+	// allocation and reuse the memory earlier stages freed.
+	left := nforms // forms not yet allocated, for sizing the chunks
+	var arena []Form
+	newForm := func(f Form) *Form {
+		if len(arena) == cap(arena) {
+			arena = make([]Form, 0, max(1, min(formChunk, left)))
+		}
+		left--
+		arena = append(arena, f)
+		return &arena[len(arena)-1]
+	}
+	itemsLeft := nforms // items not yet allocated (at most one per form)
+	var itemArena []*Form
 	pending := make([]*Form, 0, 64)
 	var stack []frame
 	tooDeep := false
@@ -252,6 +272,10 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		items := pending[f.items:]
+		if itemArena == nil || len(items) > cap(itemArena)-len(itemArena) {
+			itemArena = make([]*Form, 0, max(len(items), min(itemChunk, itemsLeft)))
+		}
+		itemsLeft -= len(items)
 		start := len(itemArena)
 		itemArena = append(itemArena, items...)
 		pending = pending[:f.items]
@@ -261,9 +285,9 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 		if !closed && len(items) == 0 {
 			end = int(f.open.end)
 		}
-		arena = append(arena, Form{Kind: FormList, Span: Span{int(f.open.start), end}, Items: itemArena[start:len(itemArena):len(itemArena)], Closed: closed})
+		list := newForm(Form{Kind: FormList, Span: Span{int(f.open.start), end}, Items: itemArena[start:len(itemArena):len(itemArena)], Closed: closed})
 		if s.depth+len(stack) < MaxDepth {
-			pending = append(pending, &arena[len(arena)-1])
+			pending = append(pending, list)
 		}
 		if !closed {
 			s.Diagnostics = append(s.Diagnostics, Diagnostic{
@@ -328,8 +352,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			case KindString:
 				f.Kind, f.Text = FormString, s.decodeString(start, end)
 			}
-			arena = append(arena, f)
-			pending = append(pending, &arena[len(arena)-1])
+			pending = append(pending, newForm(f))
 		}
 	}
 	if len(stack) > 0 {
