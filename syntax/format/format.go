@@ -71,6 +71,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/capsulang/caps/syntax"
@@ -113,11 +114,22 @@ func Source(src []byte) ([]byte, error) {
 	}
 	out := f.print()
 	f.dropLayout()
+	if len(src) >= collectAfterLayout {
+		// Collect the layout tree now, so that verify's re-read of the
+		// output reuses its memory instead of growing the heap by as much
+		// again before the collector's next scheduled run.
+		runtime.GC()
+	}
 	if err := verify(f, out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
+
+// collectAfterLayout is the smallest source, in bytes, after whose layout
+// Source runs the garbage collector (a collection costs a millisecond or
+// so on a small file, and there is nothing to gain there).
+const collectAfterLayout = 1 << 20
 
 // dropLayout lets go of what verify does not read once f is printed: the
 // layout tree and the CST's node array, most of the memory of a large
