@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"runtime"
 	"strconv"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
@@ -62,6 +63,11 @@ func runParse(c *cli.Context, path string, jsonOut bool) int {
 	}
 	lines := src.CST.Lines
 	src.CST = nil
+	if len(f.Text) >= 1<<20 {
+		// Collect what reading left behind (its tokens) before printing,
+		// so that printing reuses that memory instead of growing the heap.
+		runtime.GC()
+	}
 	if jsonOut {
 		file := p.Add(&report.Source{Path: path, Text: f.Text, Lines: lines}, src.Diagnostics)
 		file.Extra = struct {
