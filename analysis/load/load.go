@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -161,21 +160,10 @@ func (l *Loader) checkSource(abs, display string, src []byte) *Package {
 		f = ast.Build(rd)
 	}
 	dropNodes(f)
-	if len(src) >= collectAfterBuild {
-		// Collect what reading and building left behind (the tokens, and
-		// the nodes of text tree-sitter parsed) before checking, so that
-		// the checker reuses that memory instead of growing the heap.
-		runtime.GC()
-	}
 	p := &Package{Path: display, Src: src, File: f}
 	l.check(abs, p, true)
 	return p
 }
-
-// collectAfterBuild is the smallest source, in bytes, after whose AST is
-// built checkSource runs the garbage collector (on a small file a
-// collection costs more than it saves).
-const collectAfterBuild = 1 << 20
 
 // dropNodes replaces the CST of a freshly parsed file by one with its text
 // and line index but no node array. Nothing after the AST is built reads
