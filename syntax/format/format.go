@@ -302,7 +302,7 @@ func isSpace(c byte) bool {
 // moduleBody returns the items after the header of a (module ...) form that
 // is laid out as a block, or nil.
 func moduleBody(n *node) []*node {
-	if n.atom != nil || n.head() != "module" {
+	if n.isAtom() || n.head() != "module" {
 		return nil
 	}
 	s, h := classify(n, "")

@@ -52,7 +52,7 @@ func classify(n *node, parent string) (shape, int) {
 	if head == "" {
 		return shapeExpr, 0
 	}
-	named := len(items) >= 2 && items[1].atom != nil
+	named := len(items) >= 2 && items[1].isAtom()
 	switch {
 	case head == "module":
 		if named && len(items) > 2 {
@@ -74,7 +74,7 @@ func classify(n *node, parent string) (shape, int) {
 		}
 		switch {
 		case len(items) <= 2:
-		case len(items) == 3 && !(items[2].atom == nil && items[2].head() == "on"):
+		case len(items) == 3 && !(!items[2].isAtom() && items[2].head() == "on"):
 			return shapeCompact, 2
 		default:
 			return shapeBlock, 2
@@ -102,7 +102,7 @@ func classify(n *node, parent string) (shape, int) {
 		}
 	case head == "type":
 		if named && len(items) >= 3 {
-			if len(items) == 3 && items[2].atom == nil {
+			if len(items) == 3 && !items[2].isAtom() {
 				if s, _ := classify(items[2], "type"); s == shapeBlock {
 					return shapeBlock, 2
 				}
@@ -117,7 +117,7 @@ func classify(n *node, parent string) (shape, int) {
 func fields(ms []*node) (shape, int) {
 	lists := 0
 	for _, m := range ms {
-		if m.atom == nil {
+		if !m.isAtom() {
 			lists++
 		}
 	}
@@ -132,7 +132,7 @@ func fields(ms []*node) (shape, int) {
 
 func anyList(ns []*node) bool {
 	for _, n := range ns {
-		if n.atom == nil {
+		if !n.isAtom() {
 			return true
 		}
 	}
@@ -141,7 +141,7 @@ func anyList(ns []*node) bool {
 
 func allLists(ns []*node) bool {
 	for _, n := range ns {
-		if n.atom != nil {
+		if n.isAtom() {
 			return false
 		}
 	}
@@ -150,11 +150,15 @@ func allLists(ns []*node) bool {
 
 // printer writes the formatted text.
 type printer struct {
+	src []byte // the source, for the text of atoms
 	out []byte
 	col int // column of the next byte, in code points
 }
 
 var spaces = []byte("                                                                ")
+
+// atom returns the source text of the atom n.
+func (p *printer) atom(n *node) []byte { return p.src[n.form.Span.Start:n.form.Span.End] }
 
 func (p *printer) write(b []byte) {
 	p.out = append(p.out, b...)
@@ -190,7 +194,7 @@ func (p *printer) comment(c *comment) {
 
 // print formats the whole file.
 func (f *file) print() []byte {
-	p := &printer{out: make([]byte, 0, len(f.src)+len(f.src)/8+16)}
+	p := &printer{src: f.src, out: make([]byte, 0, len(f.src)+len(f.src)/8+16)}
 	p.stack(f.items, nil, 0, true, f.after, -1, "")
 	if len(p.out) > 0 {
 		p.out = append(p.out, '\n')
@@ -201,8 +205,8 @@ func (f *file) print() []byte {
 // node prints n at the current position. trail is the number of closing
 // parentheses that will follow n on its line.
 func (p *printer) node(n *node, trail int, parent string) {
-	if n.atom != nil {
-		p.write(n.atom)
+	if n.isAtom() {
+		p.write(p.atom(n))
 		return
 	}
 	s, h := classify(n, parent)
@@ -219,8 +223,8 @@ func (p *printer) node(n *node, trail int, parent string) {
 
 // flat prints n, which holds no comments, on one line.
 func (p *printer) flat(n *node) {
-	if n.atom != nil {
-		p.write(n.atom)
+	if n.isAtom() {
+		p.write(p.atom(n))
 		return
 	}
 	p.char('(')
@@ -271,7 +275,7 @@ func (p *printer) broken(n *node, trail int) {
 	items := n.items
 	p.char('(')
 	indent := col + 2
-	if len(items) > 0 && items[0].atom == nil && allLists(items) {
+	if len(items) > 0 && !items[0].isAtom() && allLists(items) {
 		indent = col + 1
 	}
 	if n.c.open != nil || len(items) == 0 || len(items[0].c.leading) > 0 {
@@ -292,7 +296,7 @@ func (p *printer) broken(n *node, trail int) {
 	}
 	// The first argument goes after the head unless its first token would
 	// pass the line limit there but not on a line of its own.
-	if first.atom != nil && len(rest) > 0 && len(rest[0].c.leading) == 0 &&
+	if first.isAtom() && len(rest) > 0 && len(rest[0].c.leading) == 0 &&
 		(p.col+1+lead(rest[0]) <= maxWidth || indent+lead(rest[0]) > maxWidth) {
 		p.char(' ')
 		argCol := p.col
@@ -312,7 +316,7 @@ func (p *printer) broken(n *node, trail int) {
 // followed by the first token of its head.
 func lead(n *node) int {
 	w := 0
-	for n.atom == nil {
+	for !n.isAtom() {
 		w++
 		if len(n.items) == 0 || len(n.items[0].c.leading) > 0 || n.c.open != nil {
 			return w + 1

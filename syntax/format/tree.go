@@ -15,11 +15,11 @@ type comment struct {
 }
 
 // node is a form with the comments attached to it. A large file has a node
-// for every form, so the node is kept small: comments, which few forms
-// have, live in a notes record, and offsets are 32-bit.
+// for every form, so the node is kept small (64 bytes): comments, which
+// few forms have, live in a notes record, an atom's text is read from the
+// source through its form, and offsets are 32-bit.
 type node struct {
 	form *syntax.Form
-	atom []byte // source text of a symbol, number or string; nil for a list
 
 	items []*node
 	c     *notes // the attached comments; &noNotes (never written) when none
@@ -54,8 +54,11 @@ func (n *node) edit() *notes {
 	return n.c
 }
 
+// isAtom reports whether n is a symbol, number or string.
+func (n *node) isAtom() bool { return n.form.Kind != syntax.FormList }
+
 func (n *node) head() string {
-	if n.atom == nil && len(n.items) > 0 && n.items[0].form.Kind == syntax.FormSymbol {
+	if !n.isAtom() && len(n.items) > 0 && n.items[0].form.Kind == syntax.FormSymbol {
 		return n.items[0].form.Text
 	}
 	return ""
@@ -226,8 +229,7 @@ func lastLine(b *builder, off int) int {
 func (b *builder) build(f *syntax.Form) (*node, *comment) {
 	n := b.newNode(f)
 	if f.Kind != syntax.FormList {
-		n.atom = b.src[f.Span.Start:f.Span.End]
-		n.width = int32(utf8.RuneCount(n.atom))
+		n.width = int32(utf8.RuneCount(b.src[f.Span.Start:f.Span.End]))
 		return n, nil
 	}
 	items, open, after, bubble := b.seq(f.Items, f, f.Span.End-1)
