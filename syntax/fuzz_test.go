@@ -5,6 +5,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/capsulang/caps/bench/gen"
 )
 
@@ -28,6 +31,17 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		s := Read(c)
+		// ReadText, the batch tools' reader, reads it the same way.
+		rt, err := ReadText(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := sameFormTrees(s.Forms, rt.Forms); d != "" {
+			t.Fatalf("ReadText's forms differ from Read's: %s", d)
+		}
+		if d := cmp.Diff(s, rt, cmpopts.IgnoreFields(Source{}, "CST", "Forms"), cmp.AllowUnexported(Source{})); d != "" {
+			t.Fatalf("ReadText differs from Read (-Read +ReadText):\n%s", d)
+		}
 		var walk func(fs []*Form, parent Span, depth int)
 		walk = func(fs []*Form, parent Span, depth int) {
 			prev := parent.Start

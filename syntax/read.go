@@ -77,20 +77,19 @@ type Source struct {
 	depth int
 }
 
-// A token is the index of a CST node that the reader reads as one token: a
-// '(' or ')', or an atom (a symbol, number or string node, whose children
-// it skips). Its kind and span are the node's.
-type token int32
+// A token is what the reader reads as one token: a '(' or ')', or an atom
+// (a symbol, number or string, whose CST children it skips), with its kind
+// and span. Offsets fit in 32 bits: sources are at most a few MB.
+type token struct {
+	start, end uint32
+	kind       Kind
+}
 
-// kindOf returns the kind of token t: KindLParen, KindRParen, KindSymbol,
-// KindNumber or KindString.
-func (c *CST) kindOf(t token) Kind { return c.Kind(int32(t)) }
-
-// start returns the offset at which token t starts.
-func (c *CST) start(t token) int { return int(c.Nodes[t].Start) }
-
-// end returns the offset at which token t ends.
-func (c *CST) end(t token) int { return int(c.Nodes[t].End) }
+// tok returns node i as a token.
+func (c *CST) tok(i int32) token {
+	n := &c.Nodes[i]
+	return token{start: n.Start, end: n.End, kind: c.Kind(i)}
+}
 
 // Read turns a CST into forms. Parentheses are matched as written; when they
 // do not balance, Read uses indentation to decide where a list was meant to
@@ -107,6 +106,25 @@ func Read(c *CST) *Source {
 		s.assemble(toks, true)
 	}
 	return s
+}
+
+// ReadText parses and reads src, as Read(Parse(src)) would, for callers
+// that need only the forms, the comments, the diagnostics, the text and
+// its line index (batch tools). Text without syntax errors is read
+// straight from the scanner's tokens, without building a CST node array:
+// the returned Source's CST then has Src and Lines but no Nodes. Other
+// text is parsed by tree-sitter and its CST keeps its nodes.
+func ReadText(src []byte) (*Source, error) {
+	if toks, comments, ok := scanTokens(src); ok {
+		s := &Source{CST: &CST{Src: src, Lines: NewLines(src)}, Comments: comments}
+		s.assemble(toks, false) // the scanner saw the parentheses balance
+		return s, nil
+	}
+	c, err := Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	return Read(c), nil
 }
 
 // ReadNode reads the subtree of node i alone, as Read would read it as part
@@ -152,11 +170,11 @@ func (s *Source) tokensIn(from, to int32) []token {
 		switch c.Kind(i) {
 		case KindLParen, KindRParen:
 			if !c.Missing(i) {
-				toks = append(toks, token(i))
+				toks = append(toks, c.tok(i))
 			}
 		case KindSymbol, KindNumber, KindString:
 			if !(c.Missing(i) && n.Start == n.End) {
-				toks = append(toks, token(i))
+				toks = append(toks, c.tok(i))
 			}
 			i = c.skip(i)
 			continue
@@ -207,6 +225,13 @@ func (s *Source) errorGaps(i int32) {
 // quoteText quotes stray source text in a message, clipped.
 func quoteText(t string) string { return Quote(t) }
 
+// formChunk and itemChunk are how many forms (64 KiB) and item pointers
+// (32 KiB) the reader allocates at a time.
+const (
+	formChunk = 1024
+	itemChunk = 4096
+)
+
 type frame struct {
 	open  token
 	items int // index in pending where this list's items start
@@ -220,12 +245,25 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 	c := s.CST
 	nforms := 0
 	for _, t := range toks {
-		if c.kindOf(t) != KindRParen {
+		if t.kind != KindRParen {
 			nforms++
 		}
 	}
-	arena := make([]Form, 0, nforms)
-	itemArena := make([]*Form, 0, nforms)
+	// Forms and item lists are allocated in chunks rather than in one
+	// array each, so that a large file's forms need no single huge
+	// allocation and reuse the memory earlier stages freed.
+	left := nforms // forms not yet allocated, for sizing the chunks
+	var arena []Form
+	newForm := func(f Form) *Form {
+		if len(arena) == cap(arena) {
+			arena = make([]Form, 0, max(1, min(formChunk, left)))
+		}
+		left--
+		arena = append(arena, f)
+		return &arena[len(arena)-1]
+	}
+	itemsLeft := nforms // items not yet allocated (at most one per form)
+	var itemArena []*Form
 	pending := make([]*Form, 0, 64)
 	var stack []frame
 	tooDeep := false
@@ -235,6 +273,10 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		items := pending[f.items:]
+		if itemArena == nil || len(items) > cap(itemArena)-len(itemArena) {
+			itemArena = make([]*Form, 0, max(len(items), min(itemChunk, itemsLeft)))
+		}
+		itemsLeft -= len(items)
 		start := len(itemArena)
 		itemArena = append(itemArena, items...)
 		pending = pending[:f.items]
@@ -242,17 +284,17 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			end = items[len(items)-1].Span.End
 		}
 		if !closed && len(items) == 0 {
-			end = c.end(f.open)
+			end = int(f.open.end)
 		}
-		arena = append(arena, Form{Kind: FormList, Span: Span{c.start(f.open), end}, Items: itemArena[start:len(itemArena):len(itemArena)], Closed: closed})
+		list := newForm(Form{Kind: FormList, Span: Span{int(f.open.start), end}, Items: itemArena[start:len(itemArena):len(itemArena)], Closed: closed})
 		if s.depth+len(stack) < MaxDepth {
-			pending = append(pending, &arena[len(arena)-1])
+			pending = append(pending, list)
 		}
 		if !closed {
 			s.Diagnostics = append(s.Diagnostics, Diagnostic{
 				Code: CodeParse, Severity: Error, Span: Span{end, end},
 				Message: "missing `)` to close the list opened here",
-				Related: []Related{{Span: Span{c.start(f.open), c.end(f.open)}, Message: "the unclosed `(`"}},
+				Related: []Related{{Span: Span{int(f.open.start), int(f.open.end)}, Message: "the unclosed `(`"}},
 				Fix:     &Fix{Kind: FixInsertParen},
 			})
 		}
@@ -265,13 +307,13 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 	for ti, t := range toks {
 		var line, col int
 		first := false
-		start, end := c.start(t), c.end(t)
+		start, end := int(t.start), int(t.end)
 		if recover {
 			line, col = lineCol(start)
 			first = line != lastLine
 			lastLine = line
 		}
-		switch kind := c.kindOf(t); kind {
+		switch kind := t.kind; kind {
 		case KindLParen:
 			if recover && first {
 				for len(stack) > 0 && stack[len(stack)-1].col >= col && stack[len(stack)-1].line < line {
@@ -312,8 +354,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			case KindString:
 				f.Kind, f.Text = FormString, s.decodeString(start, end)
 			}
-			arena = append(arena, f)
-			pending = append(pending, &arena[len(arena)-1])
+			pending = append(pending, newForm(f))
 		}
 	}
 	if len(stack) > 0 {
@@ -332,17 +373,16 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 // of frame f, is stray: the next line that starts with '(' is indented
 // deeper than f's own '(' (so it was meant to be inside f).
 func (s *Source) strayClose(toks []token, ti int, f frame, lineCol func(int) (int, int)) bool {
-	c := s.CST
-	line, _ := lineCol(c.start(toks[ti]))
+	line, _ := lineCol(int(toks[ti].start))
 	for j := ti + 1; j < len(toks); j++ {
-		l, col := lineCol(c.start(toks[j]))
+		l, col := lineCol(int(toks[j].start))
 		if l == line {
-			if c.kindOf(toks[j]) == KindRParen {
+			if toks[j].kind == KindRParen {
 				return false // more closers on this line: judge the last one
 			}
 			continue
 		}
-		if c.kindOf(toks[j]) != KindLParen {
+		if toks[j].kind != KindLParen {
 			return false
 		}
 		return col > f.col && f.line < l && f.col >= 0

@@ -58,12 +58,17 @@ func isHex(b byte) bool { return '0' <= b && b <= '9' || 'A' <= b && b <= 'F' ||
 const bom = "\uFEFF"
 
 // scanner holds the state of one scan. With nodes nil it only counts the
-// nodes (the first pass); otherwise it fills nodes.
+// nodes and the tokens (the first pass); otherwise it fills nodes, or, in
+// token mode (toks non-nil), the reader's tokens and the comments.
 type scanner struct {
 	src   []byte
 	nodes []Node
 	n     int32   // nodes emitted so far
 	open  []int32 // the root, then each list not yet closed
+
+	ntok     int     // tokens emitted so far
+	toks     []token // token mode: the tokens, as Read would list them
+	comments []Span  // token mode: the comments
 }
 
 // scan returns the CST nodes of src as tree-sitter would flatten them, or
@@ -88,6 +93,23 @@ func scan(src []byte) []Node {
 func (s *scanner) emit(k Kind, start, end int) int32 {
 	i := s.n
 	s.n++
+	isTok := k == KindLParen || k == KindRParen || k == KindSymbol || k == KindNumber || k == KindString
+	if isTok {
+		s.ntok++
+	}
+	if s.toks != nil {
+		// Token mode: a token's index in toks stands for its node (setEnd
+		// sets a string's end); lists and the root have none, and a
+		// string's parts are not tokens.
+		switch {
+		case isTok:
+			s.toks = append(s.toks, token{start: uint32(start), end: uint32(end), kind: k})
+			return int32(len(s.toks) - 1)
+		case k == KindComment:
+			s.comments = append(s.comments, Span{start, end})
+		}
+		return -1
+	}
 	if s.nodes == nil {
 		return i
 	}
@@ -107,7 +129,12 @@ func (s *scanner) emit(k Kind, start, end int) int32 {
 // setEnd sets the end offset of node i (a list or string whose last token
 // was just read).
 func (s *scanner) setEnd(i int32, end int) {
-	if s.nodes != nil {
+	switch {
+	case s.toks != nil:
+		if i >= 0 {
+			s.toks[i].end = uint32(end)
+		}
+	case s.nodes != nil:
 		s.nodes[i].End = uint32(end)
 	}
 }
@@ -122,7 +149,7 @@ func (s *scanner) run() bool {
 	first := true
 	for i := s.skipSpace(0); i < len(src); i = s.skipSpace(i) {
 		if first {
-			if s.nodes != nil {
+			if s.nodes != nil && s.toks == nil {
 				s.nodes[root].Start = uint32(i)
 			}
 			first = false
@@ -263,4 +290,21 @@ func scanned(src []byte) *CST {
 		return nil
 	}
 	return &CST{Src: src, Nodes: nodes, Lines: NewMapper(src)}
+}
+
+// scanTokens returns the tokens and the comments of src, as Read lists them
+// from the CST scan would build, or ok false when src needs tree-sitter.
+// It builds no node array: its memory is the tokens alone, a third of the
+// nodes'.
+func scanTokens(src []byte) (toks []token, comments []Span, ok bool) {
+	if bytes.IndexByte(src, 0) >= 0 || !utf8.Valid(src) {
+		return nil, nil, false
+	}
+	count := &scanner{src: src}
+	if !count.run() {
+		return nil, nil, false
+	}
+	fill := &scanner{src: src, toks: make([]token, 0, count.ntok), open: make([]int32, 0, cap(count.open))}
+	fill.run()
+	return fill.toks, fill.comments, true
 }

@@ -125,13 +125,17 @@ func (o Options) module(m *ast.Module) (value, error) {
 	// bytes of the declarations are held at once, not their value trees.
 	var enc encodings
 	decls := make([]keyed, 0, len(m.Decls))
+	// Each declaration's members are built in the one array, which its
+	// encoding is done with before the next is built.
+	members := make(jobj, 0, 16)
 	for _, d := range m.Decls {
 		if isNil(d) {
 			continue
 		}
 		// Kind names contain no NUL, so "kind\x00name" sorts by kind, then
 		// by name.
-		decls = append(decls, keyed{string(d.Kind()) + "\x00" + d.Base().Name.Name, enc.encode(decl(d))})
+		members = declInto(members, d)
+		decls = append(decls, keyed{string(d.Kind()) + "\x00" + d.Base().Name.Name, enc.encode(members)})
 	}
 	v.set("decls", sortKeyed(decls))
 	return v, nil
@@ -180,10 +184,12 @@ func optString(s *ast.StringLit) value {
 
 // ---- declarations
 
-func decl(d ast.Decl) value {
+// declInto builds the value of d in v's array (from its start), so that
+// declarations encoded one after another share one array of members (16
+// has room for every member a declaration has).
+func declInto(v jobj, d ast.Decl) jobj {
 	base := d.Base()
-	v := make(jobj, 1, 16) // room for every member a declaration has
-	v[0] = member{"kind", jstr(string(d.Kind()))}
+	v = append(v[:0], member{"kind", jstr(string(d.Kind()))})
 	v.set("name", optName(base.Name))
 	switch d := d.(type) {
 	case *ast.TypeDecl:

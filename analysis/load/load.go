@@ -150,13 +150,29 @@ func (l *Loader) load(abs, display string) (*Package, error) {
 }
 
 func (l *Loader) checkSource(abs, display string, src []byte) *Package {
-	f, err := ast.Parse(src)
-	if err != nil { // only on parser cancellation
-		f = &ast.File{}
+	// ReadText reads clean text without building the CST's node array;
+	// dropNodes lets go of the one tree-sitter builds for other text.
+	f := &ast.File{}
+	if rd, err := syntax.ReadText(src); err == nil { // err only on parser cancellation
+		f = ast.Build(rd)
 	}
+	dropNodes(f)
 	p := &Package{Path: display, Src: src, File: f}
 	l.check(abs, p, true)
 	return p
+}
+
+// dropNodes replaces the CST of a freshly parsed file by one with its text
+// and line index but no node array. Nothing after the AST is built reads
+// the nodes of a loaded file (diagnostics need only the text and its
+// lines; an incremental Recheck of such a result falls back to a full
+// check), and the node array is about ten bytes per source byte, kept for
+// as long as the package is.
+func dropNodes(f *ast.File) {
+	if f.Source != nil && f.Source.CST != nil {
+		c := f.Source.CST
+		f.Source.CST = &syntax.CST{Src: c.Src, Lines: c.Lines}
+	}
 }
 
 // check checks p.File as the file abs, recording its imports in the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"runtime"
 	"strconv"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
@@ -56,19 +57,28 @@ func runParse(c *cli.Context, path string, jsonOut bool) int {
 		p.Fail(path, err)
 		return p.Finish()
 	}
-	cst, err := syntax.Parse(f.Text)
+	// The outline needs only the forms, the text and its lines: ReadText
+	// builds no CST node array for clean text, and the one tree-sitter
+	// builds for other text is let go once read.
+	src, err := syntax.ReadText(f.Text)
 	if err != nil {
 		p.Fail(path, fmt.Errorf("%s: %v", cli.DisplayPath(path), err))
 		return p.Finish()
 	}
-	src := syntax.Read(cst)
+	lines := src.CST.Lines
+	src.CST = nil
+	if len(f.Text) >= 1<<20 {
+		// Collect what reading left behind (its tokens) before printing,
+		// so that printing reuses that memory instead of growing the heap.
+		runtime.GC()
+	}
 	if jsonOut {
-		file := p.Add(&report.Source{Path: path, Text: f.Text, Lines: cst.Lines}, src.Diagnostics)
-		file.Extra = parseExtra{formsJSON(f.Text, cst.Lines, src.Forms)}
+		file := p.Add(&report.Source{Path: path, Text: f.Text, Lines: lines}, src.Diagnostics)
+		file.Extra = parseExtra{formsJSON(f.Text, lines, src.Forms)}
 		return p.Finish()
 	}
-	printOutline(c, f.Text, cst.Lines, src.Forms)
-	p.Add(&report.Source{Path: path, Text: f.Text, Lines: cst.Lines}, src.Diagnostics)
+	printOutline(c, f.Text, lines, src.Forms)
+	p.Add(&report.Source{Path: path, Text: f.Text, Lines: lines}, src.Diagnostics)
 	return p.Finish()
 }
 

@@ -31,6 +31,9 @@ type File struct {
 	// Diagnostics are the syntax diagnostics plus the structural ones found
 	// while building the tree (unknown forms, missing clauses, bad literals).
 	Diagnostics []syntax.Diagnostic
+	// Exprs counts the expressions Build made: a size hint for tables
+	// keyed by expression, such as the checker's types.
+	Exprs int
 }
 
 // Module is the (module NAME ...) form.

@@ -99,6 +99,7 @@ func nameExpr(f *syntax.Form) *Name {
 func NameOf(f *syntax.Form) *Name { return nameExpr(f) }
 
 func (b *builder) expr(f *syntax.Form) Expr {
+	b.file.Exprs++
 	switch f.Kind {
 	case syntax.FormNumber:
 		return b.number(f)

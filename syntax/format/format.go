@@ -71,6 +71,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/capsulang/caps/syntax"
@@ -112,11 +113,22 @@ func Source(src []byte) ([]byte, error) {
 	}
 	out := f.print()
 	f.dropLayout()
+	if len(src) >= collectAfterLayout {
+		// Collect the layout tree now, so that verify's re-read of the
+		// output reuses its memory instead of growing the heap by as much
+		// again before the collector's next scheduled run.
+		runtime.GC()
+	}
 	if err := verify(f, out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
+
+// collectAfterLayout is the smallest source, in bytes, after whose layout
+// Source runs the garbage collector (a collection costs a millisecond or
+// so on a small file, and there is nothing to gain there).
+const collectAfterLayout = 1 << 20
 
 // dropLayout lets go of what verify does not read once f is printed: the
 // layout tree and the CST's node array, most of the memory of a large
@@ -168,9 +180,9 @@ func Range(src []byte, start, end int) (newStart, newEnd int, text []byte, err e
 	}
 	hits := func(n *node) bool {
 		if start == end {
-			return n.srcStart <= start && start <= n.srcEnd
+			return int(n.srcStart) <= start && start <= int(n.srcEnd)
 		}
-		return n.srcStart < end && start < n.srcEnd
+		return int(n.srcStart) < end && start < int(n.srcEnd)
 	}
 	var tops []*node
 	for _, n := range f.items {
@@ -238,8 +250,8 @@ func Range(src []byte, start, end int) (newStart, newEnd int, text []byte, err e
 // With fromStart, the spans start at the start of the texts; with toEnd,
 // they end at their ends.
 func edit(src, out []byte, first, last *node, fromStart, toEnd bool) (a, b, c, d int, ok bool) {
-	a, b = first.srcStart, last.srcEnd
-	c, d = first.outStart, last.outEnd
+	a, b = int(first.srcStart), int(last.srcEnd)
+	c, d = int(first.outStart), int(last.outEnd)
 	for a > 0 && isSpace(src[a-1]) {
 		a--
 	}
@@ -289,7 +301,7 @@ func isSpace(c byte) bool {
 // moduleBody returns the items after the header of a (module ...) form that
 // is laid out as a block, or nil.
 func moduleBody(n *node) []*node {
-	if n.atom != nil || n.head() != "module" {
+	if n.isAtom() || n.head() != "module" {
 		return nil
 	}
 	s, h := classify(n, "")
@@ -309,15 +321,17 @@ type file struct {
 }
 
 func load(src []byte) (*file, error) {
-	cst, err := syntax.Parse(src)
+	// ReadText builds no CST node array for text without syntax errors,
+	// which is all the formatter formats.
+	rd, err := syntax.ReadText(src)
 	if err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}
-	rd := syntax.Read(cst)
+	cst := rd.CST
 	if len(rd.Diagnostics) > 0 {
 		return nil, &SyntaxError{Diagnostics: rd.Diagnostics, lines: cst.Lines}
 	}
-	if cst.HasError(0) {
+	if len(cst.Nodes) > 0 && cst.HasError(0) {
 		// Read reports every error tree-sitter finds; this is a backstop.
 		return nil, &SyntaxError{Diagnostics: []syntax.Diagnostic{{
 			Code: syntax.CodeParse, Severity: syntax.Error, Span: firstError(cst),
@@ -351,12 +365,11 @@ func verify(f *file, out []byte) error {
 
 // same reports how text differs from f in forms or comments, or nil.
 func same(f *file, text []byte) error {
-	cst, err := syntax.Parse(text)
+	rd, err := syntax.ReadText(text)
 	if err != nil {
 		return err
 	}
-	rd := syntax.Read(cst)
-	if len(rd.Diagnostics) > 0 || cst.HasError(0) {
+	if len(rd.Diagnostics) > 0 || len(rd.CST.Nodes) > 0 && rd.CST.HasError(0) {
 		return errors.New("the output has syntax errors")
 	}
 	if err := sameForms(f.src, text, f.read.Forms, rd.Forms); err != nil {

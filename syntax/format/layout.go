@@ -54,7 +54,7 @@ func classify(n *node, parent string) (shape, int) {
 	if head == "" {
 		return shapeExpr, 0
 	}
-	named := len(items) >= 2 && items[1].atom != nil
+	named := len(items) >= 2 && items[1].isAtom()
 	switch {
 	case head == "module":
 		if named && len(items) > 2 {
@@ -76,7 +76,7 @@ func classify(n *node, parent string) (shape, int) {
 		}
 		switch {
 		case len(items) <= 2:
-		case len(items) == 3 && !(items[2].atom == nil && items[2].head() == "on"):
+		case len(items) == 3 && !(!items[2].isAtom() && items[2].head() == "on"):
 			return shapeCompact, 2
 		default:
 			return shapeBlock, 2
@@ -104,7 +104,7 @@ func classify(n *node, parent string) (shape, int) {
 		}
 	case head == "type":
 		if named && len(items) >= 3 {
-			if len(items) == 3 && items[2].atom == nil {
+			if len(items) == 3 && !items[2].isAtom() {
 				if s, _ := classify(items[2], "type"); s == shapeBlock {
 					return shapeBlock, 2
 				}
@@ -119,7 +119,7 @@ func classify(n *node, parent string) (shape, int) {
 func fields(ms []*node) (shape, int) {
 	lists := 0
 	for _, m := range ms {
-		if m.atom == nil {
+		if !m.isAtom() {
 			lists++
 		}
 	}
@@ -134,7 +134,7 @@ func fields(ms []*node) (shape, int) {
 
 func anyList(ns []*node) bool {
 	for _, n := range ns {
-		if n.atom == nil {
+		if !n.isAtom() {
 			return true
 		}
 	}
@@ -143,7 +143,7 @@ func anyList(ns []*node) bool {
 
 func allLists(ns []*node) bool {
 	for _, n := range ns {
-		if n.atom != nil {
+		if n.isAtom() {
 			return false
 		}
 	}
@@ -152,11 +152,15 @@ func allLists(ns []*node) bool {
 
 // printer writes the formatted text.
 type printer struct {
+	src []byte // the source, for the text of atoms
 	out []byte
 	col int // column of the next byte, in code points
 }
 
 var spaces = []byte("                                                                ")
+
+// atom returns the source text of the atom n.
+func (p *printer) atom(n *node) []byte { return p.src[n.form.Span.Start:n.form.Span.End] }
 
 func (p *printer) write(b []byte) {
 	p.out = append(p.out, b...)
@@ -192,7 +196,7 @@ func (p *printer) comment(c *comment) {
 
 // print formats the whole file.
 func (f *file) print() []byte {
-	p := &printer{out: make([]byte, 0, len(f.src)+len(f.src)/8+16)}
+	p := &printer{src: f.src, out: make([]byte, 0, len(f.src)+len(f.src)/8+16)}
 	p.stack(f.items, nil, 0, true, f.after, -1, "")
 	if len(p.out) > 0 {
 		p.out = append(p.out, '\n')
@@ -203,12 +207,12 @@ func (f *file) print() []byte {
 // node prints n at the current position. trail is the number of closing
 // parentheses that will follow n on its line.
 func (p *printer) node(n *node, trail int, parent string) {
-	if n.atom != nil {
-		p.write(n.atom)
+	if n.isAtom() {
+		p.write(p.atom(n))
 		return
 	}
 	s, h := classify(n, parent)
-	if s != shapeBlock && !n.inner && p.col+n.width+trail <= maxWidth {
+	if s != shapeBlock && !n.inner && p.col+int(n.width)+trail <= maxWidth {
 		p.flat(n)
 		return
 	}
@@ -221,8 +225,8 @@ func (p *printer) node(n *node, trail int, parent string) {
 
 // flat prints n, which holds no comments, on one line.
 func (p *printer) flat(n *node) {
-	if n.atom != nil {
-		p.write(n.atom)
+	if n.isAtom() {
+		p.write(p.atom(n))
 		return
 	}
 	p.char('(')
@@ -242,28 +246,28 @@ func (p *printer) block(n *node, h int, trail int) {
 	head := n.head()
 	p.char('(')
 	i := 0
-	if n.open != nil {
+	if n.c.open != nil {
 		p.char(' ')
-		p.comment(n.open)
+		p.comment(n.c.open)
 	} else {
 		for ; i < h; i++ {
 			it := n.items[i]
-			if len(it.leading) > 0 {
+			if len(it.c.leading) > 0 {
 				break
 			}
 			if i > 0 {
 				p.char(' ')
 			}
 			p.node(it, 0, head)
-			if it.trailing != nil {
+			if it.c.trailing != nil {
 				p.char(' ')
-				p.comment(it.trailing)
+				p.comment(it.c.trailing)
 				i++
 				break
 			}
 		}
 	}
-	p.stack(n.items[i:], n, col+2, true, n.after, trail, head)
+	p.stack(n.items[i:], n, col+2, true, n.c.after, trail, head)
 }
 
 // broken prints the expression list n across lines.
@@ -273,61 +277,61 @@ func (p *printer) broken(n *node, trail int) {
 	items := n.items
 	p.char('(')
 	indent := col + 2
-	if len(items) > 0 && items[0].atom == nil && allLists(items) {
+	if len(items) > 0 && !items[0].isAtom() && allLists(items) {
 		indent = col + 1
 	}
-	if n.open != nil || len(items) == 0 || len(items[0].leading) > 0 {
-		if n.open != nil {
+	if n.c.open != nil || len(items) == 0 || len(items[0].c.leading) > 0 {
+		if n.c.open != nil {
 			p.char(' ')
-			p.comment(n.open)
+			p.comment(n.c.open)
 		}
-		p.stack(items, n, indent, false, n.after, trail, head)
+		p.stack(items, n, indent, false, n.c.after, trail, head)
 		return
 	}
 	first, rest := items[0], items[1:]
 	p.node(first, lastTrail(n, 0, trail), head)
-	if first.trailing != nil {
+	if first.c.trailing != nil {
 		p.char(' ')
-		p.comment(first.trailing)
-		p.stack(rest, n, indent, false, n.after, trail, head)
+		p.comment(first.c.trailing)
+		p.stack(rest, n, indent, false, n.c.after, trail, head)
 		return
 	}
 	// The first argument goes after the head unless its first token would
 	// pass the line limit there but not on a line of its own.
-	if first.atom != nil && len(rest) > 0 && len(rest[0].leading) == 0 &&
+	if first.isAtom() && len(rest) > 0 && len(rest[0].c.leading) == 0 &&
 		(p.col+1+lead(rest[0]) <= maxWidth || indent+lead(rest[0]) > maxWidth) {
 		p.char(' ')
 		argCol := p.col
 		arg := rest[0]
 		p.node(arg, lastTrail(n, 1, trail), head)
-		if arg.trailing != nil {
+		if arg.c.trailing != nil {
 			p.char(' ')
-			p.comment(arg.trailing)
+			p.comment(arg.c.trailing)
 		}
-		p.stack(rest[1:], n, argCol, false, n.after, trail, head)
+		p.stack(rest[1:], n, argCol, false, n.c.after, trail, head)
 		return
 	}
-	p.stack(rest, n, indent, false, n.after, trail, head)
+	p.stack(rest, n, indent, false, n.c.after, trail, head)
 }
 
 // lead returns the width of n's first token: an atom, or the "(" of a list
 // followed by the first token of its head.
 func lead(n *node) int {
 	w := 0
-	for n.atom == nil {
+	for !n.isAtom() {
 		w++
-		if len(n.items) == 0 || len(n.items[0].leading) > 0 || n.open != nil {
+		if len(n.items) == 0 || len(n.items[0].c.leading) > 0 || n.c.open != nil {
 			return w + 1
 		}
 		n = n.items[0]
 	}
-	return w + n.width
+	return w + int(n.width)
 }
 
 // lastTrail returns the closing parentheses that follow item i of n on its
 // line: n's own and trail when i is n's last item and no comment follows.
 func lastTrail(n *node, i int, trail int) int {
-	if i == len(n.items)-1 && len(n.after) == 0 {
+	if i == len(n.items)-1 && len(n.c.after) == 0 {
 		return trail + 1
 	}
 	return 0
@@ -340,18 +344,18 @@ func lastTrail(n *node, i int, trail int) int {
 func (p *printer) stack(items []*node, l *node, indent int, blanks bool, after []comment, trail int, head string) {
 	first := true
 	for i, it := range items {
-		for j := range it.leading {
-			c := &it.leading[j]
+		for j := range it.c.leading {
+			c := &it.c.leading[j]
 			p.lineStart(indent, blanks && !first && c.blank)
 			if j == 0 {
-				it.outStart = len(p.out)
+				it.outStart = int32(len(p.out))
 			}
 			first = false
 			p.comment(c)
 		}
 		p.lineStart(indent, blanks && !first && it.blank)
-		if len(it.leading) == 0 {
-			it.outStart = len(p.out)
+		if len(it.c.leading) == 0 {
+			it.outStart = int32(len(p.out))
 		}
 		first = false
 		t := 0
@@ -359,11 +363,11 @@ func (p *printer) stack(items []*node, l *node, indent int, blanks bool, after [
 			t = trail + 1
 		}
 		p.node(it, t, head)
-		if it.trailing != nil {
+		if it.c.trailing != nil {
 			p.char(' ')
-			p.comment(it.trailing)
+			p.comment(it.c.trailing)
 		}
-		it.outEnd = len(p.out)
+		it.outEnd = int32(len(p.out))
 	}
 	for j := range after {
 		c := &after[j]

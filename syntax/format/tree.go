@@ -14,28 +14,51 @@ type comment struct {
 	blank bool   // a blank line precedes it
 }
 
-// node is a form with the comments attached to it.
+// node is a form with the comments attached to it. A large file has a node
+// for every form, so the node is kept small (64 bytes): comments, which
+// few forms have, live in a notes record, an atom's text is read from the
+// source through its form, and offsets are 32-bit.
 type node struct {
 	form *syntax.Form
-	atom []byte // source text of a symbol, number or string; nil for a list
 
-	items    []*node
+	items []*node
+	c     *notes // the attached comments; &noNotes (never written) when none
+
+	width int32 // columns on one line (atoms, and lists without comments)
+
+	// Extents including attached comments, for range formatting.
+	srcStart, srcEnd int32
+	outStart, outEnd int32
+
+	blank bool // a blank line precedes this item (after its leading comments)
+	inner bool // a comment is attached inside the list: it must break
+}
+
+// notes are the comments attached to a node.
+type notes struct {
 	open     *comment  // comment on the same line as the list's "("
 	after    []comment // own-line comments between the last item and ")"
 	leading  []comment // own-line comments before this item
 	trailing *comment  // comment on the same line after this item
-	blank    bool      // a blank line precedes this item (after its leading comments)
-
-	width int  // columns on one line (atoms, and lists without comments)
-	inner bool // a comment is attached inside the list: it must break
-
-	// Extents including attached comments, for range formatting.
-	srcStart, srcEnd int
-	outStart, outEnd int
 }
 
+// noNotes is the notes of every node without comments. It is never
+// written: edit gives a node its own notes first.
+var noNotes notes
+
+// edit returns n's notes for writing, giving n its own first.
+func (n *node) edit() *notes {
+	if n.c == &noNotes {
+		n.c = &notes{}
+	}
+	return n.c
+}
+
+// isAtom reports whether n is a symbol, number or string.
+func (n *node) isAtom() bool { return n.form.Kind != syntax.FormList }
+
 func (n *node) head() string {
-	if n.atom == nil && len(n.items) > 0 && n.items[0].form.Kind == syntax.FormSymbol {
+	if !n.isAtom() && len(n.items) > 0 && n.items[0].form.Kind == syntax.FormSymbol {
 		return n.items[0].form.Text
 	}
 	return ""
@@ -85,7 +108,7 @@ func (b *builder) newNode(f *syntax.Form) *node {
 	}
 	n := &b.slab[0]
 	b.slab = b.slab[1:]
-	n.form = f
+	n.form, n.c = f, &noNotes
 	return n
 }
 
@@ -150,15 +173,15 @@ func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (items []*n
 			case i == len(forms) && len(gap) == 0 && l != nil:
 				bubble = trail // the last thing before ")": it moves out
 			case prev != nil:
-				prev.trailing = trail
+				prev.edit().trailing = trail
 			default:
 				open = trail
 			}
 			if trailEnd > 0 {
 				last = trailEnd - 1
 			}
-			if prev != nil && prev.trailing == trail && trailEnd > prev.srcEnd {
-				prev.srcEnd = trailEnd
+			if prev != nil && prev.c.trailing == trail && trailEnd > int(prev.srcEnd) {
+				prev.srcEnd = int32(trailEnd)
 			}
 		}
 		var own []comment
@@ -179,11 +202,13 @@ func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (items []*n
 		f := forms[i]
 		blank := last >= 0 && b.line(f.Span.Start)-lastLine(b, last) >= 2
 		n, out := b.build(f)
-		n.leading = own
+		if own != nil {
+			n.edit().leading = own
+		}
 		n.blank = blank
-		n.srcStart, n.srcEnd = f.Span.Start, f.Span.End
+		n.srcStart, n.srcEnd = int32(f.Span.Start), int32(f.Span.End)
 		if ownStart >= 0 {
-			n.srcStart = ownStart
+			n.srcStart = int32(ownStart)
 		}
 		items = append(items, n)
 		prev, pend = n, out
@@ -204,12 +229,15 @@ func lastLine(b *builder, off int) int {
 func (b *builder) build(f *syntax.Form) (*node, *comment) {
 	n := b.newNode(f)
 	if f.Kind != syntax.FormList {
-		n.atom = b.src[f.Span.Start:f.Span.End]
-		n.width = utf8.RuneCount(n.atom)
+		n.width = int32(utf8.RuneCount(b.src[f.Span.Start:f.Span.End]))
 		return n, nil
 	}
 	items, open, after, bubble := b.seq(f.Items, f, f.Span.End-1)
-	n.items, n.open, n.after = items, open, after
+	n.items = items
+	if open != nil || after != nil {
+		c := n.edit()
+		c.open, c.after = open, after
+	}
 	n.inner = open != nil || len(after) > 0
 	n.width = 2
 	for i, it := range items {
@@ -217,7 +245,7 @@ func (b *builder) build(f *syntax.Form) (*node, *comment) {
 			n.width++
 		}
 		n.width += it.width
-		if it.inner || it.trailing != nil || len(it.leading) > 0 {
+		if it.inner || it.c.trailing != nil || len(it.c.leading) > 0 {
 			n.inner = true
 		}
 	}
