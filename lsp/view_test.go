@@ -153,6 +153,8 @@ func TestViewMatchesFullCheck(t *testing.T) {
 						inAll++
 						if same {
 							inSame++
+						} else if os.Getenv("VIEW_DEBUG") != "" {
+							t.Logf("inside: %s: %s at offset %d (edit [%d,%d)) (-full +view):\n%s\ntext:\n%s", filepath.Base(file), q.name, off, v.a, v.ne, cmp.Diff(string(wj), string(gj)), text[max(0, off-300):min(len(text), off+100)])
 						}
 						continue
 					}
