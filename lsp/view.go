@@ -46,9 +46,8 @@ type view struct {
 	idx *index        // exact views only
 
 	// quick views
-	base *baseInfo
-	// the edit: old [a, oe) became new [a, ne)
-	a, oe, ne int
+	base             *baseInfo
+	oldSegs, newSegs []seg // the versions' units, matched
 	mod       *syntax.Form // the module form, its items without their contents
 	top       []vunit      // the file's top-level nodes
 	modDoc    string       // the module's doc comment, when modDocSet
@@ -76,6 +75,7 @@ type vunit struct {
 	head    string // a list's head symbol
 	item    int    // the index among the module's items (not parentheses or comments), -1 for those
 	changed bool
+	shift   int // from the base's offsets (unchanged units)
 	form    *syntax.Form // the unit's shallow form (lists and atoms)
 	decl    ast.Decl     // a changed declaration, built from the current text
 	rd      *unitRead
@@ -164,21 +164,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	if len(old.Nodes) == 0 || len(cur.Nodes) == 0 || old.HasError(0) || cur.HasError(0) {
 		return nil, "a syntax error"
 	}
-	o, n := old.Src, cur.Src
-	a := 0
-	for a < len(o) && a < len(n) && o[a] == n[a] {
-		a++
-	}
-	b := 0
-	for b < len(o)-a && b < len(n)-a && o[len(o)-1-b] == n[len(n)-1-b] {
-		b++
-	}
-	v := &view{sn: sn, a: a, oe: len(o) - b, ne: len(n) - b}
-	if bytes.Equal(o, n) {
-		v.a, v.oe, v.ne = len(n), len(n), len(n)
-	}
-	// Both versions' edits must lie among the module's children.
-	oldMod, oldTop, oldUnits, ok := moduleUnits(old)
+	_, oldTop, oldUnits, ok := moduleUnits(old)
 	if !ok {
 		return nil, "no module form"
 	}
@@ -186,37 +172,39 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	if !ok {
 		return nil, "no module form"
 	}
-	v.top = top
-	touches := func(sp syntax.Span, a, e int) bool { return sp.Start <= e && sp.End >= a }
-	inside := func(mod syntax.Span, a, e int) bool { return mod.Start < a && e < mod.End }
-	outside := func(mod syntax.Span, a, e int) bool { return e <= mod.Start || a >= mod.End }
-	switch {
-	case inside(old.Span(oldMod), v.a, v.oe) && inside(cur.Span(curMod), v.a, v.ne):
-	case outside(old.Span(oldMod), v.a, v.oe) && outside(cur.Span(curMod), v.a, v.ne):
+	v := &view{sn: sn, top: top, units: units}
+	// Match the units of the two versions: the file's top-level nodes but
+	// the module, and the module's children.
+	v.oldSegs, v.newSegs = segments(oldTop, oldUnits), segments(top, units)
+	matchSegments(old.Src, cur.Src, v.oldSegs, v.newSegs)
+	topChanged := false
+	for _, sg := range v.oldSegs {
+		if !sg.ok && !sg.inModule {
+			topChanged = true
+		}
+		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) {
+			return nil, "an edit to the module form's own items, parentheses or imports"
+		}
+	}
+	for _, sg := range v.newSegs {
+		if !sg.ok && !sg.inModule {
+			topChanged = true
+		}
+		if sg.inModule {
+			units[sg.unit].shift = sg.shift
+		}
+		if !sg.ok && sg.inModule {
+			if !editable(units[sg.unit]) {
+				return nil, "an edit to the module form's own items, parentheses or imports"
+			}
+			units[sg.unit].changed = true
+		}
+	}
+	if topChanged {
 		// comments or stray forms around the module: they declare
 		// nothing, but the comments above the module are its doc
-		if v.a < cur.Span(curMod).Start {
-			v.modDoc, v.modDocSet = docOf(cur, top, int(cur.Span(curMod).Start)), true
-		}
-	default:
-		return nil, "an edit to the module form's parentheses"
+		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
 	}
-	_ = oldTop
-	for _, u := range oldUnits {
-		if touches(u.span, v.a, v.oe) && !editable(u) {
-			return nil, "an edit to the module form's own items or imports"
-		}
-	}
-	for i := range units {
-		u := &units[i]
-		if touches(u.span, v.a, v.ne) {
-			if !editable(*u) {
-				return nil, "an edit to the module form's own items or imports"
-			}
-			u.changed = true
-		}
-	}
-	v.units = units
 	v.mod = &syntax.Form{Kind: syntax.FormList, Closed: true, Span: cur.Span(curMod)}
 	for i := range units {
 		if units[i].form != nil {
@@ -230,32 +218,41 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	for _, d := range base.File.Module.Decls {
 		v.baseDecl[d.Base().Form.Span.Start] = d
 	}
-	// An edit above a declaration may change its doc comment: the first
-	// list after a changed unit is read again when its doc differs.
-	for i := range units {
-		if !units[i].changed {
+	// An edit above a declaration may change its doc comment: a
+	// declaration after a changed unit, or whose comments above it or the
+	// unit before them moved differently, is read again when its doc
+	// differs.
+	for j := range units {
+		u := &units[j]
+		if u.changed || u.kind != syntax.KindList || !isDeclHead(u.head) {
 			continue
 		}
-		for j := i + 1; j < len(units); j++ {
-			u := &units[j]
-			if u.kind != syntax.KindList || !isDeclHead(u.head) {
-				continue
-			}
-			if d := v.baseDecl[v.toOld(u.span.Start)]; !u.changed && d != nil && isDeclHead(u.head) && v.docAbove(u) != d.Base().Doc {
+		suspect := false
+		k := j - 1
+		for ; k >= 0 && units[k].kind == syntax.KindComment; k-- {
+			suspect = suspect || units[k].changed || units[k].shift != u.shift
+		}
+		if k >= 0 {
+			suspect = suspect || units[k].changed || units[k].shift != u.shift
+		}
+		if !suspect {
+			continue
+		}
+		if p, ok := v.toOld(u.span.Start); ok {
+			if d := v.baseDecl[p]; d != nil && v.docAbove(u) != d.Base().Doc {
 				u.changed = true
 			}
-			break
 		}
 	}
-	changedAt := map[syntax.Span]bool{}
+	changedAt := map[int]bool{}
 	for _, u := range units {
 		if u.changed {
-			changedAt[u.span] = true
+			changedAt[u.span.Start] = true
 		}
 	}
 	for _, d := range base.File.Module.Decls {
 		sp, ok := v.spanFromOld(d.Base().Form.Span)
-		if touches(d.Base().Form.Span, v.a, v.oe) || !ok || changedAt[sp] {
+		if !ok || changedAt[sp.Start] {
 			v.replaced[d] = true
 		} else if d.Base().Name.Valid() {
 			kept[d.Base().Name.Name] = true
@@ -277,6 +274,69 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	}
 	v.base = sn.baseInfoOf(base)
 	return v, ""
+}
+
+// seg is one unit of a version for matching: a top-level node other than
+// the module, or a child of the module.
+type seg struct {
+	span     syntax.Span
+	kind     syntax.Kind
+	inModule bool
+	unit     int  // the index among the module's children (inModule)
+	ok       bool // matched with a unit of the same text in the other version
+	shift    int  // from the old version's offsets to the new one's (ok)
+}
+
+// segments lists a version's units in order.
+func segments(top, units []vunit) []seg {
+	var out []seg
+	for _, t := range top {
+		if len(units) > 0 && t.span.Start <= units[0].span.Start && units[len(units)-1].span.End <= t.span.End && t.kind == syntax.KindList {
+			for i, u := range units {
+				out = append(out, seg{span: u.span, kind: u.kind, inModule: true, unit: i})
+			}
+			continue
+		}
+		out = append(out, seg{span: t.span, kind: t.kind})
+	}
+	return out
+}
+
+// matchLookahead bounds how far matchSegments looks for the next unit
+// the two versions share after a difference.
+const matchLookahead = 8
+
+// matchSegments pairs the units of two versions that have the same text,
+// in order: where they differ, the nearest pair of equal units within
+// matchLookahead resumes the matching and the units skipped are changed.
+func matchSegments(osrc, nsrc []byte, os, ns []seg) {
+	same := func(i, j int) bool {
+		a, b := os[i], ns[j]
+		return a.kind == b.kind && a.inModule == b.inModule && bytes.Equal(osrc[a.span.Start:a.span.End], nsrc[b.span.Start:b.span.End])
+	}
+	i, j := 0, 0
+	for i < len(os) && j < len(ns) {
+		if same(i, j) {
+			os[i].ok, ns[j].ok = true, true
+			os[i].shift = ns[j].span.Start - os[i].span.Start
+			ns[j].shift = os[i].shift
+			i, j = i+1, j+1
+			continue
+		}
+		di, dj := 1, 1 // replace one unit by one when nothing matches nearby
+	search:
+		for d := 1; d <= matchLookahead; d++ {
+			for k := 0; k <= d; k++ {
+				for _, p := range [][2]int{{k, d}, {d, k}} {
+					if i+p[0] < len(os) && j+p[1] < len(ns) && same(i+p[0], j+p[1]) {
+						di, dj = p[0], p[1]
+						break search
+					}
+				}
+			}
+		}
+		i, j = i+di, j+dj
+	}
 }
 
 // editable reports whether an edit may touch unit u with the view still
@@ -310,7 +370,7 @@ func isDeclHead(h string) bool {
 func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 	mod = -1
 	for k := c.FirstChild(0); k >= 0; k = c.Next(k) {
-		top = append(top, vunit{node: k, span: c.Span(k), kind: c.Kind(k), item: -1})
+		top = append(top, unitOf(c, k))
 		if mod < 0 && c.Kind(k) == syntax.KindList && listHead(c, k) == "module" {
 			mod = k
 		}
@@ -320,25 +380,31 @@ func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 	}
 	items := 0
 	for j := c.FirstChild(mod); j >= 0; j = c.Next(j) {
-		u := vunit{node: j, span: c.Span(j), kind: c.Kind(j), rd: &unitRead{}, item: -1}
+		u := unitOf(c, j)
 		if k := u.kind; k != syntax.KindLParen && k != syntax.KindRParen && k != syntax.KindComment {
 			u.item = items
 			items++
 		}
-		switch u.kind {
-		case syntax.KindList:
-			u.head = listHead(c, j)
-			u.form = &syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
-		case syntax.KindSymbol:
-			u.form = &syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(j)}
-		case syntax.KindNumber:
-			u.form = &syntax.Form{Kind: syntax.FormNumber, Span: u.span, Text: c.Text(j)}
-		case syntax.KindString:
-			u.form = &syntax.Form{Kind: syntax.FormString, Span: u.span}
-		}
 		units = append(units, u)
 	}
 	return mod, top, units, true
+}
+
+// unitOf makes node k a unit, with its shallow form.
+func unitOf(c *syntax.CST, k int32) vunit {
+	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), rd: &unitRead{}, item: -1}
+	switch u.kind {
+	case syntax.KindList:
+		u.head = listHead(c, k)
+		u.form = &syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
+	case syntax.KindSymbol:
+		u.form = &syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(k)}
+	case syntax.KindNumber:
+		u.form = &syntax.Form{Kind: syntax.FormNumber, Span: u.span, Text: c.Text(k)}
+	case syntax.KindString:
+		u.form = &syntax.Form{Kind: syntax.FormString, Span: u.span}
+	}
+	return u
 }
 
 // listHead is the head symbol of list node k, "" when it has none.
@@ -426,34 +492,59 @@ func (v *view) unitAt(off int) int {
 	return found
 }
 
-// inEdit reports whether a current offset lies in a changed unit or the
-// edit itself.
+// inEdit reports whether a current offset lies in a changed unit.
 func (v *view) inEdit(off int) bool {
-	if off >= v.a && off <= v.ne && v.ne > v.a {
+	if v.pkg != nil {
+		return false
+	}
+	if sg, ok := segAt(v.newSegs, off, false); ok && !sg.ok {
 		return true
 	}
 	i := v.unitAt(off)
 	return i >= 0 && v.units[i].changed
 }
 
-// toOld maps a current offset outside the edit to the base's.
-func (v *view) toOld(off int) int {
-	if off <= v.a {
-		return off
+// segAt returns the unit whose span holds p (its end included) or, in a
+// gap, the unit before it; on a boundary two units share, preferMatched
+// picks a matched one, else a changed one.
+func segAt(segs []seg, p int, preferMatched bool) (seg, bool) {
+	i := sort.Search(len(segs), func(k int) bool { return segs[k].span.End >= p })
+	var best seg
+	found := false
+	for ; i < len(segs) && segs[i].span.Start <= p; i++ {
+		if !found || segs[i].ok && !best.ok && preferMatched || !segs[i].ok && best.ok && !preferMatched {
+			best, found = segs[i], true
+		}
 	}
-	return off - v.ne + v.oe
+	if found {
+		return best, true
+	}
+	if i > 0 {
+		return segs[i-1], true // in the gap after unit i-1
+	}
+	if len(segs) > 0 {
+		return seg{ok: true}, true // before the first unit: nothing moved there
+	}
+	return seg{}, false
 }
 
-// fromOld maps a base offset outside the edit to the current text's; ok
-// is false inside the edit.
-func (v *view) fromOld(p int) (int, bool) {
-	switch {
-	case p <= v.a:
-		return p, true
-	case p >= v.oe:
-		return p + v.ne - v.oe, true
+// toOld maps a current offset outside the changed units to the base's.
+func (v *view) toOld(off int) (int, bool) {
+	sg, ok := segAt(v.newSegs, off, false)
+	if !ok || !sg.ok {
+		return 0, false
 	}
-	return 0, false
+	return off - sg.shift, true
+}
+
+// fromOld maps a base offset outside the changed units to the current
+// text's; ok is false inside a changed unit.
+func (v *view) fromOld(p int) (int, bool) {
+	sg, ok := segAt(v.oldSegs, p, true)
+	if !ok || !sg.ok {
+		return 0, false
+	}
+	return p + sg.shift, true
 }
 
 func (v *view) spanFromOld(sp syntax.Span) (syntax.Span, bool) {
@@ -479,8 +570,8 @@ func (v *view) check() {
 			u := &v.units[i]
 			u.changed = true
 			u.decl = v.declOf(u)
-			if d := v.baseDecl[v.toOld(u.span.Start)]; d != nil {
-				v.replaced[d] = true
+			if p, ok := v.toOld(u.span.Start); ok && v.baseDecl[p] != nil {
+				v.replaced[v.baseDecl[p]] = true
 			}
 		}
 		v.newDecls = v.newDecls[:0]
@@ -645,8 +736,8 @@ func (v *view) at(off int) (*check.Symbol, syntax.Span) {
 		return s, sp
 	}
 	v.check()
-	if !v.inEdit(off) {
-		s, sp, _ := v.base.idx.at(v.toOld(off))
+	if q, ok := v.toOld(off); ok && !v.inEdit(off) {
+		s, sp, _ := v.base.idx.at(q)
 		if s == nil {
 			return nil, syntax.Span{}
 		}
@@ -683,27 +774,40 @@ func (v *view) path(off int) []*syntax.Form {
 	if v.pkg != nil {
 		return formPath(v.pkg.File.Source.Forms, off)
 	}
-	m := v.mod
-	if !(m.Span.Start <= off && off < m.Span.End) {
-		return nil
+	holds := func(f *syntax.Form) bool {
+		return f != nil && f.Span.Start <= off && (off < f.Span.End || off == f.Span.End && f.Kind != syntax.FormList)
 	}
-	path := []*syntax.Form{m}
-	for i := range v.units {
-		u := &v.units[i]
-		f := u.form
-		if f == nil || !(f.Span.Start <= off && (off < f.Span.End || off == f.Span.End && f.Kind != syntax.FormList)) {
-			continue
-		}
+	// pathIn is the path from unit u down.
+	pathIn := func(u *vunit) []*syntax.Form {
 		full, _ := v.read(u)
 		if full == nil {
-			return path
+			return nil
 		}
 		if full.Kind != syntax.FormList {
-			return append(path, full)
+			return []*syntax.Form{full}
 		}
-		return append(append(path, full), formPath(full.Items, off)...)
+		return append([]*syntax.Form{full}, formPath(full.Items, off)...)
 	}
-	return path
+	for i := range v.top {
+		t := &v.top[i]
+		if t.span != v.mod.Span {
+			if holds(t.form) {
+				return pathIn(t)
+			}
+			continue
+		}
+		if !holds(v.mod) {
+			continue
+		}
+		path := []*syntax.Form{v.mod}
+		for j := range v.units {
+			if u := &v.units[j]; holds(u.form) {
+				return append(path, pathIn(u)...)
+			}
+		}
+		return path
+	}
+	return nil
 }
 
 // declAt returns the declaration whose form is f (path[1] of a path).
@@ -750,8 +854,8 @@ func (v *view) decls() []ast.Decl {
 			if u.decl != nil {
 				out = append(out, u.decl)
 			}
-		} else if d := v.baseDecl[v.toOld(u.span.Start)]; d != nil {
-			out = append(out, d)
+		} else if p, ok := v.toOld(u.span.Start); ok && v.baseDecl[p] != nil {
+			out = append(out, v.baseDecl[p])
 		}
 	}
 	return out
@@ -849,7 +953,11 @@ func (v *view) localsNear(off int) []*check.Symbol {
 		}
 		return out
 	}
-	os, oe := v.toOld(u.span.Start), v.toOld(u.span.End)
+	os, ok1 := v.toOld(u.span.Start)
+	oe, ok2 := v.toOld(u.span.End)
+	if !ok1 || !ok2 {
+		return nil
+	}
 	ls := v.base.locals
 	for k := sort.Search(len(ls), func(k int) bool { return ls[k].Span.Start >= os }); k < len(ls) && ls[k].Span.Start <= oe; k++ {
 		if c := v.current(ls[k]); c != nil {
@@ -912,7 +1020,10 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 	if u := &v.units[i]; u.changed {
 		return u.decl, off, id
 	}
-	q = v.toOld(off)
+	q, ok := v.toOld(off)
+	if !ok {
+		return nil, off, id
+	}
 	for _, d := range v.base.res.File.Module.Decls {
 		if sp := d.Base().Form.Span; sp.Start <= q && q < sp.End && !v.replaced[d] {
 			return d, q, func(sp syntax.Span) syntax.Span { s, _ := v.spanFromOld(sp); return s }

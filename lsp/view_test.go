@@ -154,7 +154,7 @@ func TestViewMatchesFullCheck(t *testing.T) {
 						if same {
 							inSame++
 						} else if os.Getenv("VIEW_DEBUG") != "" {
-							t.Logf("inside: %s: %s at offset %d (edit [%d,%d)) (-full +view):\n%s\ntext:\n%s", filepath.Base(file), q.name, off, v.a, v.ne, cmp.Diff(string(wj), string(gj)), text[max(0, off-300):min(len(text), off+100)])
+							t.Logf("inside: %s: %s at offset %d (-full +view):\n%s\ntext:\n%s", filepath.Base(file), q.name, off, cmp.Diff(string(wj), string(gj)), text[max(0, off-300):min(len(text), off+100)])
 						}
 						continue
 					}
@@ -165,10 +165,10 @@ func TestViewMatchesFullCheck(t *testing.T) {
 					}
 					line := strings.Count(text[:off], "\n") + 1
 					if os.Getenv("VIEW_DEBUG") != "" {
-						t.Logf("edited text:\n%s\n---", text[max(0, v.a-200):min(len(text), v.ne+200)])
+						t.Logf("edited text:\n%s\n---", text[max(0, off-400):min(len(text), off+200)])
 					}
-					t.Errorf("%s: %s at line %d (offset %d, edit [%d,%d)) differs from a full check (-full +view):\n%s",
-						filepath.Base(file), q.name, line, off, v.a, v.ne, cmp.Diff(string(wj), string(gj)))
+					t.Errorf("%s: %s at line %d (offset %d) differs from a full check (-full +view):\n%s",
+						filepath.Base(file), q.name, line, off, cmp.Diff(string(wj), string(gj)))
 				}
 			}
 		}
