@@ -47,15 +47,15 @@ type view struct {
 
 	// quick views
 	base             *baseInfo
-	oldSegs, newSegs []seg // the versions' units, matched
-	mod       *syntax.Form // the module form, its items without their contents
-	top       []vunit      // the file's top-level nodes
-	modDoc    string       // the module's doc comment, when modDocSet
-	modDocSet bool
-	units     []vunit    // the current module's children, in order
-	newDecls  []ast.Decl // the changed units' declarations, in order
-	replaced  map[ast.Decl]bool
-	baseDecl  map[int]ast.Decl // the base's declarations by start
+	oldSegs, newSegs []seg        // the versions' units, matched
+	mod              *syntax.Form // the module form, its items without their contents
+	top              []vunit      // the file's top-level nodes
+	modDoc           string       // the module's doc comment, when modDocSet
+	modDocSet        bool
+	units            []vunit    // the current module's children, in order
+	newDecls         []ast.Decl // the changed units' declarations, in order
+	replaced         map[ast.Decl]bool
+	baseDecl         map[int]ast.Decl // the base's declarations by start
 
 	mu      sync.Mutex // guards what follows
 	checked bool
@@ -75,7 +75,7 @@ type vunit struct {
 	head    string // a list's head symbol
 	item    int    // the index among the module's items (not parentheses or comments), -1 for those
 	changed bool
-	shift   int // from the base's offsets (unchanged units)
+	shift   int          // from the base's offsets (unchanged units)
 	form    *syntax.Form // the unit's shallow form (lists and atoms)
 	decl    ast.Decl     // a changed declaration, built from the current text
 	rd      *unitRead
