@@ -53,8 +53,10 @@ type docCache struct {
 	mu      sync.Mutex
 	tokens  tokenResult
 	dryRuns map[string]dryRun
-	// base is what the views of the latest base share (view.go).
-	base *baseInfo
+	// base is what the views of the latest base share, units the units
+	// of the last versions viewed (view.go).
+	base  *baseInfo
+	units []cstUnits
 }
 
 // close releases the document's tree and stops its pending full check.
@@ -155,7 +157,7 @@ type snapshot struct {
 	done    atomic.Bool
 	// the views requests read (view.go)
 	viewOnce sync.Once
-	qv       *view
+	qv       atomic.Pointer[view]
 	evOnce   sync.Once
 	ev       *view
 	idxOnce  sync.Once

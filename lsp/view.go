@@ -43,7 +43,6 @@ var quickViews, fullViews atomic.Int64
 type view struct {
 	sn  *snapshot
 	pkg *load.Package // exact views only
-	idx *index        // exact views only
 
 	// quick views
 	base             *baseInfo
@@ -55,7 +54,6 @@ type view struct {
 	units            []vunit    // the current module's children, in order
 	newDecls         []ast.Decl // the changed units' declarations, in order
 	replaced         map[ast.Decl]bool
-	baseDecl         map[int]ast.Decl // the base's declarations by start
 
 	mu      sync.Mutex // guards what follows
 	checked bool
@@ -93,7 +91,6 @@ type unitRead struct {
 type baseInfo struct {
 	res   *check.Result
 	cst   *syntax.CST
-	idx   *index
 	enums []*check.Symbol
 	// locals are the local symbols, by name start.
 	locals []*check.Symbol
@@ -108,7 +105,7 @@ func (sn *snapshot) baseInfoOf(base *check.Result) *baseInfo {
 	if c.base != nil && c.base.res == base {
 		return c.base
 	}
-	bi := &baseInfo{res: base, cst: base.File.Source.CST, idx: newIndex(&load.Package{Result: base, File: base.File})}
+	bi := &baseInfo{res: base, cst: base.File.Source.CST}
 	for _, s := range base.Symbols {
 		switch s.Kind {
 		case check.SymEnumMember:
@@ -122,28 +119,62 @@ func (sn *snapshot) baseInfoOf(base *check.Result) *baseInfo {
 	return bi
 }
 
+// at answers what index.at would on an index of the base, by one pass over
+// its references and symbols (sorting them all, for an index, costs more
+// than a request should while the base changes at every full check): the
+// reference covering off that starts first, else the symbol of the file
+// whose name covers off that starts first.
+func (bi *baseInfo) at(off int) (*check.Symbol, syntax.Span) { return scanAt(bi.res, off) }
+
+// scanAt is index.at over a check result, without building an index.
+func scanAt(res *check.Result, off int) (*check.Symbol, syntax.Span) {
+	var best *check.Ref
+	for i := range res.Refs {
+		r := &res.Refs[i]
+		if r.Span.Contains(off) && (best == nil || r.Span.Start < best.Span.Start) {
+			best = r
+		}
+	}
+	if best != nil {
+		return best.Sym, best.Span
+	}
+	var def *check.Symbol
+	for _, s := range res.Symbols {
+		if s.Span.End > s.Span.Start && s.Span.Contains(off) && res.Local(s) && (def == nil || s.Span.Start < def.Span.Start) {
+			def = s
+		}
+	}
+	if def != nil {
+		return def, def.Span
+	}
+	return nil, syntax.Span{}
+}
+
 // view returns the view requests on the snapshot read: its own check when
 // that is done, else one built from its base when that is sound, else its
 // own check (computed now).
 func (sn *snapshot) view() *view {
+	if v := sn.qv.Load(); v != nil {
+		return v // the same answers whichever comes first
+	}
 	if sn.done.Load() {
 		return sn.exactView()
 	}
 	sn.viewOnce.Do(func() {
 		if v := sn.quickView(); v != nil {
 			quickViews.Add(1)
-			sn.qv = v
+			sn.qv.Store(v)
 		}
 	})
-	if sn.qv != nil {
-		return sn.qv
+	if v := sn.qv.Load(); v != nil {
+		return v
 	}
 	fullViews.Add(1)
 	return sn.exactView()
 }
 
 func (sn *snapshot) exactView() *view {
-	sn.evOnce.Do(func() { sn.ev = &view{sn: sn, pkg: sn.Package(), idx: sn.Index()} })
+	sn.evOnce.Do(func() { sn.ev = &view{sn: sn, pkg: sn.Package()} })
 	return sn.ev
 }
 
@@ -164,7 +195,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	if len(old.Nodes) == 0 || len(cur.Nodes) == 0 || old.HasError(0) || cur.HasError(0) {
 		return nil, "a syntax error"
 	}
-	_, oldTop, oldUnits, ok := moduleUnits(old)
+	_, oldTop, oldUnits, ok := sn.cache.unitsOf(old)
 	if !ok {
 		return nil, "no module form"
 	}
@@ -172,6 +203,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	if !ok {
 		return nil, "no module form"
 	}
+	sn.cache.keepUnits(cur, curMod, top, units)
 	v := &view{sn: sn, top: top, units: units}
 	// Match the units of the two versions: the file's top-level nodes but
 	// the module, and the module's children.
@@ -214,10 +246,6 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	// The declarations replaced and their replacements.
 	v.replaced = map[ast.Decl]bool{}
 	kept := map[string]bool{}
-	v.baseDecl = map[int]ast.Decl{}
-	for _, d := range base.File.Module.Decls {
-		v.baseDecl[d.Base().Form.Span.Start] = d
-	}
 	// An edit above a declaration may change its doc comment: a
 	// declaration after a changed unit, or whose comments above it or the
 	// unit before them moved differently, is read again when its doc
@@ -239,7 +267,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 			continue
 		}
 		if p, ok := v.toOld(u.span.Start); ok {
-			if d := v.baseDecl[p]; d != nil && v.docAbove(u) != d.Base().Doc {
+			if d := v.baseDecl(p); d != nil && v.docAbove(u) != d.Base().Doc {
 				u.changed = true
 			}
 		}
@@ -339,6 +367,17 @@ func matchSegments(osrc, nsrc []byte, os, ns []seg) {
 	}
 }
 
+// baseDecl returns the base's declaration whose form starts at p, nil
+// when none does (the declarations are in source order).
+func (v *view) baseDecl(p int) ast.Decl {
+	ds := v.sn.base.File.Module.Decls
+	i := sort.Search(len(ds), func(k int) bool { return ds[k].Base().Form.Span.Start >= p })
+	if i < len(ds) && ds[i].Base().Form.Span.Start == p {
+		return ds[i]
+	}
+	return nil
+}
+
 // editable reports whether an edit may touch unit u with the view still
 // built from the base: a declaration, a comment, the capsule or profile
 // clause (they declare nothing requests read), not the module's keyword,
@@ -364,6 +403,39 @@ func isDeclHead(h string) bool {
 	return false
 }
 
+// cstUnits are the units of one version, kept so that the view of a later
+// version, whose base is this one's check, does not cut it again.
+type cstUnits struct {
+	cst        *syntax.CST
+	mod        int32
+	top, units []vunit
+}
+
+// unitsOf returns the units of c (the base's text): those kept when c was
+// a snapshot's, else cut now. Only their spans, kinds, heads and item
+// numbers are read.
+func (dc *docCache) unitsOf(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
+	dc.mu.Lock()
+	for _, k := range dc.units {
+		if k.cst == c {
+			dc.mu.Unlock()
+			return k.mod, k.top, k.units, true
+		}
+	}
+	dc.mu.Unlock()
+	return moduleUnits(c)
+}
+
+// keepUnits keeps the units of the last few versions.
+func (dc *docCache) keepUnits(c *syntax.CST, mod int32, top, units []vunit) {
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	dc.units = append(dc.units, cstUnits{c, mod, top, units})
+	if len(dc.units) > 4 {
+		dc.units = append(dc.units[:0:0], dc.units[len(dc.units)-4:]...)
+	}
+}
+
 // moduleUnits finds the file's module list (the first list headed
 // `module`) and cuts the file into its top-level nodes and the module into
 // its children; ok is false when there is no module.
@@ -379,8 +451,16 @@ func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 		return -1, nil, nil, false
 	}
 	items := 0
+	n := 0
 	for j := c.FirstChild(mod); j >= 0; j = c.Next(j) {
-		u := unitOf(c, j)
+		n++
+	}
+	units = make([]vunit, 0, n)
+	reads := make([]unitRead, n)
+	forms := make([]syntax.Form, n)
+	for j := c.FirstChild(mod); j >= 0; j = c.Next(j) {
+		k := len(units)
+		u := unitIn(c, j, &reads[k], &forms[k])
 		if k := u.kind; k != syntax.KindLParen && k != syntax.KindRParen && k != syntax.KindComment {
 			u.item = items
 			items++
@@ -391,19 +471,26 @@ func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 }
 
 // unitOf makes node k a unit, with its shallow form.
-func unitOf(c *syntax.CST, k int32) vunit {
-	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), rd: &unitRead{}, item: -1}
+func unitOf(c *syntax.CST, k int32) vunit { return unitIn(c, k, &unitRead{}, &syntax.Form{}) }
+
+// unitIn is unitOf with the unit's read state and form allocated by the
+// caller.
+func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
+	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), rd: rd, item: -1}
 	switch u.kind {
 	case syntax.KindList:
 		u.head = listHead(c, k)
-		u.form = &syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
+		*f = syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
 	case syntax.KindSymbol:
-		u.form = &syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(k)}
+		*f = syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(k)}
 	case syntax.KindNumber:
-		u.form = &syntax.Form{Kind: syntax.FormNumber, Span: u.span, Text: c.Text(k)}
+		*f = syntax.Form{Kind: syntax.FormNumber, Span: u.span, Text: c.Text(k)}
 	case syntax.KindString:
-		u.form = &syntax.Form{Kind: syntax.FormString, Span: u.span}
+		*f = syntax.Form{Kind: syntax.FormString, Span: u.span}
+	default:
+		return u
 	}
+	u.form = f
 	return u
 }
 
@@ -570,8 +657,8 @@ func (v *view) check() {
 			u := &v.units[i]
 			u.changed = true
 			u.decl = v.declOf(u)
-			if p, ok := v.toOld(u.span.Start); ok && v.baseDecl[p] != nil {
-				v.replaced[v.baseDecl[p]] = true
+			if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
+				v.replaced[v.baseDecl(p)] = true
 			}
 		}
 		v.newDecls = v.newDecls[:0]
@@ -732,12 +819,11 @@ func (v *view) current(s *check.Symbol) *check.Symbol {
 // and the span of that name, in the current version.
 func (v *view) at(off int) (*check.Symbol, syntax.Span) {
 	if v.pkg != nil {
-		s, sp, _ := v.idx.at(off)
-		return s, sp
+		return scanAt(v.pkg.Result, off)
 	}
 	v.check()
 	if q, ok := v.toOld(off); ok && !v.inEdit(off) {
-		s, sp, _ := v.base.idx.at(q)
+		s, sp := v.base.at(q)
 		if s == nil {
 			return nil, syntax.Span{}
 		}
@@ -854,8 +940,8 @@ func (v *view) decls() []ast.Decl {
 			if u.decl != nil {
 				out = append(out, u.decl)
 			}
-		} else if p, ok := v.toOld(u.span.Start); ok && v.baseDecl[p] != nil {
-			out = append(out, v.baseDecl[p])
+		} else if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
+			out = append(out, v.baseDecl(p))
 		}
 	}
 	return out
