@@ -350,6 +350,10 @@ func main() {
 	gopls := *goplsFlag
 	if gopls == "" {
 		gopls = findGopls()
+	} else if p, err := exec.LookPath(gopls); err == nil {
+		gopls = p
+	} else {
+		gopls = "" // named but not there: not measured
 	}
 	var peer *result
 	peerVersion := ""
