@@ -181,6 +181,11 @@ vscode:
 	if grep -q 'WARNING' "$(CURDIR)/build/vsce.log"; then echo "error: vsce printed a packaging warning (build/vsce.log); fix the package" >&2; exit 1; fi; \
 	echo "built build/capsulang-$$version.vsix"
 
+# gopls, the peer bench/lspbench measures: GOPLS, else gopls on PATH, else
+# $(go env GOPATH)/bin/gopls, installed there by `make bench` when missing.
+GOPLS ?= $(shell command -v gopls 2>/dev/null)
+GOPLS_VERSION ?= v0.21.1
+
 bench: build
 	@mkdir -p build
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./... | tee build/bench.txt
@@ -190,8 +195,10 @@ bench: build
 	@$(GO) run ./bench/summary build/bench.txt build/scaling.txt
 	@echo; echo "== machine runtime, side by side with XState v5 (bench/machinecmp, bench/xstate) =="
 	@$(GO) run ./bench/machinecmp build/bench.txt
-	@echo; echo "== language server (bench/lspbench, driving $(CAPS) over stdio) =="
-	@$(GO) run ./bench/lspbench -caps $(CAPS) -edits 200 -mem-edits 10000
+	@echo; echo "== language server (bench/lspbench, driving $(CAPS) over stdio; gopls as the peer) =="
+	@gopls="$(GOPLS)"; if [ -z "$$gopls" ]; then gopls="$$($(GO) env GOPATH)/bin/gopls"; \
+	  [ -x "$$gopls" ] || GOFLAGS=-mod=mod $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION) || echo "gopls could not be installed: the peer is not measured"; fi; \
+	$(GO) run ./bench/lspbench -caps $(CAPS) -edits 200 -mem-edits 10000 -gopls "$$gopls"
 
 grammar:
 	@if [ -z "$(TS)" ]; then echo "error: tree-sitter CLI not found (TREE_SITTER=$(TREE_SITTER))" >&2; exit 1; fi

@@ -10,6 +10,7 @@ import (
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/cond"
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
 
@@ -18,49 +19,52 @@ import (
 // the default context, or which rules may hold when the context
 // matters), and what else bounds it; over a rule's condition string, its
 // parsed form and what its names read. Nil elsewhere.
-func authorityHover(sn *snapshot, off int) *protocol.Hover {
-	pkg := sn.Package()
-	mod := pkg.File.Module
-	if mod == nil {
+func authorityHover(v *view, off int) *protocol.Hover {
+	decl, q, back := v.declFor(off)
+	if decl == nil {
 		return nil
 	}
+	decls := v.decls()
+	mod := &ast.Module{Decls: decls}
 	model := authority.FromModule(mod)
 	if !model.Governed() {
 		return nil
 	}
+	rng := func(sp syntax.Span) *protocol.Range { return ptrRange(v.sn.rng(back(sp))) }
 	for _, p := range model.Policies {
+		if ast.Decl(p.Decl) != decl {
+			continue
+		}
 		for _, r := range p.Rules {
-			if r.Str != nil && r.Str.Span.Start <= off && off < r.Str.Span.End {
-				return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: conditionMarkdown(pkg.Result, mod, model, p, r)},
-					Range: ptrRange(sn.rng(r.Str.Span))}
+			if r.Str != nil && r.Str.Span.Start <= q && q < r.Str.Span.End {
+				return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: conditionMarkdown(v, decls, model, p, r)},
+					Range: rng(r.Str.Span)}
 			}
 		}
 	}
-	for _, d := range mod.Decls {
-		mach, ok := d.(*ast.Machine)
-		if !ok {
-			continue
-		}
-		for _, st := range mach.States {
-			for _, t := range st.Transitions {
-				var pol *authority.Policy
-				for _, e := range t.Effects {
-					target := ""
-					if len(e.Targets) > 0 {
-						target = e.Targets[0].Name
-					}
-					if e.Name.Name == "policy.evaluate" {
-						pol = model.Policy(target)
-					}
-					if off < e.Name.Span.Start || off >= e.Name.Span.End {
-						continue
-					}
-					if authority.ControlEffects[e.Name.Name] {
-						return nil
-					}
-					md := intentMarkdown(pkg.Result, mach, model, pol, e.Name.Name, target)
-					return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(e.Name.Span))}
+	mach, ok := decl.(*ast.Machine)
+	if !ok {
+		return nil
+	}
+	for _, st := range mach.States {
+		for _, t := range st.Transitions {
+			var pol *authority.Policy
+			for _, e := range t.Effects {
+				target := ""
+				if len(e.Targets) > 0 {
+					target = e.Targets[0].Name
 				}
+				if e.Name.Name == "policy.evaluate" {
+					pol = model.Policy(target)
+				}
+				if q < e.Name.Span.Start || q >= e.Name.Span.End {
+					continue
+				}
+				if authority.ControlEffects[e.Name.Name] {
+					return nil
+				}
+				md := intentMarkdown(v, mach, model, pol, e.Name.Name, target)
+				return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: rng(e.Name.Span)}
 			}
 		}
 	}
@@ -68,12 +72,10 @@ func authorityHover(sn *snapshot, off int) *protocol.Hover {
 }
 
 // machineFields is a machine's context with its checked types.
-func machineFields(res *check.Result, mach *ast.Machine) []authority.Field {
+func machineFields(v *view, mach *ast.Machine) []authority.Field {
 	var out []authority.Field
-	for _, s := range res.Symbols {
-		if s.Kind == check.SymContextField && s.Parent != nil && s.Parent.Decl == ast.Decl(mach) {
-			out = append(out, authority.Field{Name: s.Name, Type: s.Type})
-		}
+	for _, s := range v.membersOf(mach, check.SymContextField) {
+		out = append(out, authority.Field{Name: s.Name, Type: s.Type})
 	}
 	return out
 }
@@ -108,8 +110,8 @@ func zeroLookup(fields []authority.Field) cond.Lookup {
 	}
 }
 
-func intentMarkdown(res *check.Result, mach *ast.Machine, model *authority.Model, pol *authority.Policy, effect, target string) string {
-	fields := machineFields(res, mach)
+func intentMarkdown(v *view, mach *ast.Machine, model *authority.Model, pol *authority.Policy, effect, target string) string {
+	fields := machineFields(v, mach)
 	env := func(p *authority.Policy) *cond.Env { return p.Env(fields) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "**authority** of `%s`", authority.EffectString(effect, target))
@@ -142,7 +144,7 @@ func intentMarkdown(res *check.Result, mach *ast.Machine, model *authority.Model
 	return b.String()
 }
 
-func conditionMarkdown(res *check.Result, mod *ast.Module, model *authority.Model, p *authority.Policy, r *authority.Rule) string {
+func conditionMarkdown(v *view, decls []ast.Decl, model *authority.Model, p *authority.Policy, r *authority.Rule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**condition** of `on %s` in policy `%s`", r.Outcome, p.Name)
 	if r.Expr == nil {
@@ -151,9 +153,9 @@ func conditionMarkdown(res *check.Result, mod *ast.Module, model *authority.Mode
 	}
 	fmt.Fprintf(&b, "\n\n```\n%s\n```", cond.Format(r.Expr))
 	var fields []authority.Field
-	for _, d := range mod.Decls {
+	for _, d := range decls {
 		if mach, ok := d.(*ast.Machine); ok {
-			fields = machineFields(res, mach)
+			fields = machineFields(v, mach)
 			break
 		}
 	}

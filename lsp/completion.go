@@ -43,7 +43,6 @@ var declSnippets = map[string]string{
 }
 
 func completion(_ context.Context, sn *snapshot, off int) (any, error) {
-	pkg := sn.Package()
 	src := sn.cst.Src
 	// the prefix being typed
 	start := off
@@ -52,8 +51,7 @@ func completion(_ context.Context, sn *snapshot, off int) (any, error) {
 	}
 	prefix := string(src[start:off])
 	edit := syntax.Span{Start: start, End: off}
-	_ = pkg
-	cc := &completer{sn: sn, prefix: prefix, edit: edit}
+	cc := &completer{sn: sn, v: sn.view(), prefix: prefix, edit: edit}
 	cc.collect(off)
 	items := cc.items
 	sort.SliceStable(items, func(i, j int) bool { return items[i].SortText+items[i].Label < items[j].SortText+items[j].Label })
@@ -70,6 +68,7 @@ func isSymbolByte(b byte) bool {
 
 type completer struct {
 	sn     *snapshot
+	v      *view // what the snapshot's requests read
 	prefix string
 	edit   syntax.Span
 	items  []protocol.CompletionItem
@@ -113,8 +112,7 @@ func (cc *completer) keywords(kws []string, detail string) {
 
 // collect decides what fits at off.
 func (cc *completer) collect(off int) {
-	file := cc.sn.Package().File
-	path := formPath(file.Source.Forms, off)
+	path := cc.v.path(off)
 	// Drop the symbol being typed: completion is about its position.
 	if n := len(path); n > 0 && path[n-1].Kind != syntax.FormList {
 		path = path[:n-1]
@@ -195,7 +193,7 @@ func (cc *completer) collect(off int) {
 	}
 	if head == "event" && decl != nil && decl.Kind() == ast.KindSurface {
 		if s, ok := decl.(*ast.Surface); ok {
-			for _, d := range cc.sn.Package().File.Module.Decls {
+			for _, d := range cc.v.decls() {
 				if m, ok := d.(*ast.Machine); ok && m.Name.Name == s.Bind.Name {
 					cc.events(m)
 				}
@@ -256,15 +254,12 @@ func itemIndex(list *syntax.Form, off int) int {
 
 // enclosing finds the declaration and machine containing the path.
 func (cc *completer) enclosing(path []*syntax.Form) (ast.Decl, *ast.Machine) {
-	m := cc.sn.Package().File.Module
-	if m == nil || len(path) < 2 {
+	if !cc.v.hasModule() || len(path) < 2 {
 		return nil, nil
 	}
-	for _, d := range m.Decls {
-		if d.Base().Form == path[1] {
-			mc, _ := d.(*ast.Machine)
-			return d, mc
-		}
+	if d := cc.v.declAt(path[1]); d != nil {
+		mc, _ := d.(*ast.Machine)
+		return d, mc
 	}
 	return nil, nil
 }
@@ -341,11 +336,7 @@ func (cc *completer) contextFields(m *ast.Machine) {
 }
 
 func (cc *completer) decls(kinds ...ast.DeclKind) {
-	m := cc.sn.Package().File.Module
-	if m == nil {
-		return
-	}
-	for _, d := range m.Decls {
+	for _, d := range cc.v.decls() {
 		for _, k := range kinds {
 			if d.Kind() == k && d.Base().Name.Valid() {
 				cc.add(d.Base().Name.Name, protocol.CompletionItemKindReference, string(k), nil)
@@ -366,12 +357,8 @@ func (cc *completer) types() {
 
 // targets offers what an effect's target names.
 func (cc *completer) targets(e *catalog.Effect) {
-	m := cc.sn.Package().File.Module
-	if m == nil {
-		return
-	}
 	kind := strings.TrimSuffix(e.Target, "-optional")
-	for _, d := range m.Decls {
+	for _, d := range cc.v.decls() {
 		name := d.Base().Name.Name
 		switch d := d.(type) {
 		case *ast.Store:
@@ -481,11 +468,13 @@ func (cc *completer) expression(off int, decl ast.Decl, m *ast.Machine, path []*
 			cc.add(in.Name.Name, protocol.CompletionItemKindVariable, "input", nil)
 		}
 	}
-	for _, s := range cc.sn.Package().Result.Symbols {
-		if s.Kind == check.SymEnumMember && s.Parent != nil {
+	for _, s := range cc.v.enumMembers() {
+		if s.Parent != nil {
 			cc.add(s.Parent.Name+"."+s.Name, protocol.CompletionItemKindEnumMember, "enum member", nil)
 		}
-		if s.Kind == check.SymLocal && s.Full.Start <= off && s.Name != "result" && inside(path, s.Span.Start) {
+	}
+	for _, s := range cc.v.localsNear(off) {
+		if s.Full.Start <= off && s.Name != "result" && inside(path, s.Span.Start) {
 			cc.add(s.Name, protocol.CompletionItemKindVariable, "local", nil)
 		}
 	}

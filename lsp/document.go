@@ -53,6 +53,10 @@ type docCache struct {
 	mu      sync.Mutex
 	tokens  tokenResult
 	dryRuns map[string]dryRun
+	// base is what the views of the latest base share, units the units
+	// of the last versions viewed (view.go).
+	base  *baseInfo
+	units []cstUnits
 }
 
 // close releases the document's tree and stops its pending full check.
@@ -125,7 +129,7 @@ func (s *Server) openDocument(u protocol.DocumentURI) (*document, error) {
 // newSnapshot makes the document's current snapshot; s.mu must be held.
 func (s *Server) newSnapshot(d *document, version int32) *snapshot {
 	s.snapshots++
-	return &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc, cache: d.cache}
+	return &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc, cache: d.cache, base: d.base}
 }
 
 // snapshot is an immutable view of one document version.
@@ -139,15 +143,27 @@ type snapshot struct {
 	loader  *load.Loader
 	cache   *docCache // the document's, shared by its snapshots
 
+	// base is the document's base when the snapshot was made: the newest
+	// full check of an earlier version, from which requests are answered
+	// until the snapshot's own check is done (view.go); nil when there was
+	// none.
+	base *check.Result
+
 	// checked is the parsed and checked package: read it only through
 	// Package(), which computes it once (concurrent requests on one
-	// snapshot share it).
+	// snapshot share it); done is set once it is.
 	once    sync.Once
 	checked *load.Package
-	idxOnce sync.Once
-	idx     *index
-	exOnce  sync.Once
-	ex      []examples.Outcome
+	done    atomic.Bool
+	// the views requests read (view.go)
+	viewOnce sync.Once
+	qv       atomic.Pointer[view]
+	evOnce   sync.Once
+	ev       *view
+	idxOnce  sync.Once
+	idx      *index
+	exOnce   sync.Once
+	ex       []examples.Outcome
 	// verified is the snapshot's verification by Z3 (verify.go), started
 	// on save or by the capsulang.verify command; nil until then.
 	verified atomic.Pointer[verification]
@@ -169,6 +185,7 @@ func (sn *snapshot) Package() *load.Package {
 	sn.once.Do(func() {
 		f := ast.Build(syntax.Read(sn.cst))
 		sn.checked = sn.loader.CheckFileNoHash(sn.path, f)
+		sn.done.Store(true)
 	})
 	return sn.checked
 }
@@ -179,6 +196,15 @@ func (sn *snapshot) Index() *index {
 	pkg := sn.Package()
 	sn.idxOnce.Do(func() { sn.idx = newIndex(pkg) })
 	return sn.idx
+}
+
+// checkPath is the path the snapshot's checks give its own symbols
+// (check.Symbol.File).
+func (sn *snapshot) checkPath() string {
+	if sn.base != nil {
+		return sn.base.Path
+	}
+	return sn.Package().Result.Path
 }
 
 // lines is the position mapper of the snapshot's text.

@@ -20,7 +20,7 @@ type index struct {
 func newIndex(pkg *load.Package) *index {
 	ix := &index{pkg: pkg, uses: map[*check.Symbol][]syntax.Span{}}
 	ix.refs = append([]check.Ref(nil), pkg.Result.Refs...)
-	sort.Slice(ix.refs, func(i, j int) bool { return ix.refs[i].Span.Start < ix.refs[j].Span.Start })
+	sort.SliceStable(ix.refs, func(i, j int) bool { return ix.refs[i].Span.Start < ix.refs[j].Span.Start })
 	for _, r := range ix.refs {
 		ix.uses[r.Sym] = append(ix.uses[r.Sym], r.Span)
 	}
@@ -29,7 +29,7 @@ func newIndex(pkg *load.Package) *index {
 			ix.defs = append(ix.defs, s)
 		}
 	}
-	sort.Slice(ix.defs, func(i, j int) bool { return ix.defs[i].Span.Start < ix.defs[j].Span.Start })
+	sort.SliceStable(ix.defs, func(i, j int) bool { return ix.defs[i].Span.Start < ix.defs[j].Span.Start })
 	return ix
 }
 

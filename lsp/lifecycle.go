@@ -140,6 +140,7 @@ func (s *Server) textChanged(d *document, version int32, wasLarge bool) {
 		d.snap = s.newSnapshot(d, version)
 		s.scheduleDiagnostics(d)
 	}
+	s.noteSource(d)
 	s.loader.Forget(d.path)
 	s.refreshImporters(d)
 }
@@ -241,6 +242,7 @@ func didClose(s *Server, params json.RawMessage) error {
 	}
 	delete(s.docs, p.TextDocument.URI)
 	d.close()
+	s.forgetSource(d.path)
 	s.loader.Forget(d.path) // back to the disk's text
 	if len(s.docs) == 0 {
 		s.loader.Reset() // no document needs the imports any more

@@ -86,7 +86,7 @@ func documentOnly(f func(ctx context.Context, sn *snapshot) (any, error)) reques
 }
 
 func (sn *snapshot) location(sym *check.Symbol) protocol.Location {
-	if !sn.Package().Result.Local(sym) && sym.File != "" {
+	if sym.File != "" && sym.File != sn.checkPath() {
 		// An imported symbol: its span is in the other file.
 		if m, ok := fileMapper(sn.loader, sym.File, sn.enc); ok {
 			return m.Location(protocol.DocumentURI(uri.File(sym.File)), sym.Span)
@@ -96,21 +96,21 @@ func (sn *snapshot) location(sym *check.Symbol) protocol.Location {
 }
 
 func hover(_ context.Context, sn *snapshot, off int) (any, error) {
-	ix := sn.Index()
-	if sym, sp, _ := ix.at(off); sym != nil {
+	v := sn.view()
+	if sym, sp := v.at(off); sym != nil {
 		md := symbolMarkdown(sym)
-		if !sn.Package().Result.Local(sym) && sym.File != "" {
+		if !v.local(sym) && sym.File != "" {
 			md += "\n\n*from " + sym.File + "*"
 		}
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(sp))}, nil
 	}
-	if h := authorityHover(sn, off); h != nil {
+	if h := authorityHover(v, off); h != nil {
 		return h, nil
 	}
 	if h := codeHover(sn, off); h != nil {
 		return h, nil
 	}
-	path := formPath(sn.Package().File.Source.Forms, off)
+	path := v.path(off)
 	if len(path) == 0 {
 		return nil, nil
 	}
@@ -120,7 +120,7 @@ func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 	}
 	if e := catalog.LookupEffect(leaf.Text); e != nil {
 		md := effectMarkdown(e)
-		if c := effectContract(sn, path); c != nil {
+		if c := effectContract(v, path); c != nil {
 			md += "\n\n---\n\n**targets** " + c.Describe()
 		}
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(leaf.Span))}, nil
@@ -140,19 +140,19 @@ func ptrRange(r protocol.Range) *protocol.Range { return &r }
 // when path ends at the effect's name in (EFFECT TARGET ...): the port's
 // tool, resource or prompt, the agent or its skill, the surface or its
 // action. It is nil for other effects and undeclared targets.
-func effectContract(sn *snapshot, path []*syntax.Form) *capsproto.Contract {
+func effectContract(v *view, path []*syntax.Form) *capsproto.Contract {
 	if len(path) < 2 {
 		return nil
 	}
-	pkg := sn.Package()
-	if pkg == nil || pkg.Result == nil {
+	res := v.moduleResult()
+	if res == nil {
 		return nil
 	}
 	leaf, form := path[len(path)-1], path[len(path)-2]
 	if len(form.Items) < 2 || form.Items[0] != leaf || form.Items[1].Kind != syntax.FormSymbol || !capsproto.IsProtocolEffect(leaf.Text) {
 		return nil
 	}
-	return capsproto.ContractOf(pkg.Result, leaf.Text, form.Items[1].Text)
+	return capsproto.ContractOf(res, leaf.Text, form.Items[1].Text)
 }
 
 func symbolMarkdown(sym *check.Symbol) string {
@@ -255,8 +255,9 @@ func profileMarkdown(p *catalog.Profile) string {
 }
 
 func definition(_ context.Context, sn *snapshot, off int) (any, error) {
-	sym, _, _ := sn.Index().at(off)
-	if sym == nil || sym.Span == (syntax.Span{}) && sn.Package().Result.Local(sym) {
+	v := sn.view()
+	sym, _ := v.at(off)
+	if sym == nil || sym.Span == (syntax.Span{}) && v.local(sym) {
 		return []protocol.Location{}, nil
 	}
 	return []protocol.Location{sn.location(sym)}, nil

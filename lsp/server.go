@@ -63,6 +63,43 @@ type Server struct {
 	release *time.Timer
 	// capsules are the open Capsule contracts (capsule.go).
 	capsules map[protocol.DocumentURI]*capsuleDoc
+	// srcMu guards srcs, the open documents' text by path, which the
+	// loader reads (readFile) while it holds its own lock: it must not
+	// wait for s.mu, which is held while the loader is told of a change
+	// (Forget), or the two wait for each other.
+	srcMu sync.Mutex
+	srcs  map[string]openSource
+}
+
+// openSource is what readFile answers for an open document: its current
+// text, or why it has none (over the size limit).
+type openSource struct {
+	src []byte
+	err error
+}
+
+// noteSource records an open document's current text for readFile; s.mu
+// must be held.
+func (s *Server) noteSource(d *document) {
+	o := openSource{}
+	if d.snap != nil {
+		o.src = d.snap.cst.Src
+	} else {
+		o.err = fmt.Errorf("%s: %s", d.path, s.tooLarge(d))
+	}
+	s.srcMu.Lock()
+	defer s.srcMu.Unlock()
+	if s.srcs == nil {
+		s.srcs = map[string]openSource{}
+	}
+	s.srcs[d.path] = o
+}
+
+// forgetSource drops a closed document's text; s.mu must be held.
+func (s *Server) forgetSource(path string) {
+	s.srcMu.Lock()
+	defer s.srcMu.Unlock()
+	delete(s.srcs, path)
 }
 
 // document is an open editor document.
@@ -133,16 +170,11 @@ func (s *Server) closeAll() {
 // readFile serves open documents' text to the import loader; a document
 // over the size limit cannot be imported, as the file could not.
 func (s *Server) readFile(path string) ([]byte, error) {
-	s.mu.Lock()
-	for _, d := range s.docs {
-		if d.path == path {
-			defer s.mu.Unlock()
-			if d.snap == nil {
-				return nil, fmt.Errorf("%s: %s", path, s.tooLarge(d))
-			}
-			return d.snap.cst.Src, nil
-		}
+	s.srcMu.Lock()
+	o, ok := s.srcs[path]
+	s.srcMu.Unlock()
+	if ok {
+		return o.src, o.err
 	}
-	s.mu.Unlock()
 	return load.ReadSource(path)
 }

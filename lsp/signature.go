@@ -32,8 +32,8 @@ var builtinSignatures = map[string][]string{
 }
 
 func signatureHelp(_ context.Context, sn *snapshot, off int) (any, error) {
-	pkg := sn.Package()
-	path := formPath(pkg.File.Source.Forms, off)
+	v := sn.view()
+	path := v.path(off)
 	for i := len(path) - 1; i >= 0; i-- {
 		f := path[i]
 		if f.Kind != syntax.FormList || len(f.Items) == 0 || f.Items[0].Kind != syntax.FormSymbol {
@@ -44,7 +44,7 @@ func signatureHelp(_ context.Context, sn *snapshot, off int) (any, error) {
 		}
 		name := f.Items[0].Text
 		active := itemIndex(f, off) - 1
-		if sig := functionSignature(pkg.File.Module, name); sig != nil {
+		if sig := functionSignature(v.decls(), name); sig != nil {
 			return help(sig, active), nil
 		}
 		if ps, ok := builtinSignatures[name]; ok {
@@ -64,11 +64,8 @@ type signature struct {
 	doc    string
 }
 
-func functionSignature(m *ast.Module, name string) *signature {
-	if m == nil {
-		return nil
-	}
-	for _, d := range m.Decls {
+func functionSignature(decls []ast.Decl, name string) *signature {
+	for _, d := range decls {
 		fn, ok := d.(*ast.Function)
 		if !ok || fn.Name.Name != name {
 			continue

@@ -33,7 +33,7 @@ func read(t *testing.T, path string) []byte {
 // at prints a diagnostic as "CODE L:C-L:C" (1-based, columns in
 // characters).
 func at(text []byte, d syntax.Diagnostic) string {
-	r := syntax.NewLines(text).Range(d.Span, syntax.UTF32)
+	r := syntax.NewMapper(text).Range(d.Span, syntax.UTF32)
 	return fmt.Sprintf("%s %d:%d-%d:%d", d.Code, r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1)
 }
 

@@ -547,11 +547,11 @@ func importsAny(r *check.Result, files map[string]bool, seen map[*check.Result]b
 }
 
 func items(rel string, pkg *load.Package, ds []syntax.Diagnostic) []DiagnosticItem {
-	var lines *syntax.Lines
+	var lines *syntax.Mapper
 	if pkg.File != nil && pkg.File.Source != nil && pkg.File.Source.CST != nil {
 		lines = pkg.File.Source.CST.Lines
 	} else {
-		lines = syntax.NewLines(pkg.Src)
+		lines = syntax.NewMapper(pkg.Src)
 	}
 	var out []DiagnosticItem
 	for _, d := range ds {

@@ -52,7 +52,7 @@ func EmitLean(res *check.Result, path string) (*LeanFile, error) {
 		return nil, err
 	}
 	m := core.Lower(res)
-	var lines *syntax.Lines
+	var lines *syntax.Mapper
 	if res.File.Source != nil && res.File.Source.CST != nil {
 		lines = res.File.Source.CST.Lines
 	}

@@ -1,9 +1,29 @@
 // Command lspbench drives `caps lsp` over stdio like an editor and reports
-// latency percentiles: edit-to-diagnostics on a 10,000-line capsule, hover,
-// definition and completion, initialize-to-first-diagnostics on a 200-file
-// workspace, and the server's resident memory across many edits.
+// latency percentiles beside the targets of issue 17, on modules shaped
+// like the specification's examples (bench/gen.SpecShaped):
 //
-//	go run ./bench/lspbench -caps build/caps [-edits 200] [-json]
+//   - edit to diagnostics on 10,000 lines, for each kind of edit: inside a
+//     transition, a surface's title, a store's backend, the module header,
+//     the profile line, adding a state and deleting it;
+//
+//   - completion and hover sent right after an edit;
+//
+//   - edit to diagnostics and resident memory on 100,000 lines;
+//
+//   - resident memory across many edits (the last sample against the
+//     median);
+//
+//   - a workspace of 200 modules importing each other: an edit in the
+//     module all others import, until every file has its diagnostics;
+//
+//   - gopls, when it is installed, as the peer: edit to diagnostics on
+//     10,000 lines of Go with the same client in the same run.
+//
+//     go run ./bench/lspbench -caps build/caps [-edits 200] [-mem-edits 10000] [-gopls PATH] [-json]
+//
+// gopls is the program -gopls names, else the one $GOPLS names, else gopls
+// on PATH, else $(go env GOPATH)/bin/gopls; without one the peer is
+// reported as not measured.
 package main
 
 import (
@@ -11,6 +31,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -18,26 +39,54 @@ import (
 	"time"
 
 	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/internal/toolpath"
 	"github.com/capsulang/caps/lsp/lsptest"
 )
 
 type result struct {
-	Name  string  `json:"name"`
-	N     int     `json:"n"`
-	P50ms float64 `json:"p50_ms"`
-	P99ms float64 `json:"p99_ms"`
-	Maxms float64 `json:"max_ms"`
+	Name     string  `json:"name"`
+	N        int     `json:"n"`
+	P50ms    float64 `json:"p50_ms"`
+	P99ms    float64 `json:"p99_ms"`
+	Maxms    float64 `json:"max_ms"`
+	Target   string  `json:"target,omitempty"`
+	TargetOK *bool   `json:"target_met,omitempty"`
 }
 
 func pct(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	i := int(float64(len(s)-1) * p)
 	return float64(s[i].Microseconds()) / 1000
 }
 
-func summarize(name string, ds []time.Duration) result {
-	return result{Name: name, N: len(ds), P50ms: pct(ds, 0.5), P99ms: pct(ds, 0.99), Maxms: pct(ds, 1)}
+// summarize makes a result; p50max and p99max are the targets in ms (0:
+// none).
+func summarize(name string, ds []time.Duration, p50max, p99max float64) result {
+	r := result{Name: name, N: len(ds), P50ms: pct(ds, 0.5), P99ms: pct(ds, 0.99), Maxms: pct(ds, 1)}
+	var parts []string
+	ok := true
+	if p50max > 0 {
+		parts = append(parts, fmt.Sprintf("p50 ≤ %g", p50max))
+		ok = ok && r.P50ms <= p50max
+	}
+	if p99max > 0 {
+		parts = append(parts, fmt.Sprintf("p99 ≤ %g", p99max))
+		ok = ok && r.P99ms <= p99max
+	}
+	if len(parts) > 0 {
+		r.Target = strings.Join(parts, ", ")
+		r.TargetOK = &ok
+	}
+	return r
+}
+
+// progress says on stderr what the bench is doing.
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "lspbench: "+format+"\n", args...)
 }
 
 func must(err error) {
@@ -52,210 +101,490 @@ type pos struct {
 	Character int `json:"character"`
 }
 
-// replaceAt is a change that replaces n characters at p with text.
-func replaceAt(p pos, n int, text string) map[string]any {
-	return map[string]any{"range": map[string]any{"start": p, "end": pos{p.Line, p.Character + n}}, "text": text}
+// session is one language server driven over stdio with one open file.
+type session struct {
+	c       *lsptest.Client
+	uri     string
+	text    string
+	version int
 }
 
-// spaceToggle is the change number i of a pair that types a space at p
-// (even i) and deletes it again (odd i).
-func spaceToggle(p pos, i int) map[string]any {
-	if i%2 == 0 {
-		return replaceAt(p, 0, " ")
+// open starts prog, opens the text and waits for its first diagnostics
+// (when firstPublish: a server may publish none for a clean file).
+func open(prog string, args []string, root, uri, lang, text string, firstPublish bool) *session {
+	c, err := lsptest.Start(prog, args...)
+	must(err)
+	c.Timeout = 120 * time.Second
+	init := map[string]any{"capabilities": map[string]any{"textDocument": map[string]any{"publishDiagnostics": map[string]any{"versionSupport": true}}}}
+	if root != "" {
+		init["rootUri"] = "file://" + root
+		init["workspaceFolders"] = []any{map[string]any{"uri": "file://" + root, "name": "bench"}}
 	}
-	return replaceAt(p, 1, "")
+	must(c.Call("initialize", init, nil))
+	c.Notify("initialized", map[string]any{})
+	s := &session{c: c, uri: uri, text: text, version: 1}
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": lang, "version": 1, "text": text}})
+	if firstPublish {
+		s.wait()
+	} else {
+		c.Timeout = 20 * time.Second
+		c.Wait("textDocument/publishDiagnostics", nil) // loading the workspace
+		c.Timeout = 120 * time.Second
+		c.Drain()
+	}
+	return s
+}
+
+// wait waits for the diagnostics of the current version.
+func (s *session) wait() {
+	v, uri := s.version, s.uri
+	_, err := s.c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
+		var pd struct {
+			URI     string
+			Version int
+		}
+		json.Unmarshal(p, &pd)
+		return pd.URI == uri && pd.Version == v
+	})
+	must(err)
+	s.c.Drain()
+}
+
+// posOf converts a byte offset of the text to a protocol position (the
+// generated texts are ASCII).
+func (s *session) posOf(off int) pos {
+	line := strings.Count(s.text[:off], "\n")
+	return pos{line, off - (strings.LastIndexByte(s.text[:off], '\n') + 1)}
+}
+
+// replace sends the next version: [a, b) of the text replaced by ins.
+func (s *session) replace(a, b int, ins string) {
+	s.version++
+	change := map[string]any{"range": map[string]any{"start": s.posOf(a), "end": s.posOf(b)}, "text": ins}
+	s.text = s.text[:a] + ins + s.text[b:]
+	s.c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": s.uri, "version": s.version}, "contentChanges": []any{change}})
+}
+
+// toggle is an edit and its undo: the text at the offset find locates
+// (in the text as it is) becomes one of two spellings in turn.
+type toggle struct {
+	name     string
+	find     func(text string) int // where a or b is
+	a, b     string
+	p50, p99 float64
+}
+
+// timeToggle sends n edits of t (n even, so that the text ends as it
+// began), each once the previous version's diagnostics arrived, and
+// returns how long each version took to get its own: the edits (even)
+// and their undoing (odd).
+func (s *session) timeToggle(t toggle, n int) (even, odd []time.Duration) {
+	at := t.find(s.text) // the text before it never changes
+	if at < 0 {
+		must(fmt.Errorf("%s: nothing to edit", t.name))
+	}
+	for i := 0; i < n+n%2; i++ {
+		from, to := t.a, t.b
+		if !strings.HasPrefix(s.text[at:], t.a) {
+			from, to = t.b, t.a
+		}
+		start := time.Now()
+		s.replace(at, at+len(from), to)
+		s.wait()
+		if i%2 == 0 {
+			even = append(even, time.Since(start))
+		} else {
+			odd = append(odd, time.Since(start))
+		}
+	}
+	return even, odd
+}
+
+// nth returns the offset of the first occurrence of sub at or after the
+// fraction frac of text, -1 when there is none.
+func nth(text, sub string, frac float64) int {
+	from := int(float64(len(text)) * frac)
+	if i := strings.Index(text[from:], sub); i >= 0 {
+		return from + i
+	}
+	return strings.Index(text, sub)
 }
 
 func main() {
 	caps := flag.String("caps", "build/caps", "the caps binary")
-	edits := flag.Int("edits", 200, "edits to time")
+	edits := flag.Int("edits", 200, "edits to time for each kind")
 	memEdits := flag.Int("mem-edits", 10000, "edits for the memory measurement")
+	bigLines := flag.Int("big-lines", 100000, "lines of the large module")
+	examplesDir := flag.String("examples", "examples", "the repository's examples directory (the spec's modules)")
+	goplsFlag := flag.String("gopls", "", "the gopls binary (default: $GOPLS, gopls on PATH, $(go env GOPATH)/bin/gopls)")
 	jsonOut := flag.Bool("json", false, "print JSON")
+	wsFiles := flag.Int("ws-files", 200, "modules in the workspace")
+	skip := flag.String("skip", "", "comma-separated parts to skip: 10k, 100k, ws, gopls")
 	flag.Parse()
 
-	var results []result
-	src := gen.Module(10000)
-	text := string(src)
-	uri := "file:///bench/big.caps"
-
-	c, err := lsptest.Start(*caps, "lsp")
+	skipped := map[string]bool{}
+	for _, p := range strings.Split(*skip, ",") {
+		skipped[p] = true
+	}
+	templates, err := gen.SpecTemplates(*examplesDir)
 	must(err)
-	c.Timeout = 60 * time.Second
-	must(c.Call("initialize", map[string]any{"capabilities": map[string]any{}}, nil))
-	c.Notify("initialized", map[string]any{})
-	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "capsulang", "version": 1, "text": text}})
-	waitVersion(c, 1)
-
-	// Edit-to-diagnostics: type and delete a space inside an expression in
-	// the middle of the file; wait for the diagnostics of that version.
-	lines := strings.Split(text, "\n")
-	line := len(lines) / 2
-	for !strings.Contains(lines[line], "(body") {
-		line++
-	}
-	at := pos{line, strings.Index(lines[line], "(body") + 1}
-	version := 1
-	// edit sends a change as the next version.
-	edit := func(change map[string]any) {
-		version++
-		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
-	}
-	// timeEdits sends n changes, each once the previous version's
-	// diagnostics arrived, and returns how long each took to get its own.
-	timeEdits := func(n int, change func(i int) map[string]any) []time.Duration {
-		var lat []time.Duration
-		for i := 0; i < n; i++ {
-			start := time.Now()
-			edit(change(i))
-			waitVersion(c, version)
-			lat = append(lat, time.Since(start))
-		}
-		return lat
-	}
-	lat := timeEdits(*edits, func(i int) map[string]any { return spaceToggle(at, i) })
-	results = append(results, summarize("edit-to-diagnostics (10k lines)", lat))
-
-	// The same, moving between ten function bodies spread over the file;
-	// editing a function's signature (its users are checked again); and
-	// editing the module's capsule clause, which makes the server check the
-	// whole file (its fallback), shown for honesty.
-	var bodies []pos
-	for i := 0; i < len(lines) && len(bodies) < 10; i += len(lines) / 12 {
-		j := i
-		for j < len(lines) && !strings.Contains(lines[j], "(body") {
-			j++
-		}
-		if j < len(lines) {
-			bodies = append(bodies, pos{j, strings.Index(lines[j], "(body") + 1})
-		}
-	}
-	lat = timeEdits(*edits, func(i int) map[string]any { return spaceToggle(bodies[(i/2)%len(bodies)], i) })
-	results = append(results, summarize("  across 10 functions (10k lines)", lat))
-	sigLine := line
-	for !strings.Contains(lines[sigLine], "(x I64)") {
-		sigLine--
-	}
-	sig := pos{sigLine, strings.Index(lines[sigLine], "I64") + 1}
-	// I64 -> I32 -> I64: the parameter's type changes every edit
-	lat = timeEdits(*edits/4, func(i int) map[string]any { return replaceAt(sig, 2, []string{"32", "64"}[i%2]) })
-	results = append(results, summarize("  signature edits", lat))
-	capLine := 0
-	for !strings.Contains(lines[capLine], "(capsule \"") {
-		capLine++
-	}
-	capsule := pos{capLine, strings.Index(lines[capLine], "\"") + 1}
-	// the capsule version's first digit: 1 -> 2 -> 1
-	lat = timeEdits(*edits/4, func(i int) map[string]any { return replaceAt(capsule, 1, []string{"2", "1"}[i%2]) })
-	results = append(results, summarize("  module header edits, full check", lat))
-
-	// Requests against the settled document.
-	td := map[string]any{"uri": uri}
-	stateLine := 0
-	for i, l := range lines {
-		if strings.Contains(l, "(target scoring)") && i > len(lines)/2 {
-			stateLine = i
-			break
-		}
-	}
-	stateCol := strings.Index(lines[stateLine], "scoring") + 2
-	for _, q := range []struct {
-		name, method string
-		params       map[string]any
-	}{
-		{"hover", "textDocument/hover", map[string]any{"textDocument": td, "position": pos{stateLine, stateCol}}},
-		{"definition", "textDocument/definition", map[string]any{"textDocument": td, "position": pos{stateLine, stateCol}}},
-		{"completion", "textDocument/completion", map[string]any{"textDocument": td, "position": pos{stateLine, stateCol}}},
-	} {
-		var ds []time.Duration
-		for i := 0; i < 200; i++ {
-			start := time.Now()
-			_, err := c.CallRaw(q.method, q.params)
-			must(err)
-			ds = append(ds, time.Since(start))
-		}
-		results = append(results, summarize(q.name+" (10k lines)", ds))
-	}
-
-	// Completion sent right after an edit, as editors do while typing: the
-	// server checks the new version in full on demand (informational).
-	lat = nil
-	for i := 0; i < *edits/4; i++ {
-		edit(spaceToggle(at, i))
-		start := time.Now()
-		_, err := c.CallRaw("textDocument/completion", map[string]any{"textDocument": td, "position": pos{stateLine, stateCol}})
+	spec := func(lines int) string {
+		b, err := gen.SpecShaped(lines, templates...)
 		must(err)
-		lat = append(lat, time.Since(start))
-		waitVersion(c, version)
+		return string(b)
 	}
-	results = append(results, summarize("completion right after an edit", lat))
+	var results []result
+	notes := map[string]any{}
 
-	// Memory across many edits: RSS before, every fifth of the way, after.
-	rss0 := rss(c)
-	var rssAt []string
-	for i := 0; i < *memEdits; i++ {
-		if *memEdits >= 5 && i > 0 && i%(*memEdits/5) == 0 {
-			waitVersion(c, version)
-			rssAt = append(rssAt, fmt.Sprintf("%.0f", rss(c)))
-		}
-		edit(spaceToggle(at, i))
-		if i%500 == 0 {
-			waitVersion(c, version)
+	// ---- 10,000 lines shaped like the spec's modules
+	at := func(marker, edit string) func(string) int {
+		// the offset of edit inside the first marker after the middle
+		return func(text string) int {
+			i := nth(text, marker, 0.5)
+			if i < 0 {
+				return -1
+			}
+			return i + strings.Index(marker, edit)
 		}
 	}
-	waitVersion(c, version)
-	rss1 := rss(c)
-	c.Close()
-
-	// Initialize-to-first-diagnostics on a 200-file workspace.
-	dir, err := os.MkdirTemp("", "lspbench")
-	must(err)
-	defer os.RemoveAll(dir)
-	for i := 0; i < 200; i++ {
-		must(os.WriteFile(filepath.Join(dir, fmt.Sprintf("m%03d.caps", i)), []byte(strings.Replace(string(gen.Module(100)), "bench.generated", fmt.Sprintf("bench.m%03d", i), 1)), 0o644))
+	kinds := []toggle{
+		{name: "inside a transition (its target)", find: at("(target awaiting_human_decision)", "awaiting_human_decision"), a: "awaiting_human_decision", b: "awaiting_review", p50: 3, p99: 10},
+		{name: "a surface's title", find: at(`(title "Claim status")`, "status"), a: "status", b: "Status", p50: 3, p99: 10},
+		{name: "a store's backend", find: at("(backend typedb)", "typedb"), a: "typedb", b: "surrealdb", p50: 3, p99: 10},
+		{name: "the module header (capsule)", find: func(text string) int { return strings.Index(text, `(capsule "0.`) + len(`(capsule "0.`) }, a: "7", b: "8", p50: 3, p99: 10},
+		{name: "the profile line", find: func(text string) int { return strings.Index(text, "(profile ") + len("(profile ") }, a: "telemetry.otel ", b: "", p50: 3, p99: 10},
 	}
-	start := time.Now()
-	c2, err := lsptest.Start(*caps, "lsp")
-	must(err)
-	c2.Timeout = 60 * time.Second
-	must(c2.Call("initialize", map[string]any{"rootUri": "file://" + dir, "capabilities": map[string]any{}}, nil))
-	c2.Notify("initialized", map[string]any{})
-	first, _ := os.ReadFile(filepath.Join(dir, "m000.caps"))
-	c2.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + filepath.Join(dir, "m000.caps"), "languageId": "capsulang", "version": 1, "text": string(first)}})
-	waitVersion(c2, 1)
-	initDur := time.Since(start)
-	var syms []any
-	must(c2.Call("workspace/symbol", map[string]any{"query": "clamp_1"}, &syms))
-	wsDur := time.Since(start)
-	rssWS := rss(c2)
-	c2.Close()
+	var rss0, med, last, rssBig float64
+	var samples []float64
+	if !skipped["10k"] {
+		s := open(*caps, []string{"lsp"}, "", "file:///bench/spec10k.caps", "capsulang", spec(10000), true)
+		for _, k := range kinds {
+			progress("10k lines: %s", k.name)
+			even, odd := s.timeToggle(k, *edits)
+			results = append(results, summarize("edit to diagnostics: "+k.name, append(even, odd...), k.p50, k.p99))
+		}
+		// adding a state to a machine and deleting it again
+		state := "\n    (state bench_extra (type final))"
+		addDel := toggle{name: "state", find: func(text string) int {
+			i := nth(text, "(state rejected (type final))", 0.5)
+			return i + len("(state rejected (type final))")
+		}, a: state, b: ""}
+		progress("10k lines: adding and deleting a state")
+		added, deleted := s.timeToggle(addDel, *edits)
+		results = append(results, summarize("edit to diagnostics: adding a state", added, 3, 10))
+		results = append(results, summarize("edit to diagnostics: deleting a state", deleted, 3, 10))
+
+		// Requests sent right after an edit, as editors do while typing:
+		// completion at the edited transition's target, hover over a state
+		// name further down.
+		progress("10k lines: completion and hover right after an edit")
+		td := map[string]any{"uri": s.uri}
+		var compl, hov []time.Duration
+		tr := kinds[0]
+		at0 := tr.find(s.text)
+		for i := 0; i < *edits+*edits%2; i++ {
+			at := at0
+			from, to := tr.a, tr.b
+			if !strings.HasPrefix(s.text[at:], tr.a) {
+				from, to = tr.b, tr.a
+			}
+			s.replace(at, at+len(from), to)
+			start := time.Now()
+			_, err := s.c.CallRaw("textDocument/completion", map[string]any{"textDocument": td, "position": s.posOf(at + 3)})
+			must(err)
+			compl = append(compl, time.Since(start))
+			h := nth(s.text, "(target accepted)", 0.7) + len("(target ac")
+			start = time.Now()
+			_, err = s.c.CallRaw("textDocument/hover", map[string]any{"textDocument": td, "position": s.posOf(h)})
+			must(err)
+			hov = append(hov, time.Since(start))
+			s.wait()
+		}
+		results = append(results, summarize("completion right after an edit", compl, 0, 5))
+		results = append(results, summarize("hover right after an edit", hov, 0, 5))
+
+		// Resident memory across many edits: a sample every 500 edits (once
+		// the version's diagnostics are in), the last against the median.
+		progress("10k lines: resident memory across %d edits", *memEdits)
+		rss0 = rss(s.c)
+		p := at0 - 1 // the space before the target name
+		for i := 0; i < *memEdits+*memEdits%2; i++ {
+			if i%2 == 0 {
+				s.replace(p, p, " ")
+			} else {
+				s.replace(p, p+1, "")
+			}
+			if (i+1)%500 == 0 || i == *memEdits+*memEdits%2-1 {
+				s.wait()
+				samples = append(samples, rss(s.c))
+			}
+		}
+		s.wait()
+		s.c.Close()
+		med = median(samples)
+		last = samples[len(samples)-1]
+		notes["rss_10k_start_mb"] = rss0
+		notes["rss_10k_samples_mb"] = samples
+		notes["rss_10k_median_mb"] = med
+		notes["rss_10k_last_mb"] = last
+
+	}
+	// ---- 100,000 lines
+	if !skipped["100k"] {
+		progress("%d lines", *bigLines)
+		big := open(*caps, []string{"lsp"}, "", "file:///bench/spec100k.caps", "capsulang", spec(*bigLines), true)
+		even, odd := big.timeToggle(kinds[0], max(*edits/2, 2))
+		results = append(results, summarize(fmt.Sprintf("edit to diagnostics, %d lines (in a transition)", *bigLines), append(even, odd...), 10, 0))
+		rssBig = rss(big.c)
+		big.c.Close()
+
+	}
+	// ---- a workspace of 200 modules importing each other
+	if !skipped["ws"] {
+		progress("a workspace of %d modules", *wsFiles)
+		wsLat, wsN := workspace(*caps, *wsFiles, max(*edits/10, 3))
+		results = append(results, summarize(fmt.Sprintf("workspace: edit in the module all %d others import, until all are published", wsN-1), wsLat, 50, 0))
+
+	}
+	// ---- gopls, the peer
+	gopls := *goplsFlag
+	if gopls == "" {
+		gopls = findGopls()
+	} else if p, err := exec.LookPath(gopls); err == nil {
+		gopls = p
+	} else {
+		gopls = "" // named but not there: not measured
+	}
+	var peer *result
+	peerVersion := ""
+	if gopls != "" && !skipped["gopls"] {
+		out, _ := exec.Command(gopls, "version").Output()
+		peerVersion = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+		progress("gopls (%s) on 10k lines of Go", gopls)
+		r := goplsEdits(gopls, *edits)
+		peer = &r
+	}
 
 	if *jsonOut {
-		json.NewEncoder(os.Stdout).Encode(map[string]any{"results": results, "rss_before_mb": rss0, "rss_after_mb": rss1, "rss_along_mb": rssAt, "init_to_first_diagnostics_ms": initDur.Milliseconds(), "init_to_workspace_symbols_ms": wsDur.Milliseconds(), "rss_workspace_mb": rssWS})
+		out := map[string]any{"results": results, "notes": notes, "rss_100k_mb": rssBig}
+		if peer != nil {
+			out["peer"] = map[string]any{"program": peerVersion, "result": peer}
+		} else {
+			out["peer"] = "gopls not found: not measured"
+		}
+		json.NewEncoder(os.Stdout).Encode(out)
 		return
 	}
-	fmt.Printf("%-36s %6s %9s %9s %9s\n", "caps lsp", "n", "p50 ms", "p99 ms", "max ms")
+	fmt.Printf("%-72s %5s %8s %8s %8s  %s\n", "caps lsp (modules shaped like the spec's examples)", "n", "p50 ms", "p99 ms", "max ms", "target")
 	for _, r := range results {
-		fmt.Printf("%-36s %6d %9.2f %9.2f %9.2f\n", r.Name, r.N, r.P50ms, r.P99ms, r.Maxms)
+		target := ""
+		if r.TargetOK != nil {
+			target = r.Target
+			if *r.TargetOK {
+				target += "  met"
+			} else {
+				target += "  NOT met"
+			}
+		}
+		fmt.Printf("%-72s %5d %8.2f %8.2f %8.2f  %s\n", r.Name, r.N, r.P50ms, r.P99ms, r.Maxms, target)
 	}
-	fmt.Printf("initialize to first diagnostics, 200-file workspace: %d ms (workspace symbols ready: %d ms)\n", initDur.Milliseconds(), wsDur.Milliseconds())
-	fmt.Printf("resident memory: %.1f MB before, %.1f MB after %d edits of a 10k-line file (MB along the way: %s); %.1f MB with the 200-file workspace\n", rss0, rss1, *memEdits, strings.Join(rssAt, " "), rssWS)
-	fmt.Println("peers (same kind of machine, stdio client): gopls edit-to-diagnostics p50 10 ms / worst of 60 edits 31-34 ms on 10k lines of Go; completion median 6 ms; VS Code JSON server 559 ms on 10k lines")
+	if !skipped["100k"] {
+		fmt.Printf("resident memory, %d lines: %.1f MB (target ≤ 200 MB: %s)\n", *bigLines, rssBig, met(rssBig <= 200))
+	}
+	if !skipped["10k"] {
+		fmt.Printf("resident memory across %d edits of 10k lines: %.1f MB at the start, median %.1f MB, last %.1f MB (%+.1f%% of the median; target within 10%%: %s)\n",
+			*memEdits, rss0, med, last, 100*(last-med)/med, met(abs(last-med) <= 0.1*med))
+	}
+	if peer != nil {
+		fmt.Printf("peer, same client, same run: %s, edit to diagnostics on 10k lines of Go: p50 %.2f ms, p99 %.2f ms (n=%d)\n", peerVersion, peer.P50ms, peer.P99ms, peer.N)
+	} else if skipped["gopls"] {
+		fmt.Println("peer: gopls skipped (-skip): not measured")
+	} else {
+		fmt.Println("peer: gopls not found (-gopls, $GOPLS, PATH, $(go env GOPATH)/bin; install it with GOFLAGS=-mod=mod go install golang.org/x/tools/gopls@v0.21.1): not measured")
+	}
 }
 
-func waitVersion(c *lsptest.Client, v int) {
-	_, err := c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
-		var pd struct{ Version int }
-		json.Unmarshal(p, &pd)
-		return pd.Version == v
-	})
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
+}
+
+// workspace writes 200 modules that import each other (each imports the
+// first and its parent in a binary tree), opens them all, then times edits
+// in the first module until every file has published diagnostics again.
+func workspace(caps string, files, n int) ([]time.Duration, int) {
+	dir, err := os.MkdirTemp("", "lspbench-ws")
 	must(err)
+	defer os.RemoveAll(dir)
+	texts := make([]string, files)
+	for i := 0; i < files; i++ {
+		name := fmt.Sprintf("m%03d", i)
+		body := strings.Replace(string(gen.Module(60)), "(module bench.generated\n  (capsule \"1.0\")", "(module "+name+"\n  (capsule \"1.0\")", 1)
+		if i > 0 {
+			parent := fmt.Sprintf("m%03d", (i-1)/2)
+			imports := "\n  (import m000)"
+			if parent != "m000" {
+				imports += "\n  (import " + parent + ")"
+			}
+			uses := fmt.Sprintf(`
+  (function uses_%[1]s
+    (input (x I64))
+    (output I64)
+    (body (+ (m000.clamp_0 x 0 10) (%[2]s.clamp_1 x 0 10))))
+`, name, parent)
+			body = strings.Replace(body, "(capsule \"1.0\")", "(capsule \"1.0\")"+imports, 1)
+			body = strings.Replace(body, "\n  (store ops", uses+"\n  (store ops", 1)
+		}
+		texts[i] = body
+		must(os.WriteFile(filepath.Join(dir, name+".caps"), []byte(body), 0o644))
+	}
+	c, err := lsptest.Start(caps, "lsp")
+	must(err)
+	c.Timeout = 20 * time.Second
+	must(c.Call("initialize", map[string]any{"rootUri": "file://" + dir, "capabilities": map[string]any{}}, nil))
+	c.Notify("initialized", map[string]any{})
+	uris := make([]string, files)
+	for i := range texts {
+		uris[i] = "file://" + filepath.Join(dir, fmt.Sprintf("m%03d.caps", i))
+		c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uris[i], "languageId": "capsulang", "version": 1, "text": texts[i]}})
+	}
+	waitAll := func(version int) {
+		pending := map[string]bool{}
+		for _, u := range uris {
+			pending[u] = true
+		}
+		for len(pending) > 0 {
+			_, err := c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
+				var pd struct {
+					URI     string
+					Version int
+				}
+				json.Unmarshal(p, &pd)
+				if pd.URI == uris[0] && pd.Version != version {
+					return false
+				}
+				if pending[pd.URI] {
+					delete(pending, pd.URI)
+					return true
+				}
+				return false
+			})
+			if err != nil {
+				var some []string
+				for u := range pending {
+					some = append(some, filepath.Base(u))
+				}
+				sort.Strings(some)
+				must(fmt.Errorf("%v; %d files still without diagnostics: %s", err, len(some), strings.Join(some[:min(len(some), 10)], " ")))
+			}
+		}
+	}
+	t0 := time.Now()
+	waitAll(1)
+	progress("workspace: %d files opened and published in %v", files, time.Since(t0).Round(time.Millisecond))
+	time.Sleep(500 * time.Millisecond) // let the full checks after opening settle
 	c.Drain()
+	s := &session{c: c, uri: uris[0], text: texts[0], version: 1}
+	// an edit that changes what the importers see: clamp_0's lower bound
+	var lat []time.Duration
+	at := strings.Index(s.text, "(if (< x lo)") + len("(if (< x ")
+	for i := 0; i < n; i++ {
+		from, to := "lo", "hi"
+		if !strings.HasPrefix(s.text[at:], "lo") {
+			from, to = "hi", "lo"
+		}
+		start := time.Now()
+		s.replace(at, at+len(from), to)
+		waitAll(s.version)
+		lat = append(lat, time.Since(start))
+		time.Sleep(300 * time.Millisecond) // the full checks after the edit
+		c.Drain()
+	}
+	c.Close()
+	return lat, files
+}
+
+// findGopls looks for gopls: $GOPLS, PATH, then where go install puts it.
+func findGopls() string {
+	if p := toolpath.Look("GOPLS", "gopls"); p != "" || os.Getenv("GOPLS") != "" {
+		return p
+	}
+	out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output()
+	if err != nil {
+		return ""
+	}
+	f := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, d := range []string{f[0], filepath.Join(f[len(f)-1], "bin")} {
+		if d == "" {
+			continue
+		}
+		if p := filepath.Join(d, "gopls"); fileExists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// goplsEdits times gopls from an edit to its diagnostics on a 10,000-line
+// Go file, toggling an error in and out of a function body in the middle
+// (so that every version's diagnostics differ and are published).
+func goplsEdits(gopls string, n int) result {
+	dir, err := os.MkdirTemp("", "lspbench-go")
+	must(err)
+	defer os.RemoveAll(dir)
+	must(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module bench\n\ngo 1.22\n"), 0o644))
+	var b strings.Builder
+	b.WriteString("// Package main is a generated 10,000-line Go file for lspbench.\npackage main\n\nfunc main() {}\n")
+	for i := 0; strings.Count(b.String(), "\n") < 10000; i++ {
+		fmt.Fprintf(&b, `
+// clamp%[1]d keeps x inside [lo, hi].
+func clamp%[1]d(x, lo, hi int64) int64 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+`, i)
+	}
+	text := b.String()
+	path := filepath.Join(dir, "main.go")
+	must(os.WriteFile(path, []byte(text), 0o644))
+	s := open(gopls, nil, dir, "file://"+path, "go", text, false)
+	t := toggle{name: "gopls", find: func(text string) int { return nth(text, "\treturn x\n", 0.5) + len("\treturn ") }, a: "x", b: "y"}
+	even, odd := s.timeToggle(t, n)
+	s.c.Close()
+	return summarize("gopls: edit to diagnostics", append(even, odd...), 0, 0)
 }
 
 // rss reads the server process's resident set size in MB from /proc.
 func rss(c *lsptest.Client) float64 {
-	pid := c.Pid()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.Pid()))
 	if err != nil {
 		return -1
 	}

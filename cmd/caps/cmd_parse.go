@@ -93,7 +93,7 @@ type formJSON struct {
 // formsJSON converts forms with two converters: starts are met in
 // preorder and ends in postorder, both in nondecreasing offset order, so
 // the conversion is linear even for one very long line.
-func formsJSON(text []byte, lines *syntax.Lines, forms []*syntax.Form) []*formJSON {
+func formsJSON(text []byte, lines *syntax.Mapper, forms []*syntax.Form) []*formJSON {
 	starts := lines.Cursor(syntax.UTF16)
 	ends := lines.Cursor(syntax.UTF16)
 	var conv func(f *syntax.Form) *formJSON
@@ -129,7 +129,7 @@ func formsJSON(text []byte, lines *syntax.Lines, forms []*syntax.Form) []*formJS
 // the starts again in preorder. Both passes convert offsets in
 // nondecreasing order, so the cost is linear even for one very long line,
 // and no line is held in memory before it is written.
-func printOutline(c *cli.Context, text []byte, lines *syntax.Lines, forms []*syntax.Form) {
+func printOutline(c *cli.Context, text []byte, lines *syntax.Mapper, forms []*syntax.Form) {
 	starts := lines.Cursor(syntax.UTF32)
 	ends := lines.Cursor(syntax.UTF32)
 	var endPos []outlinePos // by form, in preorder

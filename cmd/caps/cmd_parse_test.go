@@ -14,7 +14,7 @@ import (
 
 // referenceOutline is the outline as first written: every row built as a
 // string, then printed with fmt. printOutline must print the same bytes.
-func referenceOutline(text []byte, lines *syntax.Lines, forms []*syntax.Form) string {
+func referenceOutline(text []byte, lines *syntax.Mapper, forms []*syntax.Form) string {
 	type row struct {
 		rng   string
 		depth int

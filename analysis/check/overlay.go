@@ -1,0 +1,131 @@
+package check
+
+import (
+	"maps"
+
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// Overlay checks declarations of a later version of a file against the
+// module state an earlier full check of it ended in (its declarations,
+// signatures, resolved types and members), without checking the rest of
+// the file again: the language server answers requests sent right after
+// an edit (completion, hover, definition) with it.
+//
+// Every declaration given replaces the earlier check's declaration of the
+// same name; the others are seen as they were. The symbols and references
+// of the declarations checked carry the later version's offsets (they are
+// built from its text); those of the earlier check keep theirs. Diagnostics
+// are not kept: they are the diagnostics path's business (Recheck).
+//
+// An Overlay never writes to the earlier check's state, so that several may
+// be used at once, but one Overlay is not safe for concurrent use.
+type Overlay struct {
+	ch    *checker
+	decls []ast.Decl
+	done  bool
+}
+
+// Overlay returns an overlay of r for the declarations decls, built from
+// a later version of r's file; nil when r keeps no module state.
+func (r *Result) Overlay(decls []ast.Decl) *Overlay {
+	base := r.checker
+	if base == nil || base.base != nil || base.mod == nil {
+		return nil
+	}
+	ch := &checker{
+		res:           &Result{Path: r.Path, File: r.File, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
+		opts:          base.opts,
+		mod:           base.mod,
+		decls:         maps.Clone(base.decls), // names the overlay does not declare resolve as in r
+		typeCache:     maps.Clone(base.typeCache),
+		resolving:     map[*ast.TypeDecl]bool{},
+		imports:       base.imports,
+		failedImports: base.failedImports,
+		base:          base,
+	}
+	o := &Overlay{ch: ch}
+	seen := map[string]bool{}
+	for _, d := range decls {
+		b := d.Base()
+		if !b.Name.Valid() {
+			continue
+		}
+		if seen[b.Name.Name] {
+			continue // the first declaration of a name is the one it resolves to
+		}
+		seen[b.Name.Name] = true
+		ch.decls[b.Name.Name] = ch.define(&Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name})
+	}
+	// The passes of a full check (module), over the declarations given.
+	for _, d := range decls {
+		if td, ok := d.(*ast.TypeDecl); ok && ch.declSym(td) != nil {
+			delete(ch.typeCache, td)
+			t := ch.declType(td)
+			s := ch.declSym(td)
+			s.Type = t
+			s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
+			ch.typeMembers(td, t)
+		}
+	}
+	for _, d := range decls {
+		switch d := d.(type) {
+		case *ast.Store:
+			ch.storeCollections(d)
+		case *ast.Surface:
+			ch.operations(ch.declSym(d), "action", d.Actions)
+		case *ast.Port:
+			ch.portOperations(d)
+		case *ast.Agent:
+			ch.operations(ch.declSym(d), "skill", d.Skills)
+		}
+	}
+	for _, d := range decls {
+		if f, ok := d.(*ast.Function); ok {
+			ch.functionSignature(f)
+		}
+	}
+	o.decls = decls
+	return o
+}
+
+// Check checks the overlay's declarations (once) and returns the symbols
+// they declare and the references they make, in the later version's
+// offsets: references to declarations the overlay does not replace point
+// to the earlier check's symbols.
+func (o *Overlay) Check() (syms []*Symbol, refs []Ref) {
+	if !o.done {
+		o.done = true
+		ch := o.ch
+		for _, d := range o.decls {
+			switch d := d.(type) {
+			case *ast.Function:
+				ch.function(d)
+			case *ast.Machine:
+				ch.machine(d)
+			case *ast.Store:
+				ch.store(d)
+			case *ast.Port:
+				ch.port(d)
+			case *ast.Agent:
+				ch.agent(d)
+			case *ast.ClauseDecl:
+				ch.clauseDecl(d)
+				if d.DeclKind == ast.KindZKProof {
+					ch.zkProof(d)
+				}
+			}
+		}
+		for _, d := range o.decls {
+			if s, ok := d.(*ast.Surface); ok {
+				ch.surface(s)
+			}
+		}
+	}
+	return o.ch.res.Symbols, o.ch.res.Refs
+}
+
+// Type returns the checked type of an expression of the overlay's
+// declarations (after Check), nil when it has none.
+func (o *Overlay) Type(e ast.Expr) types.Type { return o.ch.res.Types[e] }

@@ -1,0 +1,1119 @@
+package lsp
+
+// This file answers requests sent right after an edit (completion, hover,
+// signature help, definition) without checking the new version in full.
+//
+// A snapshot's view combines two things that already exist or are cheap:
+//
+//   - the document's base, the newest full check (check.Result), for
+//     everything the edit did not touch: its module-level names, types,
+//     symbols and references, with their offsets moved by the edit's shift;
+//   - the declarations the edit touched, read and built alone from the
+//     current CST and checked against the base's module state
+//     (check.Overlay), only when a request needs what they declare.
+//
+// Between the base's text and the current one, the edit is the span where
+// the two differ (after their common prefix, before their common suffix).
+// The module's children (declarations, header clauses, comments) are the
+// units: a unit that touches that span changed; the others are the base's,
+// shifted. When that picture is unsound (no base yet, a syntax error, an
+// edit to the module form itself or to its imports, a changed name that
+// another declaration also uses), the view is the snapshot's own full
+// check, counted in fullViews.
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// quickViews and fullViews count the views built from a base and the
+// views that needed the snapshot's full check, for tests and the bench.
+var quickViews, fullViews atomic.Int64
+
+// view is what requests on one snapshot read: exact (the snapshot's own
+// check) or quick (its base, the edit, and the touched declarations).
+type view struct {
+	sn  *snapshot
+	pkg *load.Package // exact views only
+
+	// quick views
+	base             *baseInfo
+	oldSegs, newSegs []seg        // the versions' units, matched
+	mod              *syntax.Form // the module form, its items without their contents
+	top              []vunit      // the file's top-level nodes
+	modDoc           string       // the module's doc comment, when modDocSet
+	modDocSet        bool
+	units            []vunit    // the current module's children, in order
+	newDecls         []ast.Decl // the changed units' declarations, in order
+	replaced         map[ast.Decl]bool
+
+	mu      sync.Mutex // guards what follows
+	checked bool
+	ov      *check.Overlay
+	fsyms   []*check.Symbol // the overlay's symbols
+	frefs   []check.Ref     // the overlay's references, by start
+	fdefs   []*check.Symbol // its symbols with a name, by start
+	fby     map[string]*check.Symbol
+	mine    map[*check.Symbol]bool
+}
+
+// vunit is one child node of the module list.
+type vunit struct {
+	node    int32
+	span    syntax.Span
+	kind    syntax.Kind
+	head    string // a list's head symbol
+	item    int    // the index among the module's items (not parentheses or comments), -1 for those
+	changed bool
+	shift   int          // from the base's offsets (unchanged units)
+	form    *syntax.Form // the unit's shallow form (lists and atoms)
+	decl    ast.Decl     // a changed declaration, built from the current text
+	rd      *unitRead
+}
+
+// unitRead is a unit read in full, and its declaration built (once).
+type unitRead struct {
+	once sync.Once
+	full *syntax.Form
+	decl ast.Decl
+}
+
+// baseInfo is what the views of one base share: its index and the symbols
+// completion lists.
+type baseInfo struct {
+	res   *check.Result
+	cst   *syntax.CST
+	enums []*check.Symbol
+	// locals are the local symbols, by name start.
+	locals []*check.Symbol
+}
+
+// baseInfoOf returns the shared information about base (built once per
+// base and document).
+func (sn *snapshot) baseInfoOf(base *check.Result) *baseInfo {
+	c := sn.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.base != nil && c.base.res == base {
+		return c.base
+	}
+	bi := &baseInfo{res: base, cst: base.File.Source.CST}
+	for _, s := range base.Symbols {
+		switch s.Kind {
+		case check.SymEnumMember:
+			bi.enums = append(bi.enums, s)
+		case check.SymLocal:
+			bi.locals = append(bi.locals, s)
+		}
+	}
+	sort.SliceStable(bi.locals, func(i, j int) bool { return bi.locals[i].Span.Start < bi.locals[j].Span.Start })
+	c.base = bi
+	return bi
+}
+
+// at answers what index.at would on an index of the base, by one pass over
+// its references and symbols (sorting them all, for an index, costs more
+// than a request should while the base changes at every full check): the
+// reference covering off that starts first, else the symbol of the file
+// whose name covers off that starts first.
+func (bi *baseInfo) at(off int) (*check.Symbol, syntax.Span) { return scanAt(bi.res, off) }
+
+// scanAt is index.at over a check result, without building an index.
+func scanAt(res *check.Result, off int) (*check.Symbol, syntax.Span) {
+	var best *check.Ref
+	for i := range res.Refs {
+		r := &res.Refs[i]
+		if r.Span.Contains(off) && (best == nil || r.Span.Start < best.Span.Start) {
+			best = r
+		}
+	}
+	if best != nil {
+		return best.Sym, best.Span
+	}
+	var def *check.Symbol
+	for _, s := range res.Symbols {
+		if s.Span.End > s.Span.Start && s.Span.Contains(off) && res.Local(s) && (def == nil || s.Span.Start < def.Span.Start) {
+			def = s
+		}
+	}
+	if def != nil {
+		return def, def.Span
+	}
+	return nil, syntax.Span{}
+}
+
+// view returns the view requests on the snapshot read: its own check when
+// that is done, else one built from its base when that is sound, else its
+// own check (computed now).
+func (sn *snapshot) view() *view {
+	if v := sn.qv.Load(); v != nil {
+		return v // the same answers whichever comes first
+	}
+	if sn.done.Load() {
+		return sn.exactView()
+	}
+	sn.viewOnce.Do(func() {
+		if v := sn.quickView(); v != nil {
+			quickViews.Add(1)
+			sn.qv.Store(v)
+		}
+	})
+	if v := sn.qv.Load(); v != nil {
+		return v
+	}
+	fullViews.Add(1)
+	return sn.exactView()
+}
+
+func (sn *snapshot) exactView() *view {
+	sn.evOnce.Do(func() { sn.ev = &view{sn: sn, pkg: sn.Package()} })
+	return sn.ev
+}
+
+// quickView builds a view of the snapshot from its base, or returns nil
+// when that is not sound.
+func (sn *snapshot) quickView() *view {
+	v, _ := sn.quickViewWhy()
+	return v
+}
+
+// quickViewWhy is quickView with the reason it declined.
+func (sn *snapshot) quickViewWhy() (*view, string) {
+	base := sn.base
+	if base == nil || base.File == nil || base.File.Module == nil || base.File.Source == nil || base.File.Source.CST == nil || base.File.Source.TooDeep {
+		return nil, "no usable base"
+	}
+	old, cur := base.File.Source.CST, sn.cst
+	if len(old.Nodes) == 0 || len(cur.Nodes) == 0 || old.HasError(0) || cur.HasError(0) {
+		return nil, "a syntax error"
+	}
+	_, oldTop, oldUnits, ok := sn.cache.unitsOf(old)
+	if !ok {
+		return nil, "no module form"
+	}
+	curMod, top, units, ok := moduleUnits(cur)
+	if !ok {
+		return nil, "no module form"
+	}
+	sn.cache.keepUnits(cur, curMod, top, units)
+	v := &view{sn: sn, top: top, units: units}
+	// Match the units of the two versions: the file's top-level nodes but
+	// the module, and the module's children.
+	v.oldSegs, v.newSegs = segments(oldTop, oldUnits), segments(top, units)
+	matchSegments(old.Src, cur.Src, v.oldSegs, v.newSegs)
+	topChanged := false
+	for _, sg := range v.oldSegs {
+		if !sg.ok && !sg.inModule {
+			topChanged = true
+		}
+		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) {
+			return nil, "an edit to the module form's own items, parentheses or imports"
+		}
+	}
+	for _, sg := range v.newSegs {
+		if !sg.ok && !sg.inModule {
+			topChanged = true
+		}
+		if sg.inModule {
+			units[sg.unit].shift = sg.shift
+		}
+		if !sg.ok && sg.inModule {
+			if !editable(units[sg.unit]) {
+				return nil, "an edit to the module form's own items, parentheses or imports"
+			}
+			units[sg.unit].changed = true
+		}
+	}
+	if topChanged {
+		// comments or stray forms around the module: they declare
+		// nothing, but the comments above the module are its doc
+		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
+	}
+	v.mod = &syntax.Form{Kind: syntax.FormList, Closed: true, Span: cur.Span(curMod)}
+	for i := range units {
+		if units[i].form != nil {
+			v.mod.Items = append(v.mod.Items, units[i].form)
+		}
+	}
+	// The declarations replaced and their replacements.
+	v.replaced = map[ast.Decl]bool{}
+	kept := map[string]bool{}
+	// An edit above a declaration may change its doc comment: a
+	// declaration after a changed unit, or whose comments above it or the
+	// unit before them moved differently, is read again when its doc
+	// differs.
+	for j := range units {
+		u := &units[j]
+		if u.changed || u.kind != syntax.KindList || !isDeclHead(u.head) {
+			continue
+		}
+		suspect := false
+		k := j - 1
+		for ; k >= 0 && units[k].kind == syntax.KindComment; k-- {
+			suspect = suspect || units[k].changed || units[k].shift != u.shift
+		}
+		if k >= 0 {
+			suspect = suspect || units[k].changed || units[k].shift != u.shift
+		}
+		if !suspect {
+			continue
+		}
+		if p, ok := v.toOld(u.span.Start); ok {
+			if d := v.baseDecl(p); d != nil && v.docAbove(u) != d.Base().Doc {
+				u.changed = true
+			}
+		}
+	}
+	changedAt := map[int]bool{}
+	for _, u := range units {
+		if u.changed {
+			changedAt[u.span.Start] = true
+		}
+	}
+	for _, d := range base.File.Module.Decls {
+		sp, ok := v.spanFromOld(d.Base().Form.Span)
+		if !ok || changedAt[sp.Start] {
+			v.replaced[d] = true
+		} else if d.Base().Name.Valid() {
+			kept[d.Base().Name.Name] = true
+		}
+	}
+	for i := range units {
+		u := &units[i]
+		if !u.changed || u.kind != syntax.KindList || !isDeclHead(u.head) {
+			continue
+		}
+		u.decl = v.declOf(u)
+		if u.decl == nil {
+			continue
+		}
+		if nm := u.decl.Base().Name; nm.Valid() && kept[nm.Name] {
+			return nil, "a changed declaration's name is another's"
+		}
+		v.newDecls = append(v.newDecls, u.decl)
+	}
+	v.base = sn.baseInfoOf(base)
+	return v, ""
+}
+
+// seg is one unit of a version for matching: a top-level node other than
+// the module, or a child of the module.
+type seg struct {
+	span     syntax.Span
+	kind     syntax.Kind
+	inModule bool
+	unit     int  // the index among the module's children (inModule)
+	ok       bool // matched with a unit of the same text in the other version
+	shift    int  // from the old version's offsets to the new one's (ok)
+}
+
+// segments lists a version's units in order.
+func segments(top, units []vunit) []seg {
+	var out []seg
+	for _, t := range top {
+		if len(units) > 0 && t.span.Start <= units[0].span.Start && units[len(units)-1].span.End <= t.span.End && t.kind == syntax.KindList {
+			for i, u := range units {
+				out = append(out, seg{span: u.span, kind: u.kind, inModule: true, unit: i})
+			}
+			continue
+		}
+		out = append(out, seg{span: t.span, kind: t.kind})
+	}
+	return out
+}
+
+// matchLookahead bounds how far matchSegments looks for the next unit
+// the two versions share after a difference.
+const matchLookahead = 8
+
+// matchSegments pairs the units of two versions that have the same text,
+// in order: where they differ, the nearest pair of equal units within
+// matchLookahead resumes the matching and the units skipped are changed.
+func matchSegments(osrc, nsrc []byte, os, ns []seg) {
+	same := func(i, j int) bool {
+		a, b := os[i], ns[j]
+		return a.kind == b.kind && a.inModule == b.inModule && bytes.Equal(osrc[a.span.Start:a.span.End], nsrc[b.span.Start:b.span.End])
+	}
+	i, j := 0, 0
+	for i < len(os) && j < len(ns) {
+		if same(i, j) {
+			os[i].ok, ns[j].ok = true, true
+			os[i].shift = ns[j].span.Start - os[i].span.Start
+			ns[j].shift = os[i].shift
+			i, j = i+1, j+1
+			continue
+		}
+		di, dj := 1, 1 // replace one unit by one when nothing matches nearby
+	search:
+		for d := 1; d <= matchLookahead; d++ {
+			for k := 0; k <= d; k++ {
+				for _, p := range [][2]int{{k, d}, {d, k}} {
+					if i+p[0] < len(os) && j+p[1] < len(ns) && same(i+p[0], j+p[1]) {
+						di, dj = p[0], p[1]
+						break search
+					}
+				}
+			}
+		}
+		i, j = i+di, j+dj
+	}
+}
+
+// baseDecl returns the base's declaration whose form starts at p, nil
+// when none does (the declarations are in source order).
+func (v *view) baseDecl(p int) ast.Decl {
+	ds := v.sn.base.File.Module.Decls
+	i := sort.Search(len(ds), func(k int) bool { return ds[k].Base().Form.Span.Start >= p })
+	if i < len(ds) && ds[i].Base().Form.Span.Start == p {
+		return ds[i]
+	}
+	return nil
+}
+
+// editable reports whether an edit may touch unit u with the view still
+// built from the base: a declaration, a comment, the capsule or profile
+// clause (they declare nothing requests read), not the module's keyword,
+// name, parentheses or imports.
+func editable(u vunit) bool {
+	switch u.kind {
+	case syntax.KindComment:
+		return true
+	case syntax.KindList:
+		return u.item >= 2 && u.head != "import" // a list that is no declaration declares nothing
+	case syntax.KindSymbol, syntax.KindNumber, syntax.KindString:
+		return u.item >= 2 // a stray atom among the declarations declares nothing
+	}
+	return false
+}
+
+func isDeclHead(h string) bool {
+	for _, k := range ast.DeclKinds {
+		if string(k) == h {
+			return true
+		}
+	}
+	return false
+}
+
+// cstUnits are the units of one version, kept so that the view of a later
+// version, whose base is this one's check, does not cut it again.
+type cstUnits struct {
+	cst        *syntax.CST
+	mod        int32
+	top, units []vunit
+}
+
+// unitsOf returns the units of c (the base's text): those kept when c was
+// a snapshot's, else cut now. Only their spans, kinds, heads and item
+// numbers are read.
+func (dc *docCache) unitsOf(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
+	dc.mu.Lock()
+	for _, k := range dc.units {
+		if k.cst == c {
+			dc.mu.Unlock()
+			return k.mod, k.top, k.units, true
+		}
+	}
+	dc.mu.Unlock()
+	return moduleUnits(c)
+}
+
+// keepUnits keeps the units of the last few versions.
+func (dc *docCache) keepUnits(c *syntax.CST, mod int32, top, units []vunit) {
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	dc.units = append(dc.units, cstUnits{c, mod, top, units})
+	if len(dc.units) > 4 {
+		dc.units = append(dc.units[:0:0], dc.units[len(dc.units)-4:]...)
+	}
+}
+
+// moduleUnits finds the file's module list (the first list headed
+// `module`) and cuts the file into its top-level nodes and the module into
+// its children; ok is false when there is no module.
+func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
+	mod = -1
+	for k := c.FirstChild(0); k >= 0; k = c.Next(k) {
+		top = append(top, unitOf(c, k))
+		if mod < 0 && c.Kind(k) == syntax.KindList && listHead(c, k) == "module" {
+			mod = k
+		}
+	}
+	if mod < 0 {
+		return -1, nil, nil, false
+	}
+	items := 0
+	n := 0
+	for j := c.FirstChild(mod); j >= 0; j = c.Next(j) {
+		n++
+	}
+	units = make([]vunit, 0, n)
+	reads := make([]unitRead, n)
+	forms := make([]syntax.Form, n)
+	for j := c.FirstChild(mod); j >= 0; j = c.Next(j) {
+		k := len(units)
+		u := unitIn(c, j, &reads[k], &forms[k])
+		if k := u.kind; k != syntax.KindLParen && k != syntax.KindRParen && k != syntax.KindComment {
+			u.item = items
+			items++
+		}
+		units = append(units, u)
+	}
+	return mod, top, units, true
+}
+
+// unitOf makes node k a unit, with its shallow form.
+func unitOf(c *syntax.CST, k int32) vunit { return unitIn(c, k, &unitRead{}, &syntax.Form{}) }
+
+// unitIn is unitOf with the unit's read state and form allocated by the
+// caller.
+func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
+	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), rd: rd, item: -1}
+	switch u.kind {
+	case syntax.KindList:
+		u.head = listHead(c, k)
+		*f = syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
+	case syntax.KindSymbol:
+		*f = syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(k)}
+	case syntax.KindNumber:
+		*f = syntax.Form{Kind: syntax.FormNumber, Span: u.span, Text: c.Text(k)}
+	case syntax.KindString:
+		*f = syntax.Form{Kind: syntax.FormString, Span: u.span}
+	default:
+		return u
+	}
+	u.form = f
+	return u
+}
+
+// listHead is the head symbol of list node k, "" when it has none.
+func listHead(c *syntax.CST, k int32) string {
+	for j := c.FirstChild(k); j >= 0; j = c.Next(j) {
+		switch c.Kind(j) {
+		case syntax.KindLParen, syntax.KindComment:
+			continue
+		case syntax.KindSymbol:
+			return c.Text(j)
+		}
+		return ""
+	}
+	return ""
+}
+
+// read returns unit u's form read in full, and its declaration built from
+// it (once).
+func (v *view) read(u *vunit) (*syntax.Form, ast.Decl) {
+	r := u.rd
+	r.once.Do(func() {
+		if u.kind != syntax.KindList {
+			r.full = u.form
+			return
+		}
+		src := syntax.ReadNode(v.sn.cst, u.node, 1)
+		if len(src.Forms) != 1 {
+			return
+		}
+		r.full = src.Forms[0]
+		if isDeclHead(u.head) {
+			d, _ := ast.BuildDecl(src, r.full)
+			if d != nil {
+				d.Base().Doc = v.docAbove(u)
+			}
+			r.decl = d
+		}
+	})
+	return r.full, r.decl
+}
+
+func (v *view) declOf(u *vunit) ast.Decl {
+	_, d := v.read(u)
+	return d
+}
+
+// docAbove is the doc comment of a module child: the run of full-line
+// `;;` comments on the lines just above it (as the builder reads them).
+func (v *view) docAbove(u *vunit) string { return docOf(v.sn.cst, v.units, u.span.Start) }
+
+// docOf is the doc comment of what starts at start, among siblings.
+func docOf(c *syntax.CST, siblings []vunit, start int) string {
+	i := sort.Search(len(siblings), func(k int) bool { return siblings[k].span.Start >= start })
+	line := c.Lines.Line(start)
+	var run []string
+	for k := i - 1; k >= 0; k-- {
+		cu := siblings[k]
+		if cu.kind != syntax.KindComment {
+			break
+		}
+		l := c.Lines.Line(cu.span.Start)
+		text := string(c.Src[cu.span.Start:cu.span.End])
+		if l != line-1 || strings.TrimSpace(string(c.Src[c.Lines.LineStart(l):cu.span.Start])) != "" || !strings.HasPrefix(text, ";;") {
+			break
+		}
+		run = append(run, strings.TrimSpace(strings.TrimLeft(text, ";")))
+		line = l
+	}
+	for l, r := 0, len(run)-1; l < r; l, r = l+1, r-1 {
+		run[l], run[r] = run[r], run[l]
+	}
+	return strings.Join(run, "\n")
+}
+
+// unitAt returns the index of the unit whose span holds off (its end
+// included), preferring a changed one; -1 when none does.
+func (v *view) unitAt(off int) int {
+	i := sort.Search(len(v.units), func(k int) bool { return v.units[k].span.End >= off })
+	found := -1
+	for ; i < len(v.units) && v.units[i].span.Start <= off; i++ {
+		if found < 0 || v.units[i].changed {
+			found = i
+		}
+	}
+	return found
+}
+
+// inEdit reports whether a current offset lies in a changed unit.
+func (v *view) inEdit(off int) bool {
+	if v.pkg != nil {
+		return false
+	}
+	if sg, ok := segAt(v.newSegs, off, false); ok && !sg.ok {
+		return true
+	}
+	i := v.unitAt(off)
+	return i >= 0 && v.units[i].changed
+}
+
+// segAt returns the unit whose span holds p (its end included) or, in a
+// gap, the unit before it; on a boundary two units share, preferMatched
+// picks a matched one, else a changed one.
+func segAt(segs []seg, p int, preferMatched bool) (seg, bool) {
+	i := sort.Search(len(segs), func(k int) bool { return segs[k].span.End >= p })
+	var best seg
+	found := false
+	for ; i < len(segs) && segs[i].span.Start <= p; i++ {
+		if !found || segs[i].ok && !best.ok && preferMatched || !segs[i].ok && best.ok && !preferMatched {
+			best, found = segs[i], true
+		}
+	}
+	if found {
+		return best, true
+	}
+	if i > 0 {
+		return segs[i-1], true // in the gap after unit i-1
+	}
+	if len(segs) > 0 {
+		return seg{ok: true}, true // before the first unit: nothing moved there
+	}
+	return seg{}, false
+}
+
+// toOld maps a current offset outside the changed units to the base's.
+func (v *view) toOld(off int) (int, bool) {
+	sg, ok := segAt(v.newSegs, off, false)
+	if !ok || !sg.ok {
+		return 0, false
+	}
+	return off - sg.shift, true
+}
+
+// fromOld maps a base offset outside the changed units to the current
+// text's; ok is false inside a changed unit.
+func (v *view) fromOld(p int) (int, bool) {
+	sg, ok := segAt(v.oldSegs, p, true)
+	if !ok || !sg.ok {
+		return 0, false
+	}
+	return p + sg.shift, true
+}
+
+func (v *view) spanFromOld(sp syntax.Span) (syntax.Span, bool) {
+	s, ok1 := v.fromOld(sp.Start)
+	e, ok2 := v.fromOld(sp.End)
+	return syntax.Span{Start: s, End: e}, ok1 && ok2
+}
+
+// check checks the changed declarations against the base (once). When
+// an edit changed what other declarations see of a declaration (a type, a
+// function's signature, a name added or removed), the unchanged
+// declarations that refer to it are read again and checked with them.
+func (v *view) check() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.checked {
+		return
+	}
+	v.checked = true
+	v.overlay()
+	if deps := v.dependents(); len(deps) > 0 {
+		for _, i := range deps {
+			u := &v.units[i]
+			u.changed = true
+			u.decl = v.declOf(u)
+			if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
+				v.replaced[v.baseDecl(p)] = true
+			}
+		}
+		v.newDecls = v.newDecls[:0]
+		for i := range v.units {
+			if u := &v.units[i]; u.changed && u.decl != nil {
+				v.newDecls = append(v.newDecls, u.decl)
+			}
+		}
+		v.overlay()
+	}
+}
+
+// overlay checks newDecls over the base.
+func (v *view) overlay() {
+	v.fby = map[string]*check.Symbol{}
+	v.mine = map[*check.Symbol]bool{}
+	v.fsyms, v.frefs, v.fdefs = nil, nil, nil
+	if len(v.newDecls) == 0 {
+		return
+	}
+	if v.ov = v.base.res.Overlay(v.newDecls); v.ov == nil {
+		return
+	}
+	v.fsyms, v.frefs = v.ov.Check()
+	v.frefs = append([]check.Ref(nil), v.frefs...)
+	sort.SliceStable(v.frefs, func(i, j int) bool { return v.frefs[i].Span.Start < v.frefs[j].Span.Start })
+	for _, s := range v.fsyms {
+		v.mine[s] = true
+		if k := symKey(s); v.fby[k] == nil {
+			v.fby[k] = s
+		}
+		if s.Span.End > s.Span.Start {
+			v.fdefs = append(v.fdefs, s)
+		}
+	}
+	sort.SliceStable(v.fdefs, func(i, j int) bool { return v.fdefs[i].Span.Start < v.fdefs[j].Span.Start })
+}
+
+// dependents returns the unchanged units that must be checked again with
+// the changed ones: those that refer to a replaced declaration whose
+// interface changed (a type; a function whose one-line signature
+// changed; a declaration whose name or kind is gone) or that use, unresolved
+// in the base, a name a changed declaration now declares.
+func (v *view) dependents() []int {
+	dirty := map[ast.Decl]bool{}
+	added := map[string]bool{}
+	for _, d := range v.newDecls {
+		if n := d.Base().Name; n.Valid() {
+			added[n.Name] = true
+		}
+	}
+	for d := range v.replaced {
+		n := d.Base().Name
+		if !n.Valid() {
+			continue
+		}
+		delete(added, n.Name)
+		old := v.base.res.Symbols
+		var oldSym *check.Symbol
+		for _, s := range old {
+			if s.Decl == d {
+				oldSym = s
+				break
+			}
+		}
+		nw := v.fby[string(check.SymbolKind(d.Kind()))+"\x00"+n.Name+"\x01"]
+		switch {
+		case nw == nil || oldSym == nil:
+			dirty[d] = true
+		case d.Kind() == ast.KindType || nw.Detail != oldSym.Detail:
+			dirty[d] = true
+		}
+	}
+	if len(dirty) == 0 && len(added) == 0 {
+		return nil
+	}
+	seen := map[int]bool{}
+	var out []int
+	mark := func(oldOff int) {
+		p, ok := v.fromOld(oldOff)
+		if !ok {
+			return
+		}
+		if i := v.unitAt(p); i >= 0 && !v.units[i].changed && !seen[i] && v.units[i].kind == syntax.KindList && isDeclHead(v.units[i].head) {
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
+	if len(dirty) > 0 {
+		for _, r := range v.base.res.Refs {
+			if r.Sym.File == v.base.res.Path && dirty[rootDecl(r.Sym)] {
+				mark(r.Span.Start)
+			}
+		}
+	}
+	if len(added) > 0 {
+		src := v.base.cst.Src
+		for _, d := range v.base.res.Diagnostics {
+			if d.Span.End <= len(src) && added[string(src[d.Span.Start:d.Span.End])] {
+				mark(d.Span.Start)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// symKey names a symbol by its kind and name and its parents'.
+func symKey(s *check.Symbol) string {
+	var b strings.Builder
+	for ; s != nil; s = s.Parent {
+		b.WriteString(string(s.Kind))
+		b.WriteByte(0)
+		b.WriteString(s.Name)
+		b.WriteByte(1)
+	}
+	return b.String()
+}
+
+// rootDecl is the declaration a symbol belongs to, nil for the module.
+func rootDecl(s *check.Symbol) ast.Decl {
+	for s.Parent != nil {
+		s = s.Parent
+	}
+	return s.Decl
+}
+
+// current returns what a symbol of the base or of the overlay is in the
+// current version: the overlay's own symbols as they are; imported ones as
+// they are; the base's symbols of unchanged declarations with their spans
+// moved; those of replaced declarations by their replacement (nil when
+// the edit removed them).
+func (v *view) current(s *check.Symbol) *check.Symbol {
+	if s == nil || v.pkg != nil || v.mine[s] || s.File != v.base.res.Path {
+		return s
+	}
+	if d := rootDecl(s); d != nil && v.replaced[d] {
+		v.check()
+		return v.fby[symKey(s)]
+	}
+	c := *s
+	if s.Kind == check.SymModule && v.modDocSet {
+		c.Doc = v.modDoc
+	}
+	var ok1, ok2 bool
+	c.Span, ok1 = v.spanFromOld(s.Span)
+	c.Full, ok2 = v.spanFromOld(s.Full)
+	if s.Span == (syntax.Span{}) {
+		c.Span, ok1 = s.Span, true
+	}
+	if !ok1 || !ok2 {
+		return nil
+	}
+	return &c
+}
+
+// at returns the symbol whose name (declaration or reference) covers off,
+// and the span of that name, in the current version.
+func (v *view) at(off int) (*check.Symbol, syntax.Span) {
+	if v.pkg != nil {
+		return scanAt(v.pkg.Result, off)
+	}
+	v.check()
+	if q, ok := v.toOld(off); ok && !v.inEdit(off) {
+		s, sp := v.base.at(q)
+		if s == nil {
+			return nil, syntax.Span{}
+		}
+		sp, ok := v.spanFromOld(sp)
+		if s = v.current(s); s == nil || !ok {
+			return nil, syntax.Span{}
+		}
+		return s, sp
+	}
+	i := sort.Search(len(v.frefs), func(i int) bool { return v.frefs[i].Span.End >= off })
+	for ; i < len(v.frefs) && v.frefs[i].Span.Start <= off; i++ {
+		if v.frefs[i].Span.Contains(off) {
+			if s := v.current(v.frefs[i].Sym); s != nil {
+				return s, v.frefs[i].Span
+			}
+			return nil, syntax.Span{}
+		}
+	}
+	j := sort.Search(len(v.fdefs), func(i int) bool { return v.fdefs[i].Span.End >= off })
+	for ; j < len(v.fdefs) && v.fdefs[j].Span.Start <= off; j++ {
+		if v.fdefs[j].Span.Contains(off) {
+			return v.fdefs[j], v.fdefs[j].Span
+		}
+	}
+	return nil, syntax.Span{}
+}
+
+// local reports whether a symbol is declared in the snapshot's file.
+func (v *view) local(s *check.Symbol) bool { return s.File == v.result().Path }
+
+// path returns the chain of forms containing off, outermost first (as
+// formPath over the file's forms).
+func (v *view) path(off int) []*syntax.Form {
+	if v.pkg != nil {
+		return formPath(v.pkg.File.Source.Forms, off)
+	}
+	holds := func(f *syntax.Form) bool {
+		return f != nil && f.Span.Start <= off && (off < f.Span.End || off == f.Span.End && f.Kind != syntax.FormList)
+	}
+	// pathIn is the path from unit u down.
+	pathIn := func(u *vunit) []*syntax.Form {
+		full, _ := v.read(u)
+		if full == nil {
+			return nil
+		}
+		if full.Kind != syntax.FormList {
+			return []*syntax.Form{full}
+		}
+		return append([]*syntax.Form{full}, formPath(full.Items, off)...)
+	}
+	for i := range v.top {
+		t := &v.top[i]
+		if t.span != v.mod.Span {
+			if holds(t.form) {
+				return pathIn(t)
+			}
+			continue
+		}
+		if !holds(v.mod) {
+			continue
+		}
+		path := []*syntax.Form{v.mod}
+		for j := range v.units {
+			if u := &v.units[j]; holds(u.form) {
+				return append(path, pathIn(u)...)
+			}
+		}
+		return path
+	}
+	return nil
+}
+
+// declAt returns the declaration whose form is f (path[1] of a path).
+func (v *view) declAt(f *syntax.Form) ast.Decl {
+	if v.pkg != nil {
+		if m := v.pkg.File.Module; m != nil {
+			for _, d := range m.Decls {
+				if d.Base().Form == f {
+					return d
+				}
+			}
+		}
+		return nil
+	}
+	for i := range v.units {
+		u := &v.units[i]
+		if u.form != nil && u.form.Span == f.Span {
+			if full, d := v.read(u); full == f {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// module returns the module's declarations in order (the base's that the
+// edit left, the changed ones built from the current text), and nil when
+// the file has no module.
+func (v *view) decls() []ast.Decl {
+	if v.pkg != nil {
+		if m := v.pkg.File.Module; m != nil {
+			return m.Decls
+		}
+		return nil
+	}
+	v.check()
+	var out []ast.Decl
+	for i := range v.units {
+		u := &v.units[i]
+		if u.kind != syntax.KindList || !isDeclHead(u.head) {
+			continue
+		}
+		if u.changed {
+			if u.decl != nil {
+				out = append(out, u.decl)
+			}
+		} else if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
+			out = append(out, v.baseDecl(p))
+		}
+	}
+	return out
+}
+
+// hasModule reports whether the file has a module.
+func (v *view) hasModule() bool { return v.pkg == nil || v.pkg.File.Module != nil }
+
+// result is the check result module-level questions are answered from:
+// the snapshot's own, or the base.
+func (v *view) result() *check.Result {
+	if v.pkg != nil {
+		return v.pkg.Result
+	}
+	return v.base.res
+}
+
+// moduleResult is a check result of the current version as far as
+// protocol contracts read one: its module's declarations and its type
+// declarations' symbols.
+func (v *view) moduleResult() *check.Result {
+	if v.pkg != nil {
+		return v.pkg.Result
+	}
+	decls := v.decls()
+	mod := *v.base.res.File.Module
+	mod.Decls = decls
+	file := *v.base.res.File
+	file.Module = &mod
+	res := &check.Result{Path: v.base.res.Path, File: &file}
+	for _, s := range v.base.res.Symbols {
+		if s.Parent == nil && s.Decl != nil && !v.replaced[s.Decl] {
+			res.Symbols = append(res.Symbols, s)
+		}
+	}
+	for _, s := range v.fsyms {
+		if s.Parent == nil && s.Decl != nil {
+			res.Symbols = append(res.Symbols, s)
+		}
+	}
+	return res
+}
+
+// enumMembers returns the enum members declared in the file, in the
+// current version.
+func (v *view) enumMembers() []*check.Symbol {
+	if v.pkg != nil {
+		var out []*check.Symbol
+		for _, s := range v.pkg.Result.Symbols {
+			if s.Kind == check.SymEnumMember {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	v.check()
+	var out []*check.Symbol
+	for _, s := range v.base.enums {
+		if c := v.current(s); c != nil && !v.mine[c] {
+			out = append(out, c)
+		}
+	}
+	for _, s := range v.fsyms {
+		if s.Kind == check.SymEnumMember {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// localsNear returns the local symbols declared in the unit (declaration)
+// holding off, in the current version.
+func (v *view) localsNear(off int) []*check.Symbol {
+	if v.pkg != nil {
+		var out []*check.Symbol
+		for _, s := range v.pkg.Result.Symbols {
+			if s.Kind == check.SymLocal {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	v.check()
+	i := v.unitAt(off)
+	if i < 0 {
+		return nil
+	}
+	u := v.units[i]
+	var out []*check.Symbol
+	if u.changed {
+		for _, s := range v.fsyms {
+			if s.Kind == check.SymLocal && u.span.Start <= s.Full.Start && s.Full.End <= u.span.End {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	os, ok1 := v.toOld(u.span.Start)
+	oe, ok2 := v.toOld(u.span.End)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	ls := v.base.locals
+	for k := sort.Search(len(ls), func(k int) bool { return ls[k].Span.Start >= os }); k < len(ls) && ls[k].Span.Start <= oe; k++ {
+		if c := v.current(ls[k]); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fieldsOf returns the symbols whose parent is the declaration d (of the
+// base or the current version).
+func (v *view) membersOf(d ast.Decl, kind check.SymbolKind) []*check.Symbol {
+	var syms []*check.Symbol
+	if v.pkg != nil {
+		syms = v.pkg.Result.Symbols
+	} else {
+		v.check()
+		if v.replaced[d] {
+			return nil
+		}
+		syms = v.fsyms
+		found := false
+		for _, nd := range v.newDecls {
+			found = found || nd == d
+		}
+		if !found {
+			syms = v.base.res.Symbols
+		}
+	}
+	var out []*check.Symbol
+	for _, s := range syms {
+		if s.Kind == kind && s.Parent != nil && s.Parent.Decl == d {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// declFor returns the declaration whose form holds off and the offset and
+// span mapping to query it with: a changed declaration built from the
+// current text (off as it is), or a base declaration (off moved to the
+// base's text, spans moved back).
+func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) syntax.Span) {
+	id := func(sp syntax.Span) syntax.Span { return sp }
+	if v.pkg != nil {
+		if m := v.pkg.File.Module; m != nil {
+			for _, d := range m.Decls {
+				if sp := d.Base().Form.Span; sp.Start <= off && off < sp.End {
+					return d, off, id
+				}
+			}
+		}
+		return nil, off, id
+	}
+	v.check()
+	i := v.unitAt(off)
+	if i < 0 {
+		return nil, off, id
+	}
+	if u := &v.units[i]; u.changed {
+		return u.decl, off, id
+	}
+	q, ok := v.toOld(off)
+	if !ok {
+		return nil, off, id
+	}
+	for _, d := range v.base.res.File.Module.Decls {
+		if sp := d.Base().Form.Span; sp.Start <= q && q < sp.End && !v.replaced[d] {
+			return d, q, func(sp syntax.Span) syntax.Span { s, _ := v.spanFromOld(sp); return s }
+		}
+	}
+	return nil, off, id
+}
