@@ -13,6 +13,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/internal/atomicdir"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -143,39 +144,12 @@ func (b *Bundle) Write(dir string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
+	files := make(map[string][]byte, len(b.Artifacts))
 	for _, a := range b.Artifacts {
-		p := filepath.Join(tmp, filepath.FromSlash(a.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, a.Data, 0o644); err != nil {
-			return err
-		}
+		files[a.Path] = a.Data
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	if _, err := os.Stat(dir); err == nil {
-		old := tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, dir); err != nil {
-			os.Rename(old, dir)
-			return err
-		}
-		return os.RemoveAll(old)
-	}
-	return os.Rename(tmp, dir)
+	_, err := atomicdir.Write(dir, files)
+	return err
 }
 
 // Problem is one finding of Verify, about one file of the bundle.

@@ -15,6 +15,7 @@ import (
 	"github.com/capsulang/caps/codegen"
 	"github.com/capsulang/caps/codegen/lean"
 	"github.com/capsulang/caps/codegen/mermaid"
+	"github.com/capsulang/caps/internal/atomicdir"
 	"github.com/capsulang/caps/syntax"
 )
 
@@ -369,50 +370,11 @@ func writeFolder(dir string, arts []codegen.Artifact) (int, error) {
 			return 0, fmt.Errorf("--out %s is a folder that caps did not write (no manifest.json); give a new or empty folder", dir)
 		}
 	}
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return 0, err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(tmp)
-	n := 0
+	files := make(map[string][]byte, len(arts))
 	for _, a := range arts {
-		rel := filepath.FromSlash(a.Name)
-		if a.Name == "" || filepath.IsAbs(rel) || strings.HasPrefix(filepath.Clean(rel), "..") {
-			return 0, fmt.Errorf("internal error: artifact path %q", a.Name)
-		}
-		path := filepath.Join(tmp, rel)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return 0, err
-		}
-		if err := os.WriteFile(path, a.Data, 0o644); err != nil {
-			return 0, err
-		}
-		n += len(a.Data)
+		files[a.Name] = a.Data
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return 0, err
-	}
-	old := ""
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return 0, err
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
-		return 0, err
-	}
-	if old != "" {
-		os.RemoveAll(old)
-	}
-	return n, nil
+	return atomicdir.Write(dir, files)
 }
 
 type outputJSON struct {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/internal/atomicdir"
 	"github.com/capsulang/caps/internal/toolpath"
 	"github.com/capsulang/caps/runtime/value"
 )
@@ -153,49 +154,8 @@ func (pr *Project) Write(dir string) error {
 			}
 		}
 	}
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	var names []string
-	for n := range pr.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		path := filepath.Join(tmp, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, pr.Files[n], 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	old := ""
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
-		return err
-	}
-	if old != "" {
-		os.RemoveAll(old)
-	}
-	return nil
+	_, err := atomicdir.Write(dir, pr.Files)
+	return err
 }
 
 // FileNames lists the project's files in order.
