@@ -18,11 +18,13 @@ import (
 
 func init() {
 	cli.Register(&cli.Command{
-		Name:     "patterns",
-		Output:   func() cli.Schema { return cli.OneOf(cli.SchemaOf(patternListJSON{}), cli.SchemaOf(patternShowJSON{})) },
+		Name: "patterns",
+		Output: func() cli.Schema {
+			return cli.OneOf(cli.SchemaOf(patternListJSON{}), cli.SchemaOf(patternShowJSON{}), cli.SchemaOf(patternErrorJSON{}))
+		},
 		Effects:  cli.Effects{Reads: []string{"the pattern library (built in)"}, Writes: nil},
 		Example:  cli.Example{Line: "caps patterns show access-change-approval --json"},
-		Negative: cli.Example{Line: "caps patterns show no-such-pattern --json", Exit: 2},
+		Negative: cli.Example{Line: "caps patterns show no-such-pattern --json", Exit: 1},
 		Also:     []cli.Example{{Line: "caps patterns list --json"}, {Line: "caps patterns show regulated-deployment-approval --template --json"}},
 		Args:     "list [--json] | show NAME [--template] [--json]",
 		Short:    "list and show the pattern library's known-good workflows",
@@ -64,9 +66,9 @@ With --json, list prints {"patterns": [{"name", "title", "summary",
 					if len(args) != 2 {
 						return c.UsageErrorf("expected show NAME (caps patterns list names them)")
 					}
-					p := lookupPattern(c, args[1])
+					p := lookupPattern(c, args[1], *jsonOut)
 					if p == nil {
-						return cli.ExitUsage
+						return cli.ExitFail
 					}
 					return patternsShow(c, p, *template, *jsonOut)
 				}
@@ -76,10 +78,10 @@ With --json, list prints {"patterns": [{"name", "title", "summary",
 	})
 	cli.Register(&cli.Command{
 		Name:     "new",
-		Output:   func() cli.Schema { return cli.SchemaOf(newPatternJSON{}) },
+		Output:   func() cli.Schema { return cli.OneOf(cli.SchemaOf(newPatternJSON{}), cli.SchemaOf(patternErrorJSON{})) },
 		Effects:  cli.Effects{Reads: []string{"the pattern library (built in)"}, Writes: []string{"--out FILE", "its scenario (with --scenario)"}},
 		Example:  cli.Example{Line: "caps new --json access-change-approval --out build/access_change.caps"},
-		Negative: cli.Example{Line: "caps new --json no-such-pattern --out build/nothing.caps", Exit: 2},
+		Negative: cli.Example{Line: "caps new --json no-such-pattern --out build/nothing.caps", Exit: 1},
 		Args:     "PATTERN --out FILE [--module NAME] [--scenario] [--force] [--json]",
 		Short:    "start a module from a pattern of the library",
 		Long: `New writes the pattern PATTERN (caps patterns list) to FILE as a module of
@@ -109,9 +111,9 @@ With --json it prints {"ok", "pattern", "path", "module", "machine",
 				if *out == "" || *out == cli.StdinPath {
 					return c.UsageErrorf("--out FILE is required")
 				}
-				p := lookupPattern(c, args[0])
+				p := lookupPattern(c, args[0], *jsonOut)
 				if p == nil {
-					return cli.ExitUsage
+					return cli.ExitFail
 				}
 				name := *module
 				if name == "" {
@@ -127,15 +129,26 @@ With --json it prints {"ok", "pattern", "path", "module", "machine",
 }
 
 // lookupPattern finds a pattern or reports the unknown name with the
-// closest one.
-func lookupPattern(c *cli.Context, name string) *patterns.Pattern {
+// closest one: bad input (exit 1), as an unknown skill is.
+func lookupPattern(c *cli.Context, name string, jsonOut bool) *patterns.Pattern {
 	if p := patterns.Lookup(name); p != nil {
 		return p
 	}
-	msg := fmt.Sprintf("unknown pattern %q", name)
-	msg += spell.DidYouMean(name, patterns.Names(), spell.Go)
-	c.UsageErrorf("%s (caps patterns list names them)", msg)
+	best := spell.Nearest(name, patterns.Names())
+	msg := fmt.Sprintf("unknown pattern %q", name) + spell.Hint(best, spell.Go)
+	c.Errorf("%s (caps patterns list names them)", msg)
+	if jsonOut {
+		writeJSON(c, patternErrorJSON{Error: fmt.Sprintf("unknown pattern %q", name), DidYouMean: best, Patterns: patterns.Names()})
+	}
 	return nil
+}
+
+// patternErrorJSON is what patterns show and new print with --json for an
+// unknown pattern.
+type patternErrorJSON struct {
+	Error      string   `json:"error"`
+	DidYouMean string   `json:"did_you_mean,omitempty"`
+	Patterns   []string `json:"patterns"`
 }
 
 type patternSummaryJSON struct {
