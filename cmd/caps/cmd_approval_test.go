@@ -149,7 +149,7 @@ func TestApprovalInputErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"!approve=HumanClaimsLead:alice", `caps machine-run: input "!approve=HumanClaimsLead:alice": write !approve=STEP=PRINCIPAL:NAME (!approve=5=HumanClaimsLead:alice), STEP the #number of the step that holds the intent, or the intent's id` + "\n"},
 		{"!reject=3=alice", `caps machine-run: input "!reject=3=alice": an approver is PRINCIPAL:NAME (HumanClaimsLead:alice), not "alice"` + "\n"},
-		{"!grant=3=A:b", `caps machine-run: input "!grant=3=A:b": the ! inputs are !cancel, !approve=STEP=PRINCIPAL:NAME and !reject=STEP=PRINCIPAL:NAME` + "\n"},
+		{"!grant=3=A:b", `caps machine-run: input "!grant=3=A:b": the ! inputs are !cancel, !approve=STEP=PRINCIPAL:NAME, !reject=STEP=PRINCIPAL:NAME, !accept=CLAIM=PRINCIPAL and !reject-claim=CLAIM=PRINCIPAL` + "\n"},
 	} {
 		got := runCaps(t, "", "machine-run", "x.caps", "M", tc.in)
 		if got.code != 2 || !strings.HasPrefix(got.stderr, tc.want) {
