@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/analysis/propose"
+	"github.com/capsulang/caps/internal/durable"
 	"github.com/capsulang/caps/runtime/chain"
 )
 
@@ -316,7 +317,7 @@ func (w *Workspace) writeTxn(t *txn) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(w.txnPath(t.ID), b)
+	return durable.WriteFileAtomic(w.txnPath(t.ID), b)
 }
 
 // commit writes the files and the ledger records of an accepted proposal.
@@ -391,7 +392,7 @@ func (w *Workspace) apply(l *chain.File, txID, eventID string, files []fileWrite
 		if f.remove {
 			continue
 		}
-		if err := writeFileSync(w.ws.Abs(t.Files[i].Tmp), f.content); err != nil {
+		if err := durable.WriteFile(w.ws.Abs(t.Files[i].Tmp), f.content); err != nil {
 			w.abort(t)
 			return err
 		}
@@ -428,7 +429,7 @@ func (w *Workspace) finish(l *chain.File, t *txn) error {
 		crashPoint("renamed")
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := durable.SyncDir(d); err != nil {
 			return err
 		}
 	}
@@ -459,7 +460,7 @@ func (w *Workspace) finish(l *chain.File, t *txn) error {
 	if err := os.Remove(w.txnPath(t.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return syncDir(filepath.Dir(w.txnPath(t.ID)))
+	return durable.SyncDir(filepath.Dir(w.txnPath(t.ID)))
 }
 
 // abort removes a prepared transaction's temporary files and journal.

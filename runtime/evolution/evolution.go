@@ -51,6 +51,7 @@ import (
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/analysis/propose"
 	"github.com/capsulang/caps/analysis/repair"
+	"github.com/capsulang/caps/internal/durable"
 	"github.com/capsulang/caps/runtime/chain"
 	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/syntax"
@@ -298,7 +299,7 @@ func (w *Workspace) recordAssessment(l *chain.File, p *propose.Proposal, a *prop
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(w.proposalDir(p.ID), "assessment.json"), append(b, '\n')); err != nil {
+	if err := durable.WriteFileAtomic(filepath.Join(w.proposalDir(p.ID), "assessment.json"), append(b, '\n')); err != nil {
 		return err
 	}
 	ev := w.event("assess", p)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/analysis/propose"
+	"github.com/capsulang/caps/internal/durable"
 )
 
 func (w *Workspace) proposalDir(id string) string { return filepath.Join(w.meta, "proposals", id) }
@@ -34,36 +35,36 @@ func (w *Workspace) writeProposal(p *propose.Proposal) error {
 	if err := writeProposalFiles(tmp, p); err != nil {
 		return err
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := durable.SyncDir(tmp); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		return err
 	}
-	return syncDir(parent)
+	return durable.SyncDir(parent)
 }
 
 func writeProposalFiles(dir string, p *propose.Proposal) error {
 	var diff strings.Builder
 	for _, f := range p.Files {
 		if f.BaseExists {
-			if err := writeFileSync(filepath.Join(dir, "base", filepath.FromSlash(f.Path)), f.Base); err != nil {
+			if err := durable.WriteFile(filepath.Join(dir, "base", filepath.FromSlash(f.Path)), f.Base); err != nil {
 				return err
 			}
 		}
-		if err := writeFileSync(filepath.Join(dir, "candidate", filepath.FromSlash(f.Path)), f.Candidate); err != nil {
+		if err := durable.WriteFile(filepath.Join(dir, "candidate", filepath.FromSlash(f.Path)), f.Candidate); err != nil {
 			return err
 		}
 		diff.WriteString(propose.UnifiedDiff(f.Path, f.Base, f.BaseExists, f.Candidate))
 	}
-	if err := writeFileSync(filepath.Join(dir, "change.diff"), []byte(diff.String())); err != nil {
+	if err := durable.WriteFile(filepath.Join(dir, "change.diff"), []byte(diff.String())); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileSync(filepath.Join(dir, "proposal.json"), append(b, '\n'))
+	return durable.WriteFile(filepath.Join(dir, "proposal.json"), append(b, '\n'))
 }
 
 // rewriteProposal replaces a stored proposal (after a rebase).
@@ -86,7 +87,7 @@ func (w *Workspace) rewriteProposal(p *propose.Proposal) error {
 		os.Rename(old, final)
 		return err
 	}
-	syncDir(parent)
+	durable.SyncDir(parent)
 	return os.RemoveAll(old)
 }
 
@@ -140,7 +141,7 @@ func (w *Workspace) storeObject(b []byte) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return sum, nil
 	}
-	return sum, writeFileAtomic(p, b)
+	return sum, durable.WriteFileAtomic(p, b)
 }
 
 // readObject reads content by hash and checks it.
@@ -153,55 +154,4 @@ func (w *Workspace) readObject(sum string) ([]byte, error) {
 		return nil, fmt.Errorf("stored content %s is damaged", sum)
 	}
 	return b, nil
-}
-
-// writeFileSync creates a file (and its folders) and syncs it.
-func writeFileSync(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// writeFileAtomic writes a file through a synced temporary file and a
-// rename, then syncs the folder.
-func writeFileAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+randomHex(6))
-	if err := writeFileSync(tmp, b); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/analysis/propose"
+	"github.com/capsulang/caps/internal/durable"
 )
 
 // Format names the layout of session.json.
@@ -192,20 +193,20 @@ func (s *Store) New(target, id, by string) (*Session, error) {
 		return nil, err
 	}
 	if exists {
-		if err := writeFileSync(filepath.Join(tmp, "base.caps"), base); err != nil {
+		if err := durable.WriteFile(filepath.Join(tmp, "base.caps"), base); err != nil {
 			return nil, err
 		}
 	}
 	if err := os.Mkdir(filepath.Join(tmp, "steps"), 0o755); err != nil {
 		return nil, err
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := durable.SyncDir(tmp); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		return nil, fmt.Errorf("session %s: %v (was it created at the same time by another command?)", id, err)
 	}
-	if err := syncDir(s.dir); err != nil {
+	if err := durable.SyncDir(s.dir); err != nil {
 		return nil, err
 	}
 	if err := s.SetCurrent(id); err != nil {
@@ -216,7 +217,7 @@ func (s *Store) New(target, id, by string) (*Session, error) {
 
 // SetCurrent makes id the session commands use by default.
 func (s *Store) SetCurrent(id string) error {
-	return writeFileAtomic(filepath.Join(s.dir, "CURRENT"), []byte(id+"\n"))
+	return durable.WriteFileAtomic(filepath.Join(s.dir, "CURRENT"), []byte(id+"\n"))
 }
 
 // Current returns the id of the current session.
@@ -552,10 +553,10 @@ func (s *Session) writeStep(st Step, src []byte) error {
 	if err := writeJSON(filepath.Join(tmp, "step.json"), st); err != nil {
 		return err
 	}
-	if err := writeFileSync(filepath.Join(tmp, "source.caps"), src); err != nil {
+	if err := durable.WriteFile(filepath.Join(tmp, "source.caps"), src); err != nil {
 		return err
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := durable.SyncDir(tmp); err != nil {
 		return err
 	}
 	final := filepath.Join(steps, stepName(st.N))
@@ -565,7 +566,7 @@ func (s *Session) writeStep(st Step, src []byte) error {
 	if err := os.Rename(tmp, final); err != nil {
 		return fmt.Errorf("session %s: writing step %d: %v; nothing was written: run this command again", s.Meta.ID, st.N, err)
 	}
-	return syncDir(steps)
+	return durable.SyncDir(steps)
 }
 
 // SaveAttempt keeps a refused reply of the LLM bridge (with what was
@@ -581,7 +582,7 @@ func (s *Session) SaveAttempt(v any) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, name)
-	return path, writeFileAtomic(path, append(b, '\n'))
+	return path, durable.WriteFileAtomic(path, append(b, '\n'))
 }
 
 func stepName(n int) string { return fmt.Sprintf("%04d", n) }
@@ -629,64 +630,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeFileSync(path, append(b, '\n'))
-}
-
-func writeFileSync(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// writeFileAtomic writes a file through a synced temporary file renamed
-// into place.
-func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
+	return durable.WriteFile(path, append(b, '\n'))
 }
 
 // Upto returns the session as it was after step n (0: before any step),
