@@ -443,7 +443,7 @@ func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 	mod = -1
 	for k := c.FirstChild(0); k >= 0; k = c.Next(k) {
 		top = append(top, unitOf(c, k))
-		if mod < 0 && c.Kind(k) == syntax.KindList && listHead(c, k) == "module" {
+		if mod < 0 && c.Kind(k) == syntax.KindList && c.ListHead(k) == "module" {
 			mod = k
 		}
 	}
@@ -479,7 +479,7 @@ func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
 	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), rd: rd, item: -1}
 	switch u.kind {
 	case syntax.KindList:
-		u.head = listHead(c, k)
+		u.head = c.ListHead(k)
 		*f = syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
 	case syntax.KindSymbol:
 		*f = syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(k)}
@@ -492,20 +492,6 @@ func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
 	}
 	u.form = f
 	return u
-}
-
-// listHead is the head symbol of list node k, "" when it has none.
-func listHead(c *syntax.CST, k int32) string {
-	for j := c.FirstChild(k); j >= 0; j = c.Next(j) {
-		switch c.Kind(j) {
-		case syntax.KindLParen, syntax.KindComment:
-			continue
-		case syntax.KindSymbol:
-			return c.Text(j)
-		}
-		return ""
-	}
-	return ""
 }
 
 // read returns unit u's form read in full, and its declaration built from

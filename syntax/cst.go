@@ -110,6 +110,21 @@ func (c *CST) FirstChild(i int32) int32 { return capsulang.FirstChild(c.Nodes, i
 // Next returns the next sibling of node i, or -1.
 func (c *CST) Next(i int32) int32 { return c.Nodes[i].Next }
 
+// ListHead returns the symbol that list node i starts with (comments
+// before it skipped), or "" when its first item is not a symbol.
+func (c *CST) ListHead(i int32) string {
+	for j := c.FirstChild(i); j >= 0; j = c.Next(j) {
+		switch c.Kind(j) {
+		case KindLParen, KindComment:
+			continue
+		case KindSymbol:
+			return c.Text(j)
+		}
+		return ""
+	}
+	return ""
+}
+
 // Missing reports whether node i was inserted by error recovery.
 func (c *CST) Missing(i int32) bool { return c.Nodes[i].Flags&capsulang.FlagMissing != 0 }
 

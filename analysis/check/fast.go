@@ -62,7 +62,7 @@ func cut(c *syntax.CST) (l layout, ok bool) {
 		if c.Kind(j) != syntax.KindList {
 			return l, false
 		}
-		switch head := listHead(c, j); {
+		switch head := c.ListHead(j); {
 		case head == "capsule" || head == "profile" || head == "import":
 			if len(l.decls) > 0 {
 				return l, false // header clauses after a declaration
@@ -78,20 +78,6 @@ func cut(c *syntax.CST) (l layout, ok bool) {
 		}
 	}
 	return l, true
-}
-
-// listHead returns the symbol a list starts with, or "".
-func listHead(c *syntax.CST, k int32) string {
-	for j := c.FirstChild(k); j >= 0; j = c.Next(j) {
-		switch c.Kind(j) {
-		case syntax.KindLParen, syntax.KindComment:
-			continue
-		case syntax.KindSymbol:
-			return c.Text(j)
-		}
-		return ""
-	}
-	return ""
 }
 
 func isDeclKind(k string) bool {
@@ -545,7 +531,7 @@ func declAtOffset(m *ast.Module, sp syntax.Span) int {
 
 // isModuleList reports whether node k is a list whose head is `module`.
 func isModuleList(c *syntax.CST, k int32) bool {
-	return c.Kind(k) == syntax.KindList && listHead(c, k) == "module"
+	return c.Kind(k) == syntax.KindList && c.ListHead(k) == "module"
 }
 
 // governanceCount counts the declarations policy conditions read:
