@@ -553,6 +553,28 @@ func (e *engineRun) plan(c *checker) {
 	e.cur.ifaces(e.align, e.old)
 }
 
+// sameBodyInputs reports whether new declaration i's body check would
+// read what base declaration j's read: its own interface (a function's
+// signature, say, which may have changed through what it refers to), and
+// the same value for every name and fact j's body check looked up.
+func (e *engineRun) sameBodyInputs(i, j int) bool {
+	if e.old.eff(j) != e.cur.eff(i) {
+		return false
+	}
+	oi := &e.old.info[j]
+	for _, n := range oi.body.names {
+		if e.old.nameValue(n, j) != e.cur.nameValue(n, i) {
+			return false
+		}
+	}
+	for _, k := range oi.body.keys {
+		if e.old.keyValue(k) != e.cur.keyValue(k) {
+			return false
+		}
+	}
+	return true
+}
+
 // reuse decides whether declaration i of the new version can keep its
 // base diagnostics: it has a base declaration of the same text, and every
 // name and fact its body check looked up has the same value. If so, it
@@ -566,20 +588,8 @@ func (e *engineRun) reuse(c *checker, i int) bool {
 	if oi.pinned || e.old.untrusted != nil && e.old.untrusted[j] {
 		return false
 	}
-	// The body reads the declaration's own interface (a function's
-	// signature, say), which may have changed through what it refers to.
-	if e.old.eff(j) != e.cur.eff(i) {
+	if !e.sameBodyInputs(i, j) {
 		return false
-	}
-	for _, n := range oi.body.names {
-		if e.old.nameValue(n, j) != e.cur.nameValue(n, i) {
-			return false
-		}
-	}
-	for _, k := range oi.body.keys {
-		if e.old.keyValue(k) != e.cur.keyValue(k) {
-			return false
-		}
 	}
 	c.res.Diagnostics = moved(oi.diags, e.cur.decls[i].start, c.res.Diagnostics)
 	c.info[i].body, c.info[i].diags = oi.body, oi.diags

@@ -408,24 +408,11 @@ func (e *engineRun) unchanged(i, j int) bool {
 	if oi.pinned || oi.p1pinned {
 		return false
 	}
-	if e.old.eff(j) != e.cur.eff(i) {
-		return false
-	}
 	name := e.cur.mod.Decls[i].Base().Name
 	if name.Valid() && e.old.nameValue(name.Name, j) != e.cur.nameValue(name.Name, i) {
 		return false
 	}
-	for _, n := range oi.body.names {
-		if e.old.nameValue(n, j) != e.cur.nameValue(n, i) {
-			return false
-		}
-	}
-	for _, k := range oi.body.keys {
-		if e.old.keyValue(k) != e.cur.keyValue(k) {
-			return false
-		}
-	}
-	return true
+	return e.sameBodyInputs(i, j)
 }
 
 // overlay returns a checker for module nm, a new version of r's, that
