@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	a2ui "github.com/capsulang/caps/codegen/protocol"
@@ -98,13 +97,13 @@ func previewSurfaceCommand(s *Server, raw json.RawMessage) (func(context.Context
 	return func(context.Context) (any, error) {
 		pkg := sn.Package()
 		if pkg.Result.HasErrors() {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "the file has errors; fix them before previewing a surface"}
+			return nil, rpcError(errRequestFailed, "the file has errors; fix them before previewing a surface")
 		}
 		b := a2ui.NewBuilder(pkg.Result)
 		create, err := b.CreateSurface(a.Surface)
 		var pe *a2ui.Error
 		if errors.As(err, &pe) {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: pe.Message}
+			return nil, rpcError(errInvalidParams, pe.Message)
 		} else if err != nil {
 			return nil, err
 		}
@@ -132,7 +131,7 @@ func previewSurfaceCommand(s *Server, raw json.RawMessage) (func(context.Context
 		out.Messages = []a2ui.Message{create, comps, data}
 		out.Data = data.UpdateDataModel.Value
 		if out.HTML, err = react.StaticMarkup(pkg.Result, a.Surface, out.Data); err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
+			return nil, rpcWrap(errRequestFailed, err)
 		}
 		return out, nil
 	}, nil

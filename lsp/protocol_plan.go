@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/load"
@@ -33,11 +32,11 @@ func protocolPlanCommand(s *Server, raw json.RawMessage) (func(context.Context) 
 	return func(context.Context) (any, error) {
 		pkg := sn.Package()
 		if pkg.Result.HasErrors() {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: "the file has errors; fix them before asking for its protocol plan"}
+			return nil, rpcError(errRequestFailed, "the file has errors; fix them before asking for its protocol plan")
 		}
 		hash, err := load.IROptions(pkg.Result).Hash(pkg.File.Module)
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(-32803), Message: err.Error()}
+			return nil, rpcWrap(errRequestFailed, err)
 		}
 		plan := a2ui.Build(pkg.Result, hash)
 		var buf bytes.Buffer
