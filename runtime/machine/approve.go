@@ -60,6 +60,25 @@ type HeldIntent struct {
 	Effect Effect
 }
 
+// standstill starts a step that never moves the instance (an approval or
+// a claim verdict): it records input in (numbered and timed here) with
+// the observer, and returns the step's result, in the current state.
+func (i *Instance) standstill(in Input, cause Cause) *StepResult {
+	i.seq++
+	if i.obs != nil && i.err == nil {
+		in.Seq, in.Clock = i.seq, i.clock
+		if err := i.obs.Input(i, &in); err != nil {
+			i.err = err
+		}
+	}
+	i.step++
+	i.span = 0
+	r := &i.res
+	st := i.state.Name
+	*r = StepResult{Seq: i.seq, Step: i.step, Cause: cause, From: st, Target: st, To: st, Context: i.ctx, Clock: i.clock, Status: i.status}
+	return r
+}
+
 // Resolve approves or rejects an intent the authority held. The intent
 // is decided again at the current logical time, by the policy that held
 // it and against the context of its transition: approved, a held outcome
@@ -73,18 +92,9 @@ type HeldIntent struct {
 // is held at res.Ref or when res.Principal may not approve the intent
 // (docs/authority.md).
 func (i *Instance) Resolve(ctx context.Context, res Resolution) StepResult {
-	i.seq++
-	if i.obs != nil && i.err == nil {
-		in := Input{Seq: i.seq, Kind: InputApproval, Resolution: &res, Clock: i.clock}
-		if err := i.obs.Input(i, &in); err != nil {
-			i.err = err
-		}
-	}
-	i.step++
-	i.span = 0
-	r := &i.res
-	st := i.state.Name
-	*r = StepResult{Seq: i.seq, Step: i.step, Cause: CauseApproval, From: st, Target: st, To: st, Context: i.ctx, Clock: i.clock, Status: i.status, Resolution: &res}
+	r := i.standstill(Input{Kind: InputApproval, Resolution: &res}, CauseApproval)
+	r.Resolution = &res
+	st := r.From
 	root := ""
 	op := i.m.Name + "." + res.Verdict
 	if i.tracing {

@@ -320,18 +320,8 @@ func (i *Instance) claimRecord(r *StepResult, event string, cs *ClaimSpec, id, p
 // (R_CLAIM_NOT_PENDING) or when the principal may not decide it
 // (R_CLAIM_REFUSED).
 func (i *Instance) Decide(ctx context.Context, v ClaimVerdict) StepResult {
-	i.seq++
-	if i.obs != nil && i.err == nil {
-		in := Input{Seq: i.seq, Kind: InputClaim, Claim: &v, Clock: i.clock}
-		if err := i.obs.Input(i, &in); err != nil {
-			i.err = err
-		}
-	}
-	i.step++
-	i.span = 0
-	r := &i.res
-	st := i.state.Name
-	*r = StepResult{Seq: i.seq, Step: i.step, Cause: CauseClaim, From: st, Target: st, To: st, Context: i.ctx, Clock: i.clock, Status: i.status, Verdict: &v}
+	r := i.standstill(Input{Kind: InputClaim, Claim: &v}, CauseClaim)
+	r.Verdict = &v
 	root := ""
 	if i.tracing {
 		i.startTrace(r)
