@@ -109,17 +109,8 @@ func intentsJSON(its []interp.Intent) []intentJSON {
 
 func runCall(c *cli.Context, path, fn string, argv []string, jsonOut bool, maxSteps int64, maxDepth int) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
-	pkg, err := newLoader(c).Load(path)
-	if err != nil {
-		p.Fail(path, err)
-		return p.Finish()
-	}
-	if pkg.File.Module == nil || pkg.Result.HasErrors() {
-		p.Add(packageSource(path, pkg), pkg.Result.Diagnostics)
-		if pkg.File.Module == nil {
-			p.SetFailed()
-			c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
-		}
+	pkg := loadModule(c, p, path)
+	if pkg == nil {
 		return p.Finish()
 	}
 	in := newInterp(pkg, maxSteps, maxDepth)
@@ -147,6 +138,7 @@ func runCall(c *cli.Context, path, fn string, argv []string, jsonOut bool, maxSt
 	}
 	var v value.Value
 	var intents []interp.Intent
+	var err error
 	if callEngine == "wasm" {
 		v, err = callWasm(pkg, info.Name, args, maxSteps, maxDepth)
 		if nc, ok := err.(*wasmrun.NotCompiledError); ok {

@@ -225,6 +225,27 @@ intents and the stores, agents, ports and surfaces they target).
 
 // loadChecked loads FILE for a codegen command. It reports load failures
 // and files with errors through p and returns nil for them.
+// loadModule loads FILE for a command that needs a module without
+// errors. A load error, a file that holds no module (exit 1, said on
+// stderr) or one with errors (its diagnostics printed) is reported to p
+// and gives nil; a module that checks is returned, not yet added to p.
+func loadModule(c *cli.Context, p *report.Printer, path string) *load.Package {
+	pkg, err := newLoader(c).Load(path)
+	if err != nil {
+		p.Fail(path, err)
+		return nil
+	}
+	if pkg.File.Module == nil || pkg.Result.HasErrors() {
+		p.Add(packageSource(path, pkg), pkg.Result.Diagnostics)
+		if pkg.File.Module == nil {
+			p.SetFailed()
+			c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
+		}
+		return nil
+	}
+	return pkg
+}
+
 func loadChecked(c *cli.Context, p *report.Printer, path string) (*load.Package, *report.File) {
 	pkg, err := newLoader(c).Load(path)
 	if err != nil {

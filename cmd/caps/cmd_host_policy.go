@@ -67,20 +67,11 @@ the module's enforced trust boundaries forbid).`,
 // summary.
 func runHostPolicy(c *cli.Context, path, hostFile string, jsonOut bool) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
-	pkg, err := newLoader(c).Load(path)
-	if err != nil {
-		p.Fail(path, err)
+	pkg := loadModule(c, p, path)
+	if pkg == nil {
 		return p.Finish()
 	}
 	src, diags := packageSource(path, pkg), pkg.Result.Diagnostics
-	if pkg.File.Module == nil || pkg.Result.HasErrors() {
-		p.Add(src, diags)
-		if pkg.File.Module == nil {
-			p.SetFailed()
-			c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
-		}
-		return p.Finish()
-	}
 	mod, err := hostModule(path, pkg)
 	if err != nil {
 		p.Fail(path, err)

@@ -140,20 +140,11 @@ type emitLeanJSON struct {
 
 func runEmitLeanObligations(c *cli.Context, path, out string, asJSON bool) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, asJSON)
-	pkg, err := newLoader(c).Load(path)
-	if err != nil {
-		p.Fail(path, err)
+	pkg := loadModule(c, p, path)
+	if pkg == nil {
 		return p.Finish()
 	}
 	src := packageSource(path, pkg)
-	if pkg.File.Module == nil || pkg.Result.HasErrors() {
-		p.Add(src, pkg.Result.Diagnostics)
-		if pkg.File.Module == nil {
-			p.SetFailed()
-			c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
-		}
-		return p.Finish()
-	}
 	lf, err := verify.EmitLean(pkg.Result, cli.DisplayPath(path))
 	if err != nil {
 		p.Fail(path, err)

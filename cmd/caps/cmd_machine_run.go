@@ -327,17 +327,8 @@ func effectsJSON(effs []machine.Effect, governed bool) []effectJSON {
 
 func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptions) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, o.jsonOut)
-	pkg, err := newLoader(c).Load(path)
-	if err != nil {
-		p.Fail(path, err)
-		return p.Finish()
-	}
-	if pkg.File.Module == nil || pkg.Result.HasErrors() {
-		p.Add(packageSource(path, pkg), pkg.Result.Diagnostics)
-		if pkg.File.Module == nil {
-			p.SetFailed()
-			c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
-		}
+	pkg := loadModule(c, p, path)
+	if pkg == nil {
 		return p.Finish()
 	}
 	m, err := machine.Compile(pkg.Result, name, machine.Options{Hash: pkg.Hash})

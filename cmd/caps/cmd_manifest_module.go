@@ -62,17 +62,8 @@ type moduleExample struct {
 
 func runModuleManifest(c *cli.Context, path string, jsonOut bool) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
-	pkg, err := newLoader(c).Load(path)
-	if err != nil {
-		p.Fail(path, err)
-		return p.Finish()
-	}
-	if pkg.File.Module == nil || pkg.Result.HasErrors() {
-		p.Add(packageSource(path, pkg), pkg.Result.Diagnostics)
-		if pkg.File.Module == nil {
-			p.SetFailed()
-			c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
-		}
+	pkg := loadModule(c, p, path)
+	if pkg == nil {
 		return p.Finish()
 	}
 	shown := cli.DisplayPath(path)

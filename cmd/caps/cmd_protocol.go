@@ -180,20 +180,11 @@ func contains(xs []string, x string) bool {
 // its source and its diagnostics when the module checks without errors;
 // otherwise it reports the failure through p and returns a nil package.
 func loadClean(c *cli.Context, p *report.Printer, path string) (*load.Package, *report.Source, []syntax.Diagnostic) {
-	pkg, err := newLoader(c).Load(path)
-	if err != nil {
-		p.Fail(path, err)
+	pkg := loadModule(c, p, path)
+	if pkg == nil {
 		return nil, nil, nil
 	}
 	src, diags := packageSource(path, pkg), pkg.Result.Diagnostics
-	if pkg.File.Module == nil || pkg.Result.HasErrors() {
-		p.Add(src, diags)
-		if pkg.File.Module == nil {
-			p.SetFailed()
-			c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
-		}
-		return nil, nil, nil
-	}
 	return pkg, src, diags
 }
 

@@ -122,20 +122,11 @@ type verified struct {
 // loadAndVerify loads and verifies path. On failure it has reported
 // through p and returns nil.
 func loadAndVerify(c *cli.Context, p *report.Printer, path string, timeout time.Duration, jobs int) *verified {
-	pkg, err := newLoader(c).Load(path)
-	if err != nil {
-		p.Fail(path, err)
+	pkg := loadModule(c, p, path)
+	if pkg == nil {
 		return nil
 	}
 	src := packageSource(path, pkg)
-	if pkg.File.Module == nil || pkg.Result.HasErrors() {
-		p.Add(src, pkg.Result.Diagnostics)
-		if pkg.File.Module == nil {
-			p.SetFailed()
-			c.Errorf("%s: the file holds no module", cli.DisplayPath(path))
-		}
-		return nil
-	}
 	solver, err := verify.FindSolver()
 	if err != nil {
 		p.Fail(path, err)
