@@ -222,13 +222,17 @@ var versions atomic.Uint64
 // declarations with their hashes, and the values of the names and facts
 // declarations depend on (computed on demand).
 type version struct {
-	src     []byte
-	mod     *ast.Module
-	info    []declInfo
-	decls   []declState
-	first   map[string]int // the declaration each name resolves to
-	mu      sync.Mutex
-	keyV    map[string]uint64
+	src   []byte
+	mod   *ast.Module
+	info  []declInfo
+	decls []declState
+	first map[string]int // the declaration each name resolves to
+	mu    sync.Mutex
+	keyV  map[string]uint64
+	// effs holds each declaration's eff once computed (effDone marks
+	// which): kept apart from decls, which concurrent Rechecks read
+	// without v.mu.
+	effs    []uint64
 	effDone []bool
 	// bound hashes the events of the surfaces bound to each machine.
 	bound map[string]*maphash.Hash
@@ -251,7 +255,6 @@ type declState struct {
 	start   int
 	content uint64 // its text
 	iface   uint64 // the part of its text other declarations can see
-	eff     uint64 // iface and the ifaces of everything its interface uses
 }
 
 // newVersion records the declarations of a checked module.
@@ -329,9 +332,10 @@ func ifaceHash(src []byte, d ast.Decl) uint64 {
 func (v *version) effOf(root int) uint64 {
 	if v.effDone == nil {
 		v.effDone = make([]bool, len(v.decls))
+		v.effs = make([]uint64, len(v.decls))
 	}
 	if v.effDone[root] {
-		return v.decls[root].eff
+		return v.effs[root]
 	}
 	acc := v.decls[root].iface
 	seen := map[int]bool{root: true}
@@ -368,7 +372,7 @@ func (v *version) effOf(root int) uint64 {
 			add("!"+k, mix(hashString(k), v.keyLocked(k, false)))
 		}
 	}
-	v.decls[root].eff, v.effDone[root] = acc, true
+	v.effs[root], v.effDone[root] = acc, true
 	return acc
 }
 
