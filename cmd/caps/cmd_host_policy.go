@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/analysis/hostpolicy"
-	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
 	"github.com/capsulang/caps/runtime/adapters"
+	"github.com/capsulang/caps/runtime/machinerun"
 	"github.com/capsulang/caps/runtime/value"
 	"github.com/capsulang/caps/syntax"
 )
@@ -72,7 +72,7 @@ func runHostPolicy(c *cli.Context, path, hostFile string, jsonOut bool) int {
 		return p.Finish()
 	}
 	src, diags := packageSource(path, pkg), pkg.Result.Diagnostics
-	mod, err := hostModule(path, pkg)
+	mod, err := machinerun.HostModule(pkg, cli.DisplayPath(path))
 	if err != nil {
 		p.Fail(path, err)
 		return p.Finish()
@@ -116,27 +116,6 @@ func warnDenied(c *cli.Context, art *adapters.HostPolicy) {
 			c.Errorf("warning: the host section denies %s by %s; live mode will refuse the intent", e, d.Rule)
 		}
 	}
-}
-
-// hostModule is the module of a checked package as a host policy sees it:
-// its semantic hash is the one caps hash prints (with the hashes of its
-// imports).
-func hostModule(path string, pkg *load.Package) (adapters.HostModule, error) {
-	hash, err := load.IROptions(pkg.Result).Hash(pkg.File.Module)
-	if err != nil {
-		return adapters.HostModule{}, err
-	}
-	return adapters.HostModule{Path: cli.DisplayPath(path), Module: pkg.File.Module, Hash: hash}, nil
-}
-
-// loadHostPolicy loads the --policy artifact of machine-run for the
-// module of FILE.
-func loadHostPolicy(path string, pkg *load.Package, file string) (*adapters.Policy, error) {
-	mod, err := hostModule(path, pkg)
-	if err != nil {
-		return nil, err
-	}
-	return adapters.LoadHostPolicy(file, mod)
 }
 
 // hostPolicySummary describes an artifact for people.

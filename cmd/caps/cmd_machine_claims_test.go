@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capsulang/caps/runtime/machinerun"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -30,12 +31,12 @@ func TestMachineRunClaimsJSON(t *testing.T) {
 	}
 	var out struct {
 		State  string
-		Claims []claimJSON
+		Claims []machinerun.ClaimReport
 		Steps  []struct {
 			Event        string
 			OK           bool
 			Error        *struct{ Code string }
-			Claims       []claimJSON
+			Claims       []machinerun.ClaimReport
 			ClaimVerdict *struct{ Claim, Verdict, Principal string } `json:"claim_verdict"`
 		}
 	}

@@ -2,26 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
-	"github.com/capsulang/caps/analysis/authority"
-	"github.com/capsulang/caps/analysis/capsule"
-	"path/filepath"
-	"strings"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/cmd/caps/internal/report"
-	"github.com/capsulang/caps/runtime/adapters"
 	"github.com/capsulang/caps/runtime/ledger"
 	"github.com/capsulang/caps/runtime/machine"
-	"github.com/capsulang/caps/runtime/value"
+	"github.com/capsulang/caps/runtime/machinerun"
 )
 
 func init() {
 	cli.Register(&cli.Command{
 		Name:     "machine-run",
-		Output:   func() cli.Schema { return cli.OneOf(cli.SchemaOf(runJSON{}), report.ResultSchema(nil)) },
+		Output:   func() cli.Schema { return cli.OneOf(cli.SchemaOf(machinerun.Report{}), report.ResultSchema(nil)) },
 		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports", "--mocks FILE", "--policy FILE"}, Writes: []string{"--ledger DIR"}, Runs: []string{"the MCP servers of live mode"}, Network: true, DryRun: true},
 		Example:  cli.Example{Line: "caps machine-run --json --mode dry-run --ledger build/ledger examples/03_claim_review_machine.caps ClaimReview SubmitClaim"},
 		Negative: cli.Example{Line: "caps machine-run --json --mode mock examples/03_claim_review_machine.caps ClaimReview SubmitClaim", Exit: 1, Note: "mock mode is strict: the event lacks its payload (R_BAD_PAYLOAD)"},
@@ -88,474 +81,69 @@ every mode (docs/authority.md).`,
 				if len(args) < 2 {
 					return c.UsageErrorf("expected FILE and MACHINE, got %d arguments", len(args))
 				}
-				o := runOptions{jsonOut: *jsonOut, mocks: *mocks, policy: *policy, ledger: *dir, id: *id}
+				o := machinerun.Options{Mocks: *mocks, Policy: *policy, Ledger: *dir, ID: *id, Name: cli.DisplayPath(args[0])}
 				m, ok := machine.ParseMode(*mode)
 				if !ok {
 					return c.UsageErrorf("--mode is dry-run, mock or live, not %q", *mode)
 				}
-				o.mode = m
-				if o.mocks != "" && m != machine.Mock {
+				o.Mode = m
+				if o.Mocks != "" && m != machine.Mock {
 					return c.UsageErrorf("--mocks needs --mode mock")
 				}
-				if o.policy != "" && m != machine.Live {
+				if o.Policy != "" && m != machine.Live {
 					return c.UsageErrorf("--policy needs --mode live")
 				}
 				switch *syncFlag {
 				case "group":
-					o.sync = ledger.SyncGroup
+					o.Sync = ledger.SyncGroup
 				case "step":
-					o.sync = ledger.SyncStep
+					o.Sync = ledger.SyncStep
 				case "none":
-					o.sync = ledger.SyncNone
+					o.Sync = ledger.SyncNone
 				default:
 					return c.UsageErrorf("--sync is group, step or none, not %q", *syncFlag)
 				}
-				if o.ledger != "" && args[0] == cli.StdinPath {
+				if o.Ledger != "" && args[0] == cli.StdinPath {
 					return c.UsageErrorf("--ledger needs a FILE: a replay must be able to load the module again")
 				}
-				inputs, err := parseInputs(args[2:])
+				inputs, err := machinerun.ParseInputs(args[2:])
 				if err != nil {
 					return c.UsageErrorf("%v", err)
 				}
-				return runMachine(c, args[0], args[1], inputs, o)
+				return runMachine(c, args[0], args[1], inputs, o, *jsonOut)
 			}
 		},
 	})
 }
 
-type runOptions struct {
-	jsonOut bool
-	mode    machine.Mode
-	mocks   string
-	policy  string
-	ledger  string
-	sync    ledger.Sync
-	id      string
-}
-
-// runInput is one input of the command line.
-type runInput struct {
-	text    string // as written
-	event   machine.Event
-	advance int64 // ms, for +DURATION
-	isAdv   bool
-	cancel  *string
-	resolve *machine.Resolution
-	claim   *machine.ClaimVerdict
-}
-
-func parseInputs(args []string) ([]runInput, error) {
-	var out []runInput
-	for _, a := range args {
-		in := runInput{text: a}
-		switch {
-		case strings.HasPrefix(a, "+"):
-			d, err := value.ParseDuration(a[1:])
-			if err != nil {
-				return nil, fmt.Errorf("input %q: +DURATION moves the clock, e.g. +30m: %v", a, err)
-			}
-			in.isAdv, in.advance = true, d.Millis()
-		case a == "!cancel" || strings.HasPrefix(a, "!cancel="):
-			reason := strings.TrimPrefix(strings.TrimPrefix(a, "!cancel"), "=")
-			if reason == "" {
-				reason = "cancelled from the command line"
-			}
-			in.cancel = &reason
-		case strings.HasPrefix(a, "!approve=") || strings.HasPrefix(a, "!reject="):
-			verdict, rest, _ := strings.Cut(a[1:], "=")
-			ref, by, ok := strings.Cut(rest, "=")
-			if !ok || ref == "" {
-				return nil, fmt.Errorf("input %q: write !%s=STEP=PRINCIPAL:NAME (!%s=5=HumanClaimsLead:alice), STEP the #number of the step that holds the intent, or the intent's id", a, verdict, verdict)
-			}
-			principal, name, err := authority.ParseApprover(by)
-			if err != nil {
-				return nil, fmt.Errorf("input %q: %v", a, err)
-			}
-			in.resolve = &machine.Resolution{Ref: ref, Verdict: verdict, Principal: principal, Name: name}
-		case strings.HasPrefix(a, "!accept=") || strings.HasPrefix(a, "!reject-claim="):
-			kind, rest, _ := strings.Cut(a[1:], "=")
-			field, principal, ok := strings.Cut(rest, "=")
-			if !ok || field == "" || principal == "" {
-				return nil, fmt.Errorf("input %q: write !%s=CLAIM=PRINCIPAL (!%s=score=risk_officer), CLAIM the claimed context field", a, kind, kind)
-			}
-			verdict := machine.VerdictAccept
-			if kind == "reject-claim" {
-				verdict = machine.VerdictReject
-			}
-			in.claim = &machine.ClaimVerdict{Claim: field, Verdict: verdict, Principal: principal}
-		case strings.HasPrefix(a, "!"):
-			return nil, fmt.Errorf("input %q: the ! inputs are !cancel, !approve=STEP=PRINCIPAL:NAME, !reject=STEP=PRINCIPAL:NAME, !accept=CLAIM=PRINCIPAL and !reject-claim=CLAIM=PRINCIPAL", a)
-		default:
-			name, payload, has := strings.Cut(a, "=")
-			if name == "" {
-				return nil, fmt.Errorf("input %q: write an event as NAME or NAME={json payload}", a)
-			}
-			in.event.Name = name
-			if has {
-				if !json.Valid([]byte(payload)) {
-					var v any
-					err := json.Unmarshal([]byte(payload), &v)
-					return nil, fmt.Errorf("event %s: the payload is not JSON: %v", name, err)
-				}
-				in.event.Raw = json.RawMessage(payload)
-			}
-		}
-		out = append(out, in)
-	}
-	return out, nil
-}
-
-// runJSON is the JSON output of machine-run.
-type runJSON struct {
-	Machine  string          `json:"machine"`
-	Mode     string          `json:"mode"`
-	Instance string          `json:"instance"`
-	State    string          `json:"state"`
-	Status   string          `json:"status"`
-	Clock    string          `json:"clock"`
-	Context  json.RawMessage `json:"context"`
-	Steps    []stepJSON      `json:"steps"`
-	// Claims is the current claim of each of the machine's claims.
-	Claims []claimJSON `json:"claims,omitempty"`
-	Ledger string      `json:"ledger,omitempty"`
-}
-
-// claimJSON is a claim (docs/language.md, "Claims before facts").
-type claimJSON struct {
-	Field     string          `json:"field"`
-	ID        string          `json:"id,omitempty"`
-	Policy    string          `json:"policy"`
-	Status    string          `json:"status"`
-	Value     json.RawMessage `json:"value,omitempty"`
-	Result    json.RawMessage `json:"result,omitempty"`
-	Approvals []string        `json:"approvals,omitempty"`
-	By        string          `json:"by,omitempty"`
-}
-
-func claimsJSON(cs []machine.Claim) []claimJSON {
-	var out []claimJSON
-	for _, c := range cs {
-		cj := claimJSON{Field: c.Field, ID: c.ID, Policy: c.Policy, Status: string(c.Status), Approvals: c.Approvals, By: c.By}
-		if c.Status == machine.ClaimNone {
-			cj.Status = "none"
-		}
-		if c.Value.Kind() != value.KindInvalid {
-			cj.Value = machine.AppendValue(nil, c.Value)
-		} else if len(c.Result) > 0 {
-			cj.Result = c.Result
-		}
-		out = append(out, cj)
-	}
-	return out
-}
-
-type stepJSON struct {
-	Seq     uint64          `json:"seq"`
-	Event   string          `json:"event"`
-	Cause   string          `json:"cause"`
-	Payload json.RawMessage `json:"payload,omitempty"`
-	// Defaulted lists the payload fields dry-run mode set to their zero
-	// values because the input left them out.
-	Defaulted []string        `json:"defaulted,omitempty"`
-	From      string          `json:"from"`
-	To        string          `json:"to"`
-	OK        bool            `json:"ok"`
-	Error     *stepErrorJSON  `json:"error"`
-	Context   json.RawMessage `json:"context"`
-	Effects   []effectJSON    `json:"effects"`
-	Route     *machine.Route  `json:"route,omitempty"`
-	Clock     string          `json:"clock"`
-	// Approval and Resolves are an approval step's verdict and the step
-	// whose held intent it resolved.
-	Approval *approvalJSON `json:"approval,omitempty"`
-	Resolves uint64        `json:"resolves,omitempty"`
-	// Verdict is a claim step's acceptance input, and Claims the claims
-	// the step observed, superseded or decided.
-	Verdict *machine.ClaimVerdict `json:"claim_verdict,omitempty"`
-	Claims  []claimJSON           `json:"claims,omitempty"`
-}
-
-type approvalJSON struct {
-	Ref       string `json:"ref"`
-	Verdict   string `json:"verdict"`
-	Principal string `json:"principal"`
-	Name      string `json:"name"`
-}
-
-type stepErrorJSON struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-type effectJSON struct {
-	Effect   string        `json:"effect"`
-	Target   string        `json:"target,omitempty"`
-	Extra    []string      `json:"extra_targets,omitempty"`
-	Args     []value.Value `json:"args,omitempty"`
-	ID       string        `json:"id,omitempty"`
-	Status   string        `json:"status"`
-	Retry    int           `json:"retry,omitempty"`
-	Timeout  string        `json:"timeout,omitempty"`
-	OnError  string        `json:"on_error,omitempty"`
-	Decision string        `json:"decision,omitempty"`
-	// Authority is the module's authority decision (docs/authority.md);
-	// absent for an intent skipped before it was decided.
-	Authority *authority.Decision `json:"authority,omitempty"`
-	Attempts  []machine.Outcome   `json:"attempts,omitempty"`
-	Result    json.RawMessage     `json:"result,omitempty"`
-	Code      string              `json:"code,omitempty"`
-	Error     string              `json:"error,omitempty"`
-}
-
-func effectsJSON(effs []machine.Effect, governed bool) []effectJSON {
-	out := []effectJSON{}
-	for k := range effs {
-		e := &effs[k]
-		ej := effectJSON{Effect: e.Spec.Name, Target: e.Spec.Target, Extra: e.Spec.Extra, Args: e.Args, ID: e.ID,
-			Status: string(e.Status), Retry: e.Spec.Retry, Timeout: e.Spec.TimeoutText, Decision: e.Decision,
-			Authority: e.Authority, Attempts: e.Attempts, Result: e.Result(), Code: e.Code, Error: e.Error}
-		if !governed && e.Status != machine.Skipped {
-			ej.Authority = authority.Ungoverned
-		}
-		if e.Spec.OnError != nil {
-			ej.OnError = e.Spec.OnError.Name
-		}
-		out = append(out, ej)
-	}
-	return out
-}
-
-func runMachine(c *cli.Context, path, name string, inputs []runInput, o runOptions) int {
-	p := report.NewPrinter(c.Stdout, c.Stderr, o.jsonOut)
+// runMachine loads FILE, runs its machine (machinerun.Execute) and prints
+// the run: exit 1 when a step failed, 2 when the run could not start or
+// its ledger is incomplete.
+func runMachine(c *cli.Context, path, name string, inputs []machinerun.Input, o machinerun.Options, jsonOut bool) int {
+	p := report.NewPrinter(c.Stdout, c.Stderr, jsonOut)
 	pkg := loadModule(c, p, path)
 	if pkg == nil {
 		return p.Finish()
 	}
-	m, err := machine.Compile(pkg.Result, name, machine.Options{Hash: pkg.Hash})
+	res, err := machinerun.Execute(context.Background(), pkg, path, name, inputs, o)
 	if err != nil {
-		c.Errorf("%s: %v", cli.DisplayPath(path), err)
-		return cli.ExitUsage
-	}
-	var exec machine.Executor
-	switch o.mode {
-	case machine.Mock:
-		var mf *adapters.MockFile
-		if o.mocks != "" {
-			if mf, err = adapters.LoadMocks(o.mocks); err != nil {
-				c.Errorf("%v", err)
-				return cli.ExitUsage
-			}
-		}
-		exec = adapters.NewMock(mf)
-	case machine.Live:
-		if err := capsule.LiveCheck(path, pkg.Src, pkg.Hash); err != nil {
-			c.Errorf("%v", err)
-			return cli.ExitUsage
-		}
-		var pol *adapters.Policy
-		if o.policy != "" {
-			if pol, err = loadHostPolicy(path, pkg, o.policy); err != nil {
-				c.Errorf("%v", err)
-				return cli.ExitUsage
-			}
-		}
-		live := adapters.NewLive(pol)
-		defer live.Close()
-		exec = live
-	}
-	opts := machine.InstanceOptions{ID: o.id, Executor: exec}
-	var rec *ledger.Recorder
-	if o.ledger != "" {
-		f, err := ledger.CreateDir(o.ledger, o.sync)
-		if err != nil {
-			c.Errorf("%v", err)
-			return cli.ExitUsage
-		}
-		rec = ledger.NewRecorder(m, ledger.ChainStore{Log: f}, ledger.RecorderOptions{ModulePath: filepath.ToSlash(path), Sync: o.sync})
-		opts.Observer = rec
-	}
-	inst, err := m.NewInstance(opts)
-	if err != nil {
-		if rec != nil {
-			rec.Close()
-		}
 		c.Errorf("%v", err)
 		return cli.ExitUsage
 	}
-	ctx := context.Background()
-	var steps []machine.StepResult
-	// defaulted[k] lists the payload fields of steps[k] that dry-run
-	// mode filled with zero values.
-	var defaulted [][]string
-	failed := false
-	for _, in := range inputs {
-		var rs []machine.StepResult
-		var filled []string
-		switch {
-		case in.isAdv:
-			var err error
-			rs, err = inst.AdvanceContext(ctx, in.advance)
-			if err != nil {
-				c.Errorf("%s: %v", in.text, err)
-				failed = true
-			}
-		case in.cancel != nil:
-			rs = []machine.StepResult{inst.Cancel(*in.cancel)}
-		case in.resolve != nil:
-			rs = []machine.StepResult{inst.Resolve(ctx, *in.resolve)}
-		case in.claim != nil:
-			rs = []machine.StepResult{inst.Decide(ctx, *in.claim)}
-		default:
-			ev := in.event
-			if o.mode == machine.DryRun {
-				ev.Raw, filled = m.FillMissing(ev.Name, ev.Raw)
-			}
-			rs = []machine.StepResult{inst.StepContext(ctx, ev)}
-		}
-		for _, r := range rs {
-			r.Trace = nil // reused by the instance; not printed
-			steps = append(steps, r)
-			defaulted = append(defaulted, filled)
-			if !r.OK {
-				failed = true
-			}
-		}
+	for _, e := range res.Problems {
+		c.Errorf("%v", e)
 	}
 	code := cli.ExitOK
-	if failed {
+	if res.Failed {
 		code = cli.ExitFail
 	}
-	if rec != nil {
-		if err := inst.Err(); err != nil {
-			c.Errorf("ledger %s: %v", o.ledger, err)
-			code = cli.ExitUsage
-		}
-		if err := rec.Close(); err != nil {
-			c.Errorf("ledger %s: %v", o.ledger, err)
-			code = cli.ExitUsage
-		}
+	if res.LedgerFailed {
+		code = cli.ExitUsage
 	}
-	if o.jsonOut {
-		out := runJSON{Machine: m.Name, Mode: string(inst.Mode()), Instance: inst.ID(), State: inst.State(), Status: string(inst.Status()),
-			Clock: value.FormatDuration(inst.Clock()), Context: m.ContextJSON(inst.Context()), Steps: []stepJSON{}, Ledger: o.ledger}
-		for k := range steps {
-			r := &steps[k]
-			sj := stepJSON{Seq: r.Seq, Event: r.Event, Cause: string(r.Cause), From: r.From, To: r.To, OK: r.OK,
-				Context: m.ContextJSON(r.Context), Effects: effectsJSON(r.Effects, m.Governed()), Route: r.Route, Clock: value.FormatDuration(r.Clock),
-				Defaulted: defaulted[k]}
-			if r.Payload != nil {
-				sj.Payload = m.AppendPayloadOf(nil, r.Event, r.Payload)
-			}
-			if r.Failure != nil {
-				sj.Error = &stepErrorJSON{Code: r.Failure.Code, Message: r.Failure.Message}
-			}
-			if res := r.Resolution; res != nil {
-				sj.Approval = &approvalJSON{Ref: res.Ref, Verdict: res.Verdict, Principal: res.Principal, Name: res.Name}
-				sj.Resolves = r.Resolves
-			}
-			sj.Verdict, sj.Claims = r.Verdict, claimsJSON(r.Claims)
-			out.Steps = append(out.Steps, sj)
-		}
-		out.Claims = claimsJSON(inst.Claims())
-		writeJSON(c, out)
-		return code
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s), instance %s\n", m.Name, inst.Mode(), inst.ID())
-	for k := range steps {
-		writeStep(&b, &steps[k], defaulted[k])
-	}
-	fmt.Fprintf(&b, "state %s (%s), clock %s\n", inst.State(), inst.Status(), value.FormatDuration(inst.Clock()))
-	fmt.Fprintf(&b, "context %s\n", m.ContextJSON(inst.Context()))
-	for _, cl := range inst.Claims() {
-		fmt.Fprintf(&b, "claim %s\n", claimText(&cl))
-	}
-	if o.ledger != "" {
-		fmt.Fprintf(&b, "ledger %s\n", o.ledger)
-	}
-	c.Stdout.Write([]byte(b.String()))
-	return code
-}
-
-// writeStep prints one step for people:
-//
-//	#1 SubmitClaim: idle -> awaiting_review
-//	    db.write operational.claims: planned
-func writeStep(b *strings.Builder, r *machine.StepResult, defaulted []string) {
-	label := r.Event
-	switch r.Cause {
-	case machine.CauseTimeout:
-		label += " (timeout at " + value.FormatDuration(r.Clock) + ")"
-	case machine.CauseCancel:
-		label = "!cancel"
-	case machine.CauseApproval:
-		res := r.Resolution
-		label = fmt.Sprintf("!%s %s by %s:%s", res.Verdict, res.Ref, res.Principal, res.Name)
-	case machine.CauseClaim:
-		v := r.Verdict
-		label = fmt.Sprintf("!%s %s by %s", v.Verdict, v.Claim, v.Principal)
-	}
-	if r.Failure != nil {
-		fmt.Fprintf(b, "#%d %s: FAILED %s: %s\n", r.Seq, label, r.Failure.Code, r.Failure.Message)
-		return
-	}
-	if r.Cause == machine.CauseCancel {
-		fmt.Fprintf(b, "#%d %s: cancelled in %s\n", r.Seq, label, r.From)
-		return
-	}
-	switch r.Cause {
-	case machine.CauseApproval:
-		fmt.Fprintf(b, "#%d %s: resolves #%d, in %s\n", r.Seq, label, r.Resolves, r.From)
-	case machine.CauseClaim:
-		fmt.Fprintf(b, "#%d %s: in %s\n", r.Seq, label, r.From)
-	default:
-		fmt.Fprintf(b, "#%d %s: %s -> %s\n", r.Seq, label, r.From, r.Target)
-	}
-	if len(defaulted) > 0 {
-		fmt.Fprintf(b, "    defaulted (zero values): %s\n", strings.Join(defaulted, ", "))
-	}
-	for k := range r.Effects {
-		e := &r.Effects[k]
-		line := string(e.Status)
-		switch e.Status {
-		case machine.Executed, machine.Failed:
-			var total int64
-			for _, a := range e.Attempts {
-				total += a.DurationMs
-			}
-			line += fmt.Sprintf(" (%d %s, %s)", len(e.Attempts), pluralWord(len(e.Attempts), "attempt", "attempts"), value.FormatDuration(total))
-		}
-		if e.Code != "" {
-			line += ": " + e.Code + ": " + e.Error
-		}
-		fmt.Fprintf(b, "    %s: %s\n", e.Spec.Label(), line)
-	}
-	if rt := r.Route; rt != nil {
-		fmt.Fprintf(b, "    on-error: %s -> %s\n", rt.From, rt.To)
-	}
-	for k := range r.Claims {
-		fmt.Fprintf(b, "    claim %s\n", claimText(&r.Claims[k]))
-	}
-}
-
-// claimText prints a claim for people: score = 25 (pending, policy
-// reviewed, id 3f...).
-func claimText(c *machine.Claim) string {
-	if c.Status == machine.ClaimNone {
-		return fmt.Sprintf("%s: nothing observed (policy %s)", c.Field, c.Policy)
-	}
-	s := c.Field + " = "
-	if c.Value.Kind() != value.KindInvalid {
-		s += c.Value.String()
+	if jsonOut {
+		writeJSON(c, res.Report())
 	} else {
-		s += string(c.Result)
+		c.Stdout.Write([]byte(res.Text()))
 	}
-	s += fmt.Sprintf(" (%s, policy %s", c.Status, c.Policy)
-	if len(c.Approvals) > 0 {
-		s += ", approved by " + strings.Join(c.Approvals, " ")
-	}
-	if c.By != "" && c.Status != machine.ClaimPending && c.Status != machine.ClaimSuperseded {
-		s += ", by " + c.By
-	}
-	return s + ", id " + c.ID + ")"
+	return code
 }
