@@ -69,12 +69,12 @@ type Step struct {
 // Run is a running instance with its executor and ledger. It is not safe
 // for concurrent use.
 type Run struct {
-	m     *machine.Machine
-	inst  *machine.Instance
-	fill  bool // dry-run fills left-out payload fields in (not strict)
-	rec   *ledger.Recorder
-	live  *adapters.LiveExecutor
-	dir   string
+	m    *machine.Machine
+	inst *machine.Instance
+	fill bool // dry-run fills left-out payload fields in (not strict)
+	rec  *ledger.Recorder
+	live *adapters.LiveExecutor
+	dir  string
 }
 
 // LedgerError is a failure to record the instance in its ledger.
