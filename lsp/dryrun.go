@@ -11,7 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/runtime/machine"
-	"github.com/capsulang/caps/runtime/value"
+	"github.com/capsulang/caps/runtime/machinerun"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -19,8 +19,11 @@ import (
 // Dry runs: capsulang.dryRun runs a machine in dry-run mode (effects are
 // planned, never executed) over given events, a scenario file, the
 // scenario files beside the capsule, or, without any, the shortest event
-// path from the initial state to each final state with zero payloads. The
-// last dry run of each machine is kept and drawn as inlay hints at each
+// path from the initial state to each final state with zero payloads. It
+// steps through runtime/machinerun, as caps machine-run --mode dry-run
+// does: payload fields an event leaves out get zero values (except in a
+// scenario's events, kept as strict as caps test keeps them). The last
+// dry run of each machine is kept and drawn as inlay hints at each
 // transition it took.
 func init() {
 	commands["capsulang.dryRun"] = dryRunCommand
@@ -28,16 +31,18 @@ func init() {
 }
 
 type dryStep struct {
-	Event    string           `json:"event"`
-	From     string           `json:"from"`
-	To       string           `json:"to"`
-	Accepted bool             `json:"accepted"`
-	Effects  []map[string]any `json:"effects"`
-	Context  json.RawMessage  `json:"context,omitempty"`
-	Error    string           `json:"error,omitempty"`
-	Code     string           `json:"code,omitempty"`
-	Range    *protocol.Range  `json:"range,omitempty"`
-	span     syntax.Span
+	Event    string `json:"event"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Accepted bool   `json:"accepted"`
+	// Defaulted lists the payload fields given zero values.
+	Defaulted []string         `json:"defaulted,omitempty"`
+	Effects   []map[string]any `json:"effects"`
+	Context   json.RawMessage  `json:"context,omitempty"`
+	Error     string           `json:"error,omitempty"`
+	Code      string           `json:"code,omitempty"`
+	Range     *protocol.Range  `json:"range,omitempty"`
+	span      syntax.Span
 }
 
 type dryRun struct {
@@ -103,17 +108,17 @@ func dryRunCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, 
 		var runs []dryRun
 		switch {
 		case len(a.Events) > 0:
-			var evs []machine.Event
+			var ins []machinerun.Input
 			for _, e := range a.Events {
-				evs = append(evs, machine.Event{Name: e.Event, Raw: e.Payload})
+				ins = append(ins, machinerun.EventInput(e.Event, e.Payload))
 			}
-			runs = append(runs, s.runEvents(sn, m, mdecl, "events", evs))
+			runs = append(runs, s.runEvents(ctx, sn, m, mdecl, "events", ins, false))
 		default:
-			if runs, err = s.scenarioRuns(sn, m, mdecl, a.Scenario); err != nil {
+			if runs, err = s.scenarioRuns(ctx, sn, m, mdecl, a.Scenario); err != nil {
 				return nil, err
 			}
 			if len(runs) == 0 {
-				runs = s.pathRuns(sn, m, mdecl)
+				runs = s.pathRuns(ctx, sn, m, mdecl)
 			}
 		}
 		// remember the steps for inlay hints: the union of all runs
@@ -153,17 +158,20 @@ func findMachine(mod *ast.Module, name string) *ast.Machine {
 	return nil
 }
 
-// runEvents steps a fresh dry-run instance through events.
-func (s *Server) runEvents(sn *snapshot, m *machine.Machine, mdecl *ast.Machine, name string, evs []machine.Event) dryRun {
+// runEvents steps a fresh dry-run instance through events, up to the
+// first that fails; strict keeps the payloads as they are.
+func (s *Server) runEvents(ctx context.Context, sn *snapshot, m *machine.Machine, mdecl *ast.Machine, name string, evs []machinerun.Input, strict bool) dryRun {
 	run := dryRun{Name: name, Steps: []dryStep{}}
-	inst, err := m.NewInstance(machine.InstanceOptions{})
+	mr, err := machinerun.Start(sn.Package(), sn.path, m, machinerun.Options{Mode: machine.DryRun, StrictPayloads: strict})
 	if err != nil {
 		run.Blocked = true
 		return run
 	}
+	defer mr.Close()
 	for _, ev := range evs {
-		r := inst.Step(ev)
-		st := dryStep{Event: r.Event, From: r.From, To: r.To, Accepted: r.OK, Effects: []map[string]any{}, Context: m.ContextJSON(r.Context)}
+		steps, _ := mr.Apply(ctx, ev) // an event: one step, no error
+		r := &steps[0]
+		st := dryStep{Event: r.Event, From: r.From, To: r.To, Accepted: r.OK, Defaulted: r.Defaulted, Effects: []map[string]any{}, Context: m.ContextJSON(r.Context)}
 		for _, e := range r.Effects {
 			em := map[string]any{"effect": e.Spec.Name, "target": e.Spec.Target, "status": string(e.Status)}
 			if e.Authority != nil {
@@ -209,20 +217,6 @@ func transitionForm(m *ast.Machine, from, event, target string) *syntax.Form {
 		}
 	}
 	return first
-}
-
-func zeroPayload(m *machine.Machine, event string) map[string]value.Value {
-	et, ok := m.Event(event)
-	if !ok {
-		return nil
-	}
-	p := map[string]value.Value{}
-	for _, f := range et.Fields {
-		if v, ok := value.Zero(f.Type); ok {
-			p[f.Name] = v
-		}
-	}
-	return p
 }
 
 type eventPath struct {
@@ -272,7 +266,7 @@ func shortestPaths(m *ast.Machine) []eventPath {
 
 // scenarioRuns replays the scenario file named by the command, or else
 // those beside the capsule; an unusable file is an InvalidParams error.
-func (s *Server) scenarioRuns(sn *snapshot, m *machine.Machine, mdecl *ast.Machine, arg string) ([]dryRun, error) {
+func (s *Server) scenarioRuns(ctx context.Context, sn *snapshot, m *machine.Machine, mdecl *ast.Machine, arg string) ([]dryRun, error) {
 	files, err := s.scenarioFiles(sn.path, arg, mdecl.Name.Name)
 	if err != nil {
 		return nil, rpcWrap(errInvalidParams, err)
@@ -283,21 +277,25 @@ func (s *Server) scenarioRuns(sn *snapshot, m *machine.Machine, mdecl *ast.Machi
 		if err != nil {
 			return nil, rpcWrap(errInvalidParams, err)
 		}
-		runs = append(runs, s.runEvents(sn, m, mdecl, filepath.Base(f.name), evs))
+		var ins []machinerun.Input
+		for _, ev := range evs {
+			ins = append(ins, machinerun.Input{Text: ev.Name, Event: ev})
+		}
+		runs = append(runs, s.runEvents(ctx, sn, m, mdecl, filepath.Base(f.name), ins, true))
 	}
 	return runs, nil
 }
 
 // pathRuns runs the shortest event path to each final state, with zero
-// payloads.
-func (s *Server) pathRuns(sn *snapshot, m *machine.Machine, mdecl *ast.Machine) []dryRun {
+// payloads (every field defaulted).
+func (s *Server) pathRuns(ctx context.Context, sn *snapshot, m *machine.Machine, mdecl *ast.Machine) []dryRun {
 	var runs []dryRun
 	for _, p := range shortestPaths(mdecl) {
-		var evs []machine.Event
+		var evs []machinerun.Input
 		for _, name := range p.events {
-			evs = append(evs, machine.Event{Name: name, Payload: zeroPayload(m, name)})
+			evs = append(evs, machinerun.EventInput(name, nil))
 		}
-		run := s.runEvents(sn, m, mdecl, "path to "+p.final, evs)
+		run := s.runEvents(ctx, sn, m, mdecl, "path to "+p.final, evs, false)
 		run.Final = p.final
 		runs = append(runs, run)
 	}

@@ -1,11 +1,13 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/capsulang/caps/lsp/lsptest"
+	"github.com/google/go-cmp/cmp"
 )
 
 // The dry run's scenario argument is confined to the workspace folders as
@@ -86,5 +88,65 @@ func TestDryRunScenarioIsConfined(t *testing.T) {
 	want := "scenario scenarios/claims.Claim.link.json resolves to " + realSecret + ", outside the document's folder (" + dir + "); a dry run reads scenario files only from inside them"
 	if e, ok := err.(*lsptest.RPCError); !ok || e.Code != -32602 || e.Message != want {
 		t.Errorf("a linked scenario beside the capsule: got %v\nwant rpc error -32602: %s", err, want)
+	}
+}
+
+// A dry run steps through runtime/machinerun as caps machine-run --mode
+// dry-run does: the payload fields an event leaves out get zero values and
+// are listed as defaulted, in the given events and on the paths to the
+// final states; a scenario's events stay as strict as caps test keeps them.
+func TestDryRunDefaultsPayloads(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "claims.caps")
+	if err := os.WriteFile(doc, []byte(claimSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "scenarios", "bare.json"), []byte(`{"machine": "Claim", "events": [{"event": "Submit"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := startIn(t, dir)
+	docURI := "file://" + doc
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": docURI, "languageId": "capsulang", "version": 1, "text": claimSrc}})
+	type step struct {
+		Event, From, To string
+		Accepted        bool
+		Defaulted       []string
+		Context         json.RawMessage
+		Code            string
+	}
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want []step
+	}{
+		{"given events", map[string]any{"events": []any{map[string]any{"event": "Submit"}, map[string]any{"event": "Close", "payload": nil}}}, []step{
+			{Event: "Submit", From: "open", To: "scored", Accepted: true, Defaulted: []string{"score"}, Context: json.RawMessage(`{"score":0}`)},
+			{Event: "Close", From: "scored", To: "closed", Accepted: true, Context: json.RawMessage(`{"score":0}`)},
+		}},
+		{"a given payload is kept", map[string]any{"events": []any{map[string]any{"event": "Submit", "payload": map[string]any{"score": 9}}}}, []step{
+			{Event: "Submit", From: "open", To: "scored", Accepted: true, Context: json.RawMessage(`{"score":9}`)},
+		}},
+		{"the path to the final state", map[string]any{}, []step{ // bare.json is not beside the capsule (claims.Claim*.json)
+			{Event: "Submit", From: "open", To: "scored", Accepted: true, Defaulted: []string{"score"}, Context: json.RawMessage(`{"score":0}`)},
+			{Event: "Close", From: "scored", To: "closed", Accepted: true, Context: json.RawMessage(`{"score":0}`)},
+		}},
+		{"scenario events are strict", map[string]any{"scenario": "scenarios/bare.json"}, []step{
+			{Event: "Submit", From: "open", To: "open", Code: "R_BAD_PAYLOAD", Context: json.RawMessage(`{"score":0}`)},
+		}},
+	} {
+		args := map[string]any{"uri": docURI, "machine": "Claim"}
+		for k, v := range tc.args {
+			args[k] = v
+		}
+		var run struct{ Steps []step }
+		if err := c.Call("workspace/executeCommand", map[string]any{"command": "capsulang.dryRun", "arguments": []any{args}}, &run); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if diff := cmp.Diff(tc.want, run.Steps); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }
