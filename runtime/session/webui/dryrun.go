@@ -9,6 +9,7 @@ import (
 
 	"github.com/capsulang/caps/codegen/protocol"
 	"github.com/capsulang/caps/runtime/machine"
+	"github.com/capsulang/caps/runtime/machinerun"
 )
 
 // MaxDryRunEvents bounds the events of one dry run.
@@ -23,9 +24,10 @@ type dryRunReq struct {
 }
 
 // DryRunView answers POST /api/sessions/ID/dryrun: a fresh dry-run
-// instance of the machine stepped through the events, as caps
-// machine-run --mode dry-run does (effects are planned, never executed;
-// payload fields left out get zero values and are listed as defaulted).
+// instance of the machine stepped through the events by
+// runtime/machinerun, as caps machine-run --mode dry-run steps them
+// (effects are planned, never executed; payload fields left out get zero
+// values and are listed as defaulted).
 type DryRunView struct {
 	Machine string `json:"machine"`
 	Initial string `json:"initial"`
@@ -96,19 +98,21 @@ func (s *Server) dryRun(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst, err := m.NewInstance(machine.InstanceOptions{})
+	run, err := machinerun.Start(c.pkg, c.pkg.Path, m, machinerun.Options{Mode: machine.DryRun})
 	if err != nil {
 		return nil, err
 	}
+	defer run.Close()
+	inst, ctx := run.Instance(), r.Context()
 	mv := machineView(findMachineDecl(res.File.Module.Decls, req.Machine), c.pkg.Src)
 	v := &DryRunView{Machine: req.Machine, Initial: mv.Initial, Steps: []DryStep{}}
 	for i, e := range req.Events {
 		if e.Event == "" {
 			return nil, badRequest("events[%d]: \"event\" is required", i)
 		}
-		raw, defaulted := m.FillMissing(e.Event, e.Payload)
-		r := inst.Step(machine.Event{Name: e.Event, Raw: raw})
-		st := DryStep{Event: r.Event, From: r.From, To: r.To, Accepted: r.OK, Defaulted: orEmpty(defaulted), Effects: []DryEffect{}, Context: m.ContextJSON(r.Context)}
+		steps, _ := run.Apply(ctx, machinerun.EventInput(e.Event, e.Payload)) // an event: one step, no error
+		r := &steps[0]
+		st := DryStep{Event: r.Event, From: r.From, To: r.To, Accepted: r.OK, Defaulted: orEmpty(r.Defaulted), Effects: []DryEffect{}, Context: m.ContextJSON(r.Context)}
 		if r.OK {
 			st.Transition = transitionID(r.From, r.Event, r.Target)
 		}
