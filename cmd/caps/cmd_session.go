@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/propose"
@@ -41,7 +40,7 @@ func init() {
 		Name: "session",
 		Output: func() cli.Schema {
 			return cli.OneOf(report.ResultSchema(sessionStatus{}), cli.SchemaOf(sessionNewJSON{}), cli.SchemaOf(sessionProposeJSON{}),
-				cli.SchemaOf(sessionShowJSON{}), cli.SchemaOf([]sessionListEntry{}))
+				cli.SchemaOf(sessionShowJSON{}), cli.SchemaOf([]session.Entry{}))
 		},
 		Effects:  cli.Effects{Reads: []string{"the workspace .caps folder", "FILE", "stdin", "OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY (describe)"}, Writes: []string{"the workspace .caps folder (.caps/sessions, .caps/proposals)"}, Network: true},
 		Example:  cli.Example{Line: "caps session new --target examples/01_abs_i64.caps --json"},
@@ -440,24 +439,11 @@ func sessionShow(c *cli.Context, s *session.Session, jsonOut bool) int {
 }
 
 func sessionList(c *cli.Context, store *session.Store, jsonOut bool) int {
-	ids, err := store.List()
+	list, _, err := store.Sessions()
 	if err != nil {
 		c.Errorf("%v", err)
 		return cli.ExitUsage
 	}
-	cur, _ := store.Current()
-	list := []sessionListEntry{}
-	for _, id := range ids {
-		e := sessionListEntry{ID: id, Current: id == cur}
-		s, err := store.Open(id)
-		if err != nil {
-			e.Problem = err.Error()
-		} else {
-			e.Target, e.Steps, e.Verified = s.Meta.Target, len(s.Steps), true
-		}
-		list = append(list, e)
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
 	if jsonOut {
 		return printJSON(c, list)
 	}
@@ -496,14 +482,4 @@ type sessionShowJSON struct {
 	Steps   []session.Step `json:"steps"`
 	Holes   []session.Hole `json:"holes"`
 	Head    string         `json:"head"`
-}
-
-// sessionListEntry is one session in the JSON output of caps session list.
-type sessionListEntry struct {
-	ID       string `json:"id"`
-	Current  bool   `json:"current"`
-	Target   string `json:"target,omitempty"`
-	Steps    int    `json:"steps"`
-	Verified bool   `json:"verified"`
-	Problem  string `json:"problem,omitempty"`
 }

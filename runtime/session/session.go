@@ -254,6 +254,44 @@ func (s *Store) List() ([]string, error) {
 	return ids, nil
 }
 
+// Entry is one session of a workspace in a listing (caps session list,
+// the web UI's workspace view).
+type Entry struct {
+	ID      string `json:"id"`
+	Current bool   `json:"current"`
+	// Target and Steps are the session's target file and its number of
+	// steps; Verified reports that it opened and verified.
+	Target   string `json:"target,omitempty"`
+	Steps    int    `json:"steps"`
+	Verified bool   `json:"verified"`
+	// Problem is why a session does not verify (Open's error).
+	Problem string `json:"problem,omitempty"`
+}
+
+// Sessions lists the workspace's sessions, sorted by id, each opened and
+// verified (one that does not verify is listed with its Problem), and
+// returns the id of the current one ("" when there is none). The list is
+// empty, not nil, for a workspace without sessions.
+func (s *Store) Sessions() ([]Entry, string, error) {
+	ids, err := s.List()
+	if err != nil {
+		return nil, "", err
+	}
+	cur, _ := s.Current()
+	list := []Entry{}
+	for _, id := range ids {
+		e := Entry{ID: id, Current: id == cur}
+		if ss, err := s.Open(id); err != nil {
+			e.Problem = err.Error()
+		} else {
+			e.Target, e.Steps, e.Verified = ss.Meta.Target, len(ss.Steps), true
+		}
+		list = append(list, e)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+	return list, cur, nil
+}
+
 // Open loads the session id and verifies it: its hash chain, its files
 // and a replay of its steps (a *TamperedError when any fails).
 func (s *Store) Open(id string) (*Session, error) {

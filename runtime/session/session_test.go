@@ -369,3 +369,31 @@ func BenchmarkOpen(b *testing.B) {
 		}
 	}
 }
+
+// TestSessions: the listing is sorted by id, marks the current session,
+// and lists one that does not verify with its problem; an empty workspace
+// lists [] (not nil).
+func TestSessions(t *testing.T) {
+	root, st := newWorkspace(t)
+	list, cur, err := st.Sessions()
+	if err != nil || cur != "" || list == nil || len(list) != 0 {
+		t.Fatalf("empty workspace: %#v %q %v", list, cur, err)
+	}
+	build(t, st, root, "zeta")
+	build(t, st, root, "alpha") // New makes it current
+	if err := os.WriteFile(filepath.Join(st.Dir("zeta"), "session.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, cur, err = st.Sessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, openErr := st.Open("zeta")
+	want := []Entry{
+		{ID: "alpha", Current: true, Target: "triage.caps", Steps: 3, Verified: true},
+		{ID: "zeta", Problem: openErr.Error()},
+	}
+	if diff := cmp.Diff(want, list); diff != "" || cur != "alpha" {
+		t.Errorf("current %q; sessions (-want +got):\n%s", cur, diff)
+	}
+}

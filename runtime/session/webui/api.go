@@ -43,19 +43,13 @@ type WorkspaceView struct {
 
 func (s *Server) workspace(r *http.Request) (any, error) {
 	v := WorkspaceView{Root: s.w.Root(), Sessions: []SessionInfo{}}
-	ids, err := s.store.List()
+	list, cur, err := s.store.Sessions()
 	if err != nil {
 		return nil, err
 	}
-	v.Current, _ = s.store.Current()
-	for _, id := range ids {
-		info := SessionInfo{ID: id, Current: id == v.Current}
-		if ss, err := s.store.Open(id); err != nil {
-			info.Problem = err.Error()
-		} else {
-			info.Target, info.Steps = ss.Meta.Target, len(ss.Steps)
-		}
-		v.Sessions = append(v.Sessions, info)
+	v.Current = cur
+	for _, e := range list {
+		v.Sessions = append(v.Sessions, SessionInfo{ID: e.ID, Current: e.Current, Target: e.Target, Steps: e.Steps, Problem: e.Problem})
 	}
 	cfg, err := bridge.FromEnv(s.cfg.Getenv)
 	v.Model = cfg.Model
