@@ -12,11 +12,13 @@ import (
 // each step (StepText), the final state, clock and context, each claim,
 // and the ledger.
 //
-//	ClaimReview (dry-run), instance ClaimReview-1f2e...
+//	ClaimReview (dry-run), instance ClaimReview-85ad53b1f696
 //	#1 SubmitClaim: idle -> awaiting_review
 //	    db.write operational.claims: planned
-//	state awaiting_review (running), clock 0s
-//	context {"claim_id":42}
+//	    a2a.task claim_reviewer.review_claim: planned
+//	    a2ui.emit claim_status: planned
+//	state awaiting_review (running), clock 0ms
+//	context {"claim_id":"42","amount_cents":"900","review_score":0,...}
 func (res *Result) Text() string {
 	m, inst := res.Machine, res.Instance
 	var b strings.Builder
