@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/internal/testutil"
 	"github.com/capsulang/caps/runtime/machine"
 	"github.com/capsulang/caps/runtime/trace"
 	"github.com/capsulang/caps/runtime/value"
@@ -16,13 +17,7 @@ import (
 
 func compile(t testing.TB, path, name string) *machine.Machine {
 	t.Helper()
-	p, err := (&load.Loader{}).Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Result.HasErrors() {
-		t.Fatalf("%s has errors: %v", path, p.Result.Diagnostics)
-	}
+	p := testutil.Load(t, path)
 	m, err := machine.Compile(p.Result, name, machine.Options{Hash: p.Hash})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/internal/testutil"
 	"github.com/capsulang/caps/runtime/adapters"
 	"github.com/capsulang/caps/runtime/ledger"
 	"github.com/capsulang/caps/runtime/machine"
@@ -44,8 +44,8 @@ func TestParseInput(t *testing.T) {
 		{in: "!reject-claim=risk_score=risk_officer", want: machinerun.Input{Text: "!reject-claim=risk_score=risk_officer",
 			Claim: &machine.ClaimVerdict{Claim: "risk_score", Verdict: machine.VerdictReject, Principal: "risk_officer"}}},
 
-		{in: "+soon", err: `input "+soon": +DURATION moves the clock, e.g. +30m: ` + durationErr(t, "soon")},
-		{in: "+", err: `input "+": +DURATION moves the clock, e.g. +30m: ` + durationErr(t, "")},
+		{in: "+soon", err: `input "+soon": +DURATION moves the clock, e.g. +30m: ` + errText(value.ParseDuration("soon"))},
+		{in: "+", err: `input "+": +DURATION moves the clock, e.g. +30m: ` + errText(value.ParseDuration(""))},
 		{in: "!approve=5", err: `input "!approve=5": write !approve=STEP=PRINCIPAL:NAME (!approve=5=HumanClaimsLead:alice), STEP the #number of the step that holds the intent, or the intent's id`},
 		{in: "!reject==HumanClaimsLead:alice", err: `input "!reject==HumanClaimsLead:alice": write !reject=STEP=PRINCIPAL:NAME (!reject=5=HumanClaimsLead:alice), STEP the #number of the step that holds the intent, or the intent's id`},
 		{in: "!approve=5=alice", err: `input "!approve=5=alice": an approver is PRINCIPAL:NAME (HumanClaimsLead:alice), not "alice"`},
@@ -78,16 +78,6 @@ func TestParseInput(t *testing.T) {
 	}
 }
 
-// durationErr is value.ParseDuration's error for s.
-func durationErr(t *testing.T, s string) string {
-	t.Helper()
-	_, err := value.ParseDuration(s)
-	if err == nil {
-		t.Fatalf("%q parses as a duration", s)
-	}
-	return err.Error()
-}
-
 // TestParseInputs: the inputs in order; the first bad one is the error.
 func TestParseInputs(t *testing.T) {
 	got, err := machinerun.ParseInputs([]string{"Submit", "+1h", "!cancel=done"})
@@ -102,18 +92,6 @@ func TestParseInputs(t *testing.T) {
 	if got, err := machinerun.ParseInputs([]string{"Submit", "!nope", "=x"}); got != nil || err == nil || !strings.HasPrefix(err.Error(), `input "!nope": `) {
 		t.Errorf("got %v, %v; want the error of !nope", got, err)
 	}
-}
-
-func loadPkg(t *testing.T, path string) *load.Package {
-	t.Helper()
-	pkg, err := (&load.Loader{}).Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pkg.Result.HasErrors() {
-		t.Fatalf("%s has errors: %v", path, pkg.Result.Diagnostics)
-	}
-	return pkg
 }
 
 func mustParse(t *testing.T, args ...string) []machinerun.Input {
@@ -161,7 +139,7 @@ const claimReview = "../../examples/03_claim_review_machine.caps"
 // event leaves out their zero values (and names them), goes on after a
 // failed step, and prints as caps machine-run does.
 func TestDryRun(t *testing.T) {
-	pkg := loadPkg(t, claimReview)
+	pkg := testutil.Load(t, claimReview)
 	ins := mustParse(t, "SubmitClaim", `ReviewCompleted={"review_score": 12}`, "Nope", "Approve", "+1h", "!cancel")
 	res, err := machinerun.Execute(context.Background(), pkg, claimReview, "ClaimReview", ins, machinerun.Options{})
 	if err != nil {
@@ -217,7 +195,7 @@ context {"claim_id":"0","amount_cents":"0","review_score":12,"reviews":1,"approv
 // TestStrictPayloads: mock mode, and dry-run with StrictPayloads, leave a
 // payload as it is: a missing field is a failed step.
 func TestStrictPayloads(t *testing.T) {
-	pkg := loadPkg(t, claimReview)
+	pkg := testutil.Load(t, claimReview)
 	for _, o := range []machinerun.Options{{Mode: machine.Mock}, {Mode: machine.DryRun, StrictPayloads: true}} {
 		res, err := machinerun.Execute(context.Background(), pkg, claimReview, "ClaimReview", mustParse(t, "SubmitClaim"), o)
 		if err != nil {
@@ -234,7 +212,7 @@ func TestStrictPayloads(t *testing.T) {
 // that replays; a second run into the same folder does not start.
 func TestMockLedger(t *testing.T) {
 	const file = "../../examples/insurance_claim.caps"
-	pkg := loadPkg(t, file)
+	pkg := testutil.Load(t, file)
 	dir := filepath.Join(t.TempDir(), "ledger")
 	o := machinerun.Options{Mode: machine.Mock, Mocks: "../../examples/mocks/insurance_claim.assessor_down.json", Ledger: dir, Sync: ledger.SyncStep}
 	ins := mustParse(t, `FileClaim={"claim_id":1,"policy_id":2,"amount_cents":300}`)
@@ -277,7 +255,7 @@ func TestMockLedger(t *testing.T) {
 // the module does not allow fails, an allowed one resumes it.
 func TestApproval(t *testing.T) {
 	const file = "../machine/testdata/refund_reviewer.caps"
-	pkg := loadPkg(t, file)
+	pkg := testutil.Load(t, file)
 	ins := mustParse(t, `RequestPrivilegedAction={"request_id":7,"amount_usd":80}`, `HumanApproved={"approval_id":"A-1"}`,
 		"!approve=2=AgentRefundReviewer:bot", "!approve=#2=HumanClaimsLead:alice", "!approve=2=HumanClaimsLead:alice")
 	res, err := machinerun.Execute(context.Background(), pkg, file, "EnclosedAgent", ins, machinerun.Options{Mode: machine.Mock})
@@ -319,17 +297,17 @@ func TestApproval(t *testing.T) {
 // TestStartErrors: a run that cannot start says why, naming the module as
 // Options.Name shows it.
 func TestStartErrors(t *testing.T) {
-	pkg := loadPkg(t, claimReview)
+	pkg := testutil.Load(t, claimReview)
 	missing := filepath.Join(t.TempDir(), "missing.json")
 	for _, tc := range []struct {
 		name, machine string
 		o             machinerun.Options
 		want          string
 	}{
-		{"unknown machine", "Nope", machinerun.Options{Name: "claims.caps"}, "claims.caps: " + compileErr(t, pkg, "Nope")},
-		{"unknown machine, no name", "Nope", machinerun.Options{}, claimReview + ": " + compileErr(t, pkg, "Nope")},
+		{"unknown machine", "Nope", machinerun.Options{Name: "claims.caps"}, "claims.caps: " + errText(machine.Compile(pkg.Result, "Nope", machine.Options{}))},
+		{"unknown machine, no name", "Nope", machinerun.Options{}, claimReview + ": " + errText(machine.Compile(pkg.Result, "Nope", machine.Options{}))},
 		{"replay mode", "ClaimReview", machinerun.Options{Mode: machine.Replay}, `mode "replay": a machine runs in dry-run, mock or live mode`},
-		{"missing mocks", "ClaimReview", machinerun.Options{Mode: machine.Mock, Mocks: missing}, mocksErr(t, missing)},
+		{"missing mocks", "ClaimReview", machinerun.Options{Mode: machine.Mock, Mocks: missing}, errText(adapters.LoadMocks(missing))},
 	} {
 		_, err := machinerun.Execute(context.Background(), pkg, claimReview, tc.machine, nil, tc.o)
 		if err == nil || err.Error() != tc.want {
@@ -338,21 +316,11 @@ func TestStartErrors(t *testing.T) {
 	}
 }
 
-func compileErr(t *testing.T, pkg *load.Package, name string) string {
-	t.Helper()
-	_, err := machine.Compile(pkg.Result, name, machine.Options{})
+// errText is the text of the error a call returns ("" for none: the
+// test comparing with it then fails).
+func errText(_ any, err error) string {
 	if err == nil {
-		t.Fatalf("machine %s compiles", name)
-	}
-	return err.Error()
-}
-
-// mocksErr is adapters.LoadMocks's error for path.
-func mocksErr(t *testing.T, path string) string {
-	t.Helper()
-	_, err := adapters.LoadMocks(path)
-	if err == nil {
-		t.Fatalf("mocks %s load", path)
+		return ""
 	}
 	return err.Error()
 }
@@ -360,7 +328,7 @@ func mocksErr(t *testing.T, path string) string {
 // TestApplyAdvanceError: an advance that cannot complete is an error
 // named by the input's text; Execute counts it as a failure and goes on.
 func TestApplyAdvanceError(t *testing.T) {
-	pkg := loadPkg(t, claimReview)
+	pkg := testutil.Load(t, claimReview)
 	back := machinerun.Input{Text: "+back", Advance: true, AdvanceMs: -1000}
 	res, err := machinerun.Execute(context.Background(), pkg, claimReview, "ClaimReview", append([]machinerun.Input{back}, mustParse(t, "SubmitClaim")...), machinerun.Options{})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/capsulang/caps/analysis/load"
+	shared "github.com/capsulang/caps/internal/testutil"
 	"github.com/capsulang/caps/internal/toolpath"
 )
 
@@ -39,14 +40,7 @@ func Examples(t testing.TB) []string {
 // Load loads and checks a file; it fails the test on errors.
 func Load(t testing.TB, path string) *load.Package {
 	t.Helper()
-	pkg, err := (&load.Loader{}).Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pkg.Result.HasErrors() {
-		t.Fatalf("%s has errors: %v", path, pkg.Result.Diagnostics)
-	}
-	return pkg
+	return shared.Load(t, path)
 }
 
 // LoadSource checks src as a module; it fails the test on errors.
