@@ -136,7 +136,7 @@ func (i *Instance) Resolve(ctx context.Context, res Resolution) StepResult {
 		nh.seq, nh.step, nh.policy = i.seq, i.step, pol
 		i.hold(&nh, effs[at:])
 	}
-	r.Effects = effs
+	r.OK, r.Effects = true, effs
 	if i.tracing {
 		e, d := &effs[0], effs[0].Authority
 		event := "approval.granted"

@@ -68,7 +68,7 @@ func TestResolveDeferred(t *testing.T) {
 		if r.Failure != nil {
 			code = r.Failure.Code
 		}
-		if code != s.code || r.Cause != machine.CauseApproval || r.From != "idle" || r.To != "idle" {
+		if code != s.code || r.OK != (s.code == "") || r.Cause != machine.CauseApproval || r.From != "idle" || r.To != "idle" {
 			t.Errorf("resolution %d: code %q (%+v), want %q", n, code, r.Failure, s.code)
 		}
 		if diff := cmp.Diff(s.want, rows(r)); diff != "" {
