@@ -145,22 +145,19 @@ func runConformance(c *cli.Context, dir string, asJSON bool) int {
 	req := func(what string, met bool, format string, args ...any) requirementJSON {
 		return requirementJSON{Requirement: what, Met: met, Evidence: fmt.Sprintf(format, args...)}
 	}
-	notShown := func(what, why string) requirementJSON {
-		return requirementJSON{Requirement: what, Met: false, Evidence: "not shown by caps conformance: " + why}
-	}
 	ledger := conformanceLedger(checked, req)
 	levels := []levelResultJSON{
 		{ID: "CPS-0", Name: "Parsed", Requirements: []requirementJSON{conformanceParsed(mods, req)}},
 		{ID: "CPS-1", Name: "Checked", Requirements: []requirementJSON{conformanceChecked(mods, req)}},
 		{ID: "CPS-2", Name: "Interpretable", Requirements: []requirementJSON{conformanceExamples(checked, req)}},
 		{ID: "CPS-3", Name: "Runtime-Capable", Requirements: append(conformanceScenarios(dir, checked, req),
-			notShown("machines run in live mode", "live mode needs live MCP, A2A and HTTP endpoints (go test ./cmd/caps -run TestLive runs one against a local A2A agent)"))},
+			conformanceLive(dir, checked, req)...)},
 		{ID: "CPS-4", Name: "Ledgered", Requirements: ledger.persisted},
 		{ID: "CPS-5", Name: "Traceable", Requirements: ledger.traced},
 		{ID: "CPS-6", Name: "Agent-Operable", Requirements: conformanceAgent(mods, req)},
 		{ID: "CPS-7", Name: "Verified"},
 		{ID: "CPS-8", Name: "Improvement-Governed", Requirements: append(conformanceDecls(checked, req, "improvement", "(improvement-", "an improvement declaration"),
-			notShown("improvement records are ledger-ready", "no improvement record is written to a ledger here"))},
+			conformanceImprovement(dir, checked, req)...)},
 		{ID: "CPS-9", Name: "Authority-Governed", Requirements: append(conformanceDecls(checked, req, "authority", "(mandate", "a mandate"),
 			conformanceCommand(checked, req, "(mandate", "exported as a host-policy artifact", "host-policy", "--json"))},
 		{ID: "CPS-10", Name: "Protocol-Native", Requirements: append(conformanceDecls(checked, req, "protocol", "(surface ", "an A2UI surface"),
