@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/capsulang/caps/runtime/adapters"
+	"github.com/capsulang/caps/runtime/machine"
 	"github.com/capsulang/caps/runtime/scenario"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -149,13 +150,7 @@ func liveScenarios(dir string, checked []*conformanceModule) (runs []*liveRun, s
 			continue
 		}
 		r := &liveRun{path: f, sc: sc}
-		for _, m := range checked {
-			for _, d := range m.pkg.File.Module.Decls {
-				if mach, ok := d.(*ast.Machine); ok && mach.Name.Name == sc.Machine && r.mach == nil {
-					r.mod, r.mach = m, mach
-				}
-			}
-		}
+		r.mod, r.mach = scenarioMachine(sc, checked)
 		if r.mach == nil {
 			skipped = append(skipped, base+" (no checked module declares machine "+sc.Machine+")")
 			continue
@@ -185,26 +180,46 @@ func liveScenarios(dir string, checked []*conformanceModule) (runs []*liveRun, s
 			skipped = append(skipped, base+" ("+why+")")
 			continue
 		}
-		for _, s := range sc.Events {
-			switch {
-			case s.Cancel != nil:
-				r.inputs = append(r.inputs, "!cancel="+s.Cancel.Reason)
-			case s.Advance != nil:
-				r.inputs = append(r.inputs, fmt.Sprintf("+%dms", s.Advance.Millis))
-			case len(bytes.TrimSpace(s.Payload)) > 0 && !bytes.Equal(bytes.TrimSpace(s.Payload), []byte("{}")):
-				var b bytes.Buffer
-				json.Compact(&b, s.Payload)
-				r.inputs = append(r.inputs, s.Event+"="+b.String())
-			default:
-				r.inputs = append(r.inputs, s.Event)
-			}
-			if s.Expect != nil && s.Expect.State != "" {
-				r.want = s.Expect.State
-			}
-		}
+		r.inputs, r.want = scenarioInputs(sc)
 		runs = append(runs, r)
 	}
 	return runs, skipped
+}
+
+// scenarioMachine finds the checked module that declares the machine of
+// a scenario (the first one, in file order).
+func scenarioMachine(sc *scenario.Scenario, checked []*conformanceModule) (*conformanceModule, *ast.Machine) {
+	for _, m := range checked {
+		for _, d := range m.pkg.File.Module.Decls {
+			if mach, ok := d.(*ast.Machine); ok && mach.Name.Name == sc.Machine {
+				return m, mach
+			}
+		}
+	}
+	return nil, nil
+}
+
+// scenarioInputs spells a scenario's steps as caps machine-run inputs, and
+// returns the state the scenario expects last.
+func scenarioInputs(sc *scenario.Scenario) (inputs []string, want string) {
+	for _, s := range sc.Events {
+		switch {
+		case s.Cancel != nil:
+			inputs = append(inputs, "!cancel="+s.Cancel.Reason)
+		case s.Advance != nil:
+			inputs = append(inputs, fmt.Sprintf("+%dms", s.Advance.Millis))
+		case len(bytes.TrimSpace(s.Payload)) > 0 && !bytes.Equal(bytes.TrimSpace(s.Payload), []byte("{}")):
+			var b bytes.Buffer
+			json.Compact(&b, s.Payload)
+			inputs = append(inputs, s.Event+"="+b.String())
+		default:
+			inputs = append(inputs, s.Event)
+		}
+		if s.Expect != nil && s.Expect.State != "" {
+			want = s.Expect.State
+		}
+	}
+	return inputs, want
 }
 
 // livePolicy writes the host-policy artifact of r's module with its host
@@ -418,4 +433,115 @@ func runLiveDown(r *liveRun, work string) (string, error) {
 		return fmt.Sprintf("with the peers stopped, the first event of %s runs live again: %s %s fails with %s and the rest of the transition is skipped; caps replay --trace verifies its %d ledger records", filepath.Base(r.path), e.Effect, e.Target, e.Code, records), nil
 	}
 	return "", fmt.Errorf("the first event of %s sends no intent to a peer", filepath.Base(r.path))
+}
+
+// runtimeSemantics reads the steps of caps test --json (the scenarios'
+// runs) for state timeouts that fire, intents that time out, failed steps
+// and intents, and cancellations; and runs the mock scenarios again with
+// caps machine-run --mode mock --json, whose intents list their attempts,
+// for retries. It returns what the runs show and what they do not.
+func runtimeSemantics(testJSON []byte, scenarios []string, checked []*conformanceModule) (covered, missing []string) {
+	var doc struct {
+		Files []struct {
+			Scenarios []struct {
+				Steps []struct {
+					Input   string   `json:"input"`
+					State   string   `json:"state"`
+					OK      bool     `json:"ok"`
+					Error   string   `json:"error"`
+					Effects []string `json:"effects"`
+				} `json:"steps"`
+			} `json:"scenarios"`
+		} `json:"files"`
+	}
+	json.Unmarshal(testJSON, &doc)
+	stateTimeouts, effectTimeouts, failedSteps, failedIntents, cancels, refused := 0, 0, 0, 0, 0, 0
+	for _, f := range doc.Files {
+		for _, sc := range f.Scenarios {
+			prev := ""
+			for _, st := range sc.Steps {
+				if strings.HasPrefix(st.Input, "+") && prev != "" && st.State != prev {
+					stateTimeouts++
+				}
+				if st.Input == "cancel" && st.OK {
+					cancels++
+				}
+				if !st.OK {
+					failedSteps++
+					if strings.HasPrefix(st.Error, machine.CodeCancelled+":") {
+						refused++
+					}
+				}
+				for _, e := range st.Effects {
+					if strings.Contains(e, "[failed]") {
+						failedIntents++
+					}
+					if strings.Contains(e, machine.CodeEffectTimeout) {
+						effectTimeouts++
+					}
+				}
+				prev = st.State
+			}
+		}
+	}
+	retried, attempts := 0, 0
+	for _, path := range scenarios {
+		sc, err := scenario.Load(path)
+		if err != nil || sc.Mode != string(machine.Mock) {
+			continue
+		}
+		m, mach := scenarioMachine(sc, checked)
+		if mach == nil {
+			continue
+		}
+		args := []string{"machine-run", "--mode", "mock", "--json"}
+		if sc.Mocks != nil {
+			f, err := os.CreateTemp("", "caps-conformance-mocks-*.json")
+			if err != nil {
+				continue
+			}
+			data, _ := json.Marshal(sc.Mocks)
+			f.Write(data)
+			f.Close()
+			defer os.Remove(f.Name())
+			args = append(args, "--mocks", f.Name())
+		}
+		inputs, _ := scenarioInputs(sc)
+		args = append(append(args, m.path, mach.Name.Name), inputs...)
+		var out, errb bytes.Buffer
+		run(args, strings.NewReader(""), &out, &errb)
+		var res struct {
+			Steps []struct {
+				Effects []struct {
+					Attempts []json.RawMessage `json:"attempts"`
+				} `json:"effects"`
+			} `json:"steps"`
+		}
+		json.Unmarshal(out.Bytes(), &res)
+		for _, s := range res.Steps {
+			for _, e := range s.Effects {
+				if len(e.Attempts) > 1 {
+					retried++
+					attempts += len(e.Attempts)
+				}
+			}
+		}
+	}
+	for _, k := range []struct {
+		what string
+		ok   bool
+		how  string
+	}{
+		{"timeouts", stateTimeouts > 0 && effectTimeouts > 0, fmt.Sprintf("timeouts (%d state timeout%s fired, %d intent%s timed out)", stateTimeouts, plural(stateTimeouts), effectTimeouts, plural(effectTimeouts))},
+		{"retries", retried > 0, fmt.Sprintf("retries (%d intent%s retried, %d attempts in all)", retried, plural(retried), attempts)},
+		{"failures", failedSteps > 0 && failedIntents > 0, fmt.Sprintf("failures (%d failed step%s, %d failed intent%s)", failedSteps, plural(failedSteps), failedIntents, plural(failedIntents))},
+		{"cancellation", cancels > 0 && refused > 0, fmt.Sprintf("cancellation (%d instance%s cancelled, %d later event%s refused with %s)", cancels, plural(cancels), refused, plural(refused), machine.CodeCancelled)},
+	} {
+		if k.ok {
+			covered = append(covered, k.how)
+		} else {
+			missing = append(missing, k.how)
+		}
+	}
+	return covered, missing
 }
