@@ -304,17 +304,6 @@ func conformanceScenarios(dir string, checked []*conformanceModule, req func(str
 	}
 }
 
-func conformanceAgent(mods []*conformanceModule, req func(string, bool, string, ...any) requirementJSON) []requirementJSON {
-	schemas, _ := filepath.Glob(filepath.Join("docs", "schemas", "*.json"))
-	_, ciErr := os.Stat(filepath.Join(".ci", "run"))
-	return []requirementJSON{
-		req("a manifest", cli.Lookup("manifest") != nil, "caps %s manifest command", map[bool]string{true: "has a", false: "has no"}[cli.Lookup("manifest") != nil]),
-		req("schemas", len(schemas) > 0, "%d JSON Schema%s under docs/schemas", len(schemas), plural(len(schemas))),
-		req("examples", len(mods) > 0, "%d example modules", len(mods)),
-		req("CI evidence", ciErr == nil, "%s", map[bool]string{true: ".ci/run exists", false: "no .ci/run in the current folder"}[ciErr == nil]),
-	}
-}
-
 // conformanceDecls shows that the modules declaring a construct
 // (recognized by its source text) parse, check and canonicalize.
 func conformanceDecls(checked []*conformanceModule, req func(string, bool, string, ...any) requirementJSON, area, needle, what string) []requirementJSON {
