@@ -7,7 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/syntax/ast"
 )
 
 // conformanceEvolutionHook, when set (by tests), is called with the
@@ -15,6 +19,46 @@ import (
 // is verified: a test changes the ledger to show that the level is then
 // unmet.
 var conformanceEvolutionHook func(workspace string)
+
+// improvementKinds are the declarations CPS-8 names.
+var improvementKinds = []ast.DeclKind{ast.KindLineage, ast.KindObjective, ast.KindEvalSuite, ast.KindSuccessorContract,
+	ast.KindBudget, ast.KindGate, ast.KindDeploymentPolicy, ast.KindImprovementRecord}
+
+// conformanceImprovementDecls shows that each kind of improvement
+// declaration CPS-8 names is declared in a module that checks and hashes
+// (its canonical IR).
+func conformanceImprovementDecls(checked []*conformanceModule, req func(string, bool, string, ...any) requirementJSON) requirementJSON {
+	found := map[ast.DeclKind]bool{}
+	var names []string
+	for _, m := range checked {
+		kinds := map[ast.DeclKind]bool{}
+		for _, d := range m.pkg.File.Module.Decls {
+			if slices.Contains(improvementKinds, d.Kind()) {
+				kinds[d.Kind()] = true
+			}
+		}
+		if len(kinds) == 0 {
+			continue
+		}
+		if h, err := load.IROptions(m.pkg.Result).Hash(m.pkg.File.Module); err != nil || h == "" {
+			continue
+		}
+		names = append(names, filepath.Base(m.path))
+		for k := range kinds {
+			found[k] = true
+		}
+	}
+	var have, missing []string
+	for _, k := range improvementKinds {
+		if found[k] {
+			have = append(have, string(k))
+		} else {
+			missing = append(missing, string(k))
+		}
+	}
+	return req("improvement declarations are parsed, checked and canonicalized", len(missing) == 0,
+		"modules that check and hash (canonical IR)%s declare %d of the %d kinds: %s%s", listed(", %s,", names), len(have), len(improvementKinds), strings.Join(have, ", "), listed("; none declares %s", missing))
+}
 
 // conformanceProbe is the improvement caps conformance proposes: a pure
 // function with an example, added at the end of the module.

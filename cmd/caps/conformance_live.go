@@ -116,8 +116,8 @@ func conformanceLive(dir string, checked []*conformanceModule, req func(string, 
 	if messages != total.a2aMessages || uiPosts != total.uiPosts || httpCalls != total.httpCalls {
 		return fail("the peers received %d A2A messages, %d A2UI posts and %d HTTP requests; the ledgers record %d, %d and %d", messages, uiPosts, httpCalls, total.a2aMessages, total.uiPosts, total.httpCalls)
 	}
-	live := req(what, true, "%d scenario%s (%s) run with caps machine-run --mode live against loopback peers started by this command (an A2A agent, an A2UI renderer and an HTTP service, in Go on 127.0.0.1) and file-backed stores: %d steps, %d intents executed; the peers received %d agent card reads, %d A2A messages, %d A2UI posts (%d messages) and %d HTTP requests, as the ledgers record; %d store records written; each run ends in the state its scenario expects; caps replay --trace verifies every ledger byte for byte%s",
-		len(runs), plural(len(runs)), strings.Join(scNames, ", "), total.steps, total.effects, cards, messages, uiPosts, uiMessages, httpCalls, total.storeWrites, listed(". Not run live: %s; MCP needs a server process (go test ./cmd/caps -run TestLiveChangeApproval runs one)", skipped))
+	live := req(what, true, "%d scenario%s (%s) run with caps machine-run --mode live against loopback peers started by this command (an A2A agent, an A2UI renderer and an HTTP service, in Go on 127.0.0.1) and file-backed stores: %s, %s executed; the peers received %s, %s, %s (%s) and %s, as the ledgers record; %s written; each run ends in the state its scenario expects; caps replay --trace verifies every ledger byte for byte%s",
+		len(runs), plural(len(runs)), strings.Join(scNames, ", "), countOf(total.steps, "step"), countOf(total.effects, "intent"), countOf(cards, "agent card read"), countOf(messages, "A2A message"), countOf(uiPosts, "A2UI post"), countOf(uiMessages, "message"), countOf(httpCalls, "HTTP request"), countOf(total.storeWrites, "store record"), listed(". Not run live: %s; MCP needs a server process (go test ./cmd/caps -run TestLiveChangeApproval runs one)", skipped))
 
 	// The peers stopped: the first intent to a peer fails.
 	peers.close()
@@ -545,3 +545,6 @@ func runtimeSemantics(testJSON []byte, scenarios []string, checked []*conformanc
 	}
 	return covered, missing
 }
+
+// countOf spells n things: "1 step", "2 steps".
+func countOf(n int, what string) string { return fmt.Sprintf("%d %s%s", n, what, plural(n)) }
