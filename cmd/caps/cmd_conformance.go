@@ -308,7 +308,7 @@ func conformanceScenarios(dir string, checked []*conformanceModule, req func(str
 	code2 := run(args, strings.NewReader(""), &out2, &errb)
 	covered, missing := runtimeSemantics(out1.Bytes(), scenarios, checked)
 	return []requirementJSON{
-		req("machines step and run in dry-run and mock modes", code1 == 0, "caps test runs %d scenarios of %s: exit %d", len(scenarios), filepath.Join(dir, "scenarios"), code1),
+		req("machines step and run in dry-run and mock modes", code1 == 0, "caps test runs %s of %s: exit %d", countOf(len(scenarios), "scenario"), filepath.Join(dir, "scenarios"), code1),
 		req("runs are deterministic", code1 == code2 && out1.String() == out2.String(), "a second run of the same scenarios prints %s", map[bool]string{true: "the same bytes", false: "different output"}[out1.String() == out2.String()]),
 		req("timeout, retry, failure and cancellation are exercised", len(missing) == 0, "the scenario runs show %s%s", map[bool]string{true: strings.Join(covered, ", "), false: "none of them"}[len(covered) > 0], listed("; not: %s", missing)),
 	}

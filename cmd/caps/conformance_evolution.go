@@ -288,8 +288,8 @@ func conformanceImprovement(dir string, checked []*conformanceModule, req func(s
 			return fail("the improvement record of %s lists %d approvals, not %d", c.event, len(r.Approvals), len(c.approvals))
 		}
 	}
-	ready := req(what, true, "in a temporary workspace holding a copy of %s, caps propose adds a function with an example to each of the %d modules with a gate, then caps assess and caps commit: %s; the evolution ledger holds the improvement record of each commit (event, parent, candidate and diff hashes, a policy decision for every gate, the approvals)",
-		dir, len(gated), strings.Join(done, "; "))
+	ready := req(what, true, "in a temporary workspace holding a copy of %s, caps propose adds a function with an example to each module with a gate (%s), then caps assess and caps commit: %s; the evolution ledger holds the improvement record of each commit (event, parent, candidate and diff hashes, a policy decision for every gate, the approvals)",
+		dir, countOf(len(gated), "module"), strings.Join(done, "; "))
 
 	// One record changed: the chain breaks and the workspace refuses.
 	changed := bytes.Replace(data, []byte(`"kind":"commit"`), []byte(`"kind":"comm1t"`), 1)
