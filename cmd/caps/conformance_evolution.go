@@ -319,8 +319,13 @@ func mustRel(base, path string) string {
 	return rel
 }
 
-// copyTree copies the regular files of src (no symbolic links) into dst.
+// copyTree copies the regular files of src into dst; src may be a
+// symbolic link to a folder, but links inside it are not followed.
 func copyTree(src, dst string) error {
+	src, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return err
+	}
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
