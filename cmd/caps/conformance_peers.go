@@ -108,7 +108,7 @@ func (ps *conformancePeers) serveA2A(w http.ResponseWriter, r *http.Request) {
 		ps.mu.Unlock()
 		peerJSON(w, http.StatusOK, map[string]any{
 			"name": "caps conformance agent", "description": "The loopback A2A agent of caps conformance.", "version": "1.0.0",
-			"supportedInterfaces": []any{map[string]any{"url": ps.a2a.url + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
+			"supportedInterfaces": []any{map[string]any{"url": "http://" + r.Host + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
 			"capabilities":        map[string]any{}, "defaultInputModes": []string{"application/json"}, "defaultOutputModes": []string{"application/json"},
 			"skills": skills,
 		})
