@@ -28,7 +28,9 @@ func init() {
 		Output: func() cli.Schema {
 			return report.ResultSchema(conformanceJSON{})
 		},
-		Effects:  cli.Effects{Reads: []string{"DIR", "docs/schemas", ".ci/run"}, Writes: []string{"temporary folders (ledgers of the dry runs), removed after"}, Runs: []string{"z3"}},
+		Effects: cli.Effects{Reads: []string{"DIR", "agent/", "docs/schemas", ".ci/run"},
+			Writes: []string{"temporary folders (the ledgers of its runs, a copy of DIR as an evolution workspace), removed after"},
+			Runs:   []string{"z3"}},
 		Example:  cli.Example{Line: "caps conformance --json examples"},
 		Negative: cli.Example{Line: "caps conformance --json nosuch", Exit: 2, Note: "no such folder"},
 		Args:     "[--json] [DIR]",
@@ -42,19 +44,27 @@ Each level has requirements, each checked by running the toolchain on
 those modules: parsing, checking (negative examples, *_bad_*.caps, must
 fail with the code on their ";; expect:" line), the function examples,
 the machine scenarios of DIR/scenarios (twice, to show they are
-deterministic), one dry run of every machine with a ledger (replayed,
-then replayed again with a record changed) and its trace, the Authority
-IR's host-policy export, the protocol exports, and Z3 on every proof
-obligation. A requirement this command cannot show (live mode, which
-needs live endpoints) counts as unmet: a level is met only when all its
-requirements are shown, and, as the ladder is cumulative, every level
-below it is met.
+deterministic; the runs must show timeouts, retries, failures and a
+cancellation), the scenarios run again in live mode against loopback
+peers the command starts itself (an A2A agent, an A2UI renderer and an
+HTTP service, in Go on 127.0.0.1) with their ledgers replayed, one dry
+run of every machine with a ledger (replayed, then replayed again with a
+record changed) and its trace, the agent manifest and schemas against
+the command table, the governed improvement workflow (propose, assess,
+commit with approval, ledger verify) in a temporary copy of DIR, the
+Authority IR's host-policy export, the protocol exports, and Z3 on every
+proof obligation. What the command cannot show counts as unmet, with the
+reason: a level is met only when all its requirements are shown and, as
+the ladder is cumulative, every level below it is met. highest_met is
+the top of the unbroken run of met levels from CPS-0.
 
 CPS-7 (Verified) is judged module by module: it is shown only for the
 modules whose obligations Z3 discharges, all of them, and the report
-says so. docs/conformance.md lists every requirement. --json prints one
-JSON document (docs/cli.md). Exit 0 when the ladder ran, whatever it
-found; 2 on a usage or I/O error (DIR missing, z3 not needed).`,
+says so. Run it from the repository's root (it reads agent/,
+docs/schemas and .ci/run there). docs/conformance.md lists every
+requirement. --json prints one JSON document (docs/cli.md). Exit 0 when
+the ladder ran, whatever it found; 2 on a usage or I/O error (DIR
+missing, z3 not needed).`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			jsonOut := fs.Bool("json", false, "print a JSON document on stdout")
 			return func(c *cli.Context, args []string) int {
@@ -145,22 +155,19 @@ func runConformance(c *cli.Context, dir string, asJSON bool) int {
 	req := func(what string, met bool, format string, args ...any) requirementJSON {
 		return requirementJSON{Requirement: what, Met: met, Evidence: fmt.Sprintf(format, args...)}
 	}
-	notShown := func(what, why string) requirementJSON {
-		return requirementJSON{Requirement: what, Met: false, Evidence: "not shown by caps conformance: " + why}
-	}
 	ledger := conformanceLedger(checked, req)
 	levels := []levelResultJSON{
 		{ID: "CPS-0", Name: "Parsed", Requirements: []requirementJSON{conformanceParsed(mods, req)}},
 		{ID: "CPS-1", Name: "Checked", Requirements: []requirementJSON{conformanceChecked(mods, req)}},
 		{ID: "CPS-2", Name: "Interpretable", Requirements: []requirementJSON{conformanceExamples(checked, req)}},
 		{ID: "CPS-3", Name: "Runtime-Capable", Requirements: append(conformanceScenarios(dir, checked, req),
-			notShown("machines run in live mode", "live mode needs live MCP, A2A and HTTP endpoints (go test ./cmd/caps -run TestLive runs one against a local A2A agent)"))},
+			conformanceLive(dir, checked, req)...)},
 		{ID: "CPS-4", Name: "Ledgered", Requirements: ledger.persisted},
 		{ID: "CPS-5", Name: "Traceable", Requirements: ledger.traced},
 		{ID: "CPS-6", Name: "Agent-Operable", Requirements: conformanceAgent(mods, req)},
 		{ID: "CPS-7", Name: "Verified"},
-		{ID: "CPS-8", Name: "Improvement-Governed", Requirements: append(conformanceDecls(checked, req, "improvement", "(improvement-", "an improvement declaration"),
-			notShown("improvement records are ledger-ready", "no improvement record is written to a ledger here"))},
+		{ID: "CPS-8", Name: "Improvement-Governed", Requirements: append([]requirementJSON{conformanceImprovementDecls(checked, req)},
+			conformanceImprovement(dir, checked, req)...)},
 		{ID: "CPS-9", Name: "Authority-Governed", Requirements: append(conformanceDecls(checked, req, "authority", "(mandate", "a mandate"),
 			conformanceCommand(checked, req, "(mandate", "exported as a host-policy artifact", "host-policy", "--json"))},
 		{ID: "CPS-10", Name: "Protocol-Native", Requirements: append(conformanceDecls(checked, req, "protocol", "(surface ", "an A2UI surface"),
@@ -299,37 +306,11 @@ func conformanceScenarios(dir string, checked []*conformanceModule, req func(str
 	var out1, out2, errb bytes.Buffer
 	code1 := run(args, strings.NewReader(""), &out1, &errb)
 	code2 := run(args, strings.NewReader(""), &out2, &errb)
-	var all []byte
-	for _, s := range scenarios {
-		data, _ := os.ReadFile(s)
-		all = append(all, data...)
-	}
-	text := string(all)
-	var covered, missing []string
-	for _, k := range []struct{ what, needle string }{
-		{"timeouts", `"advance"`}, {"retries", `"latency"`}, {"failures", `"ok": false`}, {"cancellation", `"cancel"`},
-	} {
-		if strings.Contains(text, k.needle) {
-			covered = append(covered, k.what)
-		} else {
-			missing = append(missing, k.what)
-		}
-	}
+	covered, missing := runtimeSemantics(out1.Bytes(), scenarios, checked)
 	return []requirementJSON{
-		req("machines step and run in dry-run and mock modes", code1 == 0, "caps test runs %d scenarios of %s: exit %d", len(scenarios), filepath.Join(dir, "scenarios"), code1),
+		req("machines step and run in dry-run and mock modes", code1 == 0, "caps test runs %s of %s: exit %d", countOf(len(scenarios), "scenario"), filepath.Join(dir, "scenarios"), code1),
 		req("runs are deterministic", code1 == code2 && out1.String() == out2.String(), "a second run of the same scenarios prints %s", map[bool]string{true: "the same bytes", false: "different output"}[out1.String() == out2.String()]),
-		req("timeout, retry, failure and cancellation are exercised", len(missing) == 0, "the scenarios exercise %s%s", strings.Join(covered, ", "), listed("; not: %s", missing)),
-	}
-}
-
-func conformanceAgent(mods []*conformanceModule, req func(string, bool, string, ...any) requirementJSON) []requirementJSON {
-	schemas, _ := filepath.Glob(filepath.Join("docs", "schemas", "*.json"))
-	_, ciErr := os.Stat(filepath.Join(".ci", "run"))
-	return []requirementJSON{
-		req("a manifest", cli.Lookup("manifest") != nil, "caps %s manifest command", map[bool]string{true: "has a", false: "has no"}[cli.Lookup("manifest") != nil]),
-		req("schemas", len(schemas) > 0, "%d JSON Schema%s under docs/schemas", len(schemas), plural(len(schemas))),
-		req("examples", len(mods) > 0, "%d example modules", len(mods)),
-		req("CI evidence", ciErr == nil, "%s", map[bool]string{true: ".ci/run exists", false: "no .ci/run in the current folder"}[ciErr == nil]),
+		req("timeout, retry, failure and cancellation are exercised", len(missing) == 0, "the scenario runs show %s%s", map[bool]string{true: strings.Join(covered, ", "), false: "none of them"}[len(covered) > 0], listed("; not: %s", missing)),
 	}
 }
 

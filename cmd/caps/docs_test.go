@@ -39,7 +39,8 @@ import (
 // and "$NAME" in a later command of the page is replaced by it. ARGS are split
 // as a shell would (single and double quotes) and may end in "> FILE",
 // which writes stdout to FILE instead. The commands run in a scratch
-// folder in which examples/, testdata/ and docs/ are the repository's, so
+// folder in which examples/, testdata/, docs/, agent/ and .ci/ are the
+// repository's (caps conformance reads the last two), so
 // examples use only shipped files (to change a file, an example first
 // makes a copy of it, e.g. caps fmt examples/abs.caps > abs.caps); the
 // blocks of one page share their folder and run in order, as a reader
@@ -59,7 +60,7 @@ func TestDocsExamples(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, doc)
 		scratch := t.TempDir()
-		for _, d := range []string{"examples", "testdata", "docs"} {
+		for _, d := range []string{"examples", "testdata", "docs", "agent", ".ci"} {
 			if err := os.Symlink(filepath.Join(root, d), filepath.Join(scratch, d)); err != nil {
 				t.Fatal(err)
 			}
