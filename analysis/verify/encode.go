@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/runtime/interp"
@@ -73,22 +74,27 @@ func ite(c, a, b string) string {
 // quote makes a name an SMT-LIB quoted symbol.
 func quote(s string) string { return "|" + s + "|" }
 
-// encoder encodes the functions of one checked module into SMT-LIB2. It
-// accumulates the declarations a query needs (sorts, function
-// definitions) in dependency order, each once.
+// encoder encodes the functions of one checked module (and of the modules
+// it imports) into SMT-LIB2. It accumulates the declarations a query
+// needs (sorts, function definitions) in dependency order, each once.
 type encoder struct {
 	res   *check.Result
 	funcs map[string]*ast.Function // local functions by name
-	// calls maps the span start of a call's function name to the local
-	// function it calls (from the checker's references).
-	calls map[int]*ast.Function
+	// mods is the module of every function the encoder may call (the
+	// verified module's and its imports'); cur is the module whose
+	// expressions are being encoded.
+	mods map[*ast.Function]*modctx
+	cur  *modctx
 	// recursive holds the functions that can reach themselves.
 	recursive map[*ast.Function]bool
 	// lemmas are the examples of recursive functions that the interpreter
 	// confirmed: facts asserted about their uninterpreted .rec function.
 	lemmas map[*ast.Function][]*ast.Example
-	// sigs holds each local function's parameter and result types.
+	// sigs holds each function's parameter and result types.
 	sigs map[*ast.Function]sig
+	// text holds the ground facts about the Text operations that are
+	// uninterpreted functions (textops.go).
+	text *textFacts
 	// exact makes calls of recursive functions exact (define-funs-rec)
 	// rather than modular: for ground queries (examples), which Z3
 	// evaluates by unfolding.
@@ -103,18 +109,28 @@ type encoder struct {
 	// words). A query that runs out of time as bit-vectors is tried again
 	// this way.
 	ints bool
+	// abstract lists the operations the query encodes as uninterpreted
+	// functions with only some facts about them (upper, lower, trim): a
+	// proof still holds, but a counterexample may be one of the
+	// abstraction only, so it counts only when the interpreter confirms it.
+	abstract []string
 
 	out     strings.Builder
 	emitted map[string]bool
 	busy    map[string]bool
-	fresh   int
+	// sortOwner is the declared type each datatype name stands for: two
+	// types of the same name (from different modules) are not encoded.
+	sortOwner map[string]types.Type
+	fresh     int
 }
 
 func newEncoder(res *check.Result) *encoder {
-	e := &encoder{res: res, funcs: map[string]*ast.Function{}, calls: map[int]*ast.Function{}, emitted: map[string]bool{}, busy: map[string]bool{}, lemmas: map[*ast.Function][]*ast.Example{}}
+	e := &encoder{res: res, funcs: map[string]*ast.Function{}, emitted: map[string]bool{}, busy: map[string]bool{}, lemmas: map[*ast.Function][]*ast.Example{}, sortOwner: map[string]types.Type{}}
 	if res.File == nil || res.File.Module == nil {
+		e.cur = &modctx{res: res, calls: map[int]*ast.Function{}}
 		return e
 	}
+	e.cur, _, e.mods = modules(res)
 	for _, d := range res.File.Module.Decls {
 		if fn, ok := d.(*ast.Function); ok && fn.Name.Valid() {
 			if _, dup := e.funcs[fn.Name.Name]; !dup {
@@ -122,17 +138,13 @@ func newEncoder(res *check.Result) *encoder {
 			}
 		}
 	}
-	for _, r := range res.Refs {
-		if fn, ok := r.Sym.Decl.(*ast.Function); ok && res.Local(r.Sym) {
-			e.calls[r.Span.Start] = fn
-		}
-	}
 	e.recursive = e.findRecursive()
 	return e
 }
 
-// callees returns the local functions fn's requires, ensures and body
-// call (not its examples, which call fn itself from outside).
+// callees returns the functions fn's requires, ensures and body call
+// (not its examples, which call fn itself from outside), of its own
+// module or imported ones.
 func (e *encoder) callees(fn *ast.Function) []*ast.Function {
 	var spans []syntax.Span
 	for _, x := range fn.Requires {
@@ -144,26 +156,32 @@ func (e *encoder) callees(fn *ast.Function) []*ast.Function {
 	if fn.Body != nil {
 		spans = append(spans, fn.Body.ExprSpan())
 	}
+	m := e.mods[fn]
+	if m == nil {
+		return nil
+	}
 	var out []*ast.Function
-	for start, g := range e.calls {
+	seen := map[*ast.Function]bool{}
+	for start, g := range m.calls {
 		for _, sp := range spans {
-			if start >= sp.Start && start < sp.End {
+			if start >= sp.Start && start < sp.End && !seen[g] {
+				seen[g] = true
 				out = append(out, g)
 				break
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name.Name < out[j].Name.Name })
+	sort.Slice(out, func(i, j int) bool { return e.fname(out[i]) < e.fname(out[j]) })
 	return out
 }
 
 func (e *encoder) findRecursive() map[*ast.Function]bool {
 	graph := map[*ast.Function][]*ast.Function{}
-	for _, fn := range e.funcs {
+	for fn := range e.mods {
 		graph[fn] = e.callees(fn)
 	}
 	rec := map[*ast.Function]bool{}
-	for _, fn := range e.funcs {
+	for fn := range e.mods {
 		seen := map[*ast.Function]bool{}
 		stack := append([]*ast.Function(nil), graph[fn]...)
 		for len(stack) > 0 {
@@ -193,6 +211,14 @@ func (e *encoder) sort(t types.Type) (string, error) {
 			return "Bool", nil
 		case types.Text:
 			return "String", nil
+		case types.Unit:
+			// The value of an effect intent (and of a body that ends in
+			// one): a single value.
+			if !e.emitted["sort Unit"] {
+				e.emitted["sort Unit"] = true
+				e.out.WriteString("(declare-datatypes ((|Unit| 0)) (((|unit|))))\n")
+			}
+			return "|Unit|", nil
 		case types.I32, types.U32, types.I64, types.Int, types.U64, types.UntypedInt, types.Wei:
 			if e.ints {
 				return "Int", nil
@@ -203,6 +229,9 @@ func (e *encoder) sort(t types.Type) (string, error) {
 		return "", unsup("%s values are not encoded for the solver", t)
 	case *types.Enum:
 		name := quote(t.Name)
+		if err := e.own(t.Name, t); err != nil {
+			return "", err
+		}
 		if !e.emitted["sort "+t.Name] {
 			e.emitted["sort "+t.Name] = true
 			var cs []string
@@ -214,6 +243,9 @@ func (e *encoder) sort(t types.Type) (string, error) {
 		return name, nil
 	case *types.Record:
 		name := quote(t.Name)
+		if err := e.own(t.Name, t); err != nil {
+			return "", err
+		}
 		if e.busy["sort "+t.Name] {
 			return "", unsup("recursive type %s is not encoded", t.Name)
 		}
@@ -235,6 +267,9 @@ func (e *encoder) sort(t types.Type) (string, error) {
 		return name, nil
 	case *types.Variant:
 		name := quote(t.Name)
+		if err := e.own(t.Name, t); err != nil {
+			return "", err
+		}
 		if !e.emitted["sort "+t.Name] {
 			var cs []string
 			for _, c := range t.Cases {
@@ -252,6 +287,20 @@ func (e *encoder) sort(t types.Type) (string, error) {
 			fmt.Fprintf(&e.out, "(declare-datatypes ((%s 0)) ((%s)))\n", name, strings.Join(cs, " "))
 		}
 		return name, nil
+	case *types.List:
+		if t.Vector {
+			return "", unsup("%s values are not encoded for the solver", types.Describe(t))
+		}
+		if e.ints && hasInt(t.Elem) {
+			// A sequence's elements could not be kept in their type's
+			// range without quantifiers: bit-vectors only.
+			return "", unsup("lists of integers are encoded as bit-vectors only")
+		}
+		elem, err := e.sort(t.Elem)
+		if err != nil {
+			return "", err
+		}
+		return "(Seq " + elem + ")", nil
 	case *types.Option:
 		elem, err := e.sort(t.Elem)
 		if err != nil {
@@ -278,6 +327,50 @@ func (e *encoder) sort(t types.Type) (string, error) {
 		return "(Result " + ok + " " + bad + ")", nil
 	}
 	return "", unsup("%s values are not encoded for the solver", types.Describe(t))
+}
+
+// own records that the datatype name stands for the declared type t; a
+// second type of the same name (declared in another module) is not
+// encoded, rather than confused with the first.
+func (e *encoder) own(name string, t types.Type) error {
+	if e.sortOwner == nil {
+		e.sortOwner = map[string]types.Type{}
+	}
+	if prev, ok := e.sortOwner[name]; ok && prev != t {
+		return unsup("two different types named %s (from different modules) are not encoded in one query", name)
+	}
+	e.sortOwner[name] = t
+	return nil
+}
+
+// hasInt reports whether values of t hold integers.
+func hasInt(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.Basic:
+		_, _, ok := intInfo(t)
+		return ok
+	case *types.Record:
+		for _, f := range t.Fields {
+			if hasInt(f.Type) {
+				return true
+			}
+		}
+	case *types.Variant:
+		for _, c := range t.Cases {
+			for _, f := range c.Fields {
+				if hasInt(f.Type) {
+					return true
+				}
+			}
+		}
+	case *types.Option:
+		return hasInt(t.Elem)
+	case *types.Result:
+		return hasInt(t.Ok) || hasInt(t.Err)
+	case *types.List:
+		return hasInt(t.Elem)
+	}
+	return false
 }
 
 // ---- integers
@@ -314,6 +407,22 @@ func bvLit(n *big.Int, bits int) string {
 func isText(t types.Type) bool {
 	b, ok := t.(*types.Basic)
 	return ok && b.Kind == types.Text
+}
+
+// maxSolverChar is the largest character Z3's strings hold (Z3 4.8.12
+// reads \u{...} escapes of at most five hex digits, up to U+2FFFF); a
+// Text literal with a larger character is not encoded.
+const maxSolverChar = 0x2FFFF
+
+// smtText is smtString for a Text value the solver can hold: one whose
+// every character is at most maxSolverChar.
+func smtText(s string) (string, error) {
+	for _, r := range s {
+		if r > maxSolverChar {
+			return "", unsup("text with the character U+%04X is not encoded: Z3's strings stop at U+2FFFF", r)
+		}
+	}
+	return smtString(s), nil
 }
 
 // smtString writes s as an SMT-LIB string literal: printable ASCII as it
@@ -432,7 +541,7 @@ func (s scope) with(name string, v svar) scope {
 }
 
 func (e *encoder) typeOf(x ast.Expr) types.Type {
-	t := e.res.Types[x]
+	t := e.cur.res.Types[x]
 	if t == nil {
 		return types.TInvalid
 	}
@@ -462,7 +571,11 @@ func (e *encoder) expr(x ast.Expr, sc scope) (term, error) {
 		}
 		return term{v: "(as none " + s + ")", ok: "true"}, nil
 	case *ast.StringLit:
-		return term{v: smtString(x.Value), ok: "true"}, nil
+		v, err := smtText(x.Value)
+		if err != nil {
+			return term{}, err
+		}
+		return term{v: v, ok: "true"}, nil
 	case *ast.Duration:
 		return term{}, unsup("Duration values are not encoded for the solver")
 	case *ast.Name:
@@ -626,6 +739,9 @@ func oksOf(ts []term) (string, string) {
 
 func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 	name := x.Func.Text()
+	if eff := catalog.LookupEffect(name); eff != nil {
+		return e.intent(x, eff, sc)
+	}
 	switch name {
 	case "+", "-", "*", "/", "%":
 		return e.arith(x, name, sc)
@@ -666,7 +782,18 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 			return term{}, err
 		}
 		return term{v: "(not " + a.v + ")", ok: a.ok, asm: a.asm}, nil
+	case "upper", "lower", "trim":
+		a, err := e.expr(x.Args[0], sc)
+		if err != nil {
+			return term{}, err
+		}
+		return e.textOp(name, a), nil
+	case "list", "append":
+		return e.list(x, name, sc)
 	case "concat", "len", "contains", "starts-with", "ends-with":
+		if (name == "len" || name == "contains") && isList(e.typeOf(x.Args[0])) {
+			return e.list(x, name, sc)
+		}
 		if name != "concat" && !isText(e.typeOf(x.Args[0])) {
 			return term{}, unsup("(%s ...) on %s is not encoded for the solver", name, types.Describe(e.typeOf(x.Args[0])))
 		}
@@ -791,7 +918,7 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 		}
 		return term{v: v, ok: oks, asm: asm}, nil
 	}
-	if fn := e.calls[x.Func.Span.Start]; fn != nil {
+	if fn := e.callee(x); fn != nil {
 		return e.callFunction(x, fn, sc)
 	}
 	if v, ok := e.typeOf(x).(*types.Variant); ok {
@@ -816,6 +943,97 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 		return term{}, unsup("(%s ...) is not encoded: calls into imported modules and effect intents are outside the solver's fragment", name)
 	}
 	return term{}, unsup("(%s ...) is not encoded for the solver", name)
+}
+
+func isList(t types.Type) bool {
+	l, ok := types.Default(t).(*types.List)
+	return ok && !l.Vector
+}
+
+// list encodes the list operations over Z3 sequences: (list ...), len,
+// contains (membership of an element, compared with ==) and append.
+func (e *encoder) list(x *ast.Call, name string, sc scope) (term, error) {
+	args, err := e.args(x.Args, sc)
+	if err != nil {
+		return term{}, err
+	}
+	ok, asm := oksOf(args)
+	switch name {
+	case "list":
+		so, err := e.sort(e.typeOf(x))
+		if err != nil {
+			return term{}, err
+		}
+		var units []string
+		for _, a := range args {
+			units = append(units, "(seq.unit "+a.v+")")
+		}
+		switch len(units) {
+		case 0:
+			return term{v: "(as seq.empty " + so + ")", ok: ok, asm: asm}, nil
+		case 1:
+			return term{v: units[0], ok: ok, asm: asm}, nil
+		}
+		return term{v: "(seq.++ " + strings.Join(units, " ") + ")", ok: ok, asm: asm}, nil
+	}
+	if _, err := e.sort(types.Default(e.typeOf(x.Args[0]))); err != nil {
+		return term{}, err
+	}
+	switch name {
+	case "len":
+		v := "(seq.len " + args[0].v + ")"
+		if !e.ints {
+			v = "((_ int2bv 64) " + v + ")"
+		}
+		return term{v: v, ok: ok, asm: asm}, nil
+	case "contains":
+		return term{v: "(seq.contains " + args[0].v + " (seq.unit " + args[1].v + "))", ok: ok, asm: asm}, nil
+	case "append":
+		return term{v: "(seq.++ " + args[0].v + " (seq.unit " + args[1].v + "))", ok: ok, asm: asm}, nil
+	}
+	return term{}, unsup("(%s ...) on lists is not encoded for the solver", name)
+}
+
+// intent encodes an effect intent in a function body. The interpreter
+// evaluates its payload arguments in order and records the intent as
+// data (the host decides whether the effect happens), returning unit:
+// so it fails exactly when a payload argument fails. Its targets are
+// names, never evaluated; they are told from the payload as the
+// interpreter does (a name bound in the body is a payload value).
+func (e *encoder) intent(x *ast.Call, eff *catalog.Effect, sc scope) (term, error) {
+	ntargets := 0
+	if eff.Target != "none" {
+		ntargets = 1
+		if eff.ExtraTargets != "" {
+			ntargets = 2
+		}
+	}
+	args := x.Args
+	for targets := 0; targets < ntargets && len(args) > 0; targets++ {
+		n, ok := args[0].(*ast.Name)
+		if !ok {
+			break
+		}
+		if _, local := sc[n.Parts[0].Name]; local && (eff.OptionalTarget || targets > 0) {
+			break
+		}
+		args = args[1:]
+	}
+	var oks, asms []string
+	for _, a := range args {
+		if e.total(a) {
+			continue // it cannot fail, and its value is not needed
+		}
+		t, err := e.expr(a, sc)
+		if err != nil {
+			return term{}, unsup("payload of (%s ...): %s", eff.Name, err)
+		}
+		oks, asms = append(oks, t.ok), append(asms, t.asm)
+	}
+	if _, err := e.sort(types.TUnit); err != nil {
+		return term{}, err
+	}
+	return term{v: "|unit|", ok: and(oks...), asm: and(asms...)}, nil
 }
 
 func (e *encoder) arith(x *ast.Call, op string, sc scope) (term, error) {
@@ -1092,7 +1310,10 @@ func (e *encoder) total(x ast.Expr) bool {
 		if interp.IsBuiltin(name) {
 			return true
 		}
-		if e.calls[x.Func.Span.Start] != nil {
+		if catalog.LookupEffect(name) != nil {
+			return true // an effect intent fails only if its payload does
+		}
+		if e.callee(x) != nil {
 			return false
 		}
 		if v, ok := e.typeOf(x).(*types.Variant); ok && v.Case(x.Func.Parts[len(x.Func.Parts)-1].Name) != nil {

@@ -20,19 +20,19 @@ type sig struct {
 func (e *encoder) fnSig(fn *ast.Function) (sig, []string, string, error) {
 	s, ok := e.sigs[fn]
 	if !ok {
-		return sig{}, nil, "", unsup("function %s has no checked signature", fn.Name.Name)
+		return sig{}, nil, "", unsup("function %s has no checked signature", e.fname(fn))
 	}
 	sorts := make([]string, len(s.params))
 	for i, t := range s.params {
 		so, err := e.sort(t)
 		if err != nil {
-			return sig{}, nil, "", unsup("parameter %s of %s: %s", s.names[i], fn.Name.Name, err)
+			return sig{}, nil, "", unsup("parameter %s of %s: %s", s.names[i], e.fname(fn), err)
 		}
 		sorts[i] = so
 	}
 	rs, err := e.sort(s.result)
 	if err != nil {
-		return sig{}, nil, "", unsup("result of %s: %s", fn.Name.Name, err)
+		return sig{}, nil, "", unsup("result of %s: %s", e.fname(fn), err)
 	}
 	return s, sorts, rs, nil
 }
@@ -72,7 +72,7 @@ func (e *encoder) clauses(xs []ast.Expr, sc scope) (term, error) {
 // need emits the SMT definitions of part ("pre", "body" or "post") of fn,
 // after everything they depend on, once.
 func (e *encoder) need(fn *ast.Function, part string) error {
-	key := part + " " + fn.Name.Name
+	key := part + " " + e.fname(fn)
 	if e.emitted[key] {
 		return nil
 	}
@@ -80,10 +80,12 @@ func (e *encoder) need(fn *ast.Function, part string) error {
 		return nil // a self call inside its own define-funs-rec
 	}
 	if e.busy[key] {
-		return unsup("the %s of %s depends on itself through recursive calls; only recursion in function bodies is encoded", partName(part), fn.Name.Name)
+		return unsup("the %s of %s depends on itself through recursive calls; only recursion in function bodies is encoded", partName(part), e.fname(fn))
 	}
 	e.busy[key] = true
 	defer delete(e.busy, key)
+	// fn's expressions are typed, and its calls resolved, in its module.
+	defer e.enter(fn)()
 	s, sorts, rs, err := e.fnSig(fn)
 	if err != nil {
 		return err
@@ -93,7 +95,7 @@ func (e *encoder) need(fn *ast.Function, part string) error {
 		params = append(params, "("+quote("arg!"+n)+" "+sorts[i]+")")
 	}
 	sc := paramScope(s, "arg!")
-	name := fn.Name.Name
+	name := e.fname(fn)
 	var defs []string
 	def := func(what, sort, body string, extra ...string) {
 		ps := append(append([]string(nil), params...), extra...)
@@ -122,7 +124,7 @@ func (e *encoder) need(fn *ast.Function, part string) error {
 		}
 		if e.exact && e.recursive[fn] {
 			if e.defining != nil {
-				return unsup("%s and %s call each other; only direct recursion is unfolded", e.defining.Name.Name, name)
+				return unsup("%s and %s call each other; only direct recursion is unfolded", e.fname(e.defining), name)
 			}
 			e.defining = fn
 			t, err := e.expr(fn.Body, sc)
@@ -186,7 +188,7 @@ func (e *encoder) lemma(fn *ast.Function, ex *ast.Example) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return "(assert (= " + apply(quote(fn.Name.Name+".rec"), vs) + " " + exp.v + "))", true
+	return "(assert (= " + apply(quote(e.fname(fn)+".rec"), vs) + " " + exp.v + "))", true
 }
 
 func partName(part string) string {
@@ -216,7 +218,12 @@ func (e *encoder) callFunction(x *ast.Call, fn *ast.Function, sc scope) (term, e
 	for _, a := range args {
 		vs = append(vs, a.v)
 	}
-	name := fn.Name.Name
+	name := e.fname(fn)
+	if e.recursive[fn] && !e.exact && e.imported(fn) {
+		// A modular call assumes the callee's ensures, which only the
+		// callee's own module proves.
+		return term{}, unsup("%s is recursive and declared in an imported module: its calls are encoded only in ground examples", name)
+	}
 	if err := e.need(fn, "pre"); err != nil {
 		return term{}, err
 	}

@@ -96,6 +96,20 @@ func valueText(x sexp, t types.Type) (string, error) {
 			}
 			return "(" + x.list[0].atom + " " + v + ")", nil
 		}
+	case *types.List:
+		elems, ok := seqElems(x)
+		if !ok {
+			break
+		}
+		parts := []string{"(list"}
+		for _, el := range elems {
+			v, err := valueText(el, t.Elem)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, v)
+		}
+		return strings.Join(parts, " ") + ")", nil
 	case *types.Option:
 		if x.atom == "none" || len(x.list) == 3 && x.list[0].atom == "as" && x.list[1].atom == "none" {
 			return "none", nil
@@ -111,7 +125,44 @@ func valueText(x sexp, t types.Type) (string, error) {
 	return "", fmt.Errorf("cannot read %s as %s", x, types.Describe(t))
 }
 
-// smtUnescape decodes the \u{HEX} (and \uHHHH) escapes of a Z3 string.
+// seqElems reads a Z3 sequence value: (as seq.empty S), (seq.unit X) or
+// (seq.++ A B ...).
+func seqElems(x sexp) ([]sexp, bool) {
+	switch {
+	case len(x.list) == 3 && x.list[0].atom == "as" && x.list[1].atom == "seq.empty":
+		return nil, true
+	case len(x.list) == 2 && x.list[0].atom == "seq.unit":
+		return []sexp{x.list[1]}, true
+	case len(x.list) >= 1 && x.list[0].atom == "seq.++":
+		var out []sexp
+		for _, y := range x.list[1:] {
+			ys, ok := seqElems(y)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, ys...)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// unsurrogate replaces a surrogate code point, which a Z3 string may hold
+// (U+D800 to U+DFFF) but no Text value does (Text is valid UTF-8), by a
+// private-use character (U+E000 to U+E7FF), one for one. The encoded
+// operations (concatenation, length, containment, prefixes, suffixes,
+// equality) treat every character alike apart from the ones literals
+// name, so the renamed values break an obligation as the solver's did;
+// the interpreter's confirmation checks it.
+func unsurrogate(r rune) rune {
+	if r >= 0xD800 && r <= 0xDFFF {
+		return 0xE000 + (r - 0xD800)
+	}
+	return r
+}
+
+// smtUnescape decodes the \u{HEX} (and \uHHHH) escapes of a Z3 string
+// (surrogates renamed by unsurrogate).
 func smtUnescape(s string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -137,7 +188,7 @@ func smtUnescape(s string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("bad escape in solver string %q", s)
 		}
-		b.WriteRune(rune(n))
+		b.WriteRune(unsurrogate(rune(n)))
 	}
 	return b.String(), nil
 }

@@ -210,16 +210,18 @@ type shared struct {
 	res       *check.Result
 	in        *interp.Interp
 	funcs     map[string]*ast.Function
-	calls     map[int]*ast.Function
+	mods      map[*ast.Function]*modctx
+	root      *modctx
 	recursive map[*ast.Function]bool
 	sigs      map[*ast.Function]sig
 	lemmas    map[*ast.Function][]*ast.Example
+	textFacts *textFacts
 	src       []byte
 	module    string
 }
 
 func (s *shared) encoder() *encoder {
-	return &encoder{res: s.res, funcs: s.funcs, calls: s.calls, recursive: s.recursive, sigs: s.sigs, lemmas: s.lemmas, emitted: map[string]bool{}, busy: map[string]bool{}}
+	return &encoder{res: s.res, funcs: s.funcs, mods: s.mods, cur: s.root, recursive: s.recursive, sigs: s.sigs, lemmas: s.lemmas, text: s.textFacts, emitted: map[string]bool{}, busy: map[string]bool{}, sortOwner: map[string]types.Type{}}
 }
 
 // text returns the source text of sp with white space collapsed.
@@ -249,7 +251,7 @@ func prepare(res *check.Result) (*shared, error) {
 		return nil, ErrModuleHasErrors
 	}
 	e := newEncoder(res)
-	s := &shared{res: res, in: interp.New(res), funcs: e.funcs, calls: e.calls, recursive: e.recursive, sigs: map[*ast.Function]sig{}, lemmas: map[*ast.Function][]*ast.Example{}, module: res.File.Module.Name.Name}
+	s := &shared{res: res, in: interp.New(res), funcs: e.funcs, mods: e.mods, root: e.cur, recursive: e.recursive, sigs: map[*ast.Function]sig{}, lemmas: map[*ast.Function][]*ast.Example{}, module: res.File.Module.Name.Name}
 	if res.File.Source != nil && res.File.Source.CST != nil {
 		s.src = res.File.Source.CST.Src
 	}
@@ -261,6 +263,8 @@ func prepare(res *check.Result) (*shared, error) {
 		}
 		s.sigs[fi.Decl] = g
 	}
+	s.importedSigs()
+	s.textFacts = collectTextFacts(s.mods, res)
 	s.exampleLemmas()
 	return s, nil
 }
@@ -748,6 +752,30 @@ func (s *shared) zkObligations(out *[]*Obligation, zk *check.ZKProof) {
 			}
 			return and(t.asm, t.ok, t.v), vs, nil
 		},
+		// Under an abstraction, satisfying inputs count once the
+		// interpreter evaluates the claim to true on them.
+		confirm: func(cex []Binding) *Confirmation {
+			vars := map[string]value.Value{}
+			for _, b := range cex {
+				for _, in := range inputs {
+					if in.Name == b.Name {
+						v, err := value.Parse(b.Value, in.Type)
+						if err != nil {
+							return &Confirmation{Detail: err.Error()}
+						}
+						vars[b.Name] = v
+					}
+				}
+			}
+			v, err := s.in.EvalExpr(zk.Proves, interp.Env{Vars: vars})
+			if err != nil {
+				return &Confirmation{Detail: "the interpreter reports: " + err.Error()}
+			}
+			if !v.AsBool() {
+				return &Confirmation{Detail: "the claim is false on these inputs"}
+			}
+			return &Confirmation{Confirmed: true, Detail: "the claim holds on these inputs"}
+		},
 	})
 	s.add(out, name+"/no-failure", KindZKNoFailure, "zk-proof", name, sp, &goal{
 		build: func(e *encoder) (string, []freeVar, error) {
@@ -938,6 +966,8 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 		script string
 		vars   []freeVar
 		terms  []string
+		// abstract lists the operations left uninterpreted (textops.go).
+		abstract []string
 	}
 	// encode builds the query in one encoding; done means the
 	// obligation is settled without a solver (and recorded when record
@@ -958,7 +988,7 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 			}
 			return nil, true
 		}
-		q := &query{vars: vs}
+		q := &query{vars: vs, abstract: e.abstract}
 		var ranges []string
 		for _, v := range vs {
 			ranges = append(ranges, e.inRange(v.smt, v.t))
@@ -1016,8 +1046,10 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 			if err != nil {
 				return fmt.Errorf("%s: %w", o.ID, err)
 			}
-			if verdict == "unsat" || verdict == "sat" && o.goal.exists {
-				return s.conclude(o, &answer{status: verdict}, at.q.vars)
+			// Inputs that satisfy an abstraction need a model to be
+			// confirmed: only unsat is kept then.
+			if verdict == "unsat" || verdict == "sat" && o.goal.exists && len(at.q.abstract) == 0 {
+				return s.conclude(o, &answer{status: verdict}, at.q.vars, at.q.abstract)
 			}
 		}
 	}
@@ -1031,7 +1063,7 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 	}
 	vars := bv.vars
 	if a.status != "unknown" || full <= alone {
-		return s.conclude(o, a, vars)
+		return s.conclude(o, a, vars, bv.abstract)
 	}
 	if in, _ := encode(true); in != nil && in.script != bv.script {
 		// A hard query: bit-vectors and integers side by side, with the
@@ -1048,12 +1080,17 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 			return fmt.Errorf("%s: %w", o.ID, err)
 		}
 	}
-	return s.conclude(o, a, vars)
+	return s.conclude(o, a, vars, bv.abstract)
 }
 
 // conclude records the solver's answer on an obligation, with the
 // counterexample of a refuted one and the interpreter's verdict on it.
-func (s *shared) conclude(o *Obligation, a *answer, vars []freeVar) error {
+//
+// When the query left operations uninterpreted (abstract), a proof holds
+// as it is, but a counterexample (or, for an existential obligation,
+// satisfying inputs) may exist only in the abstraction: it counts when
+// the interpreter confirms it, and the obligation stays open otherwise.
+func (s *shared) conclude(o *Obligation, a *answer, vars []freeVar, abstract []string) error {
 	switch {
 	case a.status == "unknown":
 		o.Status = Open
@@ -1061,6 +1098,17 @@ func (s *shared) conclude(o *Obligation, a *answer, vars []freeVar) error {
 			o.Reason = "timeout"
 		} else {
 			o.Reason = "the solver answered unknown: " + a.reason
+		}
+	case o.goal.exists && a.status == "sat" && len(abstract) > 0:
+		cex := modelBindings(a, vars)
+		c := &Confirmation{Detail: "no confirmation"}
+		if o.goal.confirm != nil {
+			c = o.goal.confirm(cex)
+		}
+		if c.Confirmed {
+			o.Status, o.Reason = Discharged, "the solver found inputs that satisfy it, and the interpreter confirms them"
+		} else {
+			o.Status, o.Reason = Open, abstractionReason(abstract, c.Detail)
 		}
 	case o.goal.exists && a.status == "sat":
 		o.Status, o.Reason = Discharged, "the solver found inputs that satisfy it"
@@ -1070,24 +1118,39 @@ func (s *shared) conclude(o *Obligation, a *answer, vars []freeVar) error {
 		o.Status, o.Reason = Discharged, "proved by the solver"
 	default:
 		o.Status = Failed
-		for _, v := range vars {
-			x, ok := a.model[strings.Trim(v.smt, "|")]
-			if !ok {
-				continue
-			}
-			text, err := valueText(x, v.t)
-			if err != nil {
-				o.Counterexample = append(o.Counterexample, Binding{v.name, "?"})
-				continue
-			}
-			o.Counterexample = append(o.Counterexample, Binding{v.name, text})
-		}
+		o.Counterexample = modelBindings(a, vars)
 		o.Reason = failReason(o.Kind)
 		if o.goal.confirm != nil {
 			o.Confirmation = o.goal.confirm(o.Counterexample)
 		}
+		if len(abstract) > 0 && (o.Confirmation == nil || !o.Confirmation.Confirmed) {
+			detail := "no confirmation"
+			if o.Confirmation != nil {
+				detail = o.Confirmation.Detail
+			}
+			o.Status, o.Reason = Open, abstractionReason(abstract, detail)
+			o.Counterexample, o.Confirmation = nil, nil
+		}
 	}
 	return nil
+}
+
+// modelBindings reads the free variables' values from a model.
+func modelBindings(a *answer, vars []freeVar) []Binding {
+	var out []Binding
+	for _, v := range vars {
+		x, ok := a.model[strings.Trim(v.smt, "|")]
+		if !ok {
+			continue
+		}
+		text, err := valueText(x, v.t)
+		if err != nil {
+			out = append(out, Binding{v.name, "?"})
+			continue
+		}
+		out = append(out, Binding{v.name, text})
+	}
+	return out
 }
 
 func failReason(k Kind) string {

@@ -1,0 +1,194 @@
+package verify
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/runtime/interp"
+	"github.com/capsulang/caps/runtime/value"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// The Text operations upper, lower and trim have no exact encoding in
+// Z3 4.8.12's theory of strings (it has no per-character map). Each is an
+// uninterpreted function, |text.upper| and so on, with two kinds of facts
+// that hold of the interpreter's implementation:
+//
+//   - ground facts: for every Text literal of the verified module and of
+//     the modules it imports (and for the results of the operations on
+//     them), the value the interpreter itself computes, as
+//     (= (|text.upper| "ops") "OPS");
+//   - at every application, a property of the operation: upper and lower
+//     map each character to one character (Go's strings.ToUpper and
+//     ToLower are strings.Map of unicode.ToUpper and ToLower, and the
+//     interpreter's Text values are valid UTF-8), so they keep the length
+//     in characters, the length len reads; trim removes characters at both
+//     ends only, so its result is contained in its argument and no longer.
+//
+// An obligation proved under these facts holds of the interpreter, whose
+// upper is one of the functions they allow. A counterexample may rely on
+// a value of the function the interpreter would not compute: it counts
+// only when the interpreter, run on it, confirms it (encoder.abstract).
+
+// textOps are the uninterpreted Text operations, by built-in name.
+var textOps = []string{"lower", "trim", "upper"}
+
+// textFacts holds the ground facts of the Text operations: for each
+// operation, the interpreter's result on each argument.
+type textFacts struct {
+	ground map[string]map[string]string
+}
+
+// textInterp is a tiny checked module whose functions apply each Text
+// operation to their input, so that ground facts come from the
+// interpreter's own implementation.
+var textInterp struct {
+	once sync.Once
+	in   *interp.Interp
+	err  error
+}
+
+const textOpsModule = `(module verify.text_ops
+  (capsule "1.0")
+  (function op_upper (input (t Text)) (output Text) (body (upper t)))
+  (function op_lower (input (t Text)) (output Text) (body (lower t)))
+  (function op_trim (input (t Text)) (output Text) (body (trim t))))
+`
+
+// runTextOp applies the interpreter's Text operation op to s.
+func runTextOp(op, s string) (string, error) {
+	textInterp.once.Do(func() {
+		f, err := ast.Parse([]byte(textOpsModule))
+		if err != nil {
+			textInterp.err = err
+			return
+		}
+		res := check.Check(f, check.Options{Path: "verify-text-ops.caps"})
+		if res.HasErrors() {
+			textInterp.err = fmt.Errorf("the Text operations module has errors: %v", res.Diagnostics)
+			return
+		}
+		textInterp.in = interp.New(res)
+	})
+	if textInterp.err != nil {
+		return "", textInterp.err
+	}
+	v, _, err := textInterp.in.Call("op_"+op, []value.Value{value.Text(s)})
+	if err != nil {
+		return "", err
+	}
+	return v.AsText(), nil
+}
+
+// collectTextFacts computes the ground facts for the Text literals of the
+// modules (once per module verified): every literal, and the results of
+// the operations on them, with the interpreter's result of each operation.
+func collectTextFacts(mods map[*ast.Function]*modctx, root *check.Result) *textFacts {
+	results := map[*check.Result]bool{root: true}
+	for _, m := range mods {
+		results[m.res] = true
+	}
+	lits := map[string]bool{}
+	for r := range results {
+		for x := range r.Types {
+			if s, ok := x.(*ast.StringLit); ok {
+				lits[s.Value] = true
+			}
+		}
+	}
+	tf := &textFacts{ground: map[string]map[string]string{}}
+	if len(lits) == 0 {
+		return tf
+	}
+	args := map[string]bool{}
+	for s := range lits {
+		args[s] = true
+		for _, op := range textOps {
+			if r, err := runTextOp(op, s); err == nil {
+				args[r] = true // (lower (upper "x")) is ground too
+			}
+		}
+	}
+	for _, op := range textOps {
+		g := map[string]string{}
+		for s := range args {
+			if r, err := runTextOp(op, s); err == nil {
+				g[s] = r
+			}
+		}
+		tf.ground[op] = g
+	}
+	return tf
+}
+
+// textOp encodes (op a) for the Text operation op: the application of
+// its uninterpreted function, with the facts that hold of it there. The
+// first use in a query declares the function and its ground facts.
+func (e *encoder) textOp(op string, a term) term {
+	f := quote("text." + op)
+	if !e.emitted["textop "+op] {
+		e.emitted["textop "+op] = true
+		fmt.Fprintf(&e.out, "(declare-fun %s (String) String)\n", f)
+		if e.text != nil {
+			g := e.text.ground[op]
+			keys := make([]string, 0, len(g))
+			for k := range g {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				arg, err1 := smtText(k)
+				res, err2 := smtText(g[k])
+				if err1 != nil || err2 != nil {
+					continue // a character Z3 cannot hold: no fact
+				}
+				fmt.Fprintf(&e.out, "(assert (= (%s %s) %s))\n", f, arg, res)
+			}
+		}
+	}
+	e.abstracted(op)
+	v := "(" + f + " " + a.v + ")"
+	var facts []string
+	switch op {
+	case "upper", "lower":
+		facts = append(facts, "(= (str.len "+v+") (str.len "+a.v+"))")
+	case "trim":
+		facts = append(facts, "(<= (str.len "+v+") (str.len "+a.v+"))", "(str.contains "+a.v+" "+v+")")
+	}
+	return term{v: v, ok: a.ok, asm: and(a.asm, and(facts...))}
+}
+
+// isTextOp reports whether name is a Text operation encoded by textOp.
+func isTextOp(name string) bool {
+	for _, op := range textOps {
+		if op == name {
+			return true
+		}
+	}
+	return false
+}
+
+// abstracted records that the query uses op as an uninterpreted function.
+func (e *encoder) abstracted(op string) {
+	for _, x := range e.abstract {
+		if x == op {
+			return
+		}
+	}
+	e.abstract = append(e.abstract, op)
+	sort.Strings(e.abstract)
+}
+
+// abstractionReason is why an obligation stays open when the solver's
+// answer may be one of the abstraction only: ops are the operations the
+// query left uninterpreted, detail the interpreter's verdict.
+func abstractionReason(ops []string, detail string) string {
+	var names []string
+	for _, op := range ops {
+		names = append(names, "("+op+" ...)")
+	}
+	return "abstraction: the solver's counterexample treats " + strings.Join(names, " and ") + " as an unknown function constrained by ground facts, and the interpreter does not confirm it: " + detail
+}
