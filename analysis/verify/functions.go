@@ -134,7 +134,7 @@ func (e *encoder) need(fn *ast.Function, part string) error {
 			}
 			ps := strings.Join(params, " ")
 			defs = append(defs, fmt.Sprintf("(define-funs-rec ((%s (%s) %s) (%s (%s) Bool) (%s (%s) Bool)) (%s %s %s))",
-				quote(name+".val"), ps, rs, quote(name+".ok"), ps, quote(name+".asm"), ps, t.v, t.ok, t.asm))
+				quote(name+".val"), ps, rs, quote(name+".ok"), ps, quote(name+".asm"), ps, t.v, and(t.ok), and(t.asm)))
 			break
 		}
 		t, err := e.expr(fn.Body, sc)
@@ -142,8 +142,8 @@ func (e *encoder) need(fn *ast.Function, part string) error {
 			return unsup("body of %s: %s", name, err)
 		}
 		def("val", rs, t.v)
-		def("ok", "Bool", t.ok)
-		def("asm", "Bool", t.asm)
+		def("ok", "Bool", and(t.ok)) // and: "true" for a term that sets none
+		def("asm", "Bool", and(t.asm))
 	case "rec":
 		if err := e.need(fn, "pre"); err != nil {
 			return err

@@ -1,0 +1,209 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"math/rand"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/runtime/interp"
+	"github.com/capsulang/caps/runtime/value"
+)
+
+// TestEncodings covers the encodings of calls into imported modules, of
+// the Text operations left uninterpreted (upper, lower, trim), of lists
+// and of effect intents: for each, an obligation that is discharged, a
+// seeded wrong one that fails with a counterexample the interpreter
+// confirms, and one that stays open with its reason (an abstraction's
+// unconfirmed counterexample, a recursive import, clashing type names).
+func TestEncodings(t *testing.T) {
+	s := requireSolver(t)
+	s.Alone = s.Timeout // bit-vectors only: reproducible counterexamples
+	reports := map[string]*Report{}
+	for _, f := range []string{"imports.caps", "text.caps"} {
+		reports[f] = verifyFile(t, filepath.Join(testdata, f), s)
+	}
+	type want struct {
+		status Status
+		// reason is the reason's beginning.
+		reason string
+		// cex is the exact counterexample, when the requires force it;
+		// nil when any counterexample will do.
+		cex []Binding
+	}
+	cases := []struct {
+		file, id string
+		want     want
+	}{
+		// Imports: qualified names, the callee's requires and ensures.
+		{"imports.caps", "verify.imports/fee/ensures/0", want{Discharged, "proved by the solver", nil}},
+		{"imports.caps", "verify.imports/fee/no-failure", want{Discharged, "proved by the solver", nil}},
+		{"imports.caps", "verify.imports/fee/example/0", want{Discharged, "proved by the solver", nil}},
+		{"imports.caps", "verify.imports/fee_wrong/ensures/0", want{Failed, "the solver found inputs that meet the requires but break the ensures", []Binding{{"amount", "0"}, {"result", "0"}}}},
+		{"imports.caps", "verify.imports/fee_wrong/example/0", want{Failed, "the call does not return the expected value", nil}},
+		{"imports.caps", "verify.imports/fee_unchecked/no-failure", want{Failed, "the solver found inputs that meet the requires but make the body fail", nil}},
+		{"imports.caps", "verify.imports/bps_plus/ensures/0", want{Discharged, "proved by the solver", nil}},
+		{"imports.caps", "verify.imports/bps_plus/example/0", want{Discharged, "proved by the solver", nil}},
+		{"imports.caps", "verify.imports/both_rates/no-failure", want{Open, "not encoded: parameter y of both_rates: two different types named Rate (from different modules) are not encoded in one query", nil}},
+		{"imports.caps", "verify.imports/fact_of/no-failure", want{Open, "not encoded: body: lib.rates.fact is recursive and declared in an imported module: its calls are encoded only in ground examples", nil}},
+		{"imports.caps", "verify.imports/fact_of/example/0", want{Discharged, "proved by the solver", nil}},
+		// Text operations: ground facts, length, the abstraction.
+		{"text.caps", "verify.text/shout/ensures/0", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/shout/example/0", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/shout_wrong/example/0", want{Failed, "the call does not return the expected value", nil}},
+		{"text.caps", "verify.text/same_case/ensures/0", want{Failed, "the solver found inputs that meet the requires but break the ensures", []Binding{{"t", `"ABC"`}, {"result", "false"}}}},
+		{"text.caps", "verify.text/no_small_a/ensures/0", want{Open, "abstraction: the solver's counterexample treats (upper ...) as an unknown function constrained by ground facts, and the interpreter does not confirm it: the interpreter returns ", nil}},
+		{"text.caps", "verify.text/tidy/ensures/0", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/tidy/ensures/1", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/tidy/example/0", want{Discharged, "proved by the solver", nil}},
+		// Lists.
+		{"text.caps", "verify.text/codes/ensures/0", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/codes/ensures/1", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/codes/example/0", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/codes_wrong/ensures/0", want{Failed, "the solver found inputs that meet the requires but break the ensures", []Binding{{"a", `"q"`}, {"result", "true"}}}},
+		// Effect intents.
+		{"text.caps", "verify.text/log_ratio/no-failure", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/log_ratio_wrong/no-failure", want{Failed, "the solver found inputs that meet the requires but make the body fail", []Binding{{"total", "7"}, {"part", "0"}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.id, func(t *testing.T) {
+			var o *Obligation
+			for _, x := range reports[c.file].Obligations {
+				if x.ID == c.id {
+					o = x
+				}
+			}
+			if o == nil {
+				t.Fatalf("no obligation %s in %s", c.id, c.file)
+			}
+			if o.Status != c.want.status || !strings.HasPrefix(o.Reason, c.want.reason) {
+				t.Fatalf("%s: %s; want %s: %s...", o.Status, o.Reason, c.want.status, c.want.reason)
+			}
+			switch o.Status {
+			case Failed:
+				if c.want.cex != nil {
+					if diff := cmp.Diff(c.want.cex, o.Counterexample); diff != "" {
+						t.Errorf("counterexample (-want +got):\n%s", diff)
+					}
+				}
+				if o.Kind != KindExample && len(o.Counterexample) == 0 {
+					t.Errorf("failed without a counterexample")
+				}
+				if o.Confirmation == nil || !o.Confirmation.Confirmed {
+					t.Errorf("confirmation %+v; want confirmed by the interpreter", o.Confirmation)
+				}
+			default:
+				if o.Counterexample != nil || o.Confirmation != nil {
+					t.Errorf("%s with counterexample %v, confirmation %+v", o.Status, o.Counterexample, o.Confirmation)
+				}
+			}
+		})
+	}
+}
+
+// TestImportedCounterexampleRuns runs the interpreter independently of
+// the verifier on the counterexample of a call into an imported module:
+// the call fails in the imported function's requires.
+func TestImportedCounterexampleRuns(t *testing.T) {
+	s := requireSolver(t)
+	p := loadFile(t, filepath.Join(testdata, "imports.caps"))
+	r, err := Verify(context.Background(), p.Result, Options{Solver: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range r.Obligations {
+		if o.ID != "verify.imports/fee_unchecked/no-failure" {
+			continue
+		}
+		if o.Status != Failed || len(o.Counterexample) != 1 || o.Counterexample[0].Name != "amount" {
+			t.Fatalf("%s %v", o.Status, o.Counterexample)
+		}
+		v, err := value.Parse(o.Counterexample[0].Value, types.TU64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = interp.New(p.Result).Call("fee_unchecked", []value.Value{v})
+		var ie *interp.Error
+		if !errors.As(err, &ie) || ie.Kind != interp.RequiresFailed || ie.Function != "percent" {
+			t.Fatalf("the interpreter on amount = %s: %v; want percent's requires to fail", o.Counterexample[0].Value, err)
+		}
+		return
+	}
+	t.Fatal("no obligation verify.imports/fee_unchecked/no-failure")
+}
+
+// TestTextOpFacts checks, on the interpreter, the facts the encoding
+// states of every application of upper, lower and trim: upper and lower
+// keep the length in characters (on a text holding every Unicode scalar
+// value, and on random texts), trim returns a part of its argument that
+// is no longer.
+func TestTextOpFacts(t *testing.T) {
+	var all strings.Builder
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if utf8.ValidRune(r) {
+			all.WriteRune(r)
+		}
+	}
+	texts := []string{"", "straße é", "ǅ ı ſ ß ΐ", " \t\n x \u0085", all.String()}
+	rng := rand.New(rand.NewSource(3))
+	for i := 0; i < 200; i++ {
+		var b strings.Builder
+		for j := rng.Intn(12); j > 0; j-- {
+			r := rune(rng.Intn(0x30000))
+			if rng.Intn(3) == 0 {
+				r = rune(rng.Intn(0x250)) // Latin, where case mapping is busiest
+			}
+			if utf8.ValidRune(r) {
+				b.WriteRune(r)
+			}
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		n := utf8.RuneCountInString(s)
+		for _, op := range []string{"upper", "lower"} {
+			got, err := runTextOp(op, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := utf8.RuneCountInString(got); m != n {
+				t.Errorf("(%s %q) has %d characters, not %d", op, clip(s), m, n)
+			}
+		}
+		got, err := runTextOp("trim", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(s, got) || utf8.RuneCountInString(got) > n {
+			t.Errorf("(trim %q) = %q is not a part of its argument", clip(s), clip(got))
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// TestTextLiteralsOutsideSolver: a Text literal with a character above
+// U+2FFFF, which Z3's strings cannot hold, is not encoded (rather than
+// misread as several characters).
+func TestTextLiteralsOutsideSolver(t *testing.T) {
+	if _, err := smtText("tag \U000E0067"); err == nil || !strings.Contains(err.Error(), "U+E0067") {
+		t.Errorf("smtText accepted a character above U+2FFFF: %v", err)
+	}
+	if v, err := smtText("ok \U0001F44D"); err != nil || v != `"ok \u{1f44d}"` {
+		t.Errorf("smtText = %s, %v", v, err)
+	}
+	if got, err := smtUnescape(`a\u{d800}b`); err != nil || got != "a\ue000b" {
+		t.Errorf("a surrogate in a model reads as %q, %v; want a private-use character", got, err)
+	}
+}
