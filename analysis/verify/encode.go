@@ -33,6 +33,11 @@ func unsup(format string, args ...any) *unsupported {
 // Bool terms; "true" when trivial.
 type term struct {
 	v, ok, asm string
+	// nat is, for a length (len of a Text or a list), its value as an
+	// SMT Int in [0, 2^63), where v is its I64 bit-vector. Comparisons
+	// of lengths use it: Z3 handles int2bv poorly, and both read the
+	// same order there.
+	nat string
 }
 
 func and(xs ...string) string {
@@ -819,8 +824,11 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 			}
 		case "len": // code points, as the interpreter counts them
 			v = "(str.len " + vs[0] + ")"
+			// A Go string's length fits an int: I64's wrap never
+			// applies.
+			asm = and(asm, "(< "+v+" 9223372036854775808)")
 			if !e.ints {
-				v = "((_ int2bv 64) " + v + ")"
+				return term{v: "((_ int2bv 64) " + v + ")", ok: ok, asm: asm, nat: v}, nil
 			}
 		case "contains":
 			v = "(str.contains " + vs[0] + " " + vs[1] + ")"
@@ -982,8 +990,9 @@ func (e *encoder) list(x *ast.Call, name string, sc scope) (term, error) {
 	switch name {
 	case "len":
 		v := "(seq.len " + args[0].v + ")"
+		asm = and(asm, "(< "+v+" 9223372036854775808)") // a Go slice's length fits an int
 		if !e.ints {
-			v = "((_ int2bv 64) " + v + ")"
+			return term{v: "((_ int2bv 64) " + v + ")", ok: ok, asm: asm, nat: v}, nil
 		}
 		return term{v: v, ok: ok, asm: asm}, nil
 	case "contains":
@@ -1107,6 +1116,11 @@ func (e *encoder) compare(x *ast.Call, op string, sc scope) (term, error) {
 		if _, err := e.sort(types.Default(e.typeOf(x.Args[0]))); err != nil {
 			return term{}, err
 		}
+		an, aok := natOf(x.Args[0], a)
+		bn, bok := natOf(x.Args[1], b)
+		if !e.ints && aok && bok && (a.nat != "" || b.nat != "") {
+			return term{v: "(= " + an + " " + bn + ")", ok: oks, asm: asm}, nil
+		}
 		return term{v: "(= " + a.v + " " + b.v + ")", ok: oks, asm: asm}, nil
 	case "!=":
 		if _, err := e.sort(types.Default(e.typeOf(x.Args[0]))); err != nil {
@@ -1122,12 +1136,47 @@ func (e *encoder) compare(x *ast.Call, op string, sc scope) (term, error) {
 	if e.ints {
 		return term{v: "(" + op + " " + a.v + " " + b.v + ")", ok: oks, asm: asm}, nil
 	}
+	if bits, signed, _ := intInfo(t); bits == 64 && signed {
+		// A length compared with a length or a literal: over the
+		// integers, where both have the same signed value.
+		an, aok := natOf(x.Args[0], a)
+		bn, bok := natOf(x.Args[1], b)
+		if aok && bok && (a.nat != "" || b.nat != "") {
+			return term{v: "(" + op + " " + an + " " + bn + ")", ok: oks, asm: asm}, nil
+		}
+	}
 	p := "bvu"
 	if signed {
 		p = "bvs"
 	}
 	fn := map[string]string{"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}[op]
 	return term{v: "(" + p + fn + " " + a.v + " " + b.v + ")", ok: oks, asm: asm}, nil
+}
+
+// natOf returns the integer value of an I64 operand when it is a length
+// (t.nat) or an integer literal.
+func natOf(x ast.Expr, t term) (string, bool) {
+	if t.nat != "" {
+		return t.nat, true
+	}
+	il, ok := x.(*ast.IntLit)
+	if !ok {
+		return "", false
+	}
+	n, ok := new(big.Int).SetString(il.Text, 10)
+	if !ok {
+		n = new(big.Int).SetUint64(il.Mag)
+		if il.Neg {
+			n.Neg(n)
+		}
+	}
+	if n.BitLen() > 63 {
+		return "", false // wraps: leave it to the bit-vectors
+	}
+	if n.Sign() < 0 {
+		return "(- " + new(big.Int).Neg(n).String() + ")", true
+	}
+	return n.String(), true
 }
 
 // ---- match

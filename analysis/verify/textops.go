@@ -186,6 +186,7 @@ func (e *encoder) abstracted(op string) {
 // answer may be one of the abstraction only: ops are the operations the
 // query left uninterpreted, detail the interpreter's verdict.
 func abstractionReason(ops []string, detail string) string {
+	detail = strings.TrimSuffix(detail, ": the solver and the interpreter disagree")
 	var names []string
 	for _, op := range ops {
 		names = append(names, "("+op+" ...)")
