@@ -14,8 +14,13 @@
 // The encoding is exact for the interpreter's semantics over Bool, the
 // fixed-width integers (bit-vectors that wrap at their width, signed
 // division truncating toward zero, a zero divisor failing), enums,
-// records, tagged variants and options. Text, lists, maps and the opaque
-// types are not encoded: obligations that need them stay open.
+// records, tagged variants, options, results, Text (Z3 strings) and
+// lists (Z3 sequences), for calls of the module's functions and of its
+// imports' (imports.go), and for effect intents, which fail only through
+// their payload. upper, lower and trim are uninterpreted functions with
+// facts computed by the interpreter (textops.go): a counterexample that
+// relies on them counts only when the interpreter confirms it. Maps and
+// the opaque types are not encoded: obligations that need them stay open.
 // docs/verification.md describes the obligations and the report.
 package verify
 
