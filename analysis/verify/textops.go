@@ -132,22 +132,6 @@ func (e *encoder) textOp(op string, a term) term {
 	if !e.emitted["textop "+op] {
 		e.emitted["textop "+op] = true
 		fmt.Fprintf(&e.out, "(declare-fun %s (String) String)\n", f)
-		if e.text != nil {
-			g := e.text.ground[op]
-			keys := make([]string, 0, len(g))
-			for k := range g {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				arg, err1 := smtText(k)
-				res, err2 := smtText(g[k])
-				if err1 != nil || err2 != nil {
-					continue // a character Z3 cannot hold: no fact
-				}
-				fmt.Fprintf(&e.out, "(assert (= (%s %s) %s))\n", f, arg, res)
-			}
-		}
 	}
 	e.abstracted(op)
 	v := "(" + f + " " + a.v + ")"
@@ -161,14 +145,43 @@ func (e *encoder) textOp(op string, a term) term {
 	return term{v: v, ok: a.ok, asm: and(a.asm, and(facts...))}
 }
 
-// isTextOp reports whether name is a Text operation encoded by textOp.
-func isTextOp(name string) bool {
-	for _, op := range textOps {
-		if op == name {
-			return true
+// groundFacts asserts the ground facts of the uninterpreted Text
+// operations the query uses (textOp), for the arguments it can reach: the
+// literals the query names, and the results of the facts asserted so far
+// ((lower (upper "x"))). Facts about other texts would be true as well,
+// but they only slow the solver down. assertion is the query's goal.
+func (e *encoder) groundFacts(assertion string) {
+	if len(e.abstract) == 0 || e.text == nil {
+		return
+	}
+	text := e.out.String() + assertion
+	done := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, op := range e.abstract {
+			g := e.text.ground[op]
+			keys := make([]string, 0, len(g))
+			for k := range g {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if done[op+"\x00"+k] {
+					continue
+				}
+				arg, err1 := smtText(k)
+				res, err2 := smtText(g[k])
+				if err1 != nil || err2 != nil || !strings.Contains(text, arg) {
+					continue // a character Z3 cannot hold, or out of reach
+				}
+				done[op+"\x00"+k] = true
+				changed = true
+				line := fmt.Sprintf("(assert (= (%s %s) %s))\n", quote("text."+op), arg, res)
+				e.out.WriteString(line)
+				text += line
+			}
 		}
 	}
-	return false
 }
 
 // abstracted records that the query uses op as an uninterpreted function.

@@ -993,6 +993,7 @@ func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error
 			}
 			return nil, true
 		}
+		e.groundFacts(assertion)
 		q := &query{vars: vs, abstract: e.abstract}
 		var ranges []string
 		for _, v := range vs {
