@@ -795,6 +795,16 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 		return e.textOp(name, a), nil
 	case "list", "append":
 		return e.list(x, name, sc)
+	case "to-text":
+		a, err := e.expr(x.Args[0], sc)
+		if err != nil {
+			return term{}, err
+		}
+		v, err := e.toText(a.v, types.Default(e.typeOf(x.Args[0])))
+		if err != nil {
+			return term{}, err
+		}
+		return term{v: v, ok: a.ok, asm: a.asm}, nil
 	case "concat", "len", "contains", "starts-with", "ends-with":
 		if (name == "len" || name == "contains") && isList(e.typeOf(x.Args[0])) {
 			return e.list(x, name, sc)
@@ -951,6 +961,47 @@ func (e *encoder) call(x *ast.Call, sc scope) (term, error) {
 		return term{}, unsup("(%s ...) is not encoded: calls into imported modules and effect intents are outside the solver's fragment", name)
 	}
 	return term{}, unsup("(%s ...) is not encoded for the solver", name)
+}
+
+// toText encodes (to-text x) for x of type t as the interpreter prints
+// it: a Text as it is, true or false, an enum member's name, an integer
+// in decimal with a leading - when negative.
+func (e *encoder) toText(x string, t types.Type) (string, error) {
+	switch tt := t.(type) {
+	case *types.Basic:
+		switch tt.Kind {
+		case types.Text:
+			return x, nil
+		case types.Bool:
+			return "(ite " + x + ` "true" "false")`, nil
+		}
+		bits, signed, ok := intInfo(tt)
+		if !ok {
+			break
+		}
+		if e.ints {
+			return "(ite (< " + x + ` 0) (str.++ "-" (str.from_int (- ` + x + "))) (str.from_int " + x + "))", nil
+		}
+		if !signed {
+			return "(str.from_int (bv2nat " + x + "))", nil
+		}
+		// The smallest value negates to itself, whose unsigned value is
+		// its magnitude.
+		return "(ite (bvslt " + x + " " + bvLit(big.NewInt(0), bits) + `) (str.++ "-" (str.from_int (bv2nat (bvneg ` + x + ")))) (str.from_int (bv2nat " + x + ")))", nil
+	case *types.Enum:
+		if _, err := e.sort(tt); err != nil {
+			return "", err
+		}
+		if len(tt.Members) == 0 {
+			break
+		}
+		v := smtString(tt.Members[len(tt.Members)-1])
+		for i := len(tt.Members) - 2; i >= 0; i-- {
+			v = "(ite (= " + x + " " + quote(tt.Name+"."+tt.Members[i]) + ") " + smtString(tt.Members[i]) + " " + v + ")"
+		}
+		return v, nil
+	}
+	return "", unsup("(to-text ...) of %s is not encoded for the solver", types.Describe(t))
 }
 
 func isList(t types.Type) bool {

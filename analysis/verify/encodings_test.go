@@ -3,6 +3,8 @@ package verify
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/big"
 	"math/rand"
 	"path/filepath"
 	"strings"
@@ -11,9 +13,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/value"
+	"github.com/capsulang/caps/syntax/ast"
 )
 
 // TestEncodings covers the encodings of calls into imported modules, of
@@ -67,6 +71,10 @@ func TestEncodings(t *testing.T) {
 		{"text.caps", "verify.text/codes/ensures/1", want{Discharged, "proved by the solver", nil}},
 		{"text.caps", "verify.text/codes/example/0", want{Discharged, "proved by the solver", nil}},
 		{"text.caps", "verify.text/codes_wrong/ensures/0", want{Failed, "the solver found inputs that meet the requires but break the ensures", []Binding{{"a", `"q"`}, {"result", "true"}}}},
+		// to-text, exact.
+		{"text.caps", "verify.text/label/ensures/0", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/label/example/0", want{Discharged, "proved by the solver", nil}},
+		{"text.caps", "verify.text/label_wrong/ensures/0", want{Failed, "the solver found inputs that meet the requires but break the ensures", []Binding{{"n", "-1"}, {"result", `"-1"`}}}},
 		// Effect intents.
 		{"text.caps", "verify.text/log_ratio/no-failure", want{Discharged, "proved by the solver", nil}},
 		{"text.caps", "verify.text/log_ratio_wrong/no-failure", want{Failed, "the solver found inputs that meet the requires but make the body fail", []Binding{{"total", "7"}, {"part", "0"}}}},
@@ -206,4 +214,108 @@ func TestTextLiteralsOutsideSolver(t *testing.T) {
 	if got, err := smtUnescape(`a\u{d800}b`); err != nil || got != "a\ue000b" {
 		t.Errorf("a surrogate in a model reads as %q, %v; want a private-use character", got, err)
 	}
+}
+
+// TestToTextMatchesInterpreter is a differential test of the to-text
+// encoding, over bit-vectors and over the integers: for edge and random
+// values of each integer type, Bool and an enum, Z3 must agree with the
+// text the interpreter prints.
+func TestToTextMatchesInterpreter(t *testing.T) {
+	s := requireSolver(t)
+	ss, err := s.start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.close()
+	enum := &types.Enum{Name: "Lvl", Members: []string{"low", "mid", "high"}}
+	rng := rand.New(rand.NewSource(11))
+	for _, ints := range []bool{false, true} {
+		e := &encoder{ints: ints, emitted: map[string]bool{}, busy: map[string]bool{}}
+		var facts []string
+		check := func(x string, ty types.Type, v value.Value) {
+			t.Helper()
+			term, err := e.toText(x, ty)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := runToText(v, ty)
+			if err != nil {
+				t.Fatal(err)
+			}
+			facts = append(facts, "(= "+term+" "+smtString(want)+")")
+		}
+		for _, ty := range []types.Type{types.TI32, types.TU32, types.TI64, types.TU64, types.TWei} {
+			bits, _, _ := intInfo(ty)
+			vals := []*big.Int{big.NewInt(0), big.NewInt(1), big.NewInt(-1), big.NewInt(10), big.NewInt(-10)}
+			for _, edge := range []int{bits - 1, bits} {
+				m := new(big.Int).Lsh(big.NewInt(1), uint(edge))
+				vals = append(vals, m, new(big.Int).Sub(m, big.NewInt(1)), new(big.Int).Neg(m))
+			}
+			for i := 0; i < 10; i++ {
+				vals = append(vals, new(big.Int).Rand(rng, new(big.Int).Lsh(big.NewInt(1), uint(bits))))
+			}
+			for _, n := range vals {
+				lit := e.lit(n, ty)
+				// The interpreter's value of the same bits.
+				v, err := value.Parse(valueOfLit(t, lit, ty), ty)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(lit, ty, v)
+			}
+		}
+		check("true", types.TBool, value.True)
+		check("false", types.TBool, value.False)
+		if _, err := e.sort(enum); err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range enum.Members {
+			check(quote("Lvl."+m), enum, value.Enum(enum, i))
+		}
+		a, err := ss.check(context.Background(), e.out.String()+"(assert (not "+and(facts...)+"))\n", nil, s.timeout())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.status != "unsat" {
+			t.Errorf("integers: %t: the to-text encoding disagrees with the interpreter (%s)", ints, a.status)
+		}
+	}
+}
+
+// valueOfLit reads an encoded integer literal back as Capsulang source.
+func valueOfLit(t *testing.T, lit string, ty types.Type) string {
+	t.Helper()
+	xs, err := parseSexps(lit)
+	if err != nil || len(xs) != 1 {
+		t.Fatalf("literal %s: %v", lit, err)
+	}
+	text, err := valueText(xs[0], ty)
+	if err != nil {
+		t.Fatalf("literal %s: %v", lit, err)
+	}
+	return text
+}
+
+// runToText is the interpreter's (to-text v).
+func runToText(v value.Value, ty types.Type) (string, error) {
+	src := "(module t.to_text (capsule \"1.0\") (type Lvl (enum low mid high)) (function f (input (x " + ty.String() + ")) (output Text) (body (to-text x))))"
+	f, err := ast.Parse([]byte(src))
+	if err != nil {
+		return "", err
+	}
+	res := check.Check(f, check.Options{Path: "t.caps"})
+	if res.HasErrors() {
+		return "", fmt.Errorf("%v", res.Diagnostics)
+	}
+	in := interp.New(res)
+	if v.Kind() == value.KindEnum {
+		// The module's own enum: the same member by index.
+		lt, _ := in.TypeNamed("Lvl")
+		v = value.Enum(lt.(*types.Enum), lt.(*types.Enum).Index(v.Name()))
+	}
+	out, _, err := in.Call("f", []value.Value{v})
+	if err != nil {
+		return "", err
+	}
+	return out.AsText(), nil
 }
