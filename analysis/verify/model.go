@@ -25,6 +25,9 @@ func valueText(x sexp, t types.Type) (string, error) {
 			}
 			return value.Text(text).String(), nil
 		}
+		if t.Kind == types.Unit {
+			return "unit", nil
+		}
 		if t.Kind == types.Bool {
 			if x.atom == "true" || x.atom == "false" {
 				return x.atom, nil

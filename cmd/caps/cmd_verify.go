@@ -35,7 +35,11 @@ counterexample; the interpreter is then run on it and the report says
 whether it confirms the failure) or open (outside what the encoding
 covers, or the solver ran out of time: "open (timeout)"). The encoding
 is exact for Bool, the fixed-width integers with their wrap-around,
-division and failure rules, enums, records, variants and options.
+division and failure rules, enums, records, variants, options, Text and
+lists, calls of imported functions and effect intents. upper, lower and
+trim are functions the solver does not interpret, with facts from the
+interpreter: a counterexample that relies on them counts only when the
+interpreter confirms it, else the obligation stays open ("abstraction").
 docs/verification.md describes the obligations and the report.
 
 The text report goes to stdout; --format json (or --json) prints one JSON
