@@ -161,12 +161,15 @@ func (c *checker) body(i int, d ast.Decl) {
 	case *ast.Agent:
 		c.agent(d)
 	case *ast.ClauseDecl:
-		c.clauseDecl(d)
-		if d.DeclKind == ast.KindZKProof {
-			c.zkProof(d)
-		}
-		if d.DeclKind == ast.KindAcceptance {
+		switch d.DeclKind {
+		case ast.KindAcceptance:
+			// its own check: the catalog entry serves completion and hover
 			c.acceptancePolicy(d)
+		case ast.KindZKProof:
+			c.clauseDecl(d)
+			c.zkProof(d)
+		default:
+			c.clauseDecl(d)
 		}
 	case *ast.Surface:
 		c.surface(d)
