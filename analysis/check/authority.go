@@ -27,21 +27,26 @@ func (c *checker) policyConditions(m *ast.Module) {
 // conditions checks the policies' conditions (policyConditions).
 func (c *checker) conditions(m *ast.Module, model *authority.Model) {
 	for _, p := range model.Policies {
-		machines := c.governedMachines(m, model, p)
-		c.strShift = c.shiftOf[p.Decl]
-		for _, r := range p.Rules {
-			if r.Err != nil {
-				c.conditionError(r, r.Err, "")
-				continue
-			}
-			if len(machines) == 0 {
-				c.checkCondition(r, p, nil, "")
-				continue
-			}
-			for _, mach := range machines {
-				if c.checkCondition(r, p, c.contextFields(mach), mach.Name.Name) {
-					break
-				}
+		c.policyConditionsOf(m, model, p)
+	}
+}
+
+// policyConditionsOf checks the conditions of one policy (conditions).
+func (c *checker) policyConditionsOf(m *ast.Module, model *authority.Model, p *authority.Policy) {
+	machines := c.governedMachines(m, model, p)
+	c.strShift = c.shiftOf[p.Decl]
+	for _, r := range p.Rules {
+		if r.Err != nil {
+			c.conditionError(r, r.Err, "")
+			continue
+		}
+		if len(machines) == 0 {
+			c.checkCondition(r, p, nil, "")
+			continue
+		}
+		for _, mach := range machines {
+			if c.checkCondition(r, p, c.contextFields(mach), mach.Name.Name) {
+				break
 			}
 		}
 	}

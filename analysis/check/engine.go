@@ -9,9 +9,11 @@ import (
 	"errors"
 	"hash/maphash"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -33,8 +35,11 @@ const (
 	// keyVariants: every type declaration (bare variant constructors
 	// search them all).
 	keyVariants = "variants"
-	// keyProfiles: the module's profile line.
-	keyProfiles = "profiles"
+	// keyAdmits + EFFECT: whether the module's profile line admits the
+	// effect, and when it does not, the profiles it lists (the message
+	// names them). An edit of the profile line changes only the checks of
+	// the declarations that name an effect whose admission changed.
+	keyAdmits = "admits:"
 )
 
 // uses records that the current declaration's check depends on a module
@@ -248,6 +253,9 @@ type version struct {
 	// untrusted marks declarations whose diagnostics cannot be reused
 	// (nil when all can).
 	untrusted []bool
+	// acceptance is set when the text contains the word acceptance (the
+	// base's: see mayDeclareAcceptance).
+	acceptance bool
 }
 
 // declState is one declaration of a version.
@@ -454,7 +462,11 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 				writeUint(&h, v.effOf(i))
 			}
 		}
-	case key == keyProfiles:
+	case strings.HasPrefix(key, keyAdmits):
+		if admits(v.mod, key[len(keyAdmits):]) {
+			h.WriteByte(1)
+			break
+		}
 		for _, p := range v.mod.Profiles {
 			h.WriteString(p.Name)
 			h.WriteByte(0)
@@ -466,6 +478,24 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 	x := h.Sum64()
 	v.keyV[key] = x
 	return x
+}
+
+// admits reports whether m's profile line admits the effect named eff,
+// as checker.admitted decides it.
+func admits(m *ast.Module, eff string) bool {
+	if len(m.Profiles) == 0 {
+		return true
+	}
+	e := catalog.LookupEffect(eff)
+	if e == nil {
+		return false
+	}
+	for _, p := range m.Profiles {
+		if prof := catalog.LookupProfile(p.Name); prof != nil && prof.Admits(e) {
+			return true
+		}
+	}
+	return false
 }
 
 func hashString(s string) uint64 { return maphash.String(seed, s) }

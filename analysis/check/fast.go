@@ -9,6 +9,7 @@ package check
 import (
 	"bytes"
 	"hash/maphash"
+	"slices"
 
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
@@ -351,7 +352,8 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 		return out, eng, true
 	}
 	ch.shiftOf = map[ast.Decl]int{}
-	for i, d := range nm.Decls {
+	shiftOf := func(i int) {
+		d := nm.Decls[i]
 		if k := cv.decls[i].start - d.Base().Form.Span.Start; k != 0 {
 			ch.shiftOf[d] = k
 		}
@@ -364,24 +366,61 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 		}
 	}
 	if !clausesKept {
+		for i := range nm.Decls {
+			shiftOf(i)
+		}
 		ch.policyConditions(nm)
 		out = append(out, ch.res.Diagnostics[k:]...)
-	} else if base.model.Governed() {
+	} else if model := base.model; model.Governed() {
 		// The governance declarations are the base's: so is the
-		// authority model. The conditions are checked again (a machine's
-		// context or policies may have changed); the intents of the
-		// machines kept are blocked as they were.
-		ch.conditions(nm, base.model)
+		// authority model. A policy's conditions are checked again when
+		// the machines it governs are not the base's (one was checked
+		// again: its context may have changed; or one joined or left);
+		// the others keep the base's diagnostics, as do the intents of
+		// the machines kept.
+		oldToNew := make([]int, len(om.Decls))
+		for j := range oldToNew {
+			oldToNew[j] = -1
+		}
+		for i, j := range align {
+			if j >= 0 {
+				oldToNew[j] = i
+			}
+		}
+		only := ""
+		if len(model.Policies) == 1 {
+			only = model.Policies[0].Name
+		}
+		ch.governed = governance(nm, only)
+		keptPolicy := map[int]bool{}
+		for _, p := range model.Policies {
+			j, ok := base.index[p.Decl]
+			i := -1
+			if ok {
+				i = oldToNew[j]
+			}
+			if i >= 0 && slices.Equal(ch.governed[p.Name], base.governed[p.Name]) {
+				keptPolicy[j] = true
+				continue
+			}
+			if i >= 0 {
+				shiftOf(i)
+			}
+			ch.policyConditionsOf(nm, model, p)
+		}
 		var machines []ast.Decl
 		for i, d := range nm.Decls {
 			if _, ok := d.(*ast.Machine); ok && fresh[i] {
 				machines = append(machines, d)
 			}
 		}
-		ch.blocked(nm, base.model, &ast.Module{Decls: machines})
+		ch.blocked(nm, model, &ast.Module{Decls: machines})
 		out = append(out, ch.res.Diagnostics[k:]...)
 		for i, j := range align {
-			if _, ok := nm.Decls[i].(*ast.Machine); ok && j >= 0 && !fresh[i] {
+			if j < 0 || fresh[i] {
+				continue
+			}
+			if _, ok := nm.Decls[i].(*ast.Machine); ok || keptPolicy[j] {
 				out = moved(old.policy[j], cv.decls[i].start, out)
 			}
 		}

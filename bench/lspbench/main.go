@@ -220,7 +220,14 @@ func main() {
 	jsonOut := flag.Bool("json", false, "print JSON")
 	wsFiles := flag.Int("ws-files", 200, "modules in the workspace")
 	skip := flag.String("skip", "", "comma-separated parts to skip: 10k, 100k, ws, gopls")
+	cpuProfile := flag.String("cpuprofile", "", "write the caps server's CPU profile of the 10k-lines session to `FILE` (caps lsp --cpuprofile; FILE.100k for the 100k-lines one)")
 	flag.Parse()
+	lspArgs := func(suffix string) []string {
+		if *cpuProfile == "" {
+			return []string{"lsp"}
+		}
+		return []string{"lsp", "--cpuprofile", *cpuProfile + suffix}
+	}
 
 	skipped := map[string]bool{}
 	for _, p := range strings.Split(*skip, ",") {
@@ -257,7 +264,7 @@ func main() {
 	var rss0, med, last, rssBig float64
 	var samples []float64
 	if !skipped["10k"] {
-		s := open(*caps, []string{"lsp"}, "", "file:///bench/spec10k.caps", "capsulang", spec(10000), true)
+		s := open(*caps, lspArgs(""), "", "file:///bench/spec10k.caps", "capsulang", spec(10000), true)
 		for _, k := range kinds {
 			progress("10k lines: %s", k.name)
 			even, odd := s.timeToggle(k, *edits)
@@ -332,7 +339,7 @@ func main() {
 	// ---- 100,000 lines
 	if !skipped["100k"] {
 		progress("%d lines", *bigLines)
-		big := open(*caps, []string{"lsp"}, "", "file:///bench/spec100k.caps", "capsulang", spec(*bigLines), true)
+		big := open(*caps, lspArgs(".100k"), "", "file:///bench/spec100k.caps", "capsulang", spec(*bigLines), true)
 		even, odd := big.timeToggle(kinds[0], max(*edits/2, 2))
 		results = append(results, summarize(fmt.Sprintf("edit to diagnostics, %d lines (in a transition)", *bigLines), append(even, odd...), 10, 0))
 		rssBig = rss(big.c)
