@@ -532,9 +532,13 @@ type engineRun struct {
 	// the base's: no body is reused.
 	importsChanged bool
 	// whole is set when the whole new text was read and built.
-	whole     bool
-	rechecked int // bodies checked again
-	reused    int // bodies whose diagnostics were reused
+	whole bool
+	// stable is set (fast path) when no module fact can have changed;
+	// sameNames when each name finds the declaration at the same index
+	// as in the base (fastRecheck).
+	stable, sameNames bool
+	rechecked         int // bodies checked again
+	reused            int // bodies whose diagnostics were reused
 }
 
 // plan runs after the module pass of the new version (declarations,

@@ -68,13 +68,13 @@ var acceptanceWord = []byte("acceptance")
 
 // mayDeclareAcceptance reports whether the base's text or cur contains
 // the word acceptance. The base's answer is computed once; cur is
-// searched only where it differs from the base's text (an occurrence
+// searched only where it differs from the base's text (pre and suf are
+// their common prefix's and suffix's lengths: an occurrence
 // that does not overlap the difference is one the base has too).
-func mayDeclareAcceptance(old *version, cur []byte) bool {
+func mayDeclareAcceptance(old *version, cur []byte, pre, suf int) bool {
 	if old.acceptance {
 		return true
 	}
-	pre, suf := commonEnds(old.src, cur)
 	from := max(0, pre-len(acceptanceWord)+1)
 	to := min(len(cur), len(cur)-suf+len(acceptanceWord)-1)
 	return from < to && bytes.Contains(cur[from:to], acceptanceWord)
@@ -111,12 +111,14 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 	if cur == nil || len(cur.Nodes) == 0 || cur.HasError(0) {
 		return nil, nil, false
 	}
-	if mayDeclareAcceptance(base.version(r.File.Source.CST), cur.Src) {
+	old := base.version(r.File.Source.CST)
+	pre, suf := commonEnds(old.src, cur.Src)
+	if mayDeclareAcceptance(old, cur.Src, pre, suf) {
 		// Acceptance policies are checked for use across the module
 		// (W_CLAIM_UNUSED_POLICY), which the engine does not track yet.
 		return nil, nil, false
 	}
-	if diags, eng, ok := r.fastRecheck(cur); ok {
+	if diags, eng, ok := r.fastRecheck(cur, pre, suf); ok {
 		return diags, eng, true
 	}
 	f := ast.Build(syntax.Read(cur))
@@ -126,7 +128,7 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 		sortDiagnostics(diags)
 		return diags, &engineRun{whole: true}, true
 	}
-	eng := &engineRun{old: base.version(r.File.Source.CST), src: cur.Src, whole: true}
+	eng := &engineRun{old: old, src: cur.Src, whole: true}
 	// When the imports changed, every body is checked again (a body's
 	// dependencies on imported names are not recorded); the imports are
 	// answered as r's check resolved them, and one it did not resolve
