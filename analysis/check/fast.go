@@ -565,6 +565,11 @@ func (e *engineRun) unchanged(i, j int) bool {
 	if oi.pinned || oi.p1pinned {
 		return false
 	}
+	if e.stable {
+		// every name finds a declaration with the same eff, every fact
+		// has the same value
+		return true
+	}
 	name := e.cur.mod.Decls[i].Base().Name
 	if name.Valid() && e.old.nameValue(name.Name, j) != e.cur.nameValue(name.Name, i) {
 		return false
