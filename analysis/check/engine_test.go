@@ -329,6 +329,10 @@ func TestEngineEditKinds(t *testing.T) {
 		{"store collection", "(collection claims agent_tasks decisions)", "(collection claims decisions)", 2, "the store, and the machine whose effects name its collections"},
 		{"module header", "(module bench.spec_shaped", "(module bench.spec_shape", 0, "nothing reads the module's name"},
 		{"profile line", " ui.a2ui)", ")", copies, "every machine: its effects must be admitted"},
+		{"profile added", " ui.a2ui)", " ui.a2ui telemetry.otel)", 0, "every effect named is admitted as before"},
+		{"profile added, duplicate", " ui.a2ui)", " ui.a2ui ui.a2ui)", 0, "a duplicate profile is the header's warning; admission is the same"},
+		{"policy condition kept", "(title \"Claim status", "(title \"Claim state", 1, "the surface; the policies' machines are the base's"},
+		{"governed machine edited", "(target accepted)", "(target rejected)", 1, "the machine; its policy's conditions are checked again, not its body"},
 		{"state added", "    (state accepted (type final))", "    (state accepted (type final))\n    (state archived (type final))", 1, "the machine"},
 		{"state deleted", "\n    (state accepted (type final))", "", 1, "the machine"},
 		{"policy condition", `"context.amount_cents > 500000"`, `"context.amount_cent > 500000"`, 2, "the policy, and the machine that evaluates it"},
@@ -373,4 +377,44 @@ func middleEditAt(src []byte, from, to string) []byte {
 // because either text may declare an acceptance policy (recheck.go).
 func declinesClaims(a, b []byte) bool {
 	return bytes.Contains(a, acceptanceWord) || bytes.Contains(b, acceptanceWord)
+}
+
+// TestEnginePolicyConditions: a policy's conditions are checked again
+// when a machine it governs changes (its context may no longer have what
+// a condition reads) and kept when none does; both as a full check says.
+func TestEnginePolicyConditions(t *testing.T) {
+	src, err := os.ReadFile("../../examples/authority.caps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := checkCST(mustParse(t, src))
+	for _, tc := range []struct {
+		name, from, to string
+		want           []string // the codes of the edited version's errors
+	}{
+		{"context field renamed", "      (vendor_on_hold Bool))", "      (vendor_held Bool))", []string{"E_CONDITION_UNKNOWN"}},
+		{"context field retyped", "      (vendor_on_hold Bool))", "      (vendor_on_hold Text))", []string{"E_CONDITION_TYPE"}},
+		{"machine edited elsewhere", "(version \"1.0.0\")", "(version \"1.0.1\")", nil},
+		{"field renamed back", "      (vendor_on_hold Bool))", "      (vendor_on_hold Bool)) ", nil},
+	} {
+		next := mustParse(t, []byte(strings.Replace(string(src), tc.from, tc.to, 1)))
+		full := checkCST(next)
+		got, eng, ok := base.recheck(next)
+		if !ok || eng.whole {
+			t.Errorf("%s: not answered by the fast path (ok=%v)", tc.name, ok)
+			continue
+		}
+		if diff := cmp.Diff(full.Diagnostics, got); diff != "" {
+			t.Errorf("%s: Recheck differs from Check (-check +recheck):\n%s", tc.name, diff)
+		}
+		var codes []string
+		for _, d := range got {
+			if d.Severity == syntax.Error {
+				codes = append(codes, d.Code)
+			}
+		}
+		if diff := cmp.Diff(tc.want, codes); diff != "" {
+			t.Errorf("%s: error codes (-want +got):\n%s", tc.name, diff)
+		}
+	}
 }
