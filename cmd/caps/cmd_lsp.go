@@ -15,7 +15,7 @@ import (
 func init() {
 	cli.Register(&cli.Command{
 		Name:     "lsp",
-		Effects:  cli.Effects{Reads: []string{"the files the editor opens"}, Writes: nil},
+		Effects:  cli.Effects{Reads: []string{"the files the editor opens"}, Writes: []string{"--cpuprofile FILE"}},
 		Example:  cli.Example{Line: "caps lsp", Exit: 1, Note: "serves the language server on stdio until the client asks it to exit; with standard input closed at once it exits 1, as LSP prescribes for an exit without shutdown"},
 		Negative: cli.Example{Line: "caps lsp extra", Exit: 2},
 		Args:     "[--debounce DURATION] [--log FILE] [--cpuprofile FILE]",
