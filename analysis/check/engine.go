@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -256,6 +257,55 @@ type version struct {
 	// acceptance is set when the text contains the word acceptance (the
 	// base's: see mayDeclareAcceptance).
 	acceptance bool
+	// dups are the indices of the declarations whose name an earlier one
+	// has; evals, for each machine, the policies whose intents it
+	// decides (nil for other declarations). Both are the base's,
+	// computed on first use under mu.
+	dups      []int
+	dupsDone  bool
+	evals     [][]string
+	evalsDone bool
+}
+
+// duplicates returns v.dups.
+func (v *version) duplicates() []int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.dupsDone {
+		for i, d := range v.mod.Decls {
+			if b := d.Base(); b.Name.Valid() && v.first[b.Name.Name] != i {
+				v.dups = append(v.dups, i)
+			}
+		}
+		v.dupsDone = true
+	}
+	return v.dups
+}
+
+// evaluates returns v.evals under the authority model of v's check.
+func (v *version) evaluates(model *authority.Model) [][]string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.evalsDone {
+		v.evals = make([][]string, len(v.mod.Decls))
+		only := soleName(model)
+		for i, d := range v.mod.Decls {
+			if mach, ok := d.(*ast.Machine); ok {
+				v.evals[i] = evaluates(mach, only)
+			}
+		}
+		v.evalsDone = true
+	}
+	return v.evals
+}
+
+// soleName is the name of a model's only policy, "" when it has none or
+// several (governance).
+func soleName(model *authority.Model) string {
+	if len(model.Policies) == 1 {
+		return model.Policies[0].Name
+	}
+	return ""
 }
 
 // declState is one declaration of a version.

@@ -360,11 +360,11 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 		if ch == nil {
 			return nil, nil, false
 		}
-		cv.info = make([]declInfo, n)
+		// the overlay's records of the fresh declarations, the base's of
+		// the others (the overlay reads only the fresh ones')
+		cv.info = ch.info
 		for i, j := range align {
-			if fresh[i] {
-				cv.info[i] = ch.info[i]
-			} else {
+			if !fresh[i] {
 				cv.info[i] = old.info[j]
 			}
 		}
@@ -404,7 +404,11 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 	} else {
 		out = append(out, base.headDiags...)
 	}
-	out = duplicates(nm, cv, out)
+	if sameNames {
+		out = duplicatesAt(nm, cv, old.duplicates(), out)
+	} else {
+		out = duplicates(nm, cv, out)
+	}
 	for i, j := range align {
 		if fresh[i] {
 			for _, at := range ch.info[i].p1idx {
@@ -492,11 +496,24 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 				oldToNew[j] = i
 			}
 		}
-		only := ""
-		if len(model.Policies) == 1 {
-			only = model.Policies[0].Name
+		// (the machines kept evaluate what they did in the base)
+		evals := old.evaluates(model)
+		ch.governed = map[string][]*ast.Machine{}
+		for i, d := range nm.Decls {
+			mach, ok := d.(*ast.Machine)
+			if !ok {
+				continue
+			}
+			var ev []string
+			if j := align[i]; j >= 0 && !fresh[i] {
+				ev = evals[j]
+			} else {
+				ev = evaluates(mach, soleName(model))
+			}
+			for _, p := range ev {
+				ch.governed[p] = append(ch.governed[p], mach)
+			}
 		}
-		ch.governed = governance(nm, only)
 		keptPolicy := map[int]bool{}
 		for _, p := range model.Policies {
 			j, ok := base.index[p.Decl]
@@ -667,8 +684,18 @@ func (r *Result) overlayRest(ch *checker, nm *ast.Module, fresh []bool, header b
 // duplicates appends the diagnostics of declarations whose name an
 // earlier one has, as the module pass reports them.
 func duplicates(nm *ast.Module, cv *version, out []syntax.Diagnostic) []syntax.Diagnostic {
-	for i, d := range nm.Decls {
-		b := d.Base()
+	all := make([]int, len(nm.Decls))
+	for i := range all {
+		all[i] = i
+	}
+	return duplicatesAt(nm, cv, all, out)
+}
+
+// duplicatesAt is duplicates over the declarations at the indices given
+// (in order).
+func duplicatesAt(nm *ast.Module, cv *version, at []int, out []syntax.Diagnostic) []syntax.Diagnostic {
+	for _, i := range at {
+		b := nm.Decls[i].Base()
 		if !b.Name.Valid() {
 			continue
 		}
