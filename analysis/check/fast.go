@@ -897,6 +897,9 @@ func (e *engineRun) candidates(nm, om *ast.Module) []bool {
 		add(j)
 	}
 	for i, d := range nm.Decls {
+		if e.sameNames {
+			break // each name finds the declaration at the same index
+		}
 		if b := d.Base(); align[i] >= 0 && b.Name.Valid() && isDirty[b.Name.Name] {
 			cand[i] = true // its name may find another declaration now
 		}
