@@ -418,3 +418,73 @@ func TestEnginePolicyConditions(t *testing.T) {
 		}
 	}
 }
+
+// TestCutFrom: the layout of an edited text derived from the base's
+// (cutFrom) is the one cut finds walking all of it, after random edits
+// (those that leave the text without syntax errors) of every module.
+func TestCutFrom(t *testing.T) {
+	r := rand.New(rand.NewSource(17))
+	srcs := seedSources(t, 600)
+	names := make([]string, 0, len(srcs))
+	for n := range srcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	compared := 0
+	for _, name := range names {
+		src := srcs[name]
+		oc, err := syntax.Parse(src)
+		if err != nil || oc.HasError(0) {
+			continue
+		}
+		ol, ok := cut(oc)
+		if !ok {
+			continue
+		}
+		for k := 0; k < 40; k++ {
+			a, b, text := bodyEdit(r, src)
+			next := append(append(append([]byte(nil), src[:a]...), text...), src[b:]...)
+			c, err := syntax.Parse(next)
+			if err != nil || c.HasError(0) {
+				continue
+			}
+			pre, suf := commonEnds(src, next)
+			want, wok := cut(c)
+			got, gok := cutFrom(&ol, oc, c, pre, suf)
+			if gok != wok || gok && !cmp.Equal(want, got, cmp.AllowUnexported(layout{})) {
+				t.Fatalf("%s, edit [%d,%d) -> %q: cutFrom = %+v, %v; cut = %+v, %v", name, a, b, text, got, gok, want, wok)
+			}
+			compared++
+		}
+	}
+	// edits that add or remove nodes before declarations kept
+	spec := gen.SpecModule(600)
+	oc := mustParse(t, spec)
+	ol, _ := cut(oc)
+	moved := 0
+	for _, e := range [][2]string{
+		{"    (state accepted (type final))", "    (state accepted (type final))\n    (state archived (type final))"},
+		{"\n    (state accepted (type final))", ""},
+		{"  ;; Accepted facts only.", "  (store extra (backend memory) (authority runtime-state))\n  ;; Accepted facts only."},
+		{"  (agent claim_reviewer_1\n    (protocol a2a)\n    (skill review_claim))\n", ""},
+		{"(target accepted)", "(target (accepted))"},
+		{"  ;; Accepted facts only.", "  (capsule \"0.7\")\n  ;; Accepted facts only."},
+	} {
+		next := middleEditAt(spec, e[0], e[1])
+		c := mustParse(t, next)
+		pre, suf := commonEnds(spec, next)
+		want, wok := cut(c)
+		got, gok := cutFrom(&ol, oc, c, pre, suf)
+		if gok != wok || gok && !cmp.Equal(want, got, cmp.AllowUnexported(layout{})) {
+			t.Errorf("%q -> %q: cutFrom = %+v, %v; cut = %+v, %v", e[0], e[1], got, gok, want, wok)
+		}
+		if len(c.Nodes) != len(oc.Nodes) {
+			moved++
+		}
+		compared++
+	}
+	if compared < 100 || moved < 4 {
+		t.Fatalf("only %d edits compared, %d moving nodes", compared, moved)
+	}
+	t.Logf("%d edits compared", compared)
+}

@@ -91,6 +91,71 @@ var declKinds = func() map[string]bool {
 	return m
 }()
 
+// cutFrom is cut(c) for c, a later version of oc (laid out as l),
+// whose texts share their first pre and last suf bytes: the declarations
+// inside those are oc's, at the same node (before the edit) or moved by
+// the difference in node counts (after it), so that only the module's
+// children in between are walked. It falls back to cut when the edit
+// reaches the header or the text after the last declaration, or a
+// declaration is not found where it should be.
+func cutFrom(l *layout, oc, c *syntax.CST, pre, suf int) (layout, bool) {
+	nOld := len(l.decls)
+	dn := int32(len(c.Nodes) - len(oc.Nodes))
+	delta := len(c.Src) - len(oc.Src)
+	at := func(id int32, sp syntax.Span) bool {
+		return id >= 0 && int(id) < len(c.Nodes) && c.Kind(id) == syntax.KindList && c.Span(id) == sp
+	}
+	p := 0
+	for p < nOld {
+		id := l.decls[p]
+		if sp := oc.Span(id); sp.End > pre || !at(id, sp) {
+			break
+		}
+		p++
+	}
+	if p == 0 {
+		return cut(c) // the header may have changed
+	}
+	s := 0
+	for s < nOld-p {
+		id := l.decls[nOld-1-s]
+		if sp := oc.Span(id); sp.Start < len(oc.Src)-suf || !at(id+dn, shift(sp, delta)) {
+			break
+		}
+		s++
+	}
+	stop := int32(-1) // the first declaration after the edit
+	if s > 0 {
+		stop = l.decls[nOld-s] + dn
+	}
+	out := layout{decls: make([]int32, 0, nOld+4)}
+	out.decls = append(out.decls, l.decls[:p]...)
+	for j := c.Next(l.decls[p-1]); j != stop; j = c.Next(j) {
+		if j < 0 {
+			return cut(c) // stop is not a sibling after all
+		}
+		switch c.Kind(j) {
+		case syntax.KindComment, syntax.KindRParen:
+			continue
+		case syntax.KindList:
+			if isDeclKind(listHead(c, j)) {
+				out.decls = append(out.decls, j)
+				continue
+			}
+		}
+		return out, false // a header clause after a declaration, or no declaration
+	}
+	for k := nOld - s; k < nOld; k++ {
+		out.decls = append(out.decls, l.decls[k]+dn)
+	}
+	out.head = c.Span(out.decls[0]).Start
+	out.tail = c.Span(out.decls[len(out.decls)-1]).End
+	if len(oc.Src)-l.tail != len(c.Src)-out.tail || l.tail < len(oc.Src)-suf {
+		return cut(c) // the text after the declarations changed: walk the file's top level too
+	}
+	return out, true
+}
+
 func isDeclKind(k []byte) bool { return declKinds[string(k)] }
 
 // listHead is CST.ListHead without copying the symbol's text.
@@ -217,7 +282,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 		return nil, nil, false
 	}
 	ol := old.layout
-	nl, ok := cut(cur)
+	nl, ok := cutFrom(ol, oldCST, cur, pre, suf)
 	oldN, curN := len(oldCST.Src), len(cur.Src)
 	if !ok || !(oldN-ol.tail == curN-nl.tail && ol.tail >= oldN-suf || bytes.Equal(oldCST.Src[ol.tail:], cur.Src[nl.tail:])) {
 		return nil, nil, false
