@@ -245,7 +245,6 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	}
 	// The declarations replaced and their replacements.
 	v.replaced = map[ast.Decl]bool{}
-	kept := map[string]bool{}
 	// An edit above a declaration may change its doc comment: a
 	// declaration after a changed unit, or whose comments above it or the
 	// unit before them moved differently, is read again when its doc
@@ -278,14 +277,9 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 			changedAt[u.span.Start] = true
 		}
 	}
-	for _, d := range base.File.Module.Decls {
-		sp, ok := v.spanFromOld(d.Base().Form.Span)
-		if !ok || changedAt[sp.Start] {
-			v.replaced[d] = true
-		} else if d.Base().Name.Valid() {
-			kept[d.Base().Name.Name] = true
-		}
-	}
+	// The changed declarations, and their names: a base declaration kept
+	// must not have one of them.
+	names := map[string]bool{}
 	for i := range units {
 		u := &units[i]
 		if !u.changed || u.kind != syntax.KindList || !isDeclHead(u.head) {
@@ -295,10 +289,18 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		if u.decl == nil {
 			continue
 		}
-		if nm := u.decl.Base().Name; nm.Valid() && kept[nm.Name] {
-			return nil, "a changed declaration's name is another's"
+		if nm := u.decl.Base().Name; nm.Valid() {
+			names[nm.Name] = true
 		}
 		v.newDecls = append(v.newDecls, u.decl)
+	}
+	for _, d := range base.File.Module.Decls {
+		sp, ok := v.spanFromOld(d.Base().Form.Span)
+		if !ok || changedAt[sp.Start] {
+			v.replaced[d] = true
+		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
+			return nil, "a changed declaration's name is another's"
+		}
 	}
 	v.base = sn.baseInfoOf(base)
 	return v, ""
@@ -317,7 +319,7 @@ type seg struct {
 
 // segments lists a version's units in order.
 func segments(top, units []vunit) []seg {
-	var out []seg
+	out := make([]seg, 0, len(top)+len(units))
 	for _, t := range top {
 		if len(units) > 0 && t.span.Start <= units[0].span.Start && units[len(units)-1].span.End <= t.span.End && t.kind == syntax.KindList {
 			for i, u := range units {
@@ -479,7 +481,7 @@ func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
 	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), rd: rd, item: -1}
 	switch u.kind {
 	case syntax.KindList:
-		u.head = c.ListHead(k)
+		u.head = listHead(c, k)
 		*f = syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
 	case syntax.KindSymbol:
 		*f = syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(k)}
@@ -492,6 +494,34 @@ func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
 	}
 	u.form = f
 	return u
+}
+
+// knownHeads are the list heads of a module's children that listHead
+// returns without copying: the declaration kinds and header clauses.
+var knownHeads = func() map[string]string {
+	m := map[string]string{"module": "module", "capsule": "capsule", "profile": "profile", "import": "import"}
+	for _, k := range ast.DeclKinds {
+		m[string(k)] = string(k)
+	}
+	return m
+}()
+
+// listHead is CST.ListHead, without a copy of a known head's text.
+func listHead(c *syntax.CST, k int32) string {
+	for j := c.FirstChild(k); j >= 0; j = c.Next(j) {
+		switch c.Kind(j) {
+		case syntax.KindLParen, syntax.KindComment:
+			continue
+		case syntax.KindSymbol:
+			sp := c.Span(j)
+			if h, ok := knownHeads[string(c.Src[sp.Start:sp.End])]; ok {
+				return h
+			}
+			return c.Text(j)
+		}
+		return ""
+	}
+	return ""
 }
 
 // read returns unit u's form read in full, and its declaration built from

@@ -27,21 +27,26 @@ func (c *checker) policyConditions(m *ast.Module) {
 // conditions checks the policies' conditions (policyConditions).
 func (c *checker) conditions(m *ast.Module, model *authority.Model) {
 	for _, p := range model.Policies {
-		machines := c.governedMachines(m, model, p)
-		c.strShift = c.shiftOf[p.Decl]
-		for _, r := range p.Rules {
-			if r.Err != nil {
-				c.conditionError(r, r.Err, "")
-				continue
-			}
-			if len(machines) == 0 {
-				c.checkCondition(r, p, nil, "")
-				continue
-			}
-			for _, mach := range machines {
-				if c.checkCondition(r, p, c.contextFields(mach), mach.Name.Name) {
-					break
-				}
+		c.policyConditionsOf(m, model, p)
+	}
+}
+
+// policyConditionsOf checks the conditions of one policy (conditions).
+func (c *checker) policyConditionsOf(m *ast.Module, model *authority.Model, p *authority.Policy) {
+	machines := c.governedMachines(m, model, p)
+	c.strShift = c.shiftOf[p.Decl]
+	for _, r := range p.Rules {
+		if r.Err != nil {
+			c.conditionError(r, r.Err, "")
+			continue
+		}
+		if len(machines) == 0 {
+			c.checkCondition(r, p, nil, "")
+			continue
+		}
+		for _, mach := range machines {
+			if c.checkCondition(r, p, c.contextFields(mach), mach.Name.Name) {
+				break
 			}
 		}
 	}
@@ -127,32 +132,36 @@ func (c *checker) governedMachines(m *ast.Module, model *authority.Model, p *aut
 func governance(m *ast.Module, only string) map[string][]*ast.Machine {
 	out := map[string][]*ast.Machine{}
 	for _, d := range m.Decls {
-		mach, ok := d.(*ast.Machine)
-		if !ok {
-			continue
+		if mach, ok := d.(*ast.Machine); ok {
+			for _, p := range evaluates(mach, only) {
+				out[p] = append(out[p], mach)
+			}
 		}
-		var evaluates []string
-		other := false
-		for _, st := range mach.States {
-			for _, t := range st.Transitions {
-				for _, e := range t.Effects {
-					switch {
-					case e.Name.Name == "policy.evaluate":
-						if len(e.Targets) > 0 && !slices.Contains(evaluates, e.Targets[0].Name) {
-							evaluates = append(evaluates, e.Targets[0].Name)
-						}
-					case only != "" && !authority.ControlEffects[e.Name.Name]:
-						other = true
+	}
+	return out
+}
+
+// evaluates lists the policies whose intents a machine decides
+// (governance).
+func evaluates(mach *ast.Machine, only string) []string {
+	var out []string
+	other := false
+	for _, st := range mach.States {
+		for _, t := range st.Transitions {
+			for _, e := range t.Effects {
+				switch {
+				case e.Name.Name == "policy.evaluate":
+					if len(e.Targets) > 0 && !slices.Contains(out, e.Targets[0].Name) {
+						out = append(out, e.Targets[0].Name)
 					}
+				case only != "" && !authority.ControlEffects[e.Name.Name]:
+					other = true
 				}
 			}
 		}
-		if other && !slices.Contains(evaluates, only) {
-			evaluates = append(evaluates, only)
-		}
-		for _, p := range evaluates {
-			out[p] = append(out[p], mach)
-		}
+	}
+	if other && !slices.Contains(out, only) {
+		out = append(out, only)
 	}
 	return out
 }

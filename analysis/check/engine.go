@@ -9,9 +9,12 @@ import (
 	"errors"
 	"hash/maphash"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/capsulang/caps/analysis/authority"
+	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -33,8 +36,11 @@ const (
 	// keyVariants: every type declaration (bare variant constructors
 	// search them all).
 	keyVariants = "variants"
-	// keyProfiles: the module's profile line.
-	keyProfiles = "profiles"
+	// keyAdmits + EFFECT: whether the module's profile line admits the
+	// effect, and when it does not, the profiles it lists (the message
+	// names them). An edit of the profile line changes only the checks of
+	// the declarations that name an effect whose admission changed.
+	keyAdmits = "admits:"
 )
 
 // uses records that the current declaration's check depends on a module
@@ -251,6 +257,58 @@ type version struct {
 	// untrusted marks declarations whose diagnostics cannot be reused
 	// (nil when all can).
 	untrusted []bool
+	// acceptance is set when the text contains the word acceptance (the
+	// base's: see mayDeclareAcceptance).
+	acceptance bool
+	// dups are the indices of the declarations whose name an earlier one
+	// has; evals, for each machine, the policies whose intents it
+	// decides (nil for other declarations). Both are the base's,
+	// computed on first use under mu.
+	dups      []int
+	dupsDone  bool
+	evals     [][]string
+	evalsDone bool
+}
+
+// duplicates returns v.dups.
+func (v *version) duplicates() []int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.dupsDone {
+		for i, d := range v.mod.Decls {
+			if b := d.Base(); b.Name.Valid() && v.first[b.Name.Name] != i {
+				v.dups = append(v.dups, i)
+			}
+		}
+		v.dupsDone = true
+	}
+	return v.dups
+}
+
+// evaluates returns v.evals under the authority model of v's check.
+func (v *version) evaluates(model *authority.Model) [][]string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.evalsDone {
+		v.evals = make([][]string, len(v.mod.Decls))
+		only := soleName(model)
+		for i, d := range v.mod.Decls {
+			if mach, ok := d.(*ast.Machine); ok {
+				v.evals[i] = evaluates(mach, only)
+			}
+		}
+		v.evalsDone = true
+	}
+	return v.evals
+}
+
+// soleName is the name of a model's only policy, "" when it has none or
+// several (governance).
+func soleName(model *authority.Model) string {
+	if len(model.Policies) == 1 {
+		return model.Policies[0].Name
+	}
+	return ""
 }
 
 // declState is one declaration of a version.
@@ -457,7 +515,11 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 				writeUint(&h, v.effOf(i))
 			}
 		}
-	case key == keyProfiles:
+	case strings.HasPrefix(key, keyAdmits):
+		if admits(v.mod, key[len(keyAdmits):]) {
+			h.WriteByte(1)
+			break
+		}
 		for _, p := range v.mod.Profiles {
 			h.WriteString(p.Name)
 			h.WriteByte(0)
@@ -469,6 +531,24 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 	x := h.Sum64()
 	v.keyV[key] = x
 	return x
+}
+
+// admits reports whether m's profile line admits the effect named eff,
+// as checker.admitted decides it.
+func admits(m *ast.Module, eff string) bool {
+	if len(m.Profiles) == 0 {
+		return true
+	}
+	e := catalog.LookupEffect(eff)
+	if e == nil {
+		return false
+	}
+	for _, p := range m.Profiles {
+		if prof := catalog.LookupProfile(p.Name); prof != nil && prof.Admits(e) {
+			return true
+		}
+	}
+	return false
 }
 
 func hashString(s string) uint64 { return maphash.String(seed, s) }
@@ -505,9 +585,13 @@ type engineRun struct {
 	// the base's: no body is reused.
 	importsChanged bool
 	// whole is set when the whole new text was read and built.
-	whole     bool
-	rechecked int // bodies checked again
-	reused    int // bodies whose diagnostics were reused
+	whole bool
+	// stable is set (fast path) when no module fact can have changed;
+	// sameNames when each name finds the declaration at the same index
+	// as in the base (fastRecheck).
+	stable, sameNames bool
+	rechecked         int // bodies checked again
+	reused            int // bodies whose diagnostics were reused
 }
 
 // plan runs after the module pass of the new version (declarations,

@@ -178,7 +178,7 @@ func (c *checker) profiles(m *ast.Module) {
 // admitted reports whether the module's profiles admit e (a module that
 // restricts no effects admits every one).
 func (c *checker) admitted(e *catalog.Effect) bool {
-	c.uses(keyProfiles)
+	c.uses(keyAdmits + e.Name)
 	if len(c.mod.Profiles) == 0 {
 		return true
 	}

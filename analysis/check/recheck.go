@@ -66,6 +66,42 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 // (claims before facts): Recheck declines it.
 var acceptanceWord = []byte("acceptance")
 
+// mayDeclareAcceptance reports whether the base's text or cur contains
+// the word acceptance. The base's answer is computed once; cur is
+// searched only where it differs from the base's text (pre and suf are
+// their common prefix's and suffix's lengths: an occurrence
+// that does not overlap the difference is one the base has too).
+func mayDeclareAcceptance(old *version, cur []byte, pre, suf int) bool {
+	if old.acceptance {
+		return true
+	}
+	from := max(0, pre-len(acceptanceWord)+1)
+	to := min(len(cur), len(cur)-suf+len(acceptanceWord)-1)
+	return from < to && bytes.Contains(cur[from:to], acceptanceWord)
+}
+
+// commonEnds returns the lengths of the longest common prefix of a and
+// b, and of their longest common suffix in what the prefix leaves.
+func commonEnds(a, b []byte) (pre, suf int) {
+	n := min(len(a), len(b))
+	// whole blocks compared by bytes.Equal (vectorized), then bytes
+	const block = 256
+	for pre+block <= n && bytes.Equal(a[pre:pre+block], b[pre:pre+block]) {
+		pre += block
+	}
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	m := n - pre
+	for suf+block <= m && bytes.Equal(a[len(a)-suf-block:len(a)-suf], b[len(b)-suf-block:len(b)-suf]) {
+		suf += block
+	}
+	for suf < m && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
+}
+
 // recheck is Recheck, also returning the run's counts (for tests).
 func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool) {
 	base := r.checker
@@ -75,12 +111,14 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 	if cur == nil || len(cur.Nodes) == 0 || cur.HasError(0) {
 		return nil, nil, false
 	}
-	if bytes.Contains(r.File.Source.CST.Src, acceptanceWord) || bytes.Contains(cur.Src, acceptanceWord) {
+	old := base.version(r.File.Source.CST)
+	pre, suf := commonEnds(old.src, cur.Src)
+	if mayDeclareAcceptance(old, cur.Src, pre, suf) {
 		// Acceptance policies are checked for use across the module
 		// (W_CLAIM_UNUSED_POLICY), which the engine does not track yet.
 		return nil, nil, false
 	}
-	if diags, eng, ok := r.fastRecheck(cur); ok {
+	if diags, eng, ok := r.fastRecheck(cur, pre, suf); ok {
 		return diags, eng, true
 	}
 	f := ast.Build(syntax.Read(cur))
@@ -90,7 +128,7 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 		sortDiagnostics(diags)
 		return diags, &engineRun{whole: true}, true
 	}
-	eng := &engineRun{old: base.version(r.File.Source.CST), src: cur.Src, whole: true}
+	eng := &engineRun{old: old, src: cur.Src, whole: true}
 	// When the imports changed, every body is checked again (a body's
 	// dependencies on imported names are not recorded); the imports are
 	// answered as r's check resolved them, and one it did not resolve
@@ -128,6 +166,7 @@ func (c *checker) version(cst *syntax.CST) *version {
 			m = &ast.Module{} // a file without a module: no declarations
 		}
 		c.ver = newVersion(cst.Src, m, c.info, c.decls, c.index)
+		c.ver.acceptance = bytes.Contains(cst.Src, acceptanceWord)
 		c.ver.ifaces(nil, nil)
 		c.ver.rev = c.ver.reverse()
 		if l, ok := cut(cst); ok {
