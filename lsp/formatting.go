@@ -148,7 +148,7 @@ func organizeAction(sn *snapshot) *protocol.CodeAction {
 	}
 	// Declarations must be contiguous items after the header; otherwise
 	// (interleaved clauses, trailing forms) leave the file alone.
-	for _, it := range m.Form.Items[2:] {
+	for _, it := range m.Form.Items()[2:] {
 		if it.Span.Start >= first && it.Span.End <= last && !isDeclForm(m, it) {
 			return nil
 		}

@@ -69,6 +69,6 @@ func formPath(forms []*syntax.Form, off int) []*syntax.Form {
 		if next.Kind != syntax.FormList {
 			return path
 		}
-		forms = next.Items
+		forms = next.Items()
 	}
 }

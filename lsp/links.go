@@ -32,7 +32,7 @@ func documentLinks(_ context.Context, sn *snapshot) (any, error) {
 		for _, f := range fs {
 			switch f.Kind {
 			case syntax.FormList:
-				walk(f.Items)
+				walk(f.Items())
 			case syntax.FormString:
 				raw := sn.cst.Src[f.Span.Start:f.Span.End]
 				for _, m := range urlRE.FindAllIndex(raw, -1) {

@@ -118,17 +118,17 @@ func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 	if leaf.Kind != syntax.FormSymbol {
 		return nil, nil
 	}
-	if e := catalog.LookupEffect(leaf.Text); e != nil {
+	if e := catalog.LookupEffect(leaf.Text()); e != nil {
 		md := effectMarkdown(e)
 		if c := effectContract(v, path); c != nil {
 			md += "\n\n---\n\n**targets** " + c.Describe()
 		}
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(leaf.Span))}, nil
 	}
-	if p := catalog.LookupProfile(leaf.Text); p != nil && len(path) >= 2 && path[len(path)-2].Head() == "profile" {
+	if p := catalog.LookupProfile(leaf.Text()); p != nil && len(path) >= 2 && path[len(path)-2].Head() == "profile" {
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: profileMarkdown(p)}, Range: ptrRange(sn.rng(leaf.Span))}, nil
 	}
-	if c := catalog.LookupConstruct(leaf.Text); c != nil && len(path) >= 2 && path[len(path)-2].Items[0] == leaf {
+	if c := catalog.LookupConstruct(leaf.Text()); c != nil && len(path) >= 2 && path[len(path)-2].Items()[0] == leaf {
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: fmt.Sprintf("**%s** — %s\n\nClauses: `%s`", c.Kind, c.Summary, strings.Join(c.Keys(), "`, `"))}, Range: ptrRange(sn.rng(leaf.Span))}, nil
 	}
 	return nil, nil
@@ -149,10 +149,10 @@ func effectContract(v *view, path []*syntax.Form) *capsproto.Contract {
 		return nil
 	}
 	leaf, form := path[len(path)-1], path[len(path)-2]
-	if len(form.Items) < 2 || form.Items[0] != leaf || form.Items[1].Kind != syntax.FormSymbol || !capsproto.IsProtocolEffect(leaf.Text) {
+	if len(form.Items()) < 2 || form.Items()[0] != leaf || form.Items()[1].Kind != syntax.FormSymbol || !capsproto.IsProtocolEffect(leaf.Text()) {
 		return nil
 	}
-	return capsproto.ContractOf(res, leaf.Text, form.Items[1].Text)
+	return capsproto.ContractOf(res, leaf.Text(), form.Items()[1].Text())
 }
 
 func symbolMarkdown(sym *check.Symbol) string {
@@ -317,7 +317,7 @@ func foldingRanges(_ context.Context, sn *snapshot) (any, error) {
 			if b > a {
 				out = append(out, protocol.FoldingRange{StartLine: uint32(a), EndLine: uint32(b)})
 			}
-			walk(f.Items, depth+1)
+			walk(f.Items(), depth+1)
 		}
 	}
 	walk(src.File.Source.Forms, 0)

@@ -110,7 +110,7 @@ func tokens(sn *snapshot) []semTok {
 		for i, f := range fs {
 			switch f.Kind {
 			case syntax.FormList:
-				walk(f.Items, true)
+				walk(f.Items(), true)
 			case syntax.FormString:
 				out = append(out, semTok{f.Span, tokenType("string"), 0})
 			case syntax.FormNumber:
@@ -131,13 +131,13 @@ func tokens(sn *snapshot) []semTok {
 					continue
 				}
 				switch {
-				case catalog.LookupEffect(f.Text) != nil:
+				case catalog.LookupEffect(f.Text()) != nil:
 					out = append(out, semTok{f.Span, tokenType("function"), modDefaultLibrary})
-				case types.Builtins[f.Text] != nil || types.Constructors[f.Text] > 0:
+				case types.Builtins[f.Text()] != nil || types.Constructors[f.Text()] > 0:
 					out = append(out, semTok{f.Span, tokenType("type"), modDefaultLibrary})
-				case f.Text == "true" || f.Text == "false" || f.Text == "none":
+				case f.Text() == "true" || f.Text() == "false" || f.Text() == "none":
 					out = append(out, semTok{f.Span, tokenType("macro"), modDefaultLibrary})
-				case i == 0 && inList && isOperator(f.Text):
+				case i == 0 && inList && isOperator(f.Text()):
 					out = append(out, semTok{f.Span, tokenType("operator"), 0})
 				case i == 0 && inList:
 					out = append(out, semTok{f.Span, tokenType("keyword"), 0})

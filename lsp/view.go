@@ -237,12 +237,13 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		// nothing, but the comments above the module are its doc
 		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
 	}
-	v.mod = &syntax.Form{Kind: syntax.FormList, Closed: true, Span: cur.Span(curMod)}
+	var modItems []*syntax.Form
 	for i := range units {
 		if units[i].form != nil {
-			v.mod.Items = append(v.mod.Items, units[i].form)
+			modItems = append(modItems, units[i].form)
 		}
 	}
+	v.mod = syntax.NewList(cur.Span(curMod), modItems, true)
 	// The declarations replaced and their replacements.
 	v.replaced = map[ast.Decl]bool{}
 	kept := map[string]bool{}
@@ -482,9 +483,9 @@ func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
 		u.head = c.ListHead(k)
 		*f = syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
 	case syntax.KindSymbol:
-		*f = syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(k)}
+		*f = syntax.AtomForm(syntax.FormSymbol, u.span, c.Text(k))
 	case syntax.KindNumber:
-		*f = syntax.Form{Kind: syntax.FormNumber, Span: u.span, Text: c.Text(k)}
+		*f = syntax.AtomForm(syntax.FormNumber, u.span, c.Text(k))
 	case syntax.KindString:
 		*f = syntax.Form{Kind: syntax.FormString, Span: u.span}
 	default:
@@ -858,7 +859,7 @@ func (v *view) path(off int) []*syntax.Form {
 		if full.Kind != syntax.FormList {
 			return []*syntax.Form{full}
 		}
-		return append([]*syntax.Form{full}, formPath(full.Items, off)...)
+		return append([]*syntax.Form{full}, formPath(full.Items(), off)...)
 	}
 	for i := range v.top {
 		t := &v.top[i]

@@ -53,7 +53,7 @@ func FuzzRead(f *testing.F) {
 				if depth > MaxDepth+1 {
 					t.Fatalf("depth %d", depth)
 				}
-				walk(f.Items, f.Span, depth+1)
+				walk(f.Items(), f.Span, depth+1)
 			}
 		}
 		walk(s.Forms, Span{0, len(src)}, 0)

@@ -17,7 +17,7 @@ func sexp(fs []*Form) string {
 		switch f.Kind {
 		case FormList:
 			b.WriteByte('(')
-			for i, it := range f.Items {
+			for i, it := range f.Items() {
 				if i > 0 {
 					b.WriteByte(' ')
 				}
@@ -29,9 +29,9 @@ func sexp(fs []*Form) string {
 				b.WriteByte('!')
 			}
 		case FormString:
-			fmt.Fprintf(&b, "%q", f.Text)
+			fmt.Fprintf(&b, "%q", f.Text())
 		default:
-			b.WriteString(f.Text)
+			b.WriteString(f.Text())
 		}
 	}
 	for i, f := range fs {
@@ -136,10 +136,10 @@ func TestReadDeepNesting(t *testing.T) {
 	}
 	depth := 0
 	for f := s.Forms[0]; f != nil; depth++ {
-		if len(f.Items) == 0 {
+		if len(f.Items()) == 0 {
 			break
 		}
-		f = f.Items[0]
+		f = f.Items()[0]
 	}
 	if depth != MaxDepth-1 {
 		t.Fatalf("kept depth %d", depth)

@@ -195,7 +195,7 @@ func (c *checker) stringSpan(str *syntax.Form, start, end int) syntax.Span {
 		return whole
 	}
 	offs := syntax.StringOffsets(string(f.Source.CST.Src[whole.Start:whole.End]))
-	if len(offs) != len(str.Text)+1 || start > end || end >= len(offs) {
+	if len(offs) != len(str.Text())+1 || start > end || end >= len(offs) {
 		return whole
 	}
 	s, e := whole.Start+offs[start], whole.Start+offs[end]

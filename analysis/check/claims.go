@@ -99,21 +99,21 @@ func (c *checker) quorum(d *ast.ClauseDecl, cl *ast.Clause) {
 		c.errorf(ClaimPolicy, cl.Form.Span, "write a quorum rule as (quorum N (principals P...)): N distinct principals of the list must accept")
 		return
 	}
-	n, err := strconv.Atoi(cl.Args[0].Text)
-	ps := cl.Args[1].Items[1:]
+	n, err := strconv.Atoi(cl.Args[0].Text())
+	ps := cl.Args[1].Items()[1:]
 	seen := map[string]bool{}
 	for _, p := range ps {
 		if p.Kind != syntax.FormSymbol {
 			c.errorf(ClaimPolicy, p.Span, "a principal is a name, such as alice or risk_officer")
 			continue
 		}
-		if seen[p.Text] {
-			c.errorf(ClaimPolicy, p.Span, "principal %s is listed twice in acceptance %s; each principal counts once", p.Text, d.Name.Name)
+		if seen[p.Text()] {
+			c.errorf(ClaimPolicy, p.Span, "principal %s is listed twice in acceptance %s; each principal counts once", p.Text(), d.Name.Name)
 		}
-		seen[p.Text] = true
+		seen[p.Text()] = true
 	}
 	if err != nil || n < 1 || n > len(seen) {
-		c.errorf(ClaimPolicy, cl.Args[0].Span, "a quorum of %s cannot be met by %d distinct principals; write a number from 1 to %d", cl.Args[0].Text, len(seen), len(seen))
+		c.errorf(ClaimPolicy, cl.Args[0].Span, "a quorum of %s cannot be met by %d distinct principals; write a number from 1 to %d", cl.Args[0].Text(), len(seen), len(seen))
 	}
 }
 

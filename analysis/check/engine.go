@@ -296,7 +296,7 @@ func ifaceHash(src []byte, d ast.Decl) uint64 {
 	if f == nil || !f.IsList() {
 		return h.Sum64()
 	}
-	for _, it := range f.Items {
+	for _, it := range f.Items() {
 		if it.IsList() {
 			switch d.(type) {
 			case *ast.Function:

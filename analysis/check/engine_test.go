@@ -168,14 +168,14 @@ func structuredMutations(src []byte, res *Result, limit int) []mutation {
 	if m.Name.Valid() {
 		add("module name", m.Name.Span, m.Name.Name+"_renamed")
 	}
-	for _, it := range m.Form.Items {
+	for _, it := range m.Form.Items() {
 		switch it.Head() {
 		case "profile":
 			add("profile line deleted", it.Span, "")
 			add("profile added", at(it.Span.End-1), " persistence.memory")
-			if len(it.Items) > 1 {
-				add("profile removed", it.Items[len(it.Items)-1].Span, "")
-				add("profile misspelt", it.Items[1].Span, it.Items[1].Text+"x")
+			if len(it.Items()) > 1 {
+				add("profile removed", it.Items()[len(it.Items())-1].Span, "")
+				add("profile misspelt", it.Items()[1].Span, it.Items()[1].Text()+"x")
 			}
 		case "capsule":
 			add("capsule version", it.Span, `(capsule "9.9.9")`)
@@ -224,7 +224,7 @@ func structuredMutations(src []byte, res *Result, limit int) []mutation {
 		var lists []*syntax.Form
 		var walk func(f *syntax.Form, depth int)
 		walk = func(f *syntax.Form, depth int) {
-			for i, it := range f.Items {
+			for i, it := range f.Items() {
 				if it.IsList() && (i > 0 || depth > 0) {
 					lists = append(lists, it)
 					if depth < 3 {
@@ -240,11 +240,11 @@ func structuredMutations(src []byte, res *Result, limit int) []mutation {
 			lw := what + ": (" + l.Head() + " ...)"
 			add(lw+" deleted", l.Span, "")
 			add(lw+" duplicated", at(l.Span.End), " "+string(src[l.Span.Start:l.Span.End]))
-			if len(l.Items) > 1 {
-				a := l.Items[1]
+			if len(l.Items()) > 1 {
+				a := l.Items()[1]
 				switch a.Kind {
 				case syntax.FormSymbol:
-					add(lw+" first argument changed", a.Span, a.Text+"_x")
+					add(lw+" first argument changed", a.Span, a.Text()+"_x")
 				case syntax.FormString:
 					add(lw+" first argument changed", a.Span, `"changed text"`)
 				}

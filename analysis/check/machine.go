@@ -123,10 +123,10 @@ func (c *checker) eventRef(mi *machineInfo, id ast.Ident) *eventInfo {
 
 func (c *checker) persistence(p *ast.Clause) {
 	for _, a := range p.Args {
-		if a.Head() == "store" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol {
-			name := a.Items[1].Text
-			if s := c.lookupDecl(name, a.Items[1].Span); s == nil || s.Kind != SymbolKind(ast.KindStore) {
-				c.errorf(UnknownStore, a.Items[1].Span, "unknown store `%s`%s", name, didYouMean(name, c.declNames(ast.KindStore)))
+		if a.Head() == "store" && len(a.Items()) == 2 && a.Items()[1].Kind == syntax.FormSymbol {
+			name := a.Items()[1].Text()
+			if s := c.lookupDecl(name, a.Items()[1].Span); s == nil || s.Kind != SymbolKind(ast.KindStore) {
+				c.errorf(UnknownStore, a.Items()[1].Span, "unknown store `%s`%s", name, didYouMean(name, c.declNames(ast.KindStore)))
 			}
 		}
 	}
@@ -137,7 +137,7 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 		for _, t := range st.Transitions {
 			sp := t.Event.Span
 			if !t.Event.Valid() {
-				sp = t.Form.Items[0].Span // (on) without an event name: the keyword
+				sp = t.Form.Items()[0].Span // (on) without an event name: the keyword
 			}
 			c.errorf(FinalStateTransition, sp, "final state %s cannot have transitions; remove this (on %s...) or make the state non-final", st.Name.Name, eventWord(t.Event))
 		}

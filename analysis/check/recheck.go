@@ -184,7 +184,7 @@ func untrusted(cst *syntax.CST, m *ast.Module) []bool {
 			continue
 		}
 		src := syntax.Read(alone)
-		out[i] = len(src.Forms) != 1 || len(src.Diagnostics) > 0 || len(src.Forms[0].Items) != 1 || !sameForm(src.Forms[0].Items[0], f, f.Span.Start-1)
+		out[i] = len(src.Forms) != 1 || len(src.Diagnostics) > 0 || len(src.Forms[0].Items()) != 1 || !sameForm(src.Forms[0].Items()[0], f, f.Span.Start-1)
 	}
 	return out
 }
@@ -192,11 +192,11 @@ func untrusted(cst *syntax.CST, m *ast.Module) []bool {
 // sameForm reports whether two forms are the same tree, a's spans
 // being off by d.
 func sameForm(a, b *syntax.Form, d int) bool {
-	if a.Kind != b.Kind || a.Closed != b.Closed || shift(a.Span, d) != b.Span || a.Text != b.Text || len(a.Items) != len(b.Items) {
+	if a.Kind != b.Kind || a.Closed != b.Closed || shift(a.Span, d) != b.Span || a.Text() != b.Text() || len(a.Items()) != len(b.Items()) {
 		return false
 	}
-	for i := range a.Items {
-		if !sameForm(a.Items[i], b.Items[i], d) {
+	for i := range a.Items() {
+		if !sameForm(a.Items()[i], b.Items()[i], d) {
 			return false
 		}
 	}

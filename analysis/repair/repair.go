@@ -228,7 +228,7 @@ func (p *planner) declareEffect(d syntax.Diagnostic, fnName, name, target string
 		ef := fn.Effects.Form
 		if fn.Effects.Pure {
 			// (effects pure) -> (effects EFF)
-			return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{ef.Items[1].Span, eff}}}, true
+			return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{ef.Items()[1].Span, eff}}}, true
 		}
 		end := ef.Span.End - 1
 		if !ef.Closed {
@@ -237,13 +237,13 @@ func (p *planner) declareEffect(d syntax.Diagnostic, fnName, name, target string
 		return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{syntax.Span{Start: end, End: end}, " " + eff}}}, true
 	}
 	// no effects clause: add one after output (or after the name)
-	anchor := fn.Form.Items[min(1, len(fn.Form.Items)-1)]
+	anchor := fn.Form.Items()[min(1, len(fn.Form.Items())-1)]
 	for _, c := range fn.Clauses {
 		if c.Key.Name == "output" || c.Key.Name == "input" {
 			anchor = c.Form
 		}
 	}
-	if anchor == fn.Form.Items[1] {
+	if anchor == fn.Form.Items()[1] {
 		return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{syntax.Span{Start: anchor.Span.End, End: anchor.Span.End}, " (effects " + eff + ")"}}}, true
 	}
 	return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{p.insertAfter(anchor, "(effects "+eff+")")}}, true
@@ -260,13 +260,13 @@ func (p *planner) addProfile(profile, effect string) (Option, bool) {
 		what = " to admit " + effect
 	}
 	title := fmt.Sprintf("Add profile %s%s", profile, what)
-	for _, it := range m.Form.Items {
+	for _, it := range m.Form.Items() {
 		if it.Head() == "profile" {
 			end := it.Span.End - 1
 			return Option{ID: "add-profile", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{syntax.Span{Start: end, End: end}, " " + profile}}}, true
 		}
 	}
-	for _, it := range m.Form.Items {
+	for _, it := range m.Form.Items() {
 		if it.Head() == "capsule" {
 			return Option{ID: "add-profile", Title: title, Safety: ExpandsAuthority, Edits: []Edit{p.insertAfter(it, "(profile "+profile+")")}}, true
 		}
@@ -291,7 +291,7 @@ func (p *planner) declareInMachine(d syntax.Diagnostic, what string) (Option, bo
 		}
 	}
 	if anchor == nil {
-		anchor = m.Form.Items[len(m.Form.Items)-1]
+		anchor = m.Form.Items()[len(m.Form.Items())-1]
 	}
 	decl := "(" + what + " " + name + ")"
 	return Option{ID: "declare-" + what, Title: fmt.Sprintf("Declare %s %s in machine %s", what, name, m.Name.Name), Safety: Review, Edits: []Edit{p.insertAfter(anchor, decl)}}, true
@@ -335,7 +335,7 @@ func (p *planner) declareContextField(d syntax.Diagnostic) (Option, bool) {
 			return Option{ID: "declare-field", Title: fmt.Sprintf("Declare context field %s %s", name, typ), Safety: Review, Edits: []Edit{{syntax.Span{Start: end, End: end}, " " + field}}}, true
 		}
 	}
-	anchor := m.Form.Items[min(1, len(m.Form.Items)-1)]
+	anchor := m.Form.Items()[min(1, len(m.Form.Items())-1)]
 	for _, c := range m.Clauses {
 		if c.Key.Name == "version" {
 			anchor = c.Form
@@ -394,15 +394,15 @@ func (p *planner) budgetOnlyOptions(d syntax.Diagnostic) []Option {
 	name := p.text(d.Span)
 	if s := d.Suggestion; s != "" {
 		edit := s
-		if len(intent.Items) == 1 {
+		if len(intent.Items()) == 1 {
 			edit += p.onlyTarget(s)
 		}
 		opts = append(opts, Option{ID: "replace-effect", Title: fmt.Sprintf("Replace %s with %s", name, edit), Safety: ExpandsAuthority, Edits: []Edit{{d.Span, edit}}})
 	}
 	switch {
-	case parent.Head() == "effects" && len(parent.Items) == 2:
+	case parent.Head() == "effects" && len(parent.Items()) == 2:
 		opts = append(opts, Option{ID: "remove-effect", Title: fmt.Sprintf("Remove the (effects ...) clause holding only %s", name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(parent.Span), ""}}})
-	case parent.Head() == "effects" || parent.Head() == "do" && len(parent.Items) > 2:
+	case parent.Head() == "effects" || parent.Head() == "do" && len(parent.Items()) > 2:
 		opts = append(opts, Option{ID: "remove-effect", Title: fmt.Sprintf("Remove the %s intent", name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(intent.Span), ""}}})
 	}
 	return opts
@@ -474,10 +474,10 @@ func formPath(root *syntax.Form, sp syntax.Span) []*syntax.Form {
 	if root == nil || root.Kind != syntax.FormList || !(root.Span.Start <= sp.Start && sp.End <= root.Span.End) {
 		return nil
 	}
-	if len(root.Items) > 0 && root.Items[0].Span == sp {
+	if len(root.Items()) > 0 && root.Items()[0].Span == sp {
 		return []*syntax.Form{root}
 	}
-	for _, it := range root.Items {
+	for _, it := range root.Items() {
 		if sub := formPath(it, sp); sub != nil {
 			return append([]*syntax.Form{root}, sub...)
 		}

@@ -103,13 +103,13 @@ func formsJSON(text []byte, lines *syntax.Mapper, forms []*syntax.Form) []*formJ
 		if f.Kind == syntax.FormList {
 			closed := f.Closed
 			j.Closed = &closed
-			items := make([]*formJSON, len(f.Items))
-			for i, it := range f.Items {
+			items := make([]*formJSON, len(f.Items()))
+			for i, it := range f.Items() {
 				items[i] = conv(it)
 			}
 			j.Items = &items
 		} else {
-			t := f.Text
+			t := f.Text()
 			j.Text = &t
 		}
 		j.Range.End = ends.Position(f.Span.End)
@@ -139,7 +139,7 @@ func printOutline(c *cli.Context, text []byte, lines *syntax.Mapper, forms []*sy
 		s := starts.Position(f.Span.Start)
 		i := len(endPos)
 		endPos = append(endPos, outlinePos{})
-		for _, it := range f.Items {
+		for _, it := range f.Items() {
 			measure(it)
 		}
 		e := ends.Position(f.Span.End)
@@ -168,7 +168,7 @@ func printOutline(c *cli.Context, text []byte, lines *syntax.Mapper, forms []*sy
 		}
 		row = append(appendDesc(row, f), '\n')
 		w.Write(row)
-		for _, it := range f.Items {
+		for _, it := range f.Items() {
 			print(it, depth+1)
 		}
 	}
@@ -218,11 +218,11 @@ func appendDesc(b []byte, f *syntax.Form) []byte {
 		}
 		return append(b, "list"...)
 	case syntax.FormString:
-		return strconv.AppendQuote(append(b, "string "...), f.Text)
+		return strconv.AppendQuote(append(b, "string "...), f.Text())
 	}
 	b = append(b, f.Kind.String()...)
 	b = append(b, ' ')
-	return append(b, f.Text...)
+	return append(b, f.Text()...)
 }
 
 // parseExtra is the JSON output of this command (see its Output schema).

@@ -35,12 +35,12 @@ func referenceOutline(text []byte, lines *syntax.Mapper, forms []*syntax.Form) s
 				desc = "list (unclosed)"
 			}
 		case syntax.FormString:
-			desc = "string " + strconv.Quote(f.Text)
+			desc = "string " + strconv.Quote(f.Text())
 		default:
-			desc = f.Kind.String() + " " + f.Text
+			desc = f.Kind.String() + " " + f.Text()
 		}
 		rows = append(rows, row{depth: depth, desc: desc})
-		for _, it := range f.Items {
+		for _, it := range f.Items() {
 			walk(it, depth+1)
 		}
 		e := ends.Position(f.Span.End)

@@ -129,18 +129,18 @@ func planOne(res *check.Result, src *syntax.Source, cd *ast.ClauseDecl) *Proof {
 		switch cl.Key.Name {
 		case "backend":
 			if len(cl.Args) == 1 {
-				p.Backend = cl.Args[0].Text
+				p.Backend = cl.Args[0].Text()
 			}
 		case "public", "private":
 			for _, a := range cl.Args {
-				if a.Kind != syntax.FormList || len(a.Items) != 2 || a.Items[0].Kind != syntax.FormSymbol {
+				if a.Kind != syntax.FormList || len(a.Items()) != 2 || a.Items()[0].Kind != syntax.FormSymbol {
 					continue
 				}
-				in := Input{Name: a.Items[0].Text, Public: cl.Key.Name == "public", Span: a.Span}
-				tf := a.Items[1]
+				in := Input{Name: a.Items()[0].Text(), Public: cl.Key.Name == "public", Span: a.Span}
+				tf := a.Items()[1]
 				in.Source = strings.Join(strings.Fields(string(src.CST.Src[tf.Span.Start:tf.Span.End])), " ")
 				if tf.Kind == syntax.FormSymbol {
-					in.Type = types.Builtins[tf.Text]
+					in.Type = types.Builtins[tf.Text()]
 				}
 				if in.Public {
 					p.Public = append(p.Public, in)

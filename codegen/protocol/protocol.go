@@ -337,7 +337,7 @@ func clauseWord(cls []*ast.Clause, key string) string {
 	for _, c := range cls {
 		if c != nil && c.Key.Name == key && len(c.Args) > 0 {
 			a := c.Args[0]
-			return a.Text
+			return a.Text()
 		}
 	}
 	return ""
@@ -360,7 +360,7 @@ func (m *module) agent(a *ast.Agent) Agent {
 func confirms(op *ast.Operation) bool {
 	for _, c := range op.Clauses {
 		if c.Key.Name == "requires-user-confirmation" {
-			return len(c.Args) == 0 || c.Args[0].Text == "true"
+			return len(c.Args) == 0 || c.Args[0].Text() == "true"
 		}
 	}
 	return false

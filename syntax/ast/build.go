@@ -87,7 +87,7 @@ func (b *builder) build() {
 			continue
 		}
 		if f.Head() == "module" {
-			b.errorf(CodeUnknownForm, f.Items[0].Span, "a file holds one module; move this module to its own file")
+			b.errorf(CodeUnknownForm, f.Items()[0].Span, "a file holds one module; move this module to its own file")
 			continue
 		}
 		strays = append(strays, f)
@@ -108,7 +108,7 @@ func (b *builder) build() {
 	for _, f := range strays {
 		if f.Head() != "" && isDeclKeyword(f.Head()) {
 			if f.Span.Start > mod.Form.Span.End {
-				b.errorf(CodeParse, f.Items[0].Span, "this declaration is after the module's closing `)`; move the `)` to the end of the file")
+				b.errorf(CodeParse, f.Items()[0].Span, "this declaration is after the module's closing `)`; move the `)` to the end of the file")
 			}
 			b.moduleItem(mod, f)
 			continue
@@ -128,7 +128,7 @@ func describe(f *syntax.Form) string {
 	case syntax.FormString:
 		return "string"
 	}
-	return "`" + f.Text + "`"
+	return "`" + f.Text() + "`"
 }
 
 func isDeclKeyword(k string) bool {
@@ -147,11 +147,11 @@ func isDeclKeyword(k string) bool {
 func (b *builder) module(f *syntax.Form) *Module {
 	m := &Module{Form: f, Doc: b.docFor(f)}
 	m.Name = b.name(f, "module")
-	for _, it := range f.Items[min(2, len(f.Items)):] {
+	for _, it := range f.Items()[min(2, len(f.Items())):] {
 		b.moduleItem(m, it)
 	}
 	if m.Capsule == nil {
-		sp := f.Items[0].Span
+		sp := f.Items()[0].Span
 		if m.Name.Valid() {
 			sp = m.Name.Span
 		}
@@ -162,17 +162,17 @@ func (b *builder) module(f *syntax.Form) *Module {
 
 // name reads the name after a form's keyword.
 func (b *builder) name(f *syntax.Form, what string) Ident {
-	if len(f.Items) < 2 {
-		end := f.Items[0].Span.End
+	if len(f.Items()) < 2 {
+		end := f.Items()[0].Span.End
 		b.errorf(CodeMissingClause, Span{Start: end, End: end}, "%s needs a name: (%s NAME ...)", what, f.Head())
 		return Ident{}
 	}
-	n := f.Items[1]
+	n := f.Items()[1]
 	if n.Kind != syntax.FormSymbol {
 		b.errorf(CodeMissingClause, n.Span, "%s needs a name: (%s NAME ...); found %s", what, f.Head(), describe(n))
 		return Ident{}
 	}
-	return Ident{Name: n.Text, Span: n.Span}
+	return Ident{Name: n.Text(), Span: n.Span}
 }
 
 func (b *builder) moduleItem(m *Module, f *syntax.Form) {
@@ -193,12 +193,12 @@ func (b *builder) moduleItem(m *Module, f *syntax.Form) {
 		}
 		return
 	case "profile":
-		for _, a := range f.Items[1:] {
+		for _, a := range f.Items()[1:] {
 			if id, ok := b.ident(a, "profile name"); ok {
 				m.Profiles = append(m.Profiles, id)
 			}
 		}
-		if len(f.Items) < 2 {
+		if len(f.Items()) < 2 {
 			b.errorf(CodeMissingClause, f.Span, "(profile ...) lists at least one profile, e.g. (profile agentic)")
 		}
 		return
@@ -214,7 +214,7 @@ func (b *builder) moduleItem(m *Module, f *syntax.Form) {
 		b.errorf(CodeUnknownForm, f.Span, "a declaration starts with a keyword, e.g. (function NAME ...)")
 		return
 	}
-	b.errorf(CodeUnknownForm, f.Items[0].Span, "unknown declaration `%s`%s", head, suggest(head, declKeywords()))
+	b.errorf(CodeUnknownForm, f.Items()[0].Span, "unknown declaration `%s`%s", head, suggest(head, declKeywords()))
 }
 
 func declKeywords() []string {
@@ -227,14 +227,14 @@ func declKeywords() []string {
 
 func (b *builder) importForm(f *syntax.Form) *Import {
 	im := &Import{Form: f}
-	if len(f.Items) < 2 || f.Items[1].Kind != syntax.FormSymbol {
+	if len(f.Items()) < 2 || f.Items()[1].Kind != syntax.FormSymbol {
 		b.errorf(CodeMissingClause, f.Span, "import needs a module name: (import other.module)")
 		return im
 	}
-	im.Path = Ident{f.Items[1].Text, f.Items[1].Span}
-	for _, it := range f.Items[2:] {
-		if it.Head() == "as" && len(it.Items) == 2 && it.Items[1].Kind == syntax.FormSymbol {
-			im.Alias = Ident{it.Items[1].Text, it.Items[1].Span}
+	im.Path = Ident{f.Items()[1].Text(), f.Items()[1].Span}
+	for _, it := range f.Items()[2:] {
+		if it.Head() == "as" && len(it.Items()) == 2 && it.Items()[1].Kind == syntax.FormSymbol {
+			im.Alias = Ident{it.Items()[1].Text(), it.Items()[1].Span}
 			continue
 		}
 		b.errorf(CodeUnknownForm, it.Span, "unexpected %s in import; write (import a.b (as alias))", describe(it))
@@ -246,16 +246,16 @@ func (b *builder) importForm(f *syntax.Form) *Import {
 func (b *builder) decl(f *syntax.Form) Decl {
 	head := f.Head()
 	base := func(what string) DeclBase {
-		db := DeclBase{Form: f, Keyword: Ident{head, f.Items[0].Span}, Doc: b.docFor(f)}
+		db := DeclBase{Form: f, Keyword: Ident{head, f.Items()[0].Span}, Doc: b.docFor(f)}
 		db.Name = b.name(f, what)
 		if head == string(KindType) {
 			return db // a type's definition is not a clause list
 		}
 		start := 2
-		if !db.Name.Valid() && len(f.Items) > 1 && f.Items[1].Kind == syntax.FormList {
+		if !db.Name.Valid() && len(f.Items()) > 1 && f.Items()[1].Kind == syntax.FormList {
 			start = 1
 		}
-		items := f.Items[min(start, len(f.Items)):]
+		items := f.Items()[min(start, len(f.Items())):]
 		clauses := make([]Clause, 0, len(items)) // one allocation for them all
 		db.Clauses = make([]*Clause, 0, len(items))
 		for _, it := range items {
@@ -263,7 +263,7 @@ func (b *builder) decl(f *syntax.Form) Decl {
 				b.errorf(CodeUnknownForm, it.Span, "unexpected %s in %s %s; expected a clause such as (KEY value)", describe(it), head, db.Name.Name)
 				continue
 			}
-			clauses = append(clauses, Clause{Form: it, Key: Ident{it.Head(), it.Items[0].Span}, Args: it.Items[1:]})
+			clauses = append(clauses, Clause{Form: it, Key: Ident{it.Head(), it.Items()[0].Span}, Args: it.Items()[1:]})
 			db.Clauses = append(db.Clauses, &clauses[len(clauses)-1])
 		}
 		return db
@@ -319,7 +319,7 @@ func (b *builder) ident(f *syntax.Form, what string) (Ident, bool) {
 		b.errorf(CodeUnknownForm, f.Span, "expected %s, found %s", what, describe(f))
 		return Ident{}, false
 	}
-	return Ident{f.Text, f.Span}, true
+	return Ident{f.Text(), f.Span}, true
 }
 
 // oneIdent reads a clause with exactly one name argument: (target idle).
@@ -335,22 +335,22 @@ func (b *builder) oneIdent(c *Clause, what string) Ident {
 }
 
 func (b *builder) stringArg(f *syntax.Form, what string) *StringLit {
-	if len(f.Items) != 2 || f.Items[1].Kind != syntax.FormString {
+	if len(f.Items()) != 2 || f.Items()[1].Kind != syntax.FormString {
 		b.errorf(CodeMissingClause, f.Span, "(%s ...) takes one string: the %s", f.Head(), what)
 		return nil
 	}
-	return &StringLit{Value: f.Items[1].Text, Span: f.Items[1].Span}
+	return &StringLit{Value: f.Items()[1].Text(), Span: f.Items()[1].Span}
 }
 
 // fields reads (name Type) lists.
 func (b *builder) fields(forms []*syntax.Form, what string) []*Field {
 	var out []*Field
 	for _, f := range forms {
-		if f.Kind != syntax.FormList || len(f.Items) != 2 || f.Items[0].Kind != syntax.FormSymbol {
+		if f.Kind != syntax.FormList || len(f.Items()) != 2 || f.Items()[0].Kind != syntax.FormSymbol {
 			b.errorf(CodeUnknownForm, f.Span, "expected a %s as (name Type), found %s", what, describe(f))
 			continue
 		}
-		out = append(out, &Field{Form: f, Name: Ident{f.Items[0].Text, f.Items[0].Span}, Type: b.typeRef(f.Items[1])})
+		out = append(out, &Field{Form: f, Name: Ident{f.Items()[0].Text(), f.Items()[0].Span}, Type: b.typeRef(f.Items()[1])})
 	}
 	return out
 }
@@ -364,7 +364,7 @@ func (b *builder) protocol(c *Clause) *Protocol {
 	p.Name, _ = b.ident(c.Args[0], "protocol name")
 	if len(c.Args) == 2 {
 		if c.Args[1].Kind == syntax.FormString {
-			p.Version = &StringLit{c.Args[1].Text, c.Args[1].Span}
+			p.Version = &StringLit{c.Args[1].Text(), c.Args[1].Span}
 		} else {
 			b.errorf(CodeBadLiteral, c.Args[1].Span, "a protocol version is a string, e.g. \"v0.9\"")
 		}

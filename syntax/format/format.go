@@ -397,7 +397,7 @@ func sameForms(srcA, srcB []byte, a, b []*syntax.Form) error {
 			return fmt.Errorf("a %s became a %s", x.Kind, y.Kind)
 		}
 		if x.Kind == syntax.FormList {
-			if err := sameForms(srcA, srcB, x.Items, y.Items); err != nil {
+			if err := sameForms(srcA, srcB, x.Items(), y.Items()); err != nil {
 				return err
 			}
 			continue

@@ -59,7 +59,7 @@ func (n *node) isAtom() bool { return n.form.Kind != syntax.FormList }
 
 func (n *node) head() string {
 	if !n.isAtom() && len(n.items) > 0 && n.items[0].form.Kind == syntax.FormSymbol {
-		return n.items[0].form.Text
+		return n.items[0].form.Text()
 	}
 	return ""
 }
@@ -232,7 +232,7 @@ func (b *builder) build(f *syntax.Form) (*node, *comment) {
 		n.width = int32(utf8.RuneCount(b.src[f.Span.Start:f.Span.End]))
 		return n, nil
 	}
-	items, open, after, bubble := b.seq(f.Items, f, f.Span.End-1)
+	items, open, after, bubble := b.seq(f.Items(), f, f.Span.End-1)
 	n.items = items
 	if open != nil || after != nil {
 		c := n.edit()
