@@ -242,8 +242,8 @@ func kindNames() []string {
 // typed at off would go).
 func itemIndex(list *syntax.Form, off int) int {
 	for i, it := range list.Items() {
-		if off <= it.Span.End {
-			if off >= it.Span.Start || i == 0 {
+		if off <= it.Span().End {
+			if off >= it.Span().Start || i == 0 {
 				return i
 			}
 			return i
@@ -486,7 +486,7 @@ func (cc *completer) expression(off int, decl ast.Decl, m *ast.Machine, path []*
 func inside(path []*syntax.Form, off int) bool {
 	for _, f := range path {
 		if f.Head() == "let" || f.Head() == "match" {
-			if f.Span.Start <= off && off < f.Span.End {
+			if f.Span().Start <= off && off < f.Span().End {
 				return true
 			}
 		}

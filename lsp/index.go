@@ -57,7 +57,7 @@ func formPath(forms []*syntax.Form, off int) []*syntax.Form {
 	for {
 		var next *syntax.Form
 		for _, f := range forms {
-			if f.Span.Start <= off && (off < f.Span.End || off == f.Span.End && (f.Kind != syntax.FormList || !f.Closed)) {
+			if f.Span().Start <= off && (off < f.Span().End || off == f.Span().End && (f.Kind != syntax.FormList || !f.Closed)) {
 				next = f
 				break
 			}

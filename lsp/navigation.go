@@ -123,13 +123,13 @@ func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 		if c := effectContract(v, path); c != nil {
 			md += "\n\n---\n\n**targets** " + c.Describe()
 		}
-		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(leaf.Span()))}, nil
 	}
 	if p := catalog.LookupProfile(leaf.Text()); p != nil && len(path) >= 2 && path[len(path)-2].Head() == "profile" {
-		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: profileMarkdown(p)}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: profileMarkdown(p)}, Range: ptrRange(sn.rng(leaf.Span()))}, nil
 	}
 	if c := catalog.LookupConstruct(leaf.Text()); c != nil && len(path) >= 2 && path[len(path)-2].Items()[0] == leaf {
-		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: fmt.Sprintf("**%s** — %s\n\nClauses: `%s`", c.Kind, c.Summary, strings.Join(c.Keys(), "`, `"))}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: fmt.Sprintf("**%s** — %s\n\nClauses: `%s`", c.Kind, c.Summary, strings.Join(c.Keys(), "`, `"))}, Range: ptrRange(sn.rng(leaf.Span()))}, nil
 	}
 	return nil, nil
 }
@@ -313,7 +313,7 @@ func foldingRanges(_ context.Context, sn *snapshot) (any, error) {
 			if f.Kind != syntax.FormList {
 				continue
 			}
-			a, b := lines.Line(f.Span.Start), lines.Line(f.Span.End)
+			a, b := lines.Line(f.Span().Start), lines.Line(f.Span().End)
 			if b > a {
 				out = append(out, protocol.FoldingRange{StartLine: uint32(a), EndLine: uint32(b)})
 			}
@@ -348,7 +348,7 @@ func selectionRanges(ctx context.Context, _ *Server, sn *snapshot, p *protocol.S
 		full := syntax.Span{Start: 0, End: len(sn.cst.Src)}
 		cur := &protocol.SelectionRange{Range: sn.rng(full)}
 		for _, f := range path {
-			cur = &protocol.SelectionRange{Range: sn.rng(f.Span), Parent: cur}
+			cur = &protocol.SelectionRange{Range: sn.rng(f.Span()), Parent: cur}
 		}
 		if len(path) == 0 {
 			cur = &protocol.SelectionRange{Range: sn.rng(syntax.Span{Start: off, End: off}), Parent: cur}

@@ -39,7 +39,7 @@ func signatureHelp(_ context.Context, sn *snapshot, off int) (any, error) {
 		if f.Kind != syntax.FormList || len(f.Items()) == 0 || f.Items()[0].Kind != syntax.FormSymbol {
 			continue
 		}
-		if off <= f.Items()[0].Span.End {
+		if off <= f.Items()[0].Span().End {
 			continue // still typing the head
 		}
 		name := f.Items()[0].Text()

@@ -280,7 +280,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		}
 	}
 	for _, d := range base.File.Module.Decls {
-		sp, ok := v.spanFromOld(d.Base().Form.Span)
+		sp, ok := v.spanFromOld(d.Base().Form.Span())
 		if !ok || changedAt[sp.Start] {
 			v.replaced[d] = true
 		} else if d.Base().Name.Valid() {
@@ -372,8 +372,8 @@ func matchSegments(osrc, nsrc []byte, os, ns []seg) {
 // when none does (the declarations are in source order).
 func (v *view) baseDecl(p int) ast.Decl {
 	ds := v.sn.base.File.Module.Decls
-	i := sort.Search(len(ds), func(k int) bool { return ds[k].Base().Form.Span.Start >= p })
-	if i < len(ds) && ds[i].Base().Form.Span.Start == p {
+	i := sort.Search(len(ds), func(k int) bool { return ds[k].Base().Form.Span().Start >= p })
+	if i < len(ds) && ds[i].Base().Form.Span().Start == p {
 		return ds[i]
 	}
 	return nil
@@ -481,13 +481,13 @@ func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
 	switch u.kind {
 	case syntax.KindList:
 		u.head = c.ListHead(k)
-		*f = syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
+		*f = syntax.ListForm(u.span, nil, true)
 	case syntax.KindSymbol:
 		*f = syntax.AtomForm(syntax.FormSymbol, u.span, c.Text(k))
 	case syntax.KindNumber:
 		*f = syntax.AtomForm(syntax.FormNumber, u.span, c.Text(k))
 	case syntax.KindString:
-		*f = syntax.Form{Kind: syntax.FormString, Span: u.span}
+		*f = syntax.AtomForm(syntax.FormString, u.span, "")
 	default:
 		return u
 	}
@@ -848,7 +848,7 @@ func (v *view) path(off int) []*syntax.Form {
 		return formPath(v.pkg.File.Source.Forms, off)
 	}
 	holds := func(f *syntax.Form) bool {
-		return f != nil && f.Span.Start <= off && (off < f.Span.End || off == f.Span.End && f.Kind != syntax.FormList)
+		return f != nil && f.Span().Start <= off && (off < f.Span().End || off == f.Span().End && f.Kind != syntax.FormList)
 	}
 	// pathIn is the path from unit u down.
 	pathIn := func(u *vunit) []*syntax.Form {
@@ -863,7 +863,7 @@ func (v *view) path(off int) []*syntax.Form {
 	}
 	for i := range v.top {
 		t := &v.top[i]
-		if t.span != v.mod.Span {
+		if t.span != v.mod.Span() {
 			if holds(t.form) {
 				return pathIn(t)
 			}
@@ -897,7 +897,7 @@ func (v *view) declAt(f *syntax.Form) ast.Decl {
 	}
 	for i := range v.units {
 		u := &v.units[i]
-		if u.form != nil && u.form.Span == f.Span {
+		if u.form != nil && u.form.Span() == f.Span() {
 			if full, d := v.read(u); full == f {
 				return d
 			}
@@ -1078,7 +1078,7 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 	if v.pkg != nil {
 		if m := v.pkg.File.Module; m != nil {
 			for _, d := range m.Decls {
-				if sp := d.Base().Form.Span; sp.Start <= off && off < sp.End {
+				if sp := d.Base().Form.Span(); sp.Start <= off && off < sp.End {
 					return d, off, id
 				}
 			}
@@ -1098,7 +1098,7 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 		return nil, off, id
 	}
 	for _, d := range v.base.res.File.Module.Decls {
-		if sp := d.Base().Form.Span; sp.Start <= q && q < sp.End && !v.replaced[d] {
+		if sp := d.Base().Form.Span(); sp.Start <= q && q < sp.End && !v.replaced[d] {
 			return d, q, func(sp syntax.Span) syntax.Span { s, _ := v.spanFromOld(sp); return s }
 		}
 	}

@@ -33,14 +33,14 @@ func (k FormKind) String() string {
 
 // A Form is one S-expression: a list, a symbol, a number or a string.
 //
-// A Form is 32 bytes: a large file has one per token, so the reader keeps
-// them small (issue 19). A list's items and an atom's text share one
-// pointer and one length, read through Items and Text; NewList and
+// A Form is 24 bytes: a large file has one per token, so the reader keeps
+// them small (issue 19). Its span is kept in 32 bits (sources are at most
+// a few MB) and read through Span; a list's items and an atom's text share
+// one pointer and one length, read through Items and Text. NewList and
 // NewAtom make forms. Forms are immutable once made.
 type Form struct {
-	// Span covers the whole form. An unclosed list ends after its last item.
-	Span Span
-	Kind FormKind
+	start, end uint32
+	Kind       FormKind
 	// Closed reports whether a list has its closing parenthesis.
 	Closed bool
 	// n is the number of a list's items or the length of an atom's text,
@@ -61,7 +61,7 @@ func NewList(sp Span, items []*Form, closed bool) *Form {
 // ListForm is NewList returning the form itself, for callers that lay out
 // forms in arrays.
 func ListForm(sp Span, items []*Form, closed bool) Form {
-	return Form{Span: sp, Kind: FormList, Closed: closed, n: uint32(len(items)), p: unsafe.Pointer(unsafe.SliceData(items))}
+	return Form{start: uint32(sp.Start), end: uint32(sp.End), Kind: FormList, Closed: closed, n: uint32(len(items)), p: unsafe.Pointer(unsafe.SliceData(items))}
 }
 
 // NewAtom returns a symbol, number or string form with the given text (the
@@ -74,8 +74,11 @@ func NewAtom(kind FormKind, sp Span, text string) *Form {
 
 // AtomForm is NewAtom returning the form itself.
 func AtomForm(kind FormKind, sp Span, text string) Form {
-	return Form{Span: sp, Kind: kind, n: uint32(len(text)), p: unsafe.Pointer(unsafe.StringData(text))}
+	return Form{start: uint32(sp.Start), end: uint32(sp.End), Kind: kind, n: uint32(len(text)), p: unsafe.Pointer(unsafe.StringData(text))}
 }
+
+// Span covers the whole form. An unclosed list ends after its last item.
+func (f *Form) Span() Span { return Span{int(f.start), int(f.end)} }
 
 // Text is the source text of a symbol or number, and the decoded value of
 // a string; "" for a list.
@@ -334,7 +337,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 		itemArena = append(itemArena, items...)
 		pending = pending[:f.items]
 		if !closed && len(items) > 0 {
-			end = items[len(items)-1].Span.End
+			end = items[len(items)-1].Span().End
 		}
 		if !closed && len(items) == 0 {
 			end = int(f.open.end)

@@ -254,7 +254,7 @@ func durationOf(f *syntax.Form) int64 {
 	if f.Kind != syntax.FormNumber {
 		return 0
 	}
-	if d, ok := ast.ParseNumber(f.Text(), f.Span).(*ast.Duration); ok {
+	if d, ok := ast.ParseNumber(f.Text(), f.Span()).(*ast.Duration); ok {
 		return d.Millis
 	}
 	return 0

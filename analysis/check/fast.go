@@ -175,7 +175,7 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 			}
 			continue
 		}
-		rd, out := relative(d, om.Decls[j].Base().Form.Span)
+		rd, out := relative(d, om.Decls[j].Base().Form.Span())
 		if out {
 			return nil, nil, false
 		}
@@ -192,7 +192,7 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 		func(j int) uint64 { return old.decls[j].content },
 		func(i int) uint64 { return cv.decls[i].content },
 		func(i, j int) bool {
-			a, b := cur.Span(nl.decls[i]), om.Decls[j].Base().Form.Span
+			a, b := cur.Span(nl.decls[i]), om.Decls[j].Base().Form.Span()
 			return bytes.Equal(cur.Src[a.Start:a.End], oldCST.Src[b.Start:b.End])
 		})
 	eng = &engineRun{old: old, cur: cv, align: align, src: cur.Src}
@@ -352,7 +352,7 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 	}
 	ch.shiftOf = map[ast.Decl]int{}
 	for i, d := range nm.Decls {
-		if k := cv.decls[i].start - d.Base().Form.Span.Start; k != 0 {
+		if k := cv.decls[i].start - d.Base().Form.Span().Start; k != 0 {
 			ch.shiftOf[d] = k
 		}
 	}
@@ -452,7 +452,7 @@ func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header b
 		}
 		// a new declaration, or one that was a duplicate in the base (it
 		// is resolved again: its name now finds it)
-		ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
+		ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
 	}
 	if header {
 		var replay *replayImporter
@@ -486,7 +486,7 @@ func duplicates(nm *ast.Module, cv *version, out []syntax.Diagnostic) []syntax.D
 		}
 		at := func(k int) syntax.Span {
 			nb := nm.Decls[k].Base()
-			return shift(nb.Name.Span, cv.decls[k].start-nb.Form.Span.Start)
+			return shift(nb.Name.Span, cv.decls[k].start-nb.Form.Span().Start)
 		}
 		out = append(out, syntax.Diagnostic{
 			Code: DuplicateDecl, Severity: syntax.Error, Span: at(i),
@@ -502,14 +502,14 @@ func declAtOffset(m *ast.Module, sp syntax.Span) int {
 	lo, hi := 0, len(m.Decls)
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if m.Decls[mid].Base().Form.Span.End < sp.Start {
+		if m.Decls[mid].Base().Form.Span().End < sp.Start {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
 	for k := lo; k < len(m.Decls) && k <= lo+1; k++ {
-		if w := m.Decls[k].Base().Form.Span; w.Start <= sp.Start && sp.End <= w.End {
+		if w := m.Decls[k].Base().Form.Span(); w.Start <= sp.Start && sp.End <= w.End {
 			return k
 		}
 	}

@@ -35,7 +35,7 @@ func (c *checker) clauseDecl(d *ast.ClauseDecl) {
 		for i, a := range cl.Args {
 			if a.Kind == syntax.FormSymbol && (i == 0 || sc.Defines == "outcome") {
 				local[sc.Defines][a.Text()] = true
-				c.define(&Symbol{Kind: SymLocalName, Name: a.Text(), Span: a.Span, Full: cl.Form.Span, Parent: parent, Detail: sc.Defines + " " + a.Text()})
+				c.define(&Symbol{Kind: SymLocalName, Name: a.Text(), Span: a.Span(), Full: cl.Form.Span(), Parent: parent, Detail: sc.Defines + " " + a.Text()})
 			}
 		}
 	}
@@ -54,7 +54,7 @@ func (c *checker) clauseDecl(d *ast.ClauseDecl) {
 		if sc.Uses != "" && len(cl.Args) > 0 && cl.Args[0].Kind == syntax.FormSymbol {
 			name := cl.Args[0].Text()
 			if !local[sc.Uses][name] {
-				c.errorf(UnknownName, cl.Args[0].Span, "%s %s declares no %s `%s`%s", d.DeclKind, d.Name.Name, sc.Uses, name, didYouMean(name, setKeys(local[sc.Uses])))
+				c.errorf(UnknownName, cl.Args[0].Span(), "%s %s declares no %s `%s`%s", d.DeclKind, d.Name.Name, sc.Uses, name, didYouMean(name, setKeys(local[sc.Uses])))
 			}
 		}
 	}
@@ -81,10 +81,10 @@ func (c *checker) clauseArgs(d *ast.ClauseDecl, cl *ast.Clause, sc *catalog.Clau
 	bestScore := -1
 	var bestPat []string
 	for _, p := range patterns {
-		errs, score := c.matchArgs(p, cl.Args, cl.Form.Span, false)
+		errs, score := c.matchArgs(p, cl.Args, cl.Form.Span(), false)
 		if len(errs) == 0 {
 			// resolve references for real
-			errs, _ = c.matchArgs(p, cl.Args, cl.Form.Span, true)
+			errs, _ = c.matchArgs(p, cl.Args, cl.Form.Span(), true)
 			for _, e := range errs {
 				c.errorf(e.code, e.span, "%s%s", e.msg, e.hint)
 			}
@@ -99,7 +99,7 @@ func (c *checker) clauseArgs(d *ast.ClauseDecl, cl *ast.Clause, sc *catalog.Clau
 		for _, p := range patterns {
 			forms = append(forms, "("+cl.Key.Name+" "+patternText(p)+")")
 		}
-		c.errorf(TypeMismatch, cl.Form.Span, "(%s ...) in %s %s does not match any accepted form: %s", cl.Key.Name, d.DeclKind, d.Name.Name, strings.Join(forms, ", "))
+		c.errorf(TypeMismatch, cl.Form.Span(), "(%s ...) in %s %s does not match any accepted form: %s", cl.Key.Name, d.DeclKind, d.Name.Name, strings.Join(forms, ", "))
 		return
 	}
 	_ = bestPat
@@ -169,7 +169,7 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 				if (mult == "*" || mult == "?" || mult == "+" && n > 0) && pi < len(pat)-1 {
 					break
 				}
-				fail(code, args[i].Span, msg, hint)
+				fail(code, args[i].Span(), msg, hint)
 				return errs, score
 			}
 			i++
@@ -187,7 +187,7 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 		}
 	}
 	if i < len(args) {
-		fail(Arity, args[i].Span, "unexpected extra argument "+describeForm(args[i]), "")
+		fail(Arity, args[i].Span(), "unexpected extra argument "+describeForm(args[i]), "")
 	}
 	return errs, score
 }
@@ -267,7 +267,7 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.
 		if s = c.declNamed(a.Text()); s != nil {
 			for _, k := range kinds {
 				if string(s.Kind) == k {
-					c.ref(a.Span, s)
+					c.ref(a.Span(), s)
 					return "", ""
 				}
 			}
@@ -313,7 +313,7 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.
 		if a.Kind != syntax.FormNumber {
 			return "expected " + describeArg(kind) + ", found " + describeForm(a), TypeMismatch
 		}
-		lit := ast.ParseNumber(a.Text(), a.Span)
+		lit := ast.ParseNumber(a.Text(), a.Span())
 		switch kind {
 		case "int", "percent":
 			il, ok := lit.(*ast.IntLit)
@@ -364,7 +364,7 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.
 		if catalog.LookupConstruct(prefix) == nil && !isTypedKind(prefix) {
 			return "unknown reference kind `" + prefix + ":`; use a declaration kind such as contract:, eval-suite:, gate: or an actor such as approval:", UnknownName
 		}
-		sp := syntax.Span{Start: a.Span.Start + i + 1, End: a.Span.End}
+		sp := syntax.Span{Start: a.Span().Start + i + 1, End: a.Span().End}
 		if s := c.declNamed(name); s != nil && string(s.Kind) == prefix {
 			c.ref(sp, s)
 			return "", ""
@@ -375,10 +375,10 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.
 			return "expected an effect such as (mcp.call port.tool)", TypeMismatch
 		}
 		if resolve {
-			e := &ast.Effect{Form: a, Name: ast.Ident{Name: a.Head(), Span: a.Items()[0].Span}}
+			e := &ast.Effect{Form: a, Name: ast.Ident{Name: a.Head(), Span: a.Items()[0].Span()}}
 			for _, t := range a.Items()[1:] {
 				if t.Kind == syntax.FormSymbol {
-					e.Targets = append(e.Targets, ast.Ident{Name: t.Text(), Span: t.Span})
+					e.Targets = append(e.Targets, ast.Ident{Name: t.Text(), Span: t.Span()})
 				}
 			}
 			c.effectRef(e, catalog.EffectNames())
@@ -434,14 +434,14 @@ func refCode(kind string) string {
 // typeRefOf builds a type reference from a form (for zk-proof fields).
 func typeRefOf(f *syntax.Form) *ast.TypeRef {
 	if f.Kind == syntax.FormSymbol {
-		return &ast.TypeRef{Span: f.Span, Name: ast.Ident{Name: f.Text(), Span: f.Span}}
+		return &ast.TypeRef{Span: f.Span(), Name: ast.Ident{Name: f.Text(), Span: f.Span()}}
 	}
 	if f.Kind == syntax.FormList && len(f.Items()) > 0 && f.Items()[0].Kind == syntax.FormSymbol {
-		t := &ast.TypeRef{Span: f.Span, Name: ast.Ident{Name: f.Items()[0].Text(), Span: f.Items()[0].Span}}
+		t := &ast.TypeRef{Span: f.Span(), Name: ast.Ident{Name: f.Items()[0].Text(), Span: f.Items()[0].Span()}}
 		for _, a := range f.Items()[1:] {
 			t.Args = append(t.Args, typeRefOf(a))
 		}
 		return t
 	}
-	return &ast.TypeRef{Span: f.Span}
+	return &ast.TypeRef{Span: f.Span()}
 }

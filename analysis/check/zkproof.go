@@ -48,7 +48,7 @@ func (c *checker) zkProof(d *ast.ClauseDecl) {
 				known = known || b == name
 			}
 			if !known {
-				c.errorf(UnknownProofBackend, cl.Args[0].Span, "unknown zk-proof backend `%s`; the supported backend%s %s%s",
+				c.errorf(UnknownProofBackend, cl.Args[0].Span(), "unknown zk-proof backend `%s`; the supported backend%s %s%s",
 					name, pluralIs(len(ZKBackends)), quotedList(ZKBackends), didYouMean(name, ZKBackends))
 			}
 		case "public", "private":
@@ -60,7 +60,7 @@ func (c *checker) zkProof(d *ast.ClauseDecl) {
 				if !ok {
 					t = types.TInvalid
 				}
-				s := &Symbol{Kind: SymProofInput, Name: a.Items()[0].Text(), Span: a.Items()[0].Span, Full: a.Span, Parent: parent, Type: t,
+				s := &Symbol{Kind: SymProofInput, Name: a.Items()[0].Text(), Span: a.Items()[0].Span(), Full: a.Span(), Parent: parent, Type: t,
 					Detail: cl.Key.Name + " " + a.Items()[0].Text() + " " + t.String()}
 				if !inputs.add(s) {
 					continue

@@ -295,7 +295,7 @@ func capability(d *ast.ClauseDecl, c clauses) (*Capability, error) {
 		}
 		key := cl.Args[0].Text()
 		if _, dup := cp.Limits[key]; dup {
-			return nil, &Error{cl.Form.Span, fmt.Sprintf("capability %s gives (limit %s ...) twice; a limit has one value: keep one of them", cp.Name, key)}
+			return nil, &Error{cl.Form.Span(), fmt.Sprintf("capability %s gives (limit %s ...) twice; a limit has one value: keep one of them", cp.Name, key)}
 		}
 		if cp.Limits == nil {
 			cp.Limits = map[string]any{}
@@ -318,7 +318,7 @@ func limitValue(f *syntax.Form) any {
 			return false
 		}
 	case syntax.FormNumber:
-		if _, ok := ast.ParseNumber(f.Text(), f.Span).(*ast.IntLit); ok {
+		if _, ok := ast.ParseNumber(f.Text(), f.Span()).(*ast.IntLit); ok {
 			if n, err := strconv.ParseInt(f.Text(), 10, 64); err == nil {
 				return n
 			}
@@ -334,7 +334,7 @@ func policy(d *ast.ClauseDecl, c clauses) (*Policy, error) {
 	for _, cl := range c.all("on") {
 		if len(cl.Args) != 2 || cl.Args[0].Kind != syntax.FormSymbol || cl.Args[1].Head() != "if" ||
 			len(cl.Args[1].Items()) != 2 || cl.Args[1].Items()[1].Kind != syntax.FormString {
-			return nil, &Error{cl.Form.Span, fmt.Sprintf("authority-policy %s: %s is not a rule of the form (on OUTCOME (if \"CONDITION\")); the host-policy artifact carries only rules of that form: rewrite it so", p.Name, formText(cl.Form))}
+			return nil, &Error{cl.Form.Span(), fmt.Sprintf("authority-policy %s: %s is not a rule of the form (on OUTCOME (if \"CONDITION\")); the host-policy artifact carries only rules of that form: rewrite it so", p.Name, formText(cl.Form))}
 		}
 		p.Rules = append(p.Rules, &Rule{Outcome: cl.Args[0].Text(), Condition: cl.Args[1].Items()[1].Text()})
 	}
@@ -354,7 +354,7 @@ func ttls(c clauses) []*TTL {
 		if len(args) != 1 {
 			continue
 		}
-		d, ok := ast.ParseNumber(args[0].Text(), args[0].Span).(*ast.Duration)
+		d, ok := ast.ParseNumber(args[0].Text(), args[0].Span()).(*ast.Duration)
 		if !ok {
 			continue
 		}
@@ -454,7 +454,7 @@ func (c clauses) duration(key string) (*string, *int64) {
 	if cl == nil || len(cl.Args) != 1 {
 		return nil, nil
 	}
-	d, ok := ast.ParseNumber(cl.Args[0].Text(), cl.Args[0].Span).(*ast.Duration)
+	d, ok := ast.ParseNumber(cl.Args[0].Text(), cl.Args[0].Span()).(*ast.Duration)
 	if !ok || cl.Args[0].Kind != syntax.FormNumber {
 		return nil, nil
 	}

@@ -233,7 +233,7 @@ func form(f *syntax.Form) value {
 	case syntax.FormString:
 		return tagged("str", jstr(f.Text()))
 	case syntax.FormNumber:
-		switch n := ast.ParseNumber(f.Text(), f.Span).(type) {
+		switch n := ast.ParseNumber(f.Text(), f.Span()).(type) {
 		case *ast.IntLit:
 			return intValue(n)
 		case *ast.DecimalLit:

@@ -284,7 +284,7 @@ func subClauses(f *syntax.Form, from int) []*ast.Clause {
 		if it == nil || it.Kind != syntax.FormList || it.Head() == "" {
 			continue
 		}
-		out = append(out, &ast.Clause{Form: it, Key: ast.Ident{Name: it.Head(), Span: it.Items()[0].Span}, Args: it.Items()[1:]})
+		out = append(out, &ast.Clause{Form: it, Key: ast.Ident{Name: it.Head(), Span: it.Items()[0].Span()}, Args: it.Items()[1:]})
 	}
 	return out
 }

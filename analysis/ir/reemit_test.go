@@ -31,7 +31,7 @@ func fromForm(c *syntax.CST, f *syntax.Form) *node {
 		}
 		return n
 	}
-	n.raw = string(c.Src[f.Span.Start:f.Span.End])
+	n.raw = string(c.Src[f.Span().Start:f.Span().End])
 	n.text = f.Text()
 	return n
 }

@@ -351,7 +351,7 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 			return nil, err
 		}
 		if old, ok := existing[decl.Kind+" "+decl.Name]; ok {
-			sp := old.Base().Form.Span
+			sp := old.Base().Form.Span()
 			start := sp.Start
 			if decl.Doc != "" {
 				start = docStart(base, start)
@@ -364,7 +364,7 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 		}
 		appended = append(appended, text)
 	}
-	end := m.Form.Span.End - 1 // before the module's ")"
+	end := m.Form.Span().End - 1 // before the module's ")"
 	if len(appended) > 0 {
 		var b strings.Builder
 		for i, t := range appended {
@@ -382,7 +382,7 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 		// item when the delta declares nothing.
 		at := firstAt
 		if at < 0 && len(m.Form.Items()) > 2 {
-			at = docStart(base, m.Form.Items()[2].Span.Start)
+			at = docStart(base, m.Form.Items()[2].Span().Start)
 		}
 		if at < 0 {
 			at = end
@@ -404,7 +404,7 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 		done := false
 		for _, it := range m.Form.Items() {
 			if it.Head() == "profile" {
-				e := it.Span.End - 1
+				e := it.Span().End - 1
 				edits = append(edits, edit{e, e, " " + strings.Join(missing, " ")})
 				done = true
 				break
@@ -414,7 +414,7 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 			at := m.Name.Span.End
 			for _, it := range m.Form.Items() {
 				if it.Head() == "capsule" {
-					at = it.Span.End
+					at = it.Span().End
 				}
 			}
 			edits = append(edits, edit{at, at, "\n  (profile " + strings.Join(missing, " ") + ")"})

@@ -99,7 +99,7 @@ func formsJSON(text []byte, lines *syntax.Mapper, forms []*syntax.Form) []*formJ
 	var conv func(f *syntax.Form) *formJSON
 	conv = func(f *syntax.Form) *formJSON {
 		j := &formJSON{Kind: f.Kind.String()}
-		j.Range.Start = starts.Position(f.Span.Start)
+		j.Range.Start = starts.Position(f.Span().Start)
 		if f.Kind == syntax.FormList {
 			closed := f.Closed
 			j.Closed = &closed
@@ -112,7 +112,7 @@ func formsJSON(text []byte, lines *syntax.Mapper, forms []*syntax.Form) []*formJ
 			t := f.Text()
 			j.Text = &t
 		}
-		j.Range.End = ends.Position(f.Span.End)
+		j.Range.End = ends.Position(f.Span().End)
 		return j
 	}
 	out := make([]*formJSON, len(forms))
@@ -136,13 +136,13 @@ func printOutline(c *cli.Context, text []byte, lines *syntax.Mapper, forms []*sy
 	width := 0
 	var measure func(f *syntax.Form)
 	measure = func(f *syntax.Form) {
-		s := starts.Position(f.Span.Start)
+		s := starts.Position(f.Span().Start)
 		i := len(endPos)
 		endPos = append(endPos, outlinePos{})
 		for _, it := range f.Items() {
 			measure(it)
 		}
-		e := ends.Position(f.Span.End)
+		e := ends.Position(f.Span().End)
 		endPos[i] = outlinePos{int32(e.Line), int32(e.Character)}
 		width = max(width, rangeWidth(s, e))
 	}
@@ -156,7 +156,7 @@ func printOutline(c *cli.Context, text []byte, lines *syntax.Mapper, forms []*sy
 	next := 0
 	var print func(f *syntax.Form, depth int)
 	print = func(f *syntax.Form, depth int) {
-		s := starts.Position(f.Span.Start)
+		s := starts.Position(f.Span().Start)
 		e := endPos[next]
 		next++
 		row = appendRange(row[:0], s, syntax.Position{Line: int(e.line), Character: int(e.char)})

@@ -128,8 +128,8 @@ func ParseDuration(s string) (Value, error) {
 type parser struct{ src string }
 
 func (p *parser) text(f *syntax.Form) string {
-	if f.Span.Start >= 0 && f.Span.End <= len(p.src) && f.Span.Start <= f.Span.End {
-		return p.src[f.Span.Start:f.Span.End]
+	if f.Span().Start >= 0 && f.Span().End <= len(p.src) && f.Span().Start <= f.Span().End {
+		return p.src[f.Span().Start:f.Span().End]
 	}
 	return f.Text()
 }

@@ -60,14 +60,14 @@ func ParseNumber(text string, sp Span) Expr {
 // number reads a number form, reporting malformed ones.
 func (b *builder) number(f *syntax.Form) Expr {
 	if f.Kind != syntax.FormNumber {
-		b.errorf(CodeBadLiteral, f.Span, "expected a number, found %s", describe(f))
-		return &BadExpr{Span: f.Span}
+		b.errorf(CodeBadLiteral, f.Span(), "expected a number, found %s", describe(f))
+		return &BadExpr{Span: f.Span()}
 	}
-	if e := ParseNumber(f.Text(), f.Span); e != nil {
+	if e := ParseNumber(f.Text(), f.Span()); e != nil {
 		return e
 	}
-	b.errorf(CodeBadLiteral, f.Span, "`%s` is not a number; write integers (42, -7), decimals (0.5) or durations (500ms, 30s, 5m, 24h, 7d)", f.Text())
-	return &BadExpr{Span: f.Span}
+	b.errorf(CodeBadLiteral, f.Span(), "`%s` is not a number; write integers (42, -7), decimals (0.5) or durations (500ms, 30s, 5m, 24h, 7d)", f.Text())
+	return &BadExpr{Span: f.Span()}
 }
 
 // nameExpr splits a symbol into a dotted name.
@@ -78,12 +78,12 @@ func nameExpr(f *syntax.Form) *Name {
 			n    Name
 			part [1]Ident
 		}{}
-		x.part[0] = Ident{f.Text(), Span{Start: f.Span.Start, End: f.Span.Start + len(f.Text())}}
-		x.n = Name{Span: f.Span, Parts: x.part[:]}
+		x.part[0] = Ident{f.Text(), Span{Start: f.Span().Start, End: f.Span().Start + len(f.Text())}}
+		x.n = Name{Span: f.Span(), Parts: x.part[:]}
 		return &x.n
 	}
-	n := &Name{Span: f.Span, Parts: make([]Ident, 0, strings.Count(f.Text(), ".")+1)}
-	off, text := f.Span.Start, f.Text()
+	n := &Name{Span: f.Span(), Parts: make([]Ident, 0, strings.Count(f.Text(), ".")+1)}
+	off, text := f.Span().Start, f.Text()
 	for {
 		i := strings.IndexByte(text, '.')
 		if i < 0 {
@@ -104,62 +104,62 @@ func (b *builder) expr(f *syntax.Form) Expr {
 	case syntax.FormNumber:
 		return b.number(f)
 	case syntax.FormString:
-		return &StringLit{Value: f.Text(), Span: f.Span}
+		return &StringLit{Value: f.Text(), Span: f.Span()}
 	case syntax.FormSymbol:
 		switch f.Text() {
 		case "true":
-			return &BoolLit{Span: f.Span, Value: true}
+			return &BoolLit{Span: f.Span(), Value: true}
 		case "false":
-			return &BoolLit{Span: f.Span}
+			return &BoolLit{Span: f.Span()}
 		case "none":
-			return &NoneLit{Span: f.Span}
+			return &NoneLit{Span: f.Span()}
 		}
 		n := nameExpr(f)
 		for _, p := range n.Parts {
 			if p.Name == "" && len(n.Parts) > 1 {
-				b.errorf(CodeParse, f.Span, "`%s` has an empty segment; names are joined by single dots, e.g. event.claim_id", f.Text())
-				return &BadExpr{Span: f.Span}
+				b.errorf(CodeParse, f.Span(), "`%s` has an empty segment; names are joined by single dots, e.g. event.claim_id", f.Text())
+				return &BadExpr{Span: f.Span()}
 			}
 		}
 		return n
 	}
 	// list
 	if len(f.Items()) == 0 {
-		b.errorf(CodeParse, f.Span, "empty list `()` is not an expression; write (list) for an empty list")
-		return &BadExpr{Span: f.Span}
+		b.errorf(CodeParse, f.Span(), "empty list `()` is not an expression; write (list) for an empty list")
+		return &BadExpr{Span: f.Span()}
 	}
 	head := f.Items()[0]
 	if head.Kind != syntax.FormSymbol {
-		b.errorf(CodeParse, head.Span, "the head of a call must be a name, found %s", describe(head))
-		return &BadExpr{Span: f.Span}
+		b.errorf(CodeParse, head.Span(), "the head of a call must be a name, found %s", describe(head))
+		return &BadExpr{Span: f.Span()}
 	}
 	args := f.Items()[1:]
 	switch head.Text() {
 	case "if":
 		if len(args) != 3 {
-			b.errorf(CodeParse, f.Span, "write (if CONDITION THEN ELSE); this if has %d parts", len(args))
-			return &BadExpr{Span: f.Span}
+			b.errorf(CodeParse, f.Span(), "write (if CONDITION THEN ELSE); this if has %d parts", len(args))
+			return &BadExpr{Span: f.Span()}
 		}
 		return &If{Form: f, Cond: b.expr(args[0]), Then: b.expr(args[1]), Else: b.expr(args[2])}
 	case "let":
 		if len(args) != 2 || args[0].Kind != syntax.FormList {
-			b.errorf(CodeParse, f.Span, "write (let ((name value)...) BODY)")
-			return &BadExpr{Span: f.Span}
+			b.errorf(CodeParse, f.Span(), "write (let ((name value)...) BODY)")
+			return &BadExpr{Span: f.Span()}
 		}
 		l := &Let{Form: f}
 		for _, bf := range args[0].Items() {
 			if bf.Kind != syntax.FormList || len(bf.Items()) != 2 || bf.Items()[0].Kind != syntax.FormSymbol {
-				b.errorf(CodeParse, bf.Span, "a let binding is (name value)")
+				b.errorf(CodeParse, bf.Span(), "a let binding is (name value)")
 				continue
 			}
-			l.Bindings = append(l.Bindings, &Binding{Name: Ident{bf.Items()[0].Text(), bf.Items()[0].Span}, Value: b.expr(bf.Items()[1])})
+			l.Bindings = append(l.Bindings, &Binding{Name: Ident{bf.Items()[0].Text(), bf.Items()[0].Span()}, Value: b.expr(bf.Items()[1])})
 		}
 		l.Body = b.expr(args[1])
 		return l
 	case "do":
 		if len(args) == 0 {
-			b.errorf(CodeParse, f.Span, "(do ...) needs at least one expression")
-			return &BadExpr{Span: f.Span}
+			b.errorf(CodeParse, f.Span(), "(do ...) needs at least one expression")
+			return &BadExpr{Span: f.Span()}
 		}
 		d := &Do{Form: f}
 		for _, a := range args {
@@ -168,27 +168,27 @@ func (b *builder) expr(f *syntax.Form) Expr {
 		return d
 	case "record":
 		if len(args) == 0 || args[0].Kind != syntax.FormSymbol {
-			b.errorf(CodeParse, f.Span, "write (record TYPE (field value)...)")
-			return &BadExpr{Span: f.Span}
+			b.errorf(CodeParse, f.Span(), "write (record TYPE (field value)...)")
+			return &BadExpr{Span: f.Span()}
 		}
-		r := &RecordLit{Form: f, Type: Ident{args[0].Text(), args[0].Span}}
+		r := &RecordLit{Form: f, Type: Ident{args[0].Text(), args[0].Span()}}
 		for _, fi := range args[1:] {
 			if fi.Kind != syntax.FormList || len(fi.Items()) != 2 || fi.Items()[0].Kind != syntax.FormSymbol {
-				b.errorf(CodeParse, fi.Span, "a record field is (field value)")
+				b.errorf(CodeParse, fi.Span(), "a record field is (field value)")
 				continue
 			}
-			r.Fields = append(r.Fields, &FieldInit{Name: Ident{fi.Items()[0].Text(), fi.Items()[0].Span}, Value: b.expr(fi.Items()[1])})
+			r.Fields = append(r.Fields, &FieldInit{Name: Ident{fi.Items()[0].Text(), fi.Items()[0].Span()}, Value: b.expr(fi.Items()[1])})
 		}
 		return r
 	case "match":
 		if len(args) < 2 {
-			b.errorf(CodeParse, f.Span, "write (match VALUE (PATTERN RESULT)...)")
-			return &BadExpr{Span: f.Span}
+			b.errorf(CodeParse, f.Span(), "write (match VALUE (PATTERN RESULT)...)")
+			return &BadExpr{Span: f.Span()}
 		}
 		m := &Match{Form: f, Subject: b.expr(args[0])}
 		for _, af := range args[1:] {
 			if af.Kind != syntax.FormList || len(af.Items()) != 2 {
-				b.errorf(CodeParse, af.Span, "a match arm is (PATTERN RESULT)")
+				b.errorf(CodeParse, af.Span(), "a match arm is (PATTERN RESULT)")
 				continue
 			}
 			m.Arms = append(m.Arms, &Arm{Form: af, Pattern: b.pattern(af.Items()[0]), Body: b.expr(af.Items()[1])})
@@ -203,7 +203,7 @@ func (b *builder) expr(f *syntax.Form) Expr {
 }
 
 func (b *builder) pattern(f *syntax.Form) *Pattern {
-	p := &Pattern{Span: f.Span}
+	p := &Pattern{Span: f.Span()}
 	switch f.Kind {
 	case syntax.FormNumber, syntax.FormString:
 		p.Kind, p.Lit = PatLiteral, b.expr(f)
@@ -222,7 +222,7 @@ func (b *builder) pattern(f *syntax.Form) *Pattern {
 		}
 	case syntax.FormList:
 		if len(f.Items()) == 0 || f.Items()[0].Kind != syntax.FormSymbol {
-			b.errorf(CodeParse, f.Span, "a constructor pattern is (NAME pattern...), e.g. (some x)")
+			b.errorf(CodeParse, f.Span(), "a constructor pattern is (NAME pattern...), e.g. (some x)")
 			p.Kind = PatWildcard
 			return p
 		}

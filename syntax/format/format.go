@@ -402,8 +402,8 @@ func sameForms(srcA, srcB []byte, a, b []*syntax.Form) error {
 			}
 			continue
 		}
-		if !bytes.Equal(srcA[x.Span.Start:x.Span.End], srcB[y.Span.Start:y.Span.End]) {
-			return fmt.Errorf("%s %s changed", x.Kind, quote(srcA[x.Span.Start:x.Span.End]))
+		if !bytes.Equal(srcA[x.Span().Start:x.Span().End], srcB[y.Span().Start:y.Span().End]) {
+			return fmt.Errorf("%s %s changed", x.Kind, quote(srcA[x.Span().Start:x.Span().End]))
 		}
 	}
 	return nil

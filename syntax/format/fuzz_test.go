@@ -96,7 +96,7 @@ func summary(t *testing.T, src []byte) formSummary {
 				s.forms = append(s.forms, ")")
 				continue
 			}
-			s.forms = append(s.forms, f.Kind.String()+" "+string(src[f.Span.Start:f.Span.End]))
+			s.forms = append(s.forms, f.Kind.String()+" "+string(src[f.Span().Start:f.Span().End]))
 		}
 	}
 	walk(rd.Forms)
