@@ -43,6 +43,12 @@ type Loader struct {
 	// ReadFile reads a source file; nil means ReadSource. The language
 	// server substitutes the editor's unsaved text here.
 	ReadFile func(path string) ([]byte, error)
+	// OneShot says that the packages loaded are checked once and never
+	// rechecked (a command line run, not the language server): each
+	// result drops the state incremental rechecks need
+	// (check.Result.DropRecheckState) as soon as its check ends, which
+	// lowers the peak memory of checking a large file.
+	OneShot bool
 
 	mu    sync.Mutex
 	cache map[string]*Package
@@ -180,6 +186,9 @@ func dropNodes(f *ast.File) {
 func (l *Loader) check(abs string, p *Package, hash bool) {
 	l.graph.begin(abs, p.File)
 	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*importer)(l)})
+	if l.OneShot {
+		p.Result.DropRecheckState()
+	}
 	l.graph.end(abs)
 	if hash && p.File.Module != nil {
 		p.Hash, _ = IROptions(p.Result).Hash(p.File.Module)
