@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -181,6 +182,11 @@ func dropNodes(f *ast.File) {
 	}
 }
 
+// collectAfterCheck is the smallest source, in bytes, after whose check a
+// one-shot loader runs the garbage collector (on a small file there is
+// nothing to gain).
+const collectAfterCheck = 1 << 20
+
 // check checks p.File as the file abs, recording its imports in the
 // import graph, and computes its semantic hash if asked.
 func (l *Loader) check(abs string, p *Package, hash bool) {
@@ -188,6 +194,19 @@ func (l *Loader) check(abs string, p *Package, hash bool) {
 	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*importer)(l)})
 	if l.OneShot {
 		p.Result.DropRecheckState()
+		if len(p.Src) >= collectAfterCheck {
+			// A complement to keeping less, not a substitute: the check
+			// of a large file ends with its garbage and the dropped
+			// state still on the heap, and hashing allocates on top of
+			// them before the collector's next scheduled run (at twice
+			// the live heap of its last one). Collecting here lets the
+			// hash reuse that memory: caps check's peak RSS falls from
+			// about 270 MB to 240 MB on a 4 MB module and from 950 MB to
+			// 810 MB on a 15 MB one, for one collection (about a tenth of
+			// the check's CPU time; on a large file it replaces the one
+			// that would have run during the hash).
+			runtime.GC()
+		}
 	}
 	l.graph.end(abs)
 	if hash && p.File.Module != nil {
