@@ -237,12 +237,13 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		// nothing, but the comments above the module are its doc
 		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
 	}
-	v.mod = &syntax.Form{Kind: syntax.FormList, Closed: true, Span: cur.Span(curMod)}
+	var modItems []*syntax.Form
 	for i := range units {
 		if units[i].form != nil {
-			v.mod.Items = append(v.mod.Items, units[i].form)
+			modItems = append(modItems, units[i].form)
 		}
 	}
+	v.mod = syntax.NewList(cur.Span(curMod), modItems, true)
 	// The declarations replaced and their replacements.
 	v.replaced = map[ast.Decl]bool{}
 	// An edit above a declaration may change its doc comment: a
@@ -295,7 +296,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		v.newDecls = append(v.newDecls, u.decl)
 	}
 	for _, d := range base.File.Module.Decls {
-		sp, ok := v.spanFromOld(d.Base().Form.Span)
+		sp, ok := v.spanFromOld(d.Base().Form.Span())
 		if !ok || changedAt[sp.Start] {
 			v.replaced[d] = true
 		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
@@ -373,8 +374,8 @@ func matchSegments(osrc, nsrc []byte, os, ns []seg) {
 // when none does (the declarations are in source order).
 func (v *view) baseDecl(p int) ast.Decl {
 	ds := v.sn.base.File.Module.Decls
-	i := sort.Search(len(ds), func(k int) bool { return ds[k].Base().Form.Span.Start >= p })
-	if i < len(ds) && ds[i].Base().Form.Span.Start == p {
+	i := sort.Search(len(ds), func(k int) bool { return ds[k].Base().Form.Span().Start >= p })
+	if i < len(ds) && ds[i].Base().Form.Span().Start == p {
 		return ds[i]
 	}
 	return nil
@@ -482,13 +483,13 @@ func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
 	switch u.kind {
 	case syntax.KindList:
 		u.head = listHead(c, k)
-		*f = syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
+		*f = syntax.ListForm(u.span, nil, true)
 	case syntax.KindSymbol:
-		*f = syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(k)}
+		*f = syntax.AtomForm(syntax.FormSymbol, u.span, c.Text(k))
 	case syntax.KindNumber:
-		*f = syntax.Form{Kind: syntax.FormNumber, Span: u.span, Text: c.Text(k)}
+		*f = syntax.AtomForm(syntax.FormNumber, u.span, c.Text(k))
 	case syntax.KindString:
-		*f = syntax.Form{Kind: syntax.FormString, Span: u.span}
+		*f = syntax.AtomForm(syntax.FormString, u.span, "")
 	default:
 		return u
 	}
@@ -877,7 +878,7 @@ func (v *view) path(off int) []*syntax.Form {
 		return formPath(v.pkg.File.Source.Forms, off)
 	}
 	holds := func(f *syntax.Form) bool {
-		return f != nil && f.Span.Start <= off && (off < f.Span.End || off == f.Span.End && f.Kind != syntax.FormList)
+		return f != nil && f.Span().Start <= off && (off < f.Span().End || off == f.Span().End && f.Kind != syntax.FormList)
 	}
 	// pathIn is the path from unit u down.
 	pathIn := func(u *vunit) []*syntax.Form {
@@ -888,11 +889,11 @@ func (v *view) path(off int) []*syntax.Form {
 		if full.Kind != syntax.FormList {
 			return []*syntax.Form{full}
 		}
-		return append([]*syntax.Form{full}, formPath(full.Items, off)...)
+		return append([]*syntax.Form{full}, formPath(full.Items(), off)...)
 	}
 	for i := range v.top {
 		t := &v.top[i]
-		if t.span != v.mod.Span {
+		if t.span != v.mod.Span() {
 			if holds(t.form) {
 				return pathIn(t)
 			}
@@ -926,7 +927,7 @@ func (v *view) declAt(f *syntax.Form) ast.Decl {
 	}
 	for i := range v.units {
 		u := &v.units[i]
-		if u.form != nil && u.form.Span == f.Span {
+		if u.form != nil && u.form.Span() == f.Span() {
 			if full, d := v.read(u); full == f {
 				return d
 			}
@@ -1107,7 +1108,7 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 	if v.pkg != nil {
 		if m := v.pkg.File.Module; m != nil {
 			for _, d := range m.Decls {
-				if sp := d.Base().Form.Span; sp.Start <= off && off < sp.End {
+				if sp := d.Base().Form.Span(); sp.Start <= off && off < sp.End {
 					return d, off, id
 				}
 			}
@@ -1127,7 +1128,7 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 		return nil, off, id
 	}
 	for _, d := range v.base.res.File.Module.Decls {
-		if sp := d.Base().Form.Span; sp.Start <= q && q < sp.End && !v.replaced[d] {
+		if sp := d.Base().Form.Span(); sp.Start <= q && q < sp.End && !v.replaced[d] {
 			return d, q, func(sp syntax.Span) syntax.Span { s, _ := v.spanFromOld(sp); return s }
 		}
 	}

@@ -61,7 +61,7 @@ func (c *checker) blocked(m *ast.Module, model *authority.Model, in *ast.Module)
 		if b.Mandate != nil {
 			fix = "add it to the mandate's (scope ...) (this widens its authority), or remove the intent"
 		}
-		c.warnf(AuthorityNeverAllows, shift(b.Intent.Form.Span, c.intentShift(m, b)), "%s can never be allowed in machine %s: %s; %s", b.Effect, b.Machine, b.Why, fix)
+		c.warnf(AuthorityNeverAllows, shift(b.Intent.Form.Span(), c.intentShift(m, b)), "%s can never be allowed in machine %s: %s; %s", b.Effect, b.Machine, b.Why, fix)
 	}
 }
 
@@ -198,13 +198,13 @@ func (c *checker) contextFields(mach *ast.Machine) []authority.Field {
 // stringSpan maps [start, end) of a string literal's decoded text to the
 // source, through its escapes; the whole literal when the mapping fails.
 func (c *checker) stringSpan(str *syntax.Form, start, end int) syntax.Span {
-	whole := shift(str.Span, c.strShift)
+	whole := shift(str.Span(), c.strShift)
 	f := c.res.File
 	if f == nil || f.Source == nil || f.Source.CST == nil || whole.End > len(f.Source.CST.Src) {
 		return whole
 	}
 	offs := syntax.StringOffsets(string(f.Source.CST.Src[whole.Start:whole.End]))
-	if len(offs) != len(str.Text)+1 || start > end || end >= len(offs) {
+	if len(offs) != len(str.Text())+1 || start > end || end >= len(offs) {
 		return whole
 	}
 	s, e := whole.Start+offs[start], whole.Start+offs[end]

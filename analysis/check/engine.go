@@ -88,7 +88,7 @@ func (c *checker) keepInterfaceDiagnostics() {
 		if len(info.p1idx) == 0 {
 			continue
 		}
-		whole := d.Base().Form.Span
+		whole := d.Base().Form.Span()
 		info.p1diags = make([]syntax.Diagnostic, len(info.p1idx))
 		for k, at := range info.p1idx {
 			var out bool
@@ -185,7 +185,7 @@ func (c *checker) body(i int, d ast.Decl) {
 		c.eng.rechecked++
 	}
 	// Keep the body's diagnostics relative to the declaration's start.
-	whole := d.Base().Form.Span
+	whole := d.Base().Form.Span()
 	fresh := c.res.Diagnostics[n:]
 	if len(fresh) == 0 {
 		return
@@ -327,7 +327,7 @@ func newVersion(src []byte, m *ast.Module, info []declInfo, first map[string]*Sy
 		}
 	}
 	for i, d := range m.Decls {
-		sp := d.Base().Form.Span
+		sp := d.Base().Form.Span()
 		v.decls[i] = declState{start: sp.Start, content: maphash.Bytes(seed, src[sp.Start:sp.End])}
 	}
 	return v
@@ -357,7 +357,7 @@ func ifaceHash(src []byte, d ast.Decl) uint64 {
 	if f == nil || !f.IsList() {
 		return h.Sum64()
 	}
-	for _, it := range f.Items {
+	for _, it := range f.Items() {
 		if it.IsList() {
 			switch d.(type) {
 			case *ast.Function:
@@ -381,7 +381,7 @@ func ifaceHash(src []byte, d ast.Decl) uint64 {
 			}
 		}
 		h.WriteByte(0)
-		h.Write(src[it.Span.Start:it.Span.End])
+		h.Write(src[it.Span().Start:it.Span().End])
 	}
 	return h.Sum64()
 }
@@ -610,7 +610,7 @@ func (e *engineRun) plan(c *checker) {
 		if a.content != b.content {
 			return false
 		}
-		as, bs := m.Decls[i].Base().Form.Span, e.old.mod.Decls[j].Base().Form.Span
+		as, bs := m.Decls[i].Base().Form.Span(), e.old.mod.Decls[j].Base().Form.Span()
 		return bytes.Equal(e.src[as.Start:as.End], e.old.src[bs.Start:bs.End])
 	}
 	// The declarations before and after the edited region keep their

@@ -168,24 +168,24 @@ func structuredMutations(src []byte, res *Result, limit int) []mutation {
 	if m.Name.Valid() {
 		add("module name", m.Name.Span, m.Name.Name+"_renamed")
 	}
-	for _, it := range m.Form.Items {
+	for _, it := range m.Form.Items() {
 		switch it.Head() {
 		case "profile":
-			add("profile line deleted", it.Span, "")
-			add("profile added", at(it.Span.End-1), " persistence.memory")
-			if len(it.Items) > 1 {
-				add("profile removed", it.Items[len(it.Items)-1].Span, "")
-				add("profile misspelt", it.Items[1].Span, it.Items[1].Text+"x")
+			add("profile line deleted", it.Span(), "")
+			add("profile added", at(it.Span().End-1), " persistence.memory")
+			if len(it.Items()) > 1 {
+				add("profile removed", it.Items()[len(it.Items())-1].Span(), "")
+				add("profile misspelt", it.Items()[1].Span(), it.Items()[1].Text()+"x")
 			}
 		case "capsule":
-			add("capsule version", it.Span, `(capsule "9.9.9")`)
+			add("capsule version", it.Span(), `(capsule "9.9.9")`)
 		}
 	}
 	step := max(1, len(m.Decls)/limit)
 	for k := 0; k < len(m.Decls); k += step {
 		d := m.Decls[k]
 		b := d.Base()
-		whole := b.Form.Span
+		whole := b.Form.Span()
 		what := string(d.Kind()) + " " + b.Name.Name
 		add(what+": deleted", whole, "")
 		add(what+": duplicated", at(whole.End), "\n  "+string(src[whole.Start:whole.End]))
@@ -224,7 +224,7 @@ func structuredMutations(src []byte, res *Result, limit int) []mutation {
 		var lists []*syntax.Form
 		var walk func(f *syntax.Form, depth int)
 		walk = func(f *syntax.Form, depth int) {
-			for i, it := range f.Items {
+			for i, it := range f.Items() {
 				if it.IsList() && (i > 0 || depth > 0) {
 					lists = append(lists, it)
 					if depth < 3 {
@@ -238,15 +238,15 @@ func structuredMutations(src []byte, res *Result, limit int) []mutation {
 		for i := 0; i < len(lists); i += lstep {
 			l := lists[i]
 			lw := what + ": (" + l.Head() + " ...)"
-			add(lw+" deleted", l.Span, "")
-			add(lw+" duplicated", at(l.Span.End), " "+string(src[l.Span.Start:l.Span.End]))
-			if len(l.Items) > 1 {
-				a := l.Items[1]
+			add(lw+" deleted", l.Span(), "")
+			add(lw+" duplicated", at(l.Span().End), " "+string(src[l.Span().Start:l.Span().End]))
+			if len(l.Items()) > 1 {
+				a := l.Items()[1]
 				switch a.Kind {
 				case syntax.FormSymbol:
-					add(lw+" first argument changed", a.Span, a.Text+"_x")
+					add(lw+" first argument changed", a.Span(), a.Text()+"_x")
 				case syntax.FormString:
-					add(lw+" first argument changed", a.Span, `"changed text"`)
+					add(lw+" first argument changed", a.Span(), `"changed text"`)
 				}
 			}
 		}

@@ -316,7 +316,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 			}
 			continue
 		}
-		rd, out := relative(d, om.Decls[j].Base().Form.Span)
+		rd, out := relative(d, om.Decls[j].Base().Form.Span())
 		if out {
 			return nil, nil, false
 		}
@@ -528,7 +528,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 	ch.shiftOf = map[ast.Decl]int{}
 	shiftOf := func(i int) {
 		d := nm.Decls[i]
-		if k := cv.decls[i].start - d.Base().Form.Span.Start; k != 0 {
+		if k := cv.decls[i].start - d.Base().Form.Span().Start; k != 0 {
 			ch.shiftOf[d] = k
 		}
 	}
@@ -689,7 +689,7 @@ func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header, 
 			d := nm.Decls[i]
 			ch.index[d] = i
 			if b := d.Base(); b.Name.Valid() && first[b.Name.Name] == i {
-				ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
+				ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
 			}
 		}
 	} else {
@@ -721,7 +721,7 @@ func (ch *checker) declare(nm *ast.Module, fresh []bool) {
 		}
 		// a new declaration, or one that was a duplicate in the base (it
 		// is resolved again: its name now finds it)
-		ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
+		ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
 	}
 }
 
@@ -770,7 +770,7 @@ func duplicatesAt(nm *ast.Module, cv *version, at []int, out []syntax.Diagnostic
 		}
 		at := func(k int) syntax.Span {
 			nb := nm.Decls[k].Base()
-			return shift(nb.Name.Span, cv.decls[k].start-nb.Form.Span.Start)
+			return shift(nb.Name.Span, cv.decls[k].start-nb.Form.Span().Start)
 		}
 		out = append(out, syntax.Diagnostic{
 			Code: DuplicateDecl, Severity: syntax.Error, Span: at(i),
@@ -786,14 +786,14 @@ func declAtOffset(m *ast.Module, sp syntax.Span) int {
 	lo, hi := 0, len(m.Decls)
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if m.Decls[mid].Base().Form.Span.End < sp.Start {
+		if m.Decls[mid].Base().Form.Span().End < sp.Start {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
 	for k := lo; k < len(m.Decls) && k <= lo+1; k++ {
-		if w := m.Decls[k].Base().Form.Span; w.Start <= sp.Start && sp.End <= w.End {
+		if w := m.Decls[k].Base().Form.Span(); w.Start <= sp.Start && sp.End <= w.End {
 			return k
 		}
 	}

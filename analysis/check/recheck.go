@@ -179,7 +179,7 @@ func (c *checker) version(cst *syntax.CST) *version {
 				c.ver.policyOK = false
 				break
 			}
-			rd, out := relative(d, m.Decls[j].Base().Form.Span)
+			rd, out := relative(d, m.Decls[j].Base().Form.Span())
 			if out {
 				c.ver.policyOK = false
 				break
@@ -211,19 +211,19 @@ func untrusted(cst *syntax.CST, m *ast.Module) []bool {
 	out := make([]bool, len(m.Decls))
 	for i, d := range m.Decls {
 		f := d.Base().Form
-		if !f.Closed || f.Span.End > len(cst.Src) {
+		if !f.Closed || f.Span().End > len(cst.Src) {
 			out[i] = true
 			continue
 		}
-		text := make([]byte, 0, f.Span.Len()+2)
-		text = append(append(append(text, '('), cst.Src[f.Span.Start:f.Span.End]...), ')')
+		text := make([]byte, 0, f.Span().Len()+2)
+		text = append(append(append(text, '('), cst.Src[f.Span().Start:f.Span().End]...), ')')
 		alone, err := syntax.Parse(text)
 		if err != nil || alone.HasError(0) {
 			out[i] = true
 			continue
 		}
 		src := syntax.Read(alone)
-		out[i] = len(src.Forms) != 1 || len(src.Diagnostics) > 0 || len(src.Forms[0].Items) != 1 || !sameForm(src.Forms[0].Items[0], f, f.Span.Start-1)
+		out[i] = len(src.Forms) != 1 || len(src.Diagnostics) > 0 || len(src.Forms[0].Items()) != 1 || !sameForm(src.Forms[0].Items()[0], f, f.Span().Start-1)
 	}
 	return out
 }
@@ -231,11 +231,11 @@ func untrusted(cst *syntax.CST, m *ast.Module) []bool {
 // sameForm reports whether two forms are the same tree, a's spans
 // being off by d.
 func sameForm(a, b *syntax.Form, d int) bool {
-	if a.Kind != b.Kind || a.Closed != b.Closed || shift(a.Span, d) != b.Span || a.Text != b.Text || len(a.Items) != len(b.Items) {
+	if a.Kind != b.Kind || a.Closed != b.Closed || shift(a.Span(), d) != b.Span() || a.Text() != b.Text() || len(a.Items()) != len(b.Items()) {
 		return false
 	}
-	for i := range a.Items {
-		if !sameForm(a.Items[i], b.Items[i], d) {
+	for i := range a.Items() {
+		if !sameForm(a.Items()[i], b.Items()[i], d) {
 			return false
 		}
 	}
@@ -252,7 +252,7 @@ func sameImports(oldSrc []byte, a *ast.Module, newSrc []byte, b *ast.Module) boo
 		return false
 	}
 	for i := range a.Imports {
-		x, y := a.Imports[i].Form.Span, b.Imports[i].Form.Span
+		x, y := a.Imports[i].Form.Span(), b.Imports[i].Form.Span()
 		if !bytes.Equal(oldSrc[x.Start:x.End], newSrc[y.Start:y.End]) {
 			return false
 		}

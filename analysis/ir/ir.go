@@ -276,15 +276,15 @@ func extraClauses(cs []*ast.Clause, multi, single []string) jarr {
 // into clauses, starting at item index from; items that are not clauses
 // are left out (the tree builder reported them).
 func subClauses(f *syntax.Form, from int) []*ast.Clause {
-	if f == nil || f.Kind != syntax.FormList || len(f.Items) <= from {
+	if f == nil || f.Kind != syntax.FormList || len(f.Items()) <= from {
 		return nil
 	}
 	var out []*ast.Clause
-	for _, it := range f.Items[from:] {
+	for _, it := range f.Items()[from:] {
 		if it == nil || it.Kind != syntax.FormList || it.Head() == "" {
 			continue
 		}
-		out = append(out, &ast.Clause{Form: it, Key: ast.Ident{Name: it.Head(), Span: it.Items[0].Span}, Args: it.Items[1:]})
+		out = append(out, &ast.Clause{Form: it, Key: ast.Ident{Name: it.Head(), Span: it.Items()[0].Span()}, Args: it.Items()[1:]})
 	}
 	return out
 }
@@ -503,7 +503,7 @@ func persistence(c *ast.Clause) jarr {
 	keys := make([]string, 0, len(c.Args))
 	for _, a := range c.Args {
 		if a != nil && a.Kind == syntax.FormList && a.Head() != "" {
-			items = append(items, jobj{{"args", forms(a.Items[1:])}, {"key", jstr(a.Head())}})
+			items = append(items, jobj{{"args", forms(a.Items()[1:])}, {"key", jstr(a.Head())}})
 			keys = append(keys, a.Head())
 			continue
 		}

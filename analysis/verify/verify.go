@@ -411,7 +411,7 @@ func (s *shared) functionObligations(out *[]*Obligation, fn *ast.Function) {
 	})
 	for i, ex := range fn.Examples {
 		i, ex := i, ex
-		s.add(out, fmt.Sprintf("%s/example/%d", name, i), KindExample, "function", name, ex.Form.Span, &goal{
+		s.add(out, fmt.Sprintf("%s/example/%d", name, i), KindExample, "function", name, ex.Form.Span(), &goal{
 			build: func(e *encoder) (string, []freeVar, error) {
 				// A ground call: recursive functions are unfolded exactly.
 				e.exact = true
@@ -623,8 +623,8 @@ func (s *shared) machineObligations(out *[]*Obligation, m *ast.Machine) {
 				})
 			}
 			if len(tr.Assigns) > 0 {
-				sp := tr.Assigns[0].Form.Span
-				sp.End = tr.Assigns[len(tr.Assigns)-1].Form.Span.End
+				sp := tr.Assigns[0].Form.Span()
+				sp.End = tr.Assigns[len(tr.Assigns)-1].Form.Span().End
 				s.add(out, name+"/"+where+"/assign", KindAssign, "machine", name, sp, &goal{
 					build: func(e *encoder) (string, []freeVar, error) {
 						allTotal := true
