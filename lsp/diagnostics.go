@@ -5,6 +5,7 @@ package lsp
 
 import (
 	"context"
+	"reflect"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
@@ -62,7 +63,9 @@ func (s *Server) scheduleDiagnostics(d *document) {
 			diags = snap.Package().Result.Diagnostics
 			s.setBase(snap)
 		}
-		if !s.publish(snap, s.toProtocol(snap, diags), false) {
+		// A full check of a file whose examples do not run has the last
+		// word already: its publish is the version's final one.
+		if !s.publish(snap, s.toProtocol(snap, diags), !quick && !snap.runsExamples()) {
 			return
 		}
 		// Phase 2: the examples' results when the file checks cleanly and
@@ -158,10 +161,15 @@ func (s *Server) recheck(base *check.Result, snap *snapshot) (diags []syntax.Dia
 // checks, if the snapshot is still its document's current one.
 func (s *Server) setBase(snap *snapshot) {
 	res := snap.Package().Result
+	if !s.isCurrent(snap) {
+		return
+	}
+	s.loader.Offer(snap.Package())
+	deps := s.keys.depsOf(res)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d, ok := s.docs[snap.uri]; ok && d.snap == snap {
-		d.base = res
+		d.base, d.deps = res, deps
 	}
 }
 
@@ -175,11 +183,38 @@ func (s *Server) publish(snap *snapshot, diags []protocol.Diagnostic, final bool
 	if !ok || cur.snap != snap || cur.published > snap.version || cur.published == snap.version && (!final || cur.publishedFinal) {
 		return false
 	}
-	cur.published, cur.publishedFinal = snap.version, final
+	cur.published, cur.publishedFinal, cur.lastDiags = snap.version, final, diags
 	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{
 		URI: snap.uri, Version: uint32(snap.version), Diagnostics: diags,
 	})
 	return true
+}
+
+// publishChanged publishes a snapshot's diagnostics, if it is still its
+// document's current one, unless they are those published last for its
+// version: a document checked again because a module it imports changed
+// republishes only what changed. It reports whether it published.
+func (s *Server) publishChanged(snap *snapshot, diags []protocol.Diagnostic, final bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := s.docs[snap.uri]
+	if !ok || cur.snap != snap || cur.published > snap.version {
+		return false
+	}
+	if cur.published == snap.version && sameDiagnostics(cur.lastDiags, diags) {
+		cur.publishedFinal = cur.publishedFinal || final
+		return false
+	}
+	cur.published, cur.publishedFinal, cur.lastDiags = snap.version, final, diags
+	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{
+		URI: snap.uri, Version: uint32(snap.version), Diagnostics: diags,
+	})
+	return true
+}
+
+// sameDiagnostics reports whether two published lists are the same.
+func sameDiagnostics(a, b []protocol.Diagnostic) bool {
+	return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b))
 }
 
 func (s *Server) isCurrent(snap *snapshot) bool {

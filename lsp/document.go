@@ -43,6 +43,11 @@ type document struct {
 	// cache is what requests remember about the document, shared with
 	// its snapshots.
 	cache *docCache
+	// deps is what the check that set base read of other files (deps.go);
+	// nil before the first full check.
+	deps *importDeps
+	// lastDiags are the diagnostics published last.
+	lastDiags []protocol.Diagnostic
 }
 
 // docCache holds what requests remember about a document from one version
@@ -164,6 +169,9 @@ type snapshot struct {
 	idx      *index
 	exOnce   sync.Once
 	ex       []examples.Outcome
+	// key is the interface key of the text (textKey), computed once
+	keyOnce sync.Once
+	key     uint64
 	// verified is the snapshot's verification by Z3 (verify.go), started
 	// on save or by the capsulang.verify command; nil until then.
 	verified atomic.Pointer[verification]

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -69,6 +70,10 @@ type Server struct {
 	// (Forget), or the two wait for each other.
 	srcMu sync.Mutex
 	srcs  map[string]openSource
+	// keys caches imported modules' interface keys (deps.go);
+	// importJobs counts the importer jobs under way.
+	keys       keyCache
+	importJobs atomic.Int64
 }
 
 // openSource is what readFile answers for an open document: its current

@@ -6,6 +6,7 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,7 +34,18 @@ type Package struct {
 	File   *ast.File
 	Result *check.Result
 	Hash   string // semantic hash; "" when the file has no module
+
+	// epoch is the loader's epoch when the check began (see Offer);
+	// hashed is set once Hash was computed (or the file has no module).
+	epoch  uint64
+	hashed bool
 }
+
+// CheckHook, when not nil, is called with the absolute path of every file
+// a Loader parses and checks, once per check (imports included): tests
+// use it to count how often a run checks each module. It must be set
+// before any loader runs and left alone while one does.
+var CheckHook func(abs string)
 
 // Loader loads files and resolves imports between them, caching each
 // file once. It is safe for concurrent use.
@@ -49,6 +61,9 @@ type Loader struct {
 	// graph holds the imports between the files checked so far, for
 	// finding cycles (see cycle.go).
 	graph importGraph
+	// epoch counts the Forget and Reset calls: a package checked while
+	// one happened may have read an import that changed since (Offer).
+	epoch uint64
 }
 
 // ReadSource reads a file for the toolchain with clear errors: missing
@@ -128,9 +143,9 @@ func (l *Loader) LoadSource(path string, src []byte) *Package {
 	if err != nil {
 		abs = path
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.checkSource(abs, path, src)
+	p := &Package{Path: path, Src: src, File: parseSource(src)}
+	l.checkTop(abs, p, true)
+	return p
 }
 
 func (l *Loader) load(abs, display string) (*Package, error) {
@@ -150,16 +165,21 @@ func (l *Loader) load(abs, display string) (*Package, error) {
 }
 
 func (l *Loader) checkSource(abs, display string, src []byte) *Package {
-	// ReadText reads clean text without building the CST's node array;
-	// dropNodes lets go of the one tree-sitter builds for other text.
+	p := &Package{Path: display, Src: src, File: parseSource(src)}
+	l.check(abs, p, true)
+	return p
+}
+
+// parseSource parses and builds a file for the loader. ReadText reads
+// clean text without building the CST's node array; dropNodes lets go of
+// the one tree-sitter builds for other text.
+func parseSource(src []byte) *ast.File {
 	f := &ast.File{}
 	if rd, err := syntax.ReadText(src); err == nil { // err only on parser cancellation
 		f = ast.Build(rd)
 	}
 	dropNodes(f)
-	p := &Package{Path: display, Src: src, File: f}
-	l.check(abs, p, true)
-	return p
+	return f
 }
 
 // dropNodes replaces the CST of a freshly parsed file by one with its text
@@ -176,12 +196,51 @@ func dropNodes(f *ast.File) {
 }
 
 // check checks p.File as the file abs, recording its imports in the
-// import graph, and computes its semantic hash if asked.
+// import graph, and computes its semantic hash if asked. It runs with l.mu
+// held (an import being loaded, or a file the CLI names).
 func (l *Loader) check(abs string, p *Package, hash bool) {
+	if CheckHook != nil {
+		CheckHook(abs)
+	}
+	p.epoch = l.epoch
 	l.graph.begin(abs, p.File)
 	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*importer)(l)})
-	l.graph.end(abs)
-	if hash && p.File.Module != nil {
+	l.graph.end(abs, p.File)
+	if hash {
+		l.hash(p)
+	}
+}
+
+// checkTop is check for a file that no other file imports in this check
+// (a file being edited, or one given as source): l.mu is held only while
+// its imports are resolved and loaded, not while the file itself is
+// checked, so that files importing the same modules are checked in
+// parallel. Their imports are loaded one at a time, each once.
+func (l *Loader) checkTop(abs string, p *Package, hash bool) {
+	if CheckHook != nil {
+		CheckHook(abs)
+	}
+	l.mu.Lock()
+	p.epoch = l.epoch
+	l.graph.begin(abs, p.File)
+	l.mu.Unlock()
+	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*lockedImporter)(l)})
+	l.mu.Lock()
+	l.graph.end(abs, p.File)
+	l.mu.Unlock()
+	if hash {
+		l.hash(p)
+	}
+}
+
+// hash computes p's semantic hash once (a package checked without it, then
+// offered for importing, gets it on its first import).
+func (l *Loader) hash(p *Package) {
+	if p.hashed {
+		return
+	}
+	p.hashed = true
+	if p.File.Module != nil {
 		p.Hash, _ = IROptions(p.Result).Hash(p.File.Module)
 	}
 }
@@ -210,6 +269,7 @@ func (l *Loader) Forget(path string) {
 	abs, _ := filepath.Abs(path)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.epoch++
 	for _, f := range l.graph.importers(abs) {
 		delete(l.cache, f)
 	}
@@ -221,7 +281,39 @@ func (l *Loader) Forget(path string) {
 func (l *Loader) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.epoch++
 	l.cache = nil
+}
+
+// Offer gives the loader a package checked by CheckFile or
+// CheckFileNoHash (the language server's check of an open document), to
+// answer later imports of its file with instead of checking the file
+// again. The loader keeps it only if it has no package for the file, no
+// Forget or Reset happened since the package's check began (its imports
+// are still current) and the file's text, as ReadFile reads it now, is
+// the package's. It reports whether it kept it.
+func (l *Loader) Offer(pkg *Package) bool {
+	if pkg == nil || pkg.Result == nil || pkg.File == nil {
+		return false
+	}
+	abs, err := filepath.Abs(pkg.Path)
+	if err != nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.cache[abs]; ok || pkg.epoch != l.epoch {
+		return false
+	}
+	src, err := l.read(pkg.Path)
+	if err != nil || !bytes.Equal(src, pkg.Src) {
+		return false
+	}
+	if l.cache == nil {
+		l.cache = map[string]*Package{}
+	}
+	l.cache[abs] = pkg
+	return true
 }
 
 // Len returns how many files the loader has cached.
@@ -233,6 +325,17 @@ func (l *Loader) Len() int {
 
 // importer adapts a Loader to check.Importer. It runs with l.mu held.
 type importer Loader
+
+// lockedImporter is importer for a check that runs without l.mu (checkTop):
+// it holds the lock while it resolves and loads one import.
+type lockedImporter Loader
+
+func (im *lockedImporter) Import(from, modPath string) (*check.Imported, error) {
+	l := (*Loader)(im)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return (*importer)(l).Import(from, modPath)
+}
 
 func (im *importer) Import(from, modPath string) (*check.Imported, error) {
 	l := (*Loader)(im)
@@ -277,6 +380,7 @@ func (im *importer) Import(from, modPath string) (*check.Imported, error) {
 		if p.File.Module.Name.Name != modPath {
 			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("%s declares module %s, not %s", cand, p.File.Module.Name.Name, modPath)}
 		}
+		l.hash(p)
 		return &check.Imported{File: cand, Module: p.File.Module, Hash: p.Hash, Result: p.Result}, nil
 	}
 	return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("module %s not found (looked for %s)", modPath, strings.Join(tried, ", "))}
@@ -335,9 +439,7 @@ func (l *Loader) checkFile(path string, f *ast.File, hash bool) *Package {
 	if err != nil {
 		abs = path
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	p := &Package{Path: path, Src: f.Source.CST.Src, File: f}
-	l.check(abs, p, hash)
+	l.checkTop(abs, p, hash)
 	return p
 }
