@@ -319,16 +319,18 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 		if d.deps != nil {
 			k, seen = d.deps.seen[xs.path]
 		}
+		old := d.snap
+		d.snap = s.newSnapshot(d, d.snap.version)
+		if old.cst == d.snap.cst && old.done.Load() {
+			d.snap.file = old.checked.File // the same text: the same tree
+		}
 		switch {
 		case d.deps == nil || d.deps.failed || seen && k != key:
-			d.snap = s.newSnapshot(d, d.snap.version)
 			recheck = append(recheck, d.snap)
 			deps[d.snap] = d.deps
 		case seen && d.deps.reach[xs.path] && d.publishedFinal:
-			d.snap = s.newSnapshot(d, d.snap.version)
 			examples = append(examples, d.snap)
-		case seen:
-			d.snap = s.newSnapshot(d, d.snap.version)
+		default:
 			if d.published != d.snap.version || !d.publishedFinal {
 				s.scheduleDiagnostics(d) // its own check was still to come
 			}
@@ -338,11 +340,23 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	importStats.rechecked.Add(int64(len(recheck)))
 	importStats.examples.Add(int64(len(examples)))
 	importStats.kept.Add(int64(len(cands) - len(recheck) - len(examples)))
-	// check in import order, a level at a time
+	// check in import order, a level at a time; a document the next
+	// levels import is hashed here, in parallel, and answers their imports
+	imported := map[string]bool{}
+	for _, d := range deps {
+		if d != nil {
+			for p := range d.seen {
+				imported[p] = true
+			}
+		}
+	}
 	for _, level := range importLevels(recheck, deps) {
 		s.parallel(level, func(sn *snapshot) {
 			pkg := sn.Package()
-			s.setBase(sn) // and offers it to the loader for the next level
+			if imported[sn.path] {
+				s.loader.OfferHashed(pkg)
+			}
+			s.setBase(sn)
 			s.publishChanged(sn, s.toProtocol(sn, pkg.Result.Diagnostics), false)
 		})
 	}

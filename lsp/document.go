@@ -169,6 +169,10 @@ type snapshot struct {
 	idx      *index
 	exOnce   sync.Once
 	ex       []examples.Outcome
+	// file, when not nil, is the tree of an earlier snapshot of the same
+	// text, which Package checks instead of reading the text again (a
+	// document checked again because an import changed).
+	file *ast.File
 	// key is the interface key of the text (textKey), computed once
 	keyOnce sync.Once
 	key     uint64
@@ -191,7 +195,10 @@ func (sn *snapshot) runsExamples() bool { return diagnose.RunsExamples(sn.Packag
 // Package parses and checks the snapshot (once).
 func (sn *snapshot) Package() *load.Package {
 	sn.once.Do(func() {
-		f := ast.Build(syntax.Read(sn.cst))
+		f := sn.file
+		if f == nil {
+			f = ast.Build(syntax.Read(sn.cst))
+		}
 		sn.checked = sn.loader.CheckFileNoHash(sn.path, f)
 		sn.done.Store(true)
 	})

@@ -39,6 +39,7 @@ type Package struct {
 	// hashed is set once Hash was computed (or the file has no module).
 	epoch  uint64
 	hashed bool
+	hashMu sync.Mutex
 }
 
 // CheckHook, when not nil, is called with the absolute path of every file
@@ -64,6 +65,9 @@ type Loader struct {
 	// epoch counts the Forget and Reset calls: a package checked while
 	// one happened may have read an import that changed since (Offer).
 	epoch uint64
+	// inside holds root+"\x00"+file for each import file found under an
+	// import root (links resolved) since the last Forget or Reset.
+	inside map[string]bool
 }
 
 // ReadSource reads a file for the toolchain with clear errors: missing
@@ -234,7 +238,8 @@ func (l *Loader) checkTop(abs string, p *Package, hash bool) {
 }
 
 // hash computes p's semantic hash once (a package checked without it, then
-// offered for importing, gets it on its first import).
+// offered for importing, gets it on its first import), with l.mu held or
+// before p is shared.
 func (l *Loader) hash(p *Package) {
 	if p.hashed {
 		return
@@ -243,6 +248,28 @@ func (l *Loader) hash(p *Package) {
 	if p.File.Module != nil {
 		p.Hash, _ = IROptions(p.Result).Hash(p.File.Module)
 	}
+}
+
+// hashOnce is hash for a package offered from outside: concurrent offers
+// of one package compute its hash once.
+func (l *Loader) hashOnce(p *Package) {
+	p.hashMu.Lock()
+	defer p.hashMu.Unlock()
+	l.mu.Lock()
+	done := p.hashed
+	l.mu.Unlock()
+	if done {
+		return
+	}
+	var h string
+	if p.File.Module != nil {
+		h, _ = IROptions(p.Result).Hash(p.File.Module)
+	}
+	l.mu.Lock()
+	if !p.hashed {
+		p.Hash, p.hashed = h, true
+	}
+	l.mu.Unlock()
 }
 
 // IROptions are the IR options of a checked file: each import that
@@ -270,6 +297,7 @@ func (l *Loader) Forget(path string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.epoch++
+	l.inside = nil
 	for _, f := range l.graph.importers(abs) {
 		delete(l.cache, f)
 	}
@@ -282,7 +310,7 @@ func (l *Loader) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.epoch++
-	l.cache = nil
+	l.cache, l.inside = nil, nil
 }
 
 // Offer gives the loader a package checked by CheckFile or
@@ -296,6 +324,38 @@ func (l *Loader) Offer(pkg *Package) bool {
 	if pkg == nil || pkg.Result == nil || pkg.File == nil {
 		return false
 	}
+	return l.offer(pkg)
+}
+
+// OfferHashed is Offer for a package that other files import: its
+// semantic hash, which their checks read, is computed first, by the
+// caller rather than under the loader's lock (several callers hash in
+// parallel). The package must not be in use elsewhere while it is hashed
+// (no one else reads its Hash).
+func (l *Loader) OfferHashed(pkg *Package) bool {
+	if pkg == nil || pkg.Result == nil || pkg.File == nil {
+		return false
+	}
+	l.mu.Lock()
+	_, cached := l.cache[pkg.absPath()]
+	stale := pkg.epoch != l.epoch
+	l.mu.Unlock()
+	if cached || stale {
+		return false
+	}
+	l.hashOnce(pkg)
+	return l.offer(pkg)
+}
+
+func (p *Package) absPath() string {
+	abs, err := filepath.Abs(p.Path)
+	if err != nil {
+		return p.Path
+	}
+	return abs
+}
+
+func (l *Loader) offer(pkg *Package) bool {
 	abs, err := filepath.Abs(pkg.Path)
 	if err != nil {
 		return false
@@ -349,16 +409,25 @@ func (im *importer) Import(from, modPath string) (*check.Imported, error) {
 		}
 		cand := filepath.Join(root, rel)
 		tried = append(tried, cand)
-		if _, err := os.Stat(cand); err != nil {
-			if l.ReadFile == nil {
-				continue
+		// A file loaded already, found under this root before, needs no
+		// second look at the file system (importers of one module in a
+		// folder would each stat it and resolve its links).
+		if _, ok := l.cache[cand]; !ok || !l.inside[root+"\x00"+cand] {
+			if _, err := os.Stat(cand); err != nil {
+				if l.ReadFile == nil {
+					continue
+				}
+				if _, err := l.ReadFile(cand); err != nil {
+					continue
+				}
 			}
-			if _, err := l.ReadFile(cand); err != nil {
-				continue
+			if err := within(root, cand); err != nil {
+				return nil, &check.ImportError{Code: check.ImportNotFound, Message: err.Error()}
 			}
-		}
-		if err := within(root, cand); err != nil {
-			return nil, &check.ImportError{Code: check.ImportNotFound, Message: err.Error()}
+			if l.inside == nil {
+				l.inside = map[string]bool{}
+			}
+			l.inside[root+"\x00"+cand] = true
 		}
 		// A cycle is reported on every import that is part of it, whichever
 		// file was checked first: before loading cand (which may be being
