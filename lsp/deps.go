@@ -362,8 +362,14 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	}
 	// then the examples, of the documents checked again and of those
 	// whose examples call x
+	checked := map[*snapshot]bool{}
+	for _, sn := range recheck {
+		checked[sn] = true
+	}
 	s.parallel(append(recheck, examples...), func(sn *snapshot) {
-		s.setBase(sn)
+		if !checked[sn] {
+			s.setBase(sn)
+		}
 		s.publishChanged(sn, s.diagnostics(sn, sn.runsExamples()), true)
 	})
 }
