@@ -123,7 +123,7 @@ func newServer(r io.Reader, w io.Writer, opts Options) *Server {
 		docs:    map[protocol.DocumentURI]*document{},
 		cancels: map[string]context.CancelFunc{},
 		exited:  make(chan struct{}),
-		loader:  &load.Loader{Roots: load.EnvRoots()},
+		loader:  &load.Loader{Roots: load.EnvRoots(), CacheIR: true},
 		ws:      newWorkspace(),
 	}
 	logw := opts.Log

@@ -56,6 +56,10 @@ type Loader struct {
 	// ReadFile reads a source file; nil means ReadSource. The language
 	// server substitutes the editor's unsaved text here.
 	ReadFile func(path string) ([]byte, error)
+	// CacheIR keeps each hashed file's IR declarations (ir.DeclCache), so
+	// that hashing the same tree again, after one of its imports changed,
+	// encodes only its import list: the language server sets it.
+	CacheIR bool
 
 	mu    sync.Mutex
 	cache map[string]*Package
@@ -68,6 +72,8 @@ type Loader struct {
 	// inside holds root+"\x00"+file for each import file found under an
 	// import root (links resolved) since the last Forget or Reset.
 	inside map[string]bool
+	// irDecls holds each hashed file's IR declaration cache.
+	irDecls map[string]*ir.DeclCache
 }
 
 // ReadSource reads a file for the toolchain with clear errors: missing
@@ -246,8 +252,29 @@ func (l *Loader) hash(p *Package) {
 	}
 	p.hashed = true
 	if p.File.Module != nil {
-		p.Hash, _ = IROptions(p.Result).Hash(p.File.Module)
+		o := IROptions(p.Result)
+		o.Decls = l.declCache(p)
+		p.Hash, _ = o.Hash(p.File.Module)
 	}
+}
+
+// declCache returns the IR declaration cache of p's file (with l.mu
+// held): hashing a file's unchanged tree again, after one of its imports
+// changed, encodes none of its declarations again.
+func (l *Loader) declCache(p *Package) *ir.DeclCache {
+	if !l.CacheIR {
+		return nil
+	}
+	abs := p.absPath()
+	c := l.irDecls[abs]
+	if c == nil {
+		if l.irDecls == nil {
+			l.irDecls = map[string]*ir.DeclCache{}
+		}
+		c = &ir.DeclCache{}
+		l.irDecls[abs] = c
+	}
+	return c
 }
 
 // hashOnce is hash for a package offered from outside: concurrent offers
@@ -257,13 +284,16 @@ func (l *Loader) hashOnce(p *Package) {
 	defer p.hashMu.Unlock()
 	l.mu.Lock()
 	done := p.hashed
+	dc := l.declCache(p)
 	l.mu.Unlock()
 	if done {
 		return
 	}
 	var h string
 	if p.File.Module != nil {
-		h, _ = IROptions(p.Result).Hash(p.File.Module)
+		o := IROptions(p.Result)
+		o.Decls = dc
+		h, _ = o.Hash(p.File.Module)
 	}
 	l.mu.Lock()
 	if !p.hashed {
@@ -310,7 +340,7 @@ func (l *Loader) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.epoch++
-	l.cache, l.inside = nil, nil
+	l.cache, l.inside, l.irDecls = nil, nil, nil
 }
 
 // Offer gives the loader a package checked by CheckFile or
