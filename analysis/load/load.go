@@ -70,7 +70,7 @@ type Loader struct {
 	// one happened may have read an import that changed since (Offer).
 	epoch uint64
 	// inside holds root+"\x00"+file for each import file found under an
-	// import root (links resolved) since the last Forget or Reset.
+	// import root (links resolved) since the file was last forgotten.
 	inside map[string]bool
 	// irDecls holds each hashed file's IR declaration cache.
 	irDecls map[string]*ir.DeclCache
@@ -327,7 +327,11 @@ func (l *Loader) Forget(path string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.epoch++
-	l.inside = nil
+	for k := range l.inside {
+		if strings.HasSuffix(k, "\x00"+abs) {
+			delete(l.inside, k) // the file may be another one now
+		}
+	}
 	for _, f := range l.graph.importers(abs) {
 		delete(l.cache, f)
 	}
