@@ -268,7 +268,18 @@ func (s *Server) importersOf(x *document) {
 		d.base = nil
 		cands = append(cands, u)
 	}
-	if len(cands) == 0 || x.snap == nil {
+	if len(cands) == 0 {
+		return
+	}
+	if x.snap == nil {
+		// x is over the size limit: it cannot be imported now, and its
+		// importers are checked again in full
+		for _, u := range cands {
+			d := s.docs[u]
+			d.snap = s.newSnapshot(d, d.snap.version)
+			d.published, d.publishedFinal = d.snap.version-1, false
+			s.scheduleFullCheckLocked(d, d.snap.seq)
+		}
 		return
 	}
 	u, seq := x.uri, x.snap.seq

@@ -166,11 +166,48 @@ func (s *Server) setBase(snap *snapshot) {
 	}
 	s.loader.Offer(snap.Package())
 	deps := s.keys.depsOf(res)
+	stale := s.staleImports(deps)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if d, ok := s.docs[snap.uri]; ok && d.snap == snap {
-		d.base, d.deps = res, deps
+	d, ok := s.docs[snap.uri]
+	if !ok || d.snap != snap {
+		return
 	}
+	if stale {
+		// An open document it imports changed while it was checked, and
+		// the job that followed that change could not know it imports
+		// it: it is checked again (its diagnostics are not published).
+		d.snap = s.newSnapshot(d, d.snap.version)
+		d.published, d.publishedFinal = d.snap.version-1, false
+		s.scheduleDiagnostics(d)
+		return
+	}
+	d.base, d.deps = res, deps
+}
+
+// staleImports reports whether a check read, for an open document in its
+// import closure, another text than the document's current one (by
+// interface key).
+func (s *Server) staleImports(deps *importDeps) bool {
+	if len(deps.seen) == 0 {
+		return false
+	}
+	var open []*snapshot
+	s.mu.Lock()
+	for _, d := range s.docs {
+		if d.snap != nil {
+			if _, ok := deps.seen[d.path]; ok {
+				open = append(open, d.snap)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, sn := range open {
+		if sn.textKey() != deps.seen[sn.path] {
+			return true
+		}
+	}
+	return false
 }
 
 // publish sends a snapshot's diagnostics if it is still the document's
