@@ -35,6 +35,13 @@ type importDeps struct {
 	reach map[string]bool
 }
 
+// importsOthers reports whether a check with these dependencies read
+// another file or tried to (a document kept after an import changed has
+// its dependencies but no base).
+func importsOthers(d *importDeps) bool {
+	return d != nil && (len(d.seen) > 0 || d.failed)
+}
+
 // keySeed seeds the interface keys; keys are compared only within one
 // server process.
 var keySeed = maphash.MakeSeed()

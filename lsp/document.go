@@ -82,7 +82,7 @@ func (d *document) close() {
 // after the usual pause.
 func (s *Server) refreshImporters(except *document) {
 	for _, d := range s.docs {
-		if d == except || !importsAnything(d.base) {
+		if d == except || !importsAnything(d.base) && !importsOthers(d.deps) {
 			continue
 		}
 		d.base = nil

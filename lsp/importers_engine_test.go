@@ -313,3 +313,52 @@ func BenchmarkImporterInterfaceEdit(b *testing.B) {
 		s.settled(b, uris[0], version)
 	}
 }
+
+// TestClosingAnImportAfterABodyEdit edits the body of an open module
+// (its importer keeps its diagnostics), then closes it: the importer must
+// be checked against the text on disk, which lacks the function it calls.
+func TestClosingAnImportAfterABodyEdit(t *testing.T) {
+	dir := t.TempDir()
+	lib := "(module lib\n  (capsule \"1\")\n  (function one (output I64) (body 1)))\n"
+	app := "(module app\n  (capsule \"1\")\n  (import lib)\n  (function two (output I64) (body (+ (lib.one) 1))))\n"
+	if err := os.WriteFile(filepath.Join(dir, "lib.caps"), []byte("(module lib\n  (capsule \"1\"))\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app.caps"), []byte(app), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, c := wsServer(t, dir)
+	libURI := protocol.DocumentURI("file://" + filepath.Join(dir, "lib.caps"))
+	appURI := protocol.DocumentURI("file://" + filepath.Join(dir, "app.caps"))
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": libURI, "languageId": "capsulang", "version": 1, "text": lib}})
+	s.settled(t, libURI, 1)
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "capsulang", "version": 1, "text": app}})
+	s.settled(t, appURI, 1)
+	codes := func() []string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		out := []string{}
+		for _, d := range s.docs[appURI].lastDiags {
+			out = append(out, fmt.Sprint(d.Code))
+		}
+		return out
+	}
+	if got := codes(); len(got) != 0 {
+		t.Fatalf("app.caps before the edit: %v", got)
+	}
+	kept := importStats.kept.Load()
+	at := strings.Index(lib, "(body 1)") + len("(body ")
+	replaceText(c, libURI, 2, lib, at, at+1, "2")
+	s.settled(t, libURI, 2)
+	if importStats.kept.Load() != kept+1 {
+		t.Fatalf("the body edit did not keep app.caps's diagnostics: kept %d -> %d", kept, importStats.kept.Load())
+	}
+	c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": libURI}})
+	deadline := time.Now().Add(30 * time.Second)
+	for len(codes()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := codes(); !cmp.Equal(got, []string{"E_UNKNOWN_NAME"}) {
+		t.Fatalf("app.caps after lib.caps was closed (its disk text has no function one): %v, want [E_UNKNOWN_NAME]", got)
+	}
+}
