@@ -362,8 +362,13 @@ func main() {
 	// ---- a workspace of 200 modules importing each other
 	if !skipped["ws"] {
 		progress("a workspace of %d modules", *wsFiles)
-		wsLat, wsN := workspace(*caps, *wsFiles, max(*edits/10, 3))
-		results = append(results, summarize(fmt.Sprintf("workspace: edit in the module all %d others import, until all are published", wsN-1), wsLat, 50, 0))
+		ws := workspace(*caps, *wsFiles, max(*edits/10, 3))
+		results = append(results, summarize(fmt.Sprintf("workspace: body edit in the module all %d others import (affects it alone)", ws.files-1), ws.body, 50, 0))
+		results = append(results, summarize(fmt.Sprintf("workspace: interface edit in that module, until all %d files are published", ws.files), ws.iface, 50, 0))
+		notes["ws_importers_republished_after_body_edits"] = ws.republished
+		cpu := summarize("workspace: the server's CPU time for an interface edit", ws.ifaceCPU, 0, 0)
+		notes["ws_interface_edit_cpu_ms_p50"] = cpu.P50ms
+		notes["ws_interface_edit_cpu_ms_max"] = cpu.Maxms
 
 	}
 	// ---- gopls, the peer
@@ -420,6 +425,10 @@ func main() {
 		fmt.Printf("resident memory across %d edits of 10k lines: %.1f MB at the start, median %.1f MB, last %.1f MB (%+.1f%% of the median; target within 10%%: %s)\n",
 			*memEdits, rss0, med, last, 100*(last-med)/med, met(abs(last-med) <= 0.1*med))
 	}
+	if !skipped["ws"] {
+		fmt.Printf("workspace: importers that published again after the body edits: %d; the server's CPU time for an interface edit: p50 %.0f ms, max %.0f ms (10 ms ticks)\n",
+			notes["ws_importers_republished_after_body_edits"], notes["ws_interface_edit_cpu_ms_p50"], notes["ws_interface_edit_cpu_ms_max"])
+	}
 	if peer != nil {
 		fmt.Printf("peer, same client, same run: %s, edit to diagnostics on 10k lines of Go: p50 %.2f ms, p99 %.2f ms (n=%d)\n", peerVersion, peer.P50ms, peer.P99ms, peer.N)
 	} else if skipped["gopls"] {
@@ -453,9 +462,12 @@ func median(xs []float64) float64 {
 }
 
 // workspace writes 200 modules that import each other (each imports the
-// first and its parent in a binary tree), opens them all, then times edits
-// in the first module until every file has published diagnostics again.
-func workspace(caps string, files, n int) ([]time.Duration, int) {
+// first and its parent in a binary tree), opens them all, then times two
+// kinds of edits in the first module: one in a function body (until its
+// own diagnostics; no importer is affected) and one in a function's
+// output type that every importer calls (until every file has published
+// diagnostics again).
+func workspace(caps string, files, n int) wsResult {
 	dir, err := os.MkdirTemp("", "lspbench-ws")
 	must(err)
 	defer os.RemoveAll(dir)
@@ -528,8 +540,30 @@ func workspace(caps string, files, n int) ([]time.Duration, int) {
 	time.Sleep(500 * time.Millisecond) // let the full checks after opening settle
 	c.Drain()
 	s := &session{c: c, uri: uris[0], text: texts[0], version: 1}
-	// an edit that changes what the importers see: clamp_0's lower bound
-	var lat []time.Duration
+	// others counts the publishes for files other than the edited one
+	// queued now, waiting up to d for more.
+	others := func(d time.Duration) int {
+		time.Sleep(d)
+		c.Timeout = time.Millisecond
+		defer func() { c.Timeout = 20 * time.Second }()
+		n := 0
+		for {
+			if _, err := c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
+				var pd struct{ URI string }
+				json.Unmarshal(p, &pd)
+				return pd.URI != uris[0]
+			}); err != nil {
+				return n
+			}
+			n++
+		}
+	}
+	// A body edit: clamp_0's lower bound. What importers see of m000 does
+	// not change, so the affected file is m000 alone: the time is until
+	// its diagnostics, and the importers' publishes that follow are
+	// counted (none are needed).
+	var body []time.Duration
+	republished := 0
 	at := strings.Index(s.text, "(if (< x lo)") + len("(if (< x ")
 	for i := 0; i < n; i++ {
 		from, to := "lo", "hi"
@@ -538,13 +572,52 @@ func workspace(caps string, files, n int) ([]time.Duration, int) {
 		}
 		start := time.Now()
 		s.replace(at, at+len(from), to)
+		s.wait()
+		body = append(body, time.Since(start))
+		republished += others(300 * time.Millisecond) // and the full checks after the edit
+		c.Drain()
+	}
+	// An interface edit: clamp_0's output type, which every importer
+	// calls; each one's diagnostics change (a type error appears, then
+	// goes), so the time is until every file has published.
+	var iface, ifaceCPU []time.Duration
+	at = strings.Index(s.text, "(function clamp_0")
+	at += strings.Index(s.text[at:], "(output I64)") + len("(output ")
+	for i := 0; i < n+n%2; i++ {
+		from, to := "I64", "Bool"
+		if !strings.HasPrefix(s.text[at:], "I64") {
+			from, to = "Bool", "I64"
+		}
+		start, cpu0 := time.Now(), cpuDuration(c)
+		s.replace(at, at+len(from), to)
 		waitAll(s.version)
-		lat = append(lat, time.Since(start))
+		iface = append(iface, time.Since(start))
+		ifaceCPU = append(ifaceCPU, cpuDuration(c)-cpu0)
 		time.Sleep(300 * time.Millisecond) // the full checks after the edit
 		c.Drain()
 	}
 	c.Close()
-	return lat, files
+	return wsResult{body: body, iface: iface, ifaceCPU: ifaceCPU, files: files, republished: republished}
+}
+
+// cpuDuration is cpuTime as a duration (0 when it cannot be read).
+func cpuDuration(c *lsptest.Client) time.Duration {
+	ms := cpuTime(c)
+	if ms < 0 {
+		return 0
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+// wsResult is what the workspace part measured.
+type wsResult struct {
+	body, iface []time.Duration
+	// ifaceCPU is the server's CPU time from each interface edit until
+	// every file published: the work, apart from waiting for the cores
+	// other processes hold
+	ifaceCPU    []time.Duration
+	files       int
+	republished int // importers' publishes after body edits
 }
 
 // findGopls looks for gopls: $GOPLS, PATH, then where go install puts it.
