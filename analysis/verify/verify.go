@@ -861,6 +861,12 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 // (datatypes, uninterpreted functions, integers).
 const bitBlast = "(then simplify solve-eqs bit-blast sat)"
 
+// oldArith is the tactic of the second integer attempt: Z3's older
+// arithmetic solver, which settles some wrap-around queries the default
+// one cannot in any budget (a 64-bit midpoint: about 6,000 units) and
+// misses others the default one settles.
+const oldArith = "(using-params smt :arith.solver 2)"
+
 // The indexes of a worker's sessions: two for fresh queries (the second
 // answers the integer encoding while the first keeps at a hard
 // bit-vector query), and one incremental session per encoding for the
@@ -976,7 +982,8 @@ func (s *shared) decide(ctx context.Context, solver *Solver, sessionAt func(int)
 		// The first attempts: incremental, on a small budget each. The
 		// integer encoding first (Z3's arithmetic settles products and
 		// quotients of large words much faster than bit-blasting them),
-		// then the bit-vectors bit-blasted straight to SAT. A verdict is
+		// with Z3's default arithmetic, then with its older one, then the
+		// bit-vectors bit-blasted straight to SAT. A verdict is
 		// kept only when it needs no model (unsat; sat for an existential
 		// obligation), so that a counterexample always comes from the
 		// fresh query below and is the same as without these attempts;
@@ -990,9 +997,13 @@ func (s *shared) decide(ctx context.Context, solver *Solver, sessionAt func(int)
 		}
 		var attempts []attempt
 		if in != nil {
-			attempts = append(attempts, attempt{quickInt, in, "", min(QuickRlimits[0], budget)})
+			attempts = append(attempts, attempt{quickInt, in, "", min(QuickRlimits[0], budget)}, attempt{quickInt, in, oldArith, min(QuickRlimits[1], budget)})
+		} else {
+			// No integers in it (Bool, enums, text): the two encodings
+			// are one, and Z3's default strategy settles it at once.
+			attempts = append(attempts, attempt{quickInt, bv, "", min(QuickRlimits[0], budget)})
 		}
-		attempts = append(attempts, attempt{quickBV, bv, bitBlast, min(QuickRlimits[1], budget)})
+		attempts = append(attempts, attempt{quickBV, bv, bitBlast, min(QuickRlimits[2], budget)})
 		for _, at := range attempts {
 			qs, err := sessionAt(at.session)
 			if err != nil {

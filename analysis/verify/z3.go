@@ -81,13 +81,15 @@ const DefaultRlimit = 10_000_000
 const IntRlimitDivisor = 200
 
 // QuickRlimits are the budgets of the first, incremental attempts at a
-// query, in order: the integer encoding (the examples need at most 5,000;
-// one that is hard over the integers costs about 40 ms of CPU here), then
-// the bit-vectors bit-blasted straight to SAT (a 64-bit midpoint needs
-// 400,000). Neither is more than the obligation's budget. Z3's default
-// incremental strategy is not tried: it counts its steps so coarsely on
-// wide words and text that half a million of them took seconds.
-var QuickRlimits = [2]uint64{15_000, 1_000_000}
+// query, in order: the integer encoding with Z3's default arithmetic (the
+// examples need at most 5,000 units), the same with its older arithmetic
+// solver, then the bit-vectors bit-blasted straight to SAT (a 64-bit
+// midpoint needs 400,000). None is more than the obligation's budget.
+// An integer attempt that runs out costs 10 to 40 ms of CPU here. Z3's
+// default incremental bit-vector strategy is not tried: it counts its
+// steps so coarsely on wide words and text that half a million of them
+// took seconds.
+var QuickRlimits = [3]uint64{10_000, 10_000, 1_000_000}
 
 func (s *Solver) rlimit() uint64 {
 	if s.Rlimit == 0 {
