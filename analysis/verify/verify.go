@@ -841,11 +841,12 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 				}
 				return sessions[i], nil
 			}
+			var mine []*Obligation
 			for i := w; i < len(r.Obligations); i += jobs {
-				if err := s.solve(ctx, solver, get, r.Obligations[i]); err != nil {
-					fail(err)
-					return
-				}
+				mine = append(mine, r.Obligations[i])
+			}
+			if err := s.solve(ctx, solver, get, mine); err != nil {
+				fail(err)
 			}
 		}()
 	}
@@ -928,99 +929,178 @@ func (s *shared) encode(o *Obligation, ints, record bool) (*query, bool) {
 	return q, false
 }
 
-// solve settles one obligation. An error means the solver itself failed
-// (it is not installed any more, it rejected a query): a bug to report,
-// not a verdict.
-func (s *shared) solve(ctx context.Context, solver *Solver, sessionAt func(int) (*session, error), o *Obligation) error {
-	start := time.Now()
-	defer func() { o.Elapsed = time.Since(start) }()
-	bv, done := s.encode(o, solver.intsOnly, true)
-	if done {
-		return nil
+// pending is an obligation on its way through the solver.
+type pending struct {
+	o       *Obligation
+	bv, in  *query // in: the integer encoding, nil when it is the same
+	key     string // in the cache
+	start   time.Time
+	settled bool
+	refuted bool // a first attempt found it satisfiable: only a counterexample is left to find
+}
+
+// solve settles a worker's obligations. An error means the solver itself
+// failed (it is not installed any more, it rejected a query): a bug to
+// report, not a verdict.
+//
+// The first attempts are made for all of them at once, attempt by
+// attempt (quickAttempts); what they leave goes to fresh queries one
+// obligation after the other (decide).
+func (s *shared) solve(ctx context.Context, solver *Solver, sessionAt func(int) (*session, error), obls []*Obligation) error {
+	var todo []*pending
+	for _, o := range obls {
+		p := &pending{o: o, start: time.Now()}
+		bv, done := s.encode(o, solver.intsOnly, true)
+		if done {
+			o.Elapsed = time.Since(p.start)
+			continue
+		}
+		p.bv = bv
+		if !solver.intsOnly {
+			if q, _ := s.encode(o, true, false); q != nil && q.script != bv.script {
+				p.in = q
+			}
+		}
+		if solver.Cache != nil {
+			p.key = solver.cacheKey(o, p.bv, p.in)
+			if v, ok := solver.Cache.get(p.key); ok {
+				s.apply(o, v)
+				o.Elapsed = time.Since(p.start)
+				continue
+			}
+		}
+		todo = append(todo, p)
 	}
-	var in *query // the integer encoding, when it differs
-	if !solver.intsOnly {
-		if q, _ := s.encode(o, true, false); q != nil && q.script != bv.script {
-			in = q
+	if !solver.NoQuick {
+		if err := s.quickAttempts(ctx, solver, sessionAt, todo); err != nil {
+			return err
 		}
 	}
-	key := ""
-	if solver.Cache != nil {
-		key = solver.cacheKey(o, bv, in)
-		if v, ok := solver.Cache.get(key); ok {
-			s.apply(o, v)
-			return nil
+	for _, p := range todo {
+		if p.settled {
+			continue
 		}
-	}
-	octx, cancel := context.WithTimeout(ctx, solver.timeout())
-	defer cancel()
-	a, vars, err := s.decide(octx, solver, sessionAt, o, bv, in)
-	if err != nil {
-		if ctx.Err() != nil || octx.Err() == nil {
-			return fmt.Errorf("%s: %w", o.ID, err)
+		octx, cancel := context.WithTimeout(ctx, solver.timeout())
+		a, vars, err := s.decide(octx, solver, sessionAt, p.o, p.bv, p.in)
+		timedOut := octx.Err() != nil
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil || !timedOut {
+				return fmt.Errorf("%s: %w", p.o.ID, err)
+			}
+			// The wall-clock cap ran out: open (timeout). The machine's
+			// load decides this one, so the cache does not keep it.
+			s.apply(p.o, &verdict{Status: Open, Reason: "timeout"})
+			p.o.Elapsed = time.Since(p.start)
+			continue
 		}
-		// The wall-clock cap ran out: open (timeout). The machine's load
-		// decides this one, so the cache does not keep it.
-		s.apply(o, &verdict{Status: Open, Reason: "timeout"})
-		return nil
-	}
-	v := s.verdictOf(o, a, vars)
-	s.apply(o, v)
-	if solver.Cache != nil {
-		solver.Cache.put(key, v)
+		s.finish(solver, p, a, vars)
 	}
 	return nil
 }
 
-// decide puts an obligation's queries to the solver: bv, and in (the
-// integer encoding, nil when it is the same) when there is one. Every
-// attempt is bounded by a resource budget, never by time, so the answer
-// does not depend on the machine's load.
-func (s *shared) decide(ctx context.Context, solver *Solver, sessionAt func(int) (*session, error), o *Obligation, bv, in *query) (*answer, []freeVar, error) {
+// finish records the solver's answer on an obligation and in the cache.
+func (s *shared) finish(solver *Solver, p *pending, a *answer, vars []freeVar) {
+	v := s.verdictOf(p.o, a, vars)
+	s.apply(p.o, v)
+	if solver.Cache != nil {
+		solver.Cache.put(p.key, v)
+	}
+	p.settled = true
+	p.o.Elapsed = time.Since(p.start)
+}
+
+// quickAttempts makes the first attempts: incremental, on a small budget
+// each. The integer encoding first (Z3's arithmetic settles products and
+// quotients of large words much faster than bit-blasting them), with
+// Z3's default arithmetic, then with its older one, then the bit-vectors
+// bit-blasted straight to SAT; a query without integers (Bool, enums,
+// text), whose two encodings are one, gets Z3's default strategy first.
+// A verdict is kept only when it needs no model (unsat; sat for an
+// existential obligation), so that a counterexample always comes from a
+// fresh query and is the same as without these attempts; after sat the
+// other attempts are skipped (the encodings agree: neither can prove
+// it). Each attempt is put for every obligation that still needs it in
+// one batch (session.quick). A batch that the wall-clock cap stops
+// settles nothing, and its obligations go on to fresh queries.
+func (s *shared) quickAttempts(ctx context.Context, solver *Solver, sessionAt func(int) (*session, error), todo []*pending) error {
 	budget := solver.rlimit()
-	if !solver.NoQuick {
-		// The first attempts: incremental, on a small budget each. The
-		// integer encoding first (Z3's arithmetic settles products and
-		// quotients of large words much faster than bit-blasting them),
-		// with Z3's default arithmetic, then with its older one, then the
-		// bit-vectors bit-blasted straight to SAT. A verdict is
-		// kept only when it needs no model (unsat; sat for an existential
-		// obligation), so that a counterexample always comes from the
-		// fresh query below and is the same as without these attempts;
-		// after sat the other attempts are skipped (the encodings agree:
-		// neither can prove it).
-		type attempt struct {
-			session int
-			q       *query
-			tactic  string
-			rlimit  uint64
+	attempts := []struct {
+		session int
+		query   func(p *pending) (*query, string, uint64)
+	}{
+		{quickInt, func(p *pending) (*query, string, uint64) {
+			if p.in != nil {
+				return p.in, "", min(QuickRlimits[0], budget)
+			}
+			return p.bv, "", min(QuickRlimits[0], budget)
+		}},
+		{quickInt, func(p *pending) (*query, string, uint64) {
+			if p.in != nil {
+				return p.in, oldArith, min(QuickRlimits[1], budget)
+			}
+			return nil, "", 0
+		}},
+		{quickBV, func(p *pending) (*query, string, uint64) {
+			return p.bv, bitBlast, min(QuickRlimits[2], budget)
+		}},
+	}
+	for _, at := range attempts {
+		var batch []quickQuery
+		var who []*pending
+		var qs []*query
+		for _, p := range todo {
+			if p.settled || p.refuted {
+				continue
+			}
+			if q, tactic, rlimit := at.query(p); q != nil {
+				batch = append(batch, quickQuery{q.script, tactic, rlimit})
+				who = append(who, p)
+				qs = append(qs, q)
+			}
 		}
-		var attempts []attempt
-		if in != nil {
-			attempts = append(attempts, attempt{quickInt, in, "", min(QuickRlimits[0], budget)}, attempt{quickInt, in, oldArith, min(QuickRlimits[1], budget)})
-		} else {
-			// No integers in it (Bool, enums, text): the two encodings
-			// are one, and Z3's default strategy settles it at once.
-			attempts = append(attempts, attempt{quickInt, bv, "", min(QuickRlimits[0], budget)})
+		if len(batch) == 0 {
+			continue
 		}
-		attempts = append(attempts, attempt{quickBV, bv, bitBlast, min(QuickRlimits[2], budget)})
-		for _, at := range attempts {
-			qs, err := sessionAt(at.session)
-			if err != nil {
-				return nil, nil, err
+		ss, err := sessionAt(at.session)
+		if err != nil {
+			return err
+		}
+		bctx, cancel := context.WithTimeout(ctx, solver.timeout())
+		verdicts, err := ss.quick(bctx, batch)
+		timedOut := bctx.Err() != nil
+		cancel()
+		if err != nil {
+			var qe *quickError
+			switch {
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case timedOut:
+				continue
+			case errors.As(err, &qe):
+				return fmt.Errorf("%s: %w", who[qe.index].o.ID, qe.err)
 			}
-			verdict, err := qs.quick(ctx, at.q.script, at.tactic, at.rlimit)
-			if err != nil {
-				return nil, nil, err
-			}
-			if verdict == "unsat" || verdict == "sat" && o.goal.exists {
-				return &answer{status: verdict}, at.q.vars, nil
-			}
-			if verdict == "sat" {
-				break // refuted: only the counterexample is left to find
+			return err
+		}
+		for i, v := range verdicts {
+			p := who[i]
+			switch {
+			case v == "unsat" || v == "sat" && p.o.goal.exists:
+				s.finish(solver, p, &answer{status: v}, qs[i].vars)
+			case v == "sat":
+				p.refuted = true
 			}
 		}
 	}
+	return nil
+}
+
+// decide puts an obligation's fresh queries to the solver: bv, and in
+// (the integer encoding, nil when it is the same) when there is one.
+// Every query is bounded by a resource budget, never by time, so the
+// answer does not depend on the machine's load.
+func (s *shared) decide(ctx context.Context, solver *Solver, sessionAt func(int) (*session, error), o *Obligation, bv, in *query) (*answer, []freeVar, error) {
+	budget := solver.rlimit()
 	ss, err := sessionAt(freshBV)
 	if err != nil {
 		return nil, nil, err

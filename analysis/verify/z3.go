@@ -300,33 +300,83 @@ func (s *Solver) CPU() time.Duration {
 // marker. A solver that has not answered when ctx ends is killed (its
 // worker starts another when it needs one).
 func (ss *session) send(ctx context.Context, cmds string) (string, error) {
-	ss.n++
-	mark := fmt.Sprintf("@@caps-%d", ss.n)
-	if _, err := io.WriteString(ss.in, cmds+"(echo \""+mark+"\")\n"); err != nil {
-		return "", fmt.Errorf("z3 stopped: %v %s", err, strings.TrimSpace(ss.errb.String()))
+	outs, err := ss.sendAll(ctx, []string{cmds})
+	if err != nil {
+		return "", err
 	}
+	return outs[0], nil
+}
+
+// sendAll writes several command groups at once, each followed by a
+// marker, and returns each group's output. One write instead of a round
+// trip per group: on a loaded machine every wake-up of caps or z3 waits
+// for the scheduler, and round trips, not the solver's work, made most
+// of the wall time. The writing runs beside the reading, so that neither
+// side waits for the other's pipe.
+func (ss *session) sendAll(ctx context.Context, groups []string) ([]string, error) {
+	marks := make([]string, len(groups))
+	var b strings.Builder
+	for i, g := range groups {
+		ss.n++
+		marks[i] = fmt.Sprintf("@@caps-%d", ss.n)
+		b.WriteString(g + "(echo \"" + marks[i] + "\")\n")
+	}
+	werr := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(ss.in, b.String())
+		werr <- err
+	}()
+	outs := make([]string, 0, len(groups))
 	var out strings.Builder
-	for {
+	for len(outs) < len(groups) {
 		select {
+		case err := <-werr:
+			if err != nil {
+				return nil, fmt.Errorf("z3 stopped: %v %s", err, strings.TrimSpace(ss.errb.String()))
+			}
+			werr = nil
 		case line, ok := <-ss.lines:
 			if !ok {
-				return "", fmt.Errorf("z3 stopped unexpectedly: %s", strings.TrimSpace(ss.errb.String()+" "+out.String()))
+				return nil, fmt.Errorf("z3 stopped unexpectedly: %s", strings.TrimSpace(ss.errb.String()+" "+out.String()))
 			}
-			if line == mark {
-				return out.String(), nil
+			if line == marks[len(outs)] {
+				outs = append(outs, out.String())
+				out.Reset()
+				continue
 			}
 			out.WriteString(line)
 			out.WriteByte('\n')
 		case <-ctx.Done():
 			ss.kill()
-			return "", ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
+	if werr != nil {
+		if err := <-werr; err != nil {
+			return nil, fmt.Errorf("z3 stopped: %v %s", err, strings.TrimSpace(ss.errb.String()))
+		}
+	}
+	return outs, nil
 }
 
-// quick puts a query to an incremental session between push and pop with
-// a short budget, checked with tactic when it is set (check-sat-using),
-// and returns z3's verdict: "sat", "unsat" or "unknown".
+// quickQuery is one first attempt at a query: its script, the tactic of
+// check-sat-using ("" for check-sat) and its resource budget.
+type quickQuery struct {
+	script, tactic string
+	rlimit         uint64
+}
+
+// quickError is a query of a batch that z3 rejected.
+type quickError struct {
+	index int
+	err   error
+}
+
+func (e *quickError) Error() string { return e.err.Error() }
+
+// quick puts queries to an incremental session, each between push and pop
+// with its budget, all in one write (sendAll), and returns z3's verdicts:
+// "sat", "unsat" or "unknown". A query z3 rejects makes a *quickError.
 // The session is never reset between queries, so it must only ever see
 // quick queries (a fresh query's declarations would stay and clash).
 //
@@ -334,10 +384,30 @@ func (ss *session) send(ctx context.Context, cmds string) (string, error) {
 // declare-datatypes lines are made once, at the base level, and later
 // queries that declare the same datatypes the same way skip them; a
 // query that declares a name differently resets the session first.
-func (ss *session) quick(ctx context.Context, script, tactic string, rlimit uint64) (string, error) {
+func (ss *session) quick(ctx context.Context, qs []quickQuery) ([]string, error) {
+	groups := make([]string, len(qs))
+	for i, q := range qs {
+		groups[i] = ss.quickCommands(q)
+	}
+	outs, err := ss.sendAll(ctx, groups)
+	if err != nil {
+		return nil, err
+	}
+	verdicts := make([]string, len(qs))
+	for i, out := range outs {
+		if verdicts[i], err = quickVerdict(out); err != nil {
+			return nil, &quickError{i, err}
+		}
+	}
+	return verdicts, nil
+}
+
+// quickCommands are the commands of one quick query, with the datatype
+// declarations it needs at the base level.
+func (ss *session) quickCommands(q quickQuery) string {
 	var base, body strings.Builder
 	reset := false
-	for _, line := range strings.SplitAfter(script, "\n") {
+	for _, line := range strings.SplitAfter(q.script, "\n") {
 		if !strings.HasPrefix(line, "(declare-datatypes ((") {
 			body.WriteString(line)
 			continue
@@ -354,7 +424,7 @@ func (ss *session) quick(ctx context.Context, script, tactic string, rlimit uint
 		ss.datatypes = map[string]string{}
 	}
 	// Declarations in the script's order: one may use another.
-	for _, line := range strings.SplitAfter(script, "\n") {
+	for _, line := range strings.SplitAfter(q.script, "\n") {
 		if !strings.HasPrefix(line, "(declare-datatypes ((") {
 			continue
 		}
@@ -366,13 +436,14 @@ func (ss *session) quick(ctx context.Context, script, tactic string, rlimit uint
 		base.WriteString(line)
 	}
 	check := "(check-sat)"
-	if tactic != "" {
-		check = "(check-sat-using " + tactic + ")"
+	if q.tactic != "" {
+		check = "(check-sat-using " + q.tactic + ")"
 	}
-	out, err := ss.send(ctx, fmt.Sprintf("%s(push)\n(set-option :rlimit %d)\n%s%s\n(pop)\n", base.String(), max(rlimit, 1), body.String(), check))
-	if err != nil {
-		return "", err
-	}
+	return fmt.Sprintf("%s(push)\n(set-option :rlimit %d)\n%s%s\n(pop)\n", base.String(), max(q.rlimit, 1), body.String(), check)
+}
+
+// quickVerdict reads z3's answer to one quick query.
+func quickVerdict(out string) (string, error) {
 	forms, perr := parseSexps(out)
 	if perr != nil {
 		return "", fmt.Errorf("z3 printed an answer that cannot be read: %q", clipText(out))
