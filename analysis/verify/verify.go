@@ -8,8 +8,13 @@
 // inputs satisfy the claim; evaluating it cannot fail). Each has a stable
 // id, a source range and a status: discharged (Z3 proved it), failed (Z3
 // found a counterexample, which the interpreter then runs to confirm), or
-// open (outside the encoded fragment, or the solver ran out of time; the
-// reason says which).
+// open (outside the encoded fragment, or the solver ran out of its
+// budget; the reason says which).
+//
+// Every attempt at a query is bounded by a count of Z3's own steps
+// (Solver.Rlimit), not by time, so verdicts do not depend on the
+// machine's load; Solver.Timeout is a wall-clock backstop. A Cache keeps
+// verdicts on disk by the digest of their queries.
 //
 // The encoding is exact for the interpreter's semantics over Bool, the
 // fixed-width integers (bit-vectors that wrap at their width, signed
