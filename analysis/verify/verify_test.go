@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/runtime/interp"
 	"github.com/capsulang/caps/runtime/value"
 )
@@ -536,5 +537,60 @@ func TestQuickAttemptsKeepResults(t *testing.T) {
 	quick.poolMu.Unlock()
 	if idle == 0 {
 		t.Error("Reuse kept no solver process")
+	}
+}
+
+// TestCacheKey: the cache key changes with anything that decides a
+// verdict (the query, the budget, the types a counterexample is read
+// into) and with nothing else; an entry that cannot be read is a miss.
+func TestCacheKey(t *testing.T) {
+	s := requireSolver(t)
+	p := loadFile(t, filepath.Join(testdata, "contracts.caps"))
+	sh, err := prepare(p.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o *Obligation
+	for _, x := range sh.obligations() {
+		if x.ID == "verify.contracts/bump/ensures/0" {
+			o = x
+		}
+	}
+	if o == nil {
+		t.Fatal("no obligation verify.contracts/bump/ensures/0")
+	}
+	bv, _ := sh.encode(o, false, false)
+	in, _ := sh.encode(o, true, false)
+	key := s.cacheKey(o, bv, in)
+	if again := (&Solver{Path: s.Path}).cacheKey(o, bv, in); again != key {
+		t.Errorf("the same queries give two keys: %s, %s", key, again)
+	}
+	retyped := *bv
+	retyped.vars = append([]freeVar(nil), bv.vars...)
+	retyped.vars[0].t = types.TBool
+	for name, other := range map[string]string{
+		"another budget":   (&Solver{Path: s.Path, Rlimit: 1000}).cacheKey(o, bv, in),
+		"another query":    s.cacheKey(o, &query{script: bv.script + "(assert true)\n", vars: bv.vars, terms: bv.terms}, in),
+		"no integers":      s.cacheKey(o, bv, nil),
+		"another var type": s.cacheKey(o, &retyped, in),
+	} {
+		if other == key {
+			t.Errorf("%s: the same key", name)
+		}
+	}
+	c := &Cache{Dir: t.TempDir()}
+	want := &verdict{Status: Failed, Reason: "r", Counterexample: []Binding{{"n", "4294967295"}}}
+	c.put(key, want)
+	if got, ok := c.get(key); !ok || !cmp.Equal(got, want) {
+		t.Errorf("get after put: %+v, %t", got, ok)
+	}
+	if err := os.WriteFile(c.path(key), []byte(`{"status":"maybe"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.get(key); ok {
+		t.Error("an entry with an unknown status was read")
+	}
+	if hits, misses := c.Stats(); hits != 1 || misses != 1 {
+		t.Errorf("stats %d hits, %d misses; want 1, 1", hits, misses)
 	}
 }
