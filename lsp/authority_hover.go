@@ -36,9 +36,9 @@ func authorityHover(v *view, off int) *protocol.Hover {
 			continue
 		}
 		for _, r := range p.Rules {
-			if r.Str != nil && r.Str.Span.Start <= q && q < r.Str.Span.End {
+			if r.Str != nil && r.Str.Span().Start <= q && q < r.Str.Span().End {
 				return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: conditionMarkdown(v, decls, model, p, r)},
-					Range: rng(r.Str.Span)}
+					Range: rng(r.Str.Span())}
 			}
 		}
 	}

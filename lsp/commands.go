@@ -101,7 +101,7 @@ func runCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, err
 			if a.Function != "" && fn != a.Function {
 				continue
 			}
-			r := exampleResult{Function: fn, Call: o.Call, Passed: o.Passed, Range: sn.rng(o.Example.Example.Form.Span)}
+			r := exampleResult{Function: fn, Call: o.Call, Passed: o.Passed, Range: sn.rng(o.Example.Example.Form.Span())}
 			if o.Want.IsValid() {
 				r.Expected = o.Want.String()
 			}

@@ -241,15 +241,15 @@ func kindNames() []string {
 // itemIndex returns the index of the list item at off (or where a new item
 // typed at off would go).
 func itemIndex(list *syntax.Form, off int) int {
-	for i, it := range list.Items {
-		if off <= it.Span.End {
-			if off >= it.Span.Start || i == 0 {
+	for i, it := range list.Items() {
+		if off <= it.Span().End {
+			if off >= it.Span().Start || i == 0 {
 				return i
 			}
 			return i
 		}
 	}
-	return len(list.Items)
+	return len(list.Items())
 }
 
 // enclosing finds the declaration and machine containing the path.
@@ -447,9 +447,9 @@ func (cc *completer) expression(off int, decl ast.Decl, m *ast.Machine, path []*
 	if strings.HasPrefix(cc.prefix, "event.") && m != nil {
 		// fields of the enclosing transition's event
 		for _, f := range path {
-			if f.Head() == "on" && len(f.Items) > 1 {
+			if f.Head() == "on" && len(f.Items()) > 1 {
 				for _, ev := range m.Events {
-					if ev.Name.Name == f.Items[1].Text {
+					if ev.Name.Name == f.Items()[1].Text() {
 						for _, fl := range ev.Fields {
 							cc.add("event."+fl.Name.Name, protocol.CompletionItemKindField, "event field "+fl.Type.Name.Name, nil)
 						}
@@ -486,7 +486,7 @@ func (cc *completer) expression(off int, decl ast.Decl, m *ast.Machine, path []*
 func inside(path []*syntax.Form, off int) bool {
 	for _, f := range path {
 		if f.Head() == "let" || f.Head() == "match" {
-			if f.Span.Start <= off && off < f.Span.End {
+			if f.Span().Start <= off && off < f.Span().End {
 				return true
 			}
 		}

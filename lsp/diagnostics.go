@@ -5,6 +5,7 @@ package lsp
 
 import (
 	"context"
+	"reflect"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
@@ -62,7 +63,9 @@ func (s *Server) scheduleDiagnostics(d *document) {
 			diags = snap.Package().Result.Diagnostics
 			s.setBase(snap)
 		}
-		if !s.publish(snap, s.toProtocol(snap, diags), false) {
+		// A full check of a file whose examples do not run has the last
+		// word already: its publish is the version's final one.
+		if !s.publish(snap, s.toProtocol(snap, diags), !quick && !snap.runsExamples()) {
 			return
 		}
 		// Phase 2: the examples' results when the file checks cleanly and
@@ -158,11 +161,53 @@ func (s *Server) recheck(base *check.Result, snap *snapshot) (diags []syntax.Dia
 // checks, if the snapshot is still its document's current one.
 func (s *Server) setBase(snap *snapshot) {
 	res := snap.Package().Result
+	if !s.isCurrent(snap) {
+		return
+	}
+	s.loader.Offer(snap.Package())
+	deps := s.keys.depsOf(res)
+	stale := s.staleImports(deps)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if d, ok := s.docs[snap.uri]; ok && d.snap == snap {
-		d.base = res
+	d, ok := s.docs[snap.uri]
+	if !ok || d.snap != snap {
+		return
 	}
+	if stale {
+		// An open document it imports changed while it was checked, and
+		// the job that followed that change could not know it imports
+		// it: it is checked again (its diagnostics are not published).
+		d.snap = s.newSnapshot(d, d.snap.version)
+		d.published, d.publishedFinal = d.snap.version-1, false
+		s.scheduleDiagnostics(d)
+		return
+	}
+	d.base, d.deps = res, deps
+}
+
+// staleImports reports whether a check read, for an open document in its
+// import closure, another text than the document's current one (by
+// interface key).
+func (s *Server) staleImports(deps *importDeps) bool {
+	if len(deps.seen) == 0 {
+		return false
+	}
+	var open []*snapshot
+	s.mu.Lock()
+	for _, d := range s.docs {
+		if d.snap != nil {
+			if _, ok := deps.seen[d.path]; ok {
+				open = append(open, d.snap)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, sn := range open {
+		if sn.textKey() != deps.seen[sn.path] {
+			return true
+		}
+	}
+	return false
 }
 
 // publish sends a snapshot's diagnostics if it is still the document's
@@ -175,11 +220,38 @@ func (s *Server) publish(snap *snapshot, diags []protocol.Diagnostic, final bool
 	if !ok || cur.snap != snap || cur.published > snap.version || cur.published == snap.version && (!final || cur.publishedFinal) {
 		return false
 	}
-	cur.published, cur.publishedFinal = snap.version, final
+	cur.published, cur.publishedFinal, cur.lastDiags = snap.version, final, diags
 	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{
 		URI: snap.uri, Version: uint32(snap.version), Diagnostics: diags,
 	})
 	return true
+}
+
+// publishChanged publishes a snapshot's diagnostics, if it is still its
+// document's current one, unless they are those published last for its
+// version: a document checked again because a module it imports changed
+// republishes only what changed. It reports whether it published.
+func (s *Server) publishChanged(snap *snapshot, diags []protocol.Diagnostic, final bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := s.docs[snap.uri]
+	if !ok || cur.snap != snap || cur.published > snap.version {
+		return false
+	}
+	if cur.published == snap.version && sameDiagnostics(cur.lastDiags, diags) {
+		cur.publishedFinal = cur.publishedFinal || final
+		return false
+	}
+	cur.published, cur.publishedFinal, cur.lastDiags = snap.version, final, diags
+	s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{
+		URI: snap.uri, Version: uint32(snap.version), Diagnostics: diags,
+	})
+	return true
+}
+
+// sameDiagnostics reports whether two published lists are the same.
+func sameDiagnostics(a, b []protocol.Diagnostic) bool {
+	return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b))
 }
 
 func (s *Server) isCurrent(snap *snapshot) bool {

@@ -43,6 +43,11 @@ type document struct {
 	// cache is what requests remember about the document, shared with
 	// its snapshots.
 	cache *docCache
+	// deps is what the check that set base read of other files (deps.go);
+	// nil before the first full check.
+	deps *importDeps
+	// lastDiags are the diagnostics published last.
+	lastDiags []protocol.Diagnostic
 }
 
 // docCache holds what requests remember about a document from one version
@@ -77,7 +82,7 @@ func (d *document) close() {
 // after the usual pause.
 func (s *Server) refreshImporters(except *document) {
 	for _, d := range s.docs {
-		if d == except || !importsAnything(d.base) {
+		if d == except || !importsAnything(d.base) && !importsOthers(d.deps) {
 			continue
 		}
 		d.base = nil
@@ -164,6 +169,13 @@ type snapshot struct {
 	idx      *index
 	exOnce   sync.Once
 	ex       []examples.Outcome
+	// file, when not nil, is the tree of an earlier snapshot of the same
+	// text, which Package checks instead of reading the text again (a
+	// document checked again because an import changed).
+	file *ast.File
+	// key is the interface key of the text (textKey), computed once
+	keyOnce sync.Once
+	key     uint64
 	// verified is the snapshot's verification by Z3 (verify.go), started
 	// on save or by the capsulang.verify command; nil until then.
 	verified atomic.Pointer[verification]
@@ -183,7 +195,10 @@ func (sn *snapshot) runsExamples() bool { return diagnose.RunsExamples(sn.Packag
 // Package parses and checks the snapshot (once).
 func (sn *snapshot) Package() *load.Package {
 	sn.once.Do(func() {
-		f := ast.Build(syntax.Read(sn.cst))
+		f := sn.file
+		if f == nil {
+			f = ast.Build(syntax.Read(sn.cst))
+		}
 		sn.checked = sn.loader.CheckFileNoHash(sn.path, f)
 		sn.done.Store(true)
 	})

@@ -184,8 +184,8 @@ func (s *Server) runEvents(ctx context.Context, sn *snapshot, m *machine.Machine
 			run.Blocked = true
 		}
 		if f := transitionForm(mdecl, r.From, r.Event, r.Target); f != nil {
-			st.span = f.Span
-			rg := sn.rng(f.Span)
+			st.span = f.Span()
+			rg := sn.rng(f.Span())
 			st.Range = &rg
 		}
 		run.Steps = append(run.Steps, st)

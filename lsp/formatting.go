@@ -113,8 +113,8 @@ func organizeAction(sn *snapshot) *protocol.CodeAction {
 	lines := sn.lines()
 	// segment start: the first line of the declaration's comment block
 	segStart := func(form *syntax.Form) int {
-		start := lines.LineStart(lines.Line(form.Span.Start))
-		for l := lines.Line(form.Span.Start) - 1; l >= 0; l-- {
+		start := lines.LineStart(lines.Line(form.Span().Start))
+		for l := lines.Line(form.Span().Start) - 1; l >= 0; l-- {
 			ls := lines.LineStart(l)
 			text := strings.TrimSpace(string(src[ls:lineEnd(src, ls)]))
 			if !strings.HasPrefix(text, ";") {
@@ -141,15 +141,15 @@ func organizeAction(sn *snapshot) *protocol.CodeAction {
 		if first < 0 || a < first {
 			first = a
 		}
-		if form.Span.End > last {
-			last = form.Span.End
+		if form.Span().End > last {
+			last = form.Span().End
 		}
-		segs = append(segs, seg{order[d.Kind()], d.Base().Name.Name, strings.TrimLeft(string(src[a:form.Span.End]), " \t")})
+		segs = append(segs, seg{order[d.Kind()], d.Base().Name.Name, strings.TrimLeft(string(src[a:form.Span().End]), " \t")})
 	}
 	// Declarations must be contiguous items after the header; otherwise
 	// (interleaved clauses, trailing forms) leave the file alone.
-	for _, it := range m.Form.Items[2:] {
-		if it.Span.Start >= first && it.Span.End <= last && !isDeclForm(m, it) {
+	for _, it := range m.Form.Items()[2:] {
+		if it.Span().Start >= first && it.Span().End <= last && !isDeclForm(m, it) {
 			return nil
 		}
 	}

@@ -57,7 +57,7 @@ func formPath(forms []*syntax.Form, off int) []*syntax.Form {
 	for {
 		var next *syntax.Form
 		for _, f := range forms {
-			if f.Span.Start <= off && (off < f.Span.End || off == f.Span.End && (f.Kind != syntax.FormList || !f.Closed)) {
+			if f.Span().Start <= off && (off < f.Span().End || off == f.Span().End && (f.Kind != syntax.FormList || !f.Closed)) {
 				next = f
 				break
 			}
@@ -69,6 +69,6 @@ func formPath(forms []*syntax.Form, off int) []*syntax.Form {
 		if next.Kind != syntax.FormList {
 			return path
 		}
-		forms = next.Items
+		forms = next.Items()
 	}
 }

@@ -142,7 +142,7 @@ func (s *Server) textChanged(d *document, version int32, wasLarge bool) {
 	}
 	s.noteSource(d)
 	s.loader.Forget(d.path)
-	s.refreshImporters(d)
+	s.importersOf(d)
 }
 
 // contentChange is TextDocumentContentChangeEvent with an optional range

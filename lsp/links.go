@@ -32,11 +32,11 @@ func documentLinks(_ context.Context, sn *snapshot) (any, error) {
 		for _, f := range fs {
 			switch f.Kind {
 			case syntax.FormList:
-				walk(f.Items)
+				walk(f.Items())
 			case syntax.FormString:
-				raw := sn.cst.Src[f.Span.Start:f.Span.End]
+				raw := sn.cst.Src[f.Span().Start:f.Span().End]
 				for _, m := range urlRE.FindAllIndex(raw, -1) {
-					sp := syntax.Span{Start: f.Span.Start + m[0], End: f.Span.Start + m[1]}
+					sp := syntax.Span{Start: f.Span().Start + m[0], End: f.Span().Start + m[1]}
 					out = append(out, protocol.DocumentLink{Range: sn.rng(sp), Target: protocol.DocumentURI(raw[m[0]:m[1]])})
 				}
 			}

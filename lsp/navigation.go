@@ -118,18 +118,18 @@ func hover(_ context.Context, sn *snapshot, off int) (any, error) {
 	if leaf.Kind != syntax.FormSymbol {
 		return nil, nil
 	}
-	if e := catalog.LookupEffect(leaf.Text); e != nil {
+	if e := catalog.LookupEffect(leaf.Text()); e != nil {
 		md := effectMarkdown(e)
 		if c := effectContract(v, path); c != nil {
 			md += "\n\n---\n\n**targets** " + c.Describe()
 		}
-		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: ptrRange(sn.rng(leaf.Span()))}, nil
 	}
-	if p := catalog.LookupProfile(leaf.Text); p != nil && len(path) >= 2 && path[len(path)-2].Head() == "profile" {
-		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: profileMarkdown(p)}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+	if p := catalog.LookupProfile(leaf.Text()); p != nil && len(path) >= 2 && path[len(path)-2].Head() == "profile" {
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: profileMarkdown(p)}, Range: ptrRange(sn.rng(leaf.Span()))}, nil
 	}
-	if c := catalog.LookupConstruct(leaf.Text); c != nil && len(path) >= 2 && path[len(path)-2].Items[0] == leaf {
-		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: fmt.Sprintf("**%s** — %s\n\nClauses: `%s`", c.Kind, c.Summary, strings.Join(c.Keys(), "`, `"))}, Range: ptrRange(sn.rng(leaf.Span))}, nil
+	if c := catalog.LookupConstruct(leaf.Text()); c != nil && len(path) >= 2 && path[len(path)-2].Items()[0] == leaf {
+		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: fmt.Sprintf("**%s** — %s\n\nClauses: `%s`", c.Kind, c.Summary, strings.Join(c.Keys(), "`, `"))}, Range: ptrRange(sn.rng(leaf.Span()))}, nil
 	}
 	return nil, nil
 }
@@ -149,10 +149,10 @@ func effectContract(v *view, path []*syntax.Form) *capsproto.Contract {
 		return nil
 	}
 	leaf, form := path[len(path)-1], path[len(path)-2]
-	if len(form.Items) < 2 || form.Items[0] != leaf || form.Items[1].Kind != syntax.FormSymbol || !capsproto.IsProtocolEffect(leaf.Text) {
+	if len(form.Items()) < 2 || form.Items()[0] != leaf || form.Items()[1].Kind != syntax.FormSymbol || !capsproto.IsProtocolEffect(leaf.Text()) {
 		return nil
 	}
-	return capsproto.ContractOf(res, leaf.Text, form.Items[1].Text)
+	return capsproto.ContractOf(res, leaf.Text(), form.Items()[1].Text())
 }
 
 func symbolMarkdown(sym *check.Symbol) string {
@@ -313,11 +313,11 @@ func foldingRanges(_ context.Context, sn *snapshot) (any, error) {
 			if f.Kind != syntax.FormList {
 				continue
 			}
-			a, b := lines.Line(f.Span.Start), lines.Line(f.Span.End)
+			a, b := lines.Line(f.Span().Start), lines.Line(f.Span().End)
 			if b > a {
 				out = append(out, protocol.FoldingRange{StartLine: uint32(a), EndLine: uint32(b)})
 			}
-			walk(f.Items, depth+1)
+			walk(f.Items(), depth+1)
 		}
 	}
 	walk(src.File.Source.Forms, 0)
@@ -348,7 +348,7 @@ func selectionRanges(ctx context.Context, _ *Server, sn *snapshot, p *protocol.S
 		full := syntax.Span{Start: 0, End: len(sn.cst.Src)}
 		cur := &protocol.SelectionRange{Range: sn.rng(full)}
 		for _, f := range path {
-			cur = &protocol.SelectionRange{Range: sn.rng(f.Span), Parent: cur}
+			cur = &protocol.SelectionRange{Range: sn.rng(f.Span()), Parent: cur}
 		}
 		if len(path) == 0 {
 			cur = &protocol.SelectionRange{Range: sn.rng(syntax.Span{Start: off, End: off}), Parent: cur}

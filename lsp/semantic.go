@@ -110,16 +110,16 @@ func tokens(sn *snapshot) []semTok {
 		for i, f := range fs {
 			switch f.Kind {
 			case syntax.FormList:
-				walk(f.Items, true)
+				walk(f.Items(), true)
 			case syntax.FormString:
-				out = append(out, semTok{f.Span, tokenType("string"), 0})
+				out = append(out, semTok{f.Span(), tokenType("string"), 0})
 			case syntax.FormNumber:
-				out = append(out, semTok{f.Span, tokenType("number"), 0})
+				out = append(out, semTok{f.Span(), tokenType("number"), 0})
 			case syntax.FormSymbol:
-				if t, ok := named[f.Span.Start]; ok {
+				if t, ok := named[f.Span().Start]; ok {
 					out = append(out, t)
 					// dotted references: tokens for each resolved segment
-					for off := f.Span.Start + 1; off < f.Span.End; off++ {
+					for off := f.Span().Start + 1; off < f.Span().End; off++ {
 						if t2, ok := named[off]; ok {
 							out = append(out, t2)
 						}
@@ -131,16 +131,16 @@ func tokens(sn *snapshot) []semTok {
 					continue
 				}
 				switch {
-				case catalog.LookupEffect(f.Text) != nil:
-					out = append(out, semTok{f.Span, tokenType("function"), modDefaultLibrary})
-				case types.Builtins[f.Text] != nil || types.Constructors[f.Text] > 0:
-					out = append(out, semTok{f.Span, tokenType("type"), modDefaultLibrary})
-				case f.Text == "true" || f.Text == "false" || f.Text == "none":
-					out = append(out, semTok{f.Span, tokenType("macro"), modDefaultLibrary})
-				case i == 0 && inList && isOperator(f.Text):
-					out = append(out, semTok{f.Span, tokenType("operator"), 0})
+				case catalog.LookupEffect(f.Text()) != nil:
+					out = append(out, semTok{f.Span(), tokenType("function"), modDefaultLibrary})
+				case types.Builtins[f.Text()] != nil || types.Constructors[f.Text()] > 0:
+					out = append(out, semTok{f.Span(), tokenType("type"), modDefaultLibrary})
+				case f.Text() == "true" || f.Text() == "false" || f.Text() == "none":
+					out = append(out, semTok{f.Span(), tokenType("macro"), modDefaultLibrary})
+				case i == 0 && inList && isOperator(f.Text()):
+					out = append(out, semTok{f.Span(), tokenType("operator"), 0})
 				case i == 0 && inList:
-					out = append(out, semTok{f.Span, tokenType("keyword"), 0})
+					out = append(out, semTok{f.Span(), tokenType("keyword"), 0})
 				}
 			}
 		}
@@ -157,7 +157,7 @@ func tokens(sn *snapshot) []semTok {
 // first segment is not itself a reference (e.g. event.amount).
 func segmentTokens(f *syntax.Form, named map[int]semTok) []semTok {
 	var out []semTok
-	for off := f.Span.Start; off < f.Span.End; off++ {
+	for off := f.Span().Start; off < f.Span().End; off++ {
 		if t, ok := named[off]; ok {
 			out = append(out, t)
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -69,6 +70,10 @@ type Server struct {
 	// (Forget), or the two wait for each other.
 	srcMu sync.Mutex
 	srcs  map[string]openSource
+	// keys caches imported modules' interface keys (deps.go);
+	// importJobs counts the importer jobs under way.
+	keys       keyCache
+	importJobs atomic.Int64
 }
 
 // openSource is what readFile answers for an open document: its current
@@ -118,7 +123,7 @@ func newServer(r io.Reader, w io.Writer, opts Options) *Server {
 		docs:    map[protocol.DocumentURI]*document{},
 		cancels: map[string]context.CancelFunc{},
 		exited:  make(chan struct{}),
-		loader:  &load.Loader{Roots: load.EnvRoots()},
+		loader:  &load.Loader{Roots: load.EnvRoots(), CacheIR: true},
 		ws:      newWorkspace(),
 	}
 	logw := opts.Log

@@ -36,13 +36,13 @@ func signatureHelp(_ context.Context, sn *snapshot, off int) (any, error) {
 	path := v.path(off)
 	for i := len(path) - 1; i >= 0; i-- {
 		f := path[i]
-		if f.Kind != syntax.FormList || len(f.Items) == 0 || f.Items[0].Kind != syntax.FormSymbol {
+		if f.Kind != syntax.FormList || len(f.Items()) == 0 || f.Items()[0].Kind != syntax.FormSymbol {
 			continue
 		}
-		if off <= f.Items[0].Span.End {
+		if off <= f.Items()[0].Span().End {
 			continue // still typing the head
 		}
-		name := f.Items[0].Text
+		name := f.Items()[0].Text()
 		active := itemIndex(f, off) - 1
 		if sig := functionSignature(v.decls(), name); sig != nil {
 			return help(sig, active), nil

@@ -237,15 +237,15 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		// nothing, but the comments above the module are its doc
 		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
 	}
-	v.mod = &syntax.Form{Kind: syntax.FormList, Closed: true, Span: cur.Span(curMod)}
+	var modItems []*syntax.Form
 	for i := range units {
 		if units[i].form != nil {
-			v.mod.Items = append(v.mod.Items, units[i].form)
+			modItems = append(modItems, units[i].form)
 		}
 	}
+	v.mod = syntax.NewList(cur.Span(curMod), modItems, true)
 	// The declarations replaced and their replacements.
 	v.replaced = map[ast.Decl]bool{}
-	kept := map[string]bool{}
 	// An edit above a declaration may change its doc comment: a
 	// declaration after a changed unit, or whose comments above it or the
 	// unit before them moved differently, is read again when its doc
@@ -278,14 +278,9 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 			changedAt[u.span.Start] = true
 		}
 	}
-	for _, d := range base.File.Module.Decls {
-		sp, ok := v.spanFromOld(d.Base().Form.Span)
-		if !ok || changedAt[sp.Start] {
-			v.replaced[d] = true
-		} else if d.Base().Name.Valid() {
-			kept[d.Base().Name.Name] = true
-		}
-	}
+	// The changed declarations, and their names: a base declaration kept
+	// must not have one of them.
+	names := map[string]bool{}
 	for i := range units {
 		u := &units[i]
 		if !u.changed || u.kind != syntax.KindList || !isDeclHead(u.head) {
@@ -295,10 +290,18 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		if u.decl == nil {
 			continue
 		}
-		if nm := u.decl.Base().Name; nm.Valid() && kept[nm.Name] {
-			return nil, "a changed declaration's name is another's"
+		if nm := u.decl.Base().Name; nm.Valid() {
+			names[nm.Name] = true
 		}
 		v.newDecls = append(v.newDecls, u.decl)
+	}
+	for _, d := range base.File.Module.Decls {
+		sp, ok := v.spanFromOld(d.Base().Form.Span())
+		if !ok || changedAt[sp.Start] {
+			v.replaced[d] = true
+		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
+			return nil, "a changed declaration's name is another's"
+		}
 	}
 	v.base = sn.baseInfoOf(base)
 	return v, ""
@@ -317,7 +320,7 @@ type seg struct {
 
 // segments lists a version's units in order.
 func segments(top, units []vunit) []seg {
-	var out []seg
+	out := make([]seg, 0, len(top)+len(units))
 	for _, t := range top {
 		if len(units) > 0 && t.span.Start <= units[0].span.Start && units[len(units)-1].span.End <= t.span.End && t.kind == syntax.KindList {
 			for i, u := range units {
@@ -371,8 +374,8 @@ func matchSegments(osrc, nsrc []byte, os, ns []seg) {
 // when none does (the declarations are in source order).
 func (v *view) baseDecl(p int) ast.Decl {
 	ds := v.sn.base.File.Module.Decls
-	i := sort.Search(len(ds), func(k int) bool { return ds[k].Base().Form.Span.Start >= p })
-	if i < len(ds) && ds[i].Base().Form.Span.Start == p {
+	i := sort.Search(len(ds), func(k int) bool { return ds[k].Base().Form.Span().Start >= p })
+	if i < len(ds) && ds[i].Base().Form.Span().Start == p {
 		return ds[i]
 	}
 	return nil
@@ -479,19 +482,47 @@ func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
 	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), rd: rd, item: -1}
 	switch u.kind {
 	case syntax.KindList:
-		u.head = c.ListHead(k)
-		*f = syntax.Form{Kind: syntax.FormList, Closed: true, Span: u.span}
+		u.head = listHead(c, k)
+		*f = syntax.ListForm(u.span, nil, true)
 	case syntax.KindSymbol:
-		*f = syntax.Form{Kind: syntax.FormSymbol, Span: u.span, Text: c.Text(k)}
+		*f = syntax.AtomForm(syntax.FormSymbol, u.span, c.Text(k))
 	case syntax.KindNumber:
-		*f = syntax.Form{Kind: syntax.FormNumber, Span: u.span, Text: c.Text(k)}
+		*f = syntax.AtomForm(syntax.FormNumber, u.span, c.Text(k))
 	case syntax.KindString:
-		*f = syntax.Form{Kind: syntax.FormString, Span: u.span}
+		*f = syntax.AtomForm(syntax.FormString, u.span, "")
 	default:
 		return u
 	}
 	u.form = f
 	return u
+}
+
+// knownHeads are the list heads of a module's children that listHead
+// returns without copying: the declaration kinds and header clauses.
+var knownHeads = func() map[string]string {
+	m := map[string]string{"module": "module", "capsule": "capsule", "profile": "profile", "import": "import"}
+	for _, k := range ast.DeclKinds {
+		m[string(k)] = string(k)
+	}
+	return m
+}()
+
+// listHead is CST.ListHead, without a copy of a known head's text.
+func listHead(c *syntax.CST, k int32) string {
+	for j := c.FirstChild(k); j >= 0; j = c.Next(j) {
+		switch c.Kind(j) {
+		case syntax.KindLParen, syntax.KindComment:
+			continue
+		case syntax.KindSymbol:
+			sp := c.Span(j)
+			if h, ok := knownHeads[string(c.Src[sp.Start:sp.End])]; ok {
+				return h
+			}
+			return c.Text(j)
+		}
+		return ""
+	}
+	return ""
 }
 
 // read returns unit u's form read in full, and its declaration built from
@@ -847,7 +878,7 @@ func (v *view) path(off int) []*syntax.Form {
 		return formPath(v.pkg.File.Source.Forms, off)
 	}
 	holds := func(f *syntax.Form) bool {
-		return f != nil && f.Span.Start <= off && (off < f.Span.End || off == f.Span.End && f.Kind != syntax.FormList)
+		return f != nil && f.Span().Start <= off && (off < f.Span().End || off == f.Span().End && f.Kind != syntax.FormList)
 	}
 	// pathIn is the path from unit u down.
 	pathIn := func(u *vunit) []*syntax.Form {
@@ -858,11 +889,11 @@ func (v *view) path(off int) []*syntax.Form {
 		if full.Kind != syntax.FormList {
 			return []*syntax.Form{full}
 		}
-		return append([]*syntax.Form{full}, formPath(full.Items, off)...)
+		return append([]*syntax.Form{full}, formPath(full.Items(), off)...)
 	}
 	for i := range v.top {
 		t := &v.top[i]
-		if t.span != v.mod.Span {
+		if t.span != v.mod.Span() {
 			if holds(t.form) {
 				return pathIn(t)
 			}
@@ -896,7 +927,7 @@ func (v *view) declAt(f *syntax.Form) ast.Decl {
 	}
 	for i := range v.units {
 		u := &v.units[i]
-		if u.form != nil && u.form.Span == f.Span {
+		if u.form != nil && u.form.Span() == f.Span() {
 			if full, d := v.read(u); full == f {
 				return d
 			}
@@ -1077,7 +1108,7 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 	if v.pkg != nil {
 		if m := v.pkg.File.Module; m != nil {
 			for _, d := range m.Decls {
-				if sp := d.Base().Form.Span; sp.Start <= off && off < sp.End {
+				if sp := d.Base().Form.Span(); sp.Start <= off && off < sp.End {
 					return d, off, id
 				}
 			}
@@ -1097,7 +1128,7 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 		return nil, off, id
 	}
 	for _, d := range v.base.res.File.Module.Decls {
-		if sp := d.Base().Form.Span; sp.Start <= q && q < sp.End && !v.replaced[d] {
+		if sp := d.Base().Form.Span(); sp.Start <= q && q < sp.End && !v.replaced[d] {
 			return d, q, func(sp syntax.Span) syntax.Span { s, _ := v.spanFromOld(sp); return s }
 		}
 	}

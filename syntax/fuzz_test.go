@@ -46,14 +46,14 @@ func FuzzRead(f *testing.F) {
 		walk = func(fs []*Form, parent Span, depth int) {
 			prev := parent.Start
 			for _, f := range fs {
-				if f.Span.Start < prev || f.Span.End > parent.End || f.Span.Start > f.Span.End {
-					t.Fatalf("form %+v outside parent %+v or out of order (prev end %d) in %q", f.Span, parent, prev, src)
+				if f.Span().Start < prev || f.Span().End > parent.End || f.Span().Start > f.Span().End {
+					t.Fatalf("form %+v outside parent %+v or out of order (prev end %d) in %q", f.Span(), parent, prev, src)
 				}
-				prev = f.Span.End
+				prev = f.Span().End
 				if depth > MaxDepth+1 {
 					t.Fatalf("depth %d", depth)
 				}
-				walk(f.Items, f.Span, depth+1)
+				walk(f.Items(), f.Span(), depth+1)
 			}
 		}
 		walk(s.Forms, Span{0, len(src)}, 0)

@@ -32,23 +32,79 @@ func (k FormKind) String() string {
 }
 
 // A Form is one S-expression: a list, a symbol, a number or a string.
+//
+// A Form is 24 bytes: a large file has one per token, so the reader keeps
+// them small (issue 19). Its span is kept in 32 bits (sources are at most
+// a few MB) and read through Span; a list's items and an atom's text share
+// one pointer and one length, read through Items and Text. NewList and
+// NewAtom make forms. Forms are immutable once made.
 type Form struct {
-	Kind FormKind
+	start, end uint32
+	Kind       FormKind
 	// Closed reports whether a list has its closing parenthesis.
 	Closed bool
-	// Span covers the whole form. An unclosed list ends after its last item.
-	Span Span
-	// Text is the source text of a symbol or number, and the decoded value
-	// of a string.
-	Text string
-	// Items are the elements of a list.
-	Items []*Form
+	// n is the number of a list's items or the length of an atom's text,
+	// and p points to the first item or the first byte of the text (nil
+	// when there is none).
+	n uint32
+	p unsafe.Pointer
+}
+
+// NewList returns a list form with the given items. The form keeps items,
+// which the caller must not modify afterwards.
+func NewList(sp Span, items []*Form, closed bool) *Form {
+	f := &Form{}
+	*f = ListForm(sp, items, closed)
+	return f
+}
+
+// ListForm is NewList returning the form itself, for callers that lay out
+// forms in arrays.
+func ListForm(sp Span, items []*Form, closed bool) Form {
+	return Form{start: uint32(sp.Start), end: uint32(sp.End), Kind: FormList, Closed: closed, n: uint32(len(items)), p: unsafe.Pointer(unsafe.SliceData(items))}
+}
+
+// NewAtom returns a symbol, number or string form with the given text (the
+// source text of a symbol or number, the decoded value of a string).
+func NewAtom(kind FormKind, sp Span, text string) *Form {
+	f := &Form{}
+	*f = AtomForm(kind, sp, text)
+	return f
+}
+
+// AtomForm is NewAtom returning the form itself.
+func AtomForm(kind FormKind, sp Span, text string) Form {
+	return Form{start: uint32(sp.Start), end: uint32(sp.End), Kind: kind, n: uint32(len(text)), p: unsafe.Pointer(unsafe.StringData(text))}
+}
+
+// Span covers the whole form. An unclosed list ends after its last item.
+func (f *Form) Span() Span { return Span{int(f.start), int(f.end)} }
+
+// Text is the source text of a symbol or number, and the decoded value of
+// a string; "" for a list.
+func (f *Form) Text() string {
+	if f.Kind == FormList || f.n == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(f.p), f.n)
+}
+
+// Items are the elements of a list; nil for an atom. The slice is shared:
+// callers must not modify it (appending to it copies, as its capacity is
+// its length).
+func (f *Form) Items() []*Form {
+	if f.Kind != FormList || f.n == 0 {
+		return nil
+	}
+	return unsafe.Slice((**Form)(f.p), f.n)
 }
 
 // Head returns the text of a list's first item when it is a symbol, else "".
 func (f *Form) Head() string {
-	if f.Kind == FormList && len(f.Items) > 0 && f.Items[0].Kind == FormSymbol {
-		return f.Items[0].Text
+	if f.Kind == FormList && f.n > 0 {
+		if h := *(**Form)(f.p); h.Kind == FormSymbol {
+			return h.Text()
+		}
 	}
 	return ""
 }
@@ -225,7 +281,7 @@ func (s *Source) errorGaps(i int32) {
 // quoteText quotes stray source text in a message, clipped.
 func quoteText(t string) string { return Quote(t) }
 
-// formChunk and itemChunk are how many forms (64 KiB) and item pointers
+// formChunk and itemChunk are how many forms (32 KiB) and item pointers
 // (32 KiB) the reader allocates at a time.
 const (
 	formChunk = 1024
@@ -281,12 +337,12 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 		itemArena = append(itemArena, items...)
 		pending = pending[:f.items]
 		if !closed && len(items) > 0 {
-			end = items[len(items)-1].Span.End
+			end = items[len(items)-1].Span().End
 		}
 		if !closed && len(items) == 0 {
 			end = int(f.open.end)
 		}
-		list := newForm(Form{Kind: FormList, Span: Span{int(f.open.start), end}, Items: itemArena[start:len(itemArena):len(itemArena)], Closed: closed})
+		list := newForm(ListForm(Span{int(f.open.start), end}, itemArena[start:len(itemArena):len(itemArena)], closed))
 		if s.depth+len(stack) < MaxDepth {
 			pending = append(pending, list)
 		}
@@ -345,14 +401,14 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			if s.depth+len(stack) > MaxDepth {
 				continue
 			}
-			f := Form{Span: Span{start, end}}
-			switch kind {
+			var f Form
+			switch sp := (Span{start, end}); kind {
 			case KindSymbol:
-				f.Kind, f.Text = FormSymbol, c.str(start, end)
+				f = AtomForm(FormSymbol, sp, c.str(start, end))
 			case KindNumber:
-				f.Kind, f.Text = FormNumber, c.str(start, end)
+				f = AtomForm(FormNumber, sp, c.str(start, end))
 			case KindString:
-				f.Kind, f.Text = FormString, s.decodeString(start, end)
+				f = AtomForm(FormString, sp, s.decodeString(start, end))
 			}
 			pending = append(pending, newForm(f))
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -17,7 +18,7 @@ func sexp(fs []*Form) string {
 		switch f.Kind {
 		case FormList:
 			b.WriteByte('(')
-			for i, it := range f.Items {
+			for i, it := range f.Items() {
 				if i > 0 {
 					b.WriteByte(' ')
 				}
@@ -29,9 +30,9 @@ func sexp(fs []*Form) string {
 				b.WriteByte('!')
 			}
 		case FormString:
-			fmt.Fprintf(&b, "%q", f.Text)
+			fmt.Fprintf(&b, "%q", f.Text())
 		default:
-			b.WriteString(f.Text)
+			b.WriteString(f.Text())
 		}
 	}
 	for i, f := range fs {
@@ -136,10 +137,10 @@ func TestReadDeepNesting(t *testing.T) {
 	}
 	depth := 0
 	for f := s.Forms[0]; f != nil; depth++ {
-		if len(f.Items) == 0 {
+		if len(f.Items()) == 0 {
 			break
 		}
-		f = f.Items[0]
+		f = f.Items()[0]
 	}
 	if depth != MaxDepth-1 {
 		t.Fatalf("kept depth %d", depth)
@@ -164,5 +165,50 @@ func TestStringOffsets(t *testing.T) {
 		if got := StringOffsets(tc.raw); !slices.Equal(got, tc.want) {
 			t.Errorf("StringOffsets(%s) = %v, want %v", tc.raw, got, tc.want)
 		}
+	}
+}
+
+// TestFormSize keeps a form at 24 bytes: a large file has one for every
+// token, and issue 19's memory target counts them.
+func TestFormSize(t *testing.T) {
+	if got := unsafe.Sizeof(Form{}); got != 24 {
+		t.Errorf("a Form is %d bytes, want 24", got)
+	}
+}
+
+// TestFormAccessors checks what the accessors of made forms return: a
+// list's items and no text, an atom's text and no items, the head of a
+// list that starts with a symbol.
+func TestFormAccessors(t *testing.T) {
+	x := NewAtom(FormSymbol, Span{1, 2}, "x")
+	s := NewAtom(FormString, Span{3, 8}, "a\"b")
+	empty := NewList(Span{9, 11}, nil, true)
+	l := NewList(Span{0, 12}, []*Form{x, s, empty}, false)
+	type view struct {
+		Kind   FormKind
+		Span   Span
+		Closed bool
+		Text   string
+		Items  int
+		Head   string
+	}
+	see := func(f *Form) view {
+		return view{f.Kind, f.Span(), f.Closed, f.Text(), len(f.Items()), f.Head()}
+	}
+	got := []view{see(x), see(s), see(empty), see(l)}
+	want := []view{
+		{FormSymbol, Span{1, 2}, false, "x", 0, ""},
+		{FormString, Span{3, 8}, false, "a\"b", 0, ""},
+		{FormList, Span{9, 11}, true, "", 0, ""},
+		{FormList, Span{0, 12}, false, "", 3, "x"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("forms (-want +got):\n%s", d)
+	}
+	if l.Items()[1] != s || l.Items()[2] != empty || cap(l.Items()) != 3 {
+		t.Errorf("items = %v (cap %d), want the three forms given", l.Items(), cap(l.Items()))
+	}
+	if empty.Items() != nil || x.Items() != nil || NewList(Span{}, []*Form{s}, true).Head() != "" {
+		t.Errorf("an empty list or an atom has items, or a list headed by a string has a head")
 	}
 }

@@ -104,10 +104,10 @@ func sameFormTrees(a, b []*Form) string {
 	}
 	for i, x := range a {
 		y := b[i]
-		if x.Kind != y.Kind || x.Closed != y.Closed || x.Span != y.Span || x.Text != y.Text {
+		if x.Kind != y.Kind || x.Closed != y.Closed || x.Span() != y.Span() || x.Text() != y.Text() {
 			return fmt.Sprintf("%+v, then %+v", *x, *y)
 		}
-		if d := sameFormTrees(x.Items, y.Items); d != "" {
+		if d := sameFormTrees(x.Items(), y.Items()); d != "" {
 			return d
 		}
 	}

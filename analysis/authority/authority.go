@@ -236,7 +236,7 @@ func clause(cd *ast.ClauseDecl, key string) *ast.Clause {
 // word is the text of a clause's first argument, or "".
 func word(cd *ast.ClauseDecl, key string) string {
 	if c := clause(cd, key); c != nil && len(c.Args) > 0 && c.Args[0].Kind != syntax.FormList {
-		return c.Args[0].Text
+		return c.Args[0].Text()
 	}
 	return ""
 }
@@ -254,7 +254,7 @@ func durationOf(f *syntax.Form) int64 {
 	if f.Kind != syntax.FormNumber {
 		return 0
 	}
-	if d, ok := ast.ParseNumber(f.Text, f.Span).(*ast.Duration); ok {
+	if d, ok := ast.ParseNumber(f.Text(), f.Span()).(*ast.Duration); ok {
 		return d.Millis
 	}
 	return 0
@@ -273,7 +273,7 @@ func scope(cd *ast.ClauseDecl) []string {
 		}
 		for _, a := range c.Args {
 			if a.Kind != syntax.FormList {
-				out = append(out, a.Text)
+				out = append(out, a.Text())
 			}
 		}
 	}
@@ -318,7 +318,7 @@ func delegation(cd *ast.ClauseDecl) *Delegation {
 			d.Tools = []string{}
 		}
 		for _, a := range c.Args {
-			d.Tools = append(d.Tools, a.Text)
+			d.Tools = append(d.Tools, a.Text())
 		}
 	}
 	return d
@@ -329,16 +329,16 @@ func capability(cd *ast.ClauseDecl) *Capability {
 		ValidForMs: duration(cd, "valid-for"), Mandate: word(cd, "requires-mandate"), Delegation: word(cd, "requires-delegation"),
 		Approval: word(cd, "approval"), Risk: word(cd, "risk")}
 	if cl := clause(cd, "effect"); cl != nil && len(cl.Args) > 0 && cl.Args[0].Kind == syntax.FormList {
-		items := cl.Args[0].Items
+		items := cl.Args[0].Items()
 		if len(items) > 0 {
-			c.Effect = items[0].Text
+			c.Effect = items[0].Text()
 		}
 		if len(items) > 1 && items[1].Kind == syntax.FormSymbol {
-			c.Target = items[1].Text
+			c.Target = items[1].Text()
 		}
 	}
 	for _, cl := range cd.Clauses {
-		if cl.Key.Name == "limit" && len(cl.Args) == 2 && cl.Args[0].Text == "single-use" && cl.Args[1].Text == "true" {
+		if cl.Key.Name == "limit" && len(cl.Args) == 2 && cl.Args[0].Text() == "single-use" && cl.Args[1].Text() == "true" {
 			c.SingleUse = true
 		}
 	}
@@ -351,15 +351,15 @@ func policy(cd *ast.ClauseDecl) *Policy {
 		switch cl.Key.Name {
 		case "input":
 			for _, a := range cl.Args {
-				p.Inputs = append(p.Inputs, a.Text)
+				p.Inputs = append(p.Inputs, a.Text())
 			}
 		case "outcome":
 			for _, a := range cl.Args {
-				p.Outcomes = append(p.Outcomes, Outcome(a.Text))
+				p.Outcomes = append(p.Outcomes, Outcome(a.Text()))
 			}
 		case "default":
 			if len(cl.Args) > 0 {
-				p.Default = Outcome(cl.Args[0].Text)
+				p.Default = Outcome(cl.Args[0].Text())
 			}
 		case "on":
 			if r := rule(cl); r != nil {
@@ -378,10 +378,10 @@ func rule(cl *ast.Clause) *Rule {
 		return nil
 	}
 	iff := cl.Args[1]
-	if iff.Head() != "if" || len(iff.Items) != 2 || iff.Items[1].Kind != syntax.FormString {
+	if iff.Head() != "if" || len(iff.Items()) != 2 || iff.Items()[1].Kind != syntax.FormString {
 		return nil
 	}
-	r := &Rule{Outcome: Outcome(cl.Args[0].Text), Text: iff.Items[1].Text, Str: iff.Items[1]}
+	r := &Rule{Outcome: Outcome(cl.Args[0].Text()), Text: iff.Items()[1].Text(), Str: iff.Items()[1]}
 	r.label = fmt.Sprintf("on %s (if %q)", r.Outcome, r.Text)
 	r.Expr, r.Err = cond.Parse(r.Text)
 	return r

@@ -313,7 +313,7 @@ func unexpectedDiagnostic(pkg *load.Package) *syntax.Diagnostic {
 	if m := pkg.File.Module; m != nil {
 		for _, d := range m.Decls {
 			if mc, ok := d.(*ast.Machine); ok && mc.Name.Name == probeMachine {
-				probe = mc.Form.Span
+				probe = mc.Form.Span()
 			}
 		}
 	}

@@ -27,21 +27,26 @@ func (c *checker) policyConditions(m *ast.Module) {
 // conditions checks the policies' conditions (policyConditions).
 func (c *checker) conditions(m *ast.Module, model *authority.Model) {
 	for _, p := range model.Policies {
-		machines := c.governedMachines(m, model, p)
-		c.strShift = c.shiftOf[p.Decl]
-		for _, r := range p.Rules {
-			if r.Err != nil {
-				c.conditionError(r, r.Err, "")
-				continue
-			}
-			if len(machines) == 0 {
-				c.checkCondition(r, p, nil, "")
-				continue
-			}
-			for _, mach := range machines {
-				if c.checkCondition(r, p, c.contextFields(mach), mach.Name.Name) {
-					break
-				}
+		c.policyConditionsOf(m, model, p)
+	}
+}
+
+// policyConditionsOf checks the conditions of one policy (conditions).
+func (c *checker) policyConditionsOf(m *ast.Module, model *authority.Model, p *authority.Policy) {
+	machines := c.governedMachines(m, model, p)
+	c.strShift = c.shiftOf[p.Decl]
+	for _, r := range p.Rules {
+		if r.Err != nil {
+			c.conditionError(r, r.Err, "")
+			continue
+		}
+		if len(machines) == 0 {
+			c.checkCondition(r, p, nil, "")
+			continue
+		}
+		for _, mach := range machines {
+			if c.checkCondition(r, p, c.contextFields(mach), mach.Name.Name) {
+				break
 			}
 		}
 	}
@@ -56,7 +61,7 @@ func (c *checker) blocked(m *ast.Module, model *authority.Model, in *ast.Module)
 		if b.Mandate != nil {
 			fix = "add it to the mandate's (scope ...) (this widens its authority), or remove the intent"
 		}
-		c.warnf(AuthorityNeverAllows, shift(b.Intent.Form.Span, c.intentShift(m, b)), "%s can never be allowed in machine %s: %s; %s", b.Effect, b.Machine, b.Why, fix)
+		c.warnf(AuthorityNeverAllows, shift(b.Intent.Form.Span(), c.intentShift(m, b)), "%s can never be allowed in machine %s: %s; %s", b.Effect, b.Machine, b.Why, fix)
 	}
 }
 
@@ -127,32 +132,36 @@ func (c *checker) governedMachines(m *ast.Module, model *authority.Model, p *aut
 func governance(m *ast.Module, only string) map[string][]*ast.Machine {
 	out := map[string][]*ast.Machine{}
 	for _, d := range m.Decls {
-		mach, ok := d.(*ast.Machine)
-		if !ok {
-			continue
+		if mach, ok := d.(*ast.Machine); ok {
+			for _, p := range evaluates(mach, only) {
+				out[p] = append(out[p], mach)
+			}
 		}
-		var evaluates []string
-		other := false
-		for _, st := range mach.States {
-			for _, t := range st.Transitions {
-				for _, e := range t.Effects {
-					switch {
-					case e.Name.Name == "policy.evaluate":
-						if len(e.Targets) > 0 && !slices.Contains(evaluates, e.Targets[0].Name) {
-							evaluates = append(evaluates, e.Targets[0].Name)
-						}
-					case only != "" && !authority.ControlEffects[e.Name.Name]:
-						other = true
+	}
+	return out
+}
+
+// evaluates lists the policies whose intents a machine decides
+// (governance).
+func evaluates(mach *ast.Machine, only string) []string {
+	var out []string
+	other := false
+	for _, st := range mach.States {
+		for _, t := range st.Transitions {
+			for _, e := range t.Effects {
+				switch {
+				case e.Name.Name == "policy.evaluate":
+					if len(e.Targets) > 0 && !slices.Contains(out, e.Targets[0].Name) {
+						out = append(out, e.Targets[0].Name)
 					}
+				case only != "" && !authority.ControlEffects[e.Name.Name]:
+					other = true
 				}
 			}
 		}
-		if other && !slices.Contains(evaluates, only) {
-			evaluates = append(evaluates, only)
-		}
-		for _, p := range evaluates {
-			out[p] = append(out[p], mach)
-		}
+	}
+	if other && !slices.Contains(out, only) {
+		out = append(out, only)
 	}
 	return out
 }
@@ -189,13 +198,13 @@ func (c *checker) contextFields(mach *ast.Machine) []authority.Field {
 // stringSpan maps [start, end) of a string literal's decoded text to the
 // source, through its escapes; the whole literal when the mapping fails.
 func (c *checker) stringSpan(str *syntax.Form, start, end int) syntax.Span {
-	whole := shift(str.Span, c.strShift)
+	whole := shift(str.Span(), c.strShift)
 	f := c.res.File
 	if f == nil || f.Source == nil || f.Source.CST == nil || whole.End > len(f.Source.CST.Src) {
 		return whole
 	}
 	offs := syntax.StringOffsets(string(f.Source.CST.Src[whole.Start:whole.End]))
-	if len(offs) != len(str.Text)+1 || start > end || end >= len(offs) {
+	if len(offs) != len(str.Text())+1 || start > end || end >= len(offs) {
 		return whole
 	}
 	s, e := whole.Start+offs[start], whole.Start+offs[end]

@@ -204,6 +204,15 @@ func Check(f *ast.File, opts Options) *Result {
 	return c.res
 }
 
+// DropRecheckState lets go of the checker state r keeps for Recheck and
+// Overlay: the module's declaration table, its function signatures and
+// what each declaration's check looked up, about a fifth of a large
+// module's checked data. Recheck and Overlay then decline (they report
+// !ok and nil), as for a result that never had that state; everything
+// else in r stays. A caller that checks a file once and never rechecks
+// it (the CLI's loader) drops it before it goes on to hash the module.
+func (r *Result) DropRecheckState() { r.checker = nil }
+
 // exprEstimate guesses how many expressions a file has, to size the
 // Types map once instead of growing it. The builder's count is exact (one
 // type an expression); a quarter of the CST nodes, the fallback for a

@@ -79,11 +79,11 @@ func (c *checker) acceptancePolicy(d *ast.ClauseDecl) {
 		switch cl.Key.Name {
 		case "auto":
 			if len(cl.Args) > 0 {
-				c.errorf(ClaimPolicy, cl.Form.Span, "(auto) takes no arguments: it accepts every claim as soon as it is observed")
+				c.errorf(ClaimPolicy, cl.Form.Span(), "(auto) takes no arguments: it accepts every claim as soon as it is observed")
 			}
 		case "human":
 			if len(cl.Args) != 1 || cl.Args[0].Kind != syntax.FormSymbol {
-				c.errorf(ClaimPolicy, cl.Form.Span, "write a human rule as (human PRINCIPAL): the one principal whose acceptance makes the claim a fact")
+				c.errorf(ClaimPolicy, cl.Form.Span(), "write a human rule as (human PRINCIPAL): the one principal whose acceptance makes the claim a fact")
 			}
 		case "quorum":
 			c.quorum(d, cl)
@@ -96,24 +96,24 @@ func (c *checker) acceptancePolicy(d *ast.ClauseDecl) {
 
 func (c *checker) quorum(d *ast.ClauseDecl, cl *ast.Clause) {
 	if len(cl.Args) != 2 || cl.Args[0].Kind != syntax.FormNumber || cl.Args[1].Head() != "principals" {
-		c.errorf(ClaimPolicy, cl.Form.Span, "write a quorum rule as (quorum N (principals P...)): N distinct principals of the list must accept")
+		c.errorf(ClaimPolicy, cl.Form.Span(), "write a quorum rule as (quorum N (principals P...)): N distinct principals of the list must accept")
 		return
 	}
-	n, err := strconv.Atoi(cl.Args[0].Text)
-	ps := cl.Args[1].Items[1:]
+	n, err := strconv.Atoi(cl.Args[0].Text())
+	ps := cl.Args[1].Items()[1:]
 	seen := map[string]bool{}
 	for _, p := range ps {
 		if p.Kind != syntax.FormSymbol {
-			c.errorf(ClaimPolicy, p.Span, "a principal is a name, such as alice or risk_officer")
+			c.errorf(ClaimPolicy, p.Span(), "a principal is a name, such as alice or risk_officer")
 			continue
 		}
-		if seen[p.Text] {
-			c.errorf(ClaimPolicy, p.Span, "principal %s is listed twice in acceptance %s; each principal counts once", p.Text, d.Name.Name)
+		if seen[p.Text()] {
+			c.errorf(ClaimPolicy, p.Span(), "principal %s is listed twice in acceptance %s; each principal counts once", p.Text(), d.Name.Name)
 		}
-		seen[p.Text] = true
+		seen[p.Text()] = true
 	}
 	if err != nil || n < 1 || n > len(seen) {
-		c.errorf(ClaimPolicy, cl.Args[0].Span, "a quorum of %s cannot be met by %d distinct principals; write a number from 1 to %d", cl.Args[0].Text, len(seen), len(seen))
+		c.errorf(ClaimPolicy, cl.Args[0].Span(), "a quorum of %s cannot be met by %d distinct principals; write a number from 1 to %d", cl.Args[0].Text(), len(seen), len(seen))
 	}
 }
 
@@ -168,7 +168,7 @@ func (c *checker) effectClaim(mi *machineInfo, e *ast.Effect) {
 		return
 	}
 	if def := catalog.LookupEffect(e.Name.Name); def == nil || def.Domain != "mcp" && def.Domain != "a2a" {
-		c.errorf(ClaimNotExternal, e.ClaimForm.Span, "%s does not call an MCP tool or an A2A agent, so it observes nothing to claim; only mcp.* and a2a.* effects take (claim FIELD)", e.Name.Name)
+		c.errorf(ClaimNotExternal, e.ClaimForm.Span(), "%s does not call an MCP tool or an A2A agent, so it observes nothing to claim; only mcp.* and a2a.* effects take (claim FIELD)", e.Name.Name)
 		return
 	}
 	ci := mi.claims[e.Claim.Name]

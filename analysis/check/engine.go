@@ -9,9 +9,12 @@ import (
 	"errors"
 	"hash/maphash"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/capsulang/caps/analysis/authority"
+	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -33,8 +36,11 @@ const (
 	// keyVariants: every type declaration (bare variant constructors
 	// search them all).
 	keyVariants = "variants"
-	// keyProfiles: the module's profile line.
-	keyProfiles = "profiles"
+	// keyAdmits + EFFECT: whether the module's profile line admits the
+	// effect, and when it does not, the profiles it lists (the message
+	// names them). An edit of the profile line changes only the checks of
+	// the declarations that name an effect whose admission changed.
+	keyAdmits = "admits:"
 )
 
 // uses records that the current declaration's check depends on a module
@@ -82,7 +88,7 @@ func (c *checker) keepInterfaceDiagnostics() {
 		if len(info.p1idx) == 0 {
 			continue
 		}
-		whole := d.Base().Form.Span
+		whole := d.Base().Form.Span()
 		info.p1diags = make([]syntax.Diagnostic, len(info.p1idx))
 		for k, at := range info.p1idx {
 			var out bool
@@ -161,12 +167,15 @@ func (c *checker) body(i int, d ast.Decl) {
 	case *ast.Agent:
 		c.agent(d)
 	case *ast.ClauseDecl:
-		c.clauseDecl(d)
-		if d.DeclKind == ast.KindZKProof {
-			c.zkProof(d)
-		}
-		if d.DeclKind == ast.KindAcceptance {
+		switch d.DeclKind {
+		case ast.KindAcceptance:
+			// its own check: the catalog entry serves completion and hover
 			c.acceptancePolicy(d)
+		case ast.KindZKProof:
+			c.clauseDecl(d)
+			c.zkProof(d)
+		default:
+			c.clauseDecl(d)
 		}
 	case *ast.Surface:
 		c.surface(d)
@@ -176,7 +185,7 @@ func (c *checker) body(i int, d ast.Decl) {
 		c.eng.rechecked++
 	}
 	// Keep the body's diagnostics relative to the declaration's start.
-	whole := d.Base().Form.Span
+	whole := d.Base().Form.Span()
 	fresh := c.res.Diagnostics[n:]
 	if len(fresh) == 0 {
 		return
@@ -248,6 +257,58 @@ type version struct {
 	// untrusted marks declarations whose diagnostics cannot be reused
 	// (nil when all can).
 	untrusted []bool
+	// acceptance is set when the text contains the word acceptance (the
+	// base's: see mayDeclareAcceptance).
+	acceptance bool
+	// dups are the indices of the declarations whose name an earlier one
+	// has; evals, for each machine, the policies whose intents it
+	// decides (nil for other declarations). Both are the base's,
+	// computed on first use under mu.
+	dups      []int
+	dupsDone  bool
+	evals     [][]string
+	evalsDone bool
+}
+
+// duplicates returns v.dups.
+func (v *version) duplicates() []int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.dupsDone {
+		for i, d := range v.mod.Decls {
+			if b := d.Base(); b.Name.Valid() && v.first[b.Name.Name] != i {
+				v.dups = append(v.dups, i)
+			}
+		}
+		v.dupsDone = true
+	}
+	return v.dups
+}
+
+// evaluates returns v.evals under the authority model of v's check.
+func (v *version) evaluates(model *authority.Model) [][]string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.evalsDone {
+		v.evals = make([][]string, len(v.mod.Decls))
+		only := soleName(model)
+		for i, d := range v.mod.Decls {
+			if mach, ok := d.(*ast.Machine); ok {
+				v.evals[i] = evaluates(mach, only)
+			}
+		}
+		v.evalsDone = true
+	}
+	return v.evals
+}
+
+// soleName is the name of a model's only policy, "" when it has none or
+// several (governance).
+func soleName(model *authority.Model) string {
+	if len(model.Policies) == 1 {
+		return model.Policies[0].Name
+	}
+	return ""
 }
 
 // declState is one declaration of a version.
@@ -266,7 +327,7 @@ func newVersion(src []byte, m *ast.Module, info []declInfo, first map[string]*Sy
 		}
 	}
 	for i, d := range m.Decls {
-		sp := d.Base().Form.Span
+		sp := d.Base().Form.Span()
 		v.decls[i] = declState{start: sp.Start, content: maphash.Bytes(seed, src[sp.Start:sp.End])}
 	}
 	return v
@@ -296,7 +357,7 @@ func ifaceHash(src []byte, d ast.Decl) uint64 {
 	if f == nil || !f.IsList() {
 		return h.Sum64()
 	}
-	for _, it := range f.Items {
+	for _, it := range f.Items() {
 		if it.IsList() {
 			switch d.(type) {
 			case *ast.Function:
@@ -320,7 +381,7 @@ func ifaceHash(src []byte, d ast.Decl) uint64 {
 			}
 		}
 		h.WriteByte(0)
-		h.Write(src[it.Span.Start:it.Span.End])
+		h.Write(src[it.Span().Start:it.Span().End])
 	}
 	return h.Sum64()
 }
@@ -454,7 +515,11 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 				writeUint(&h, v.effOf(i))
 			}
 		}
-	case key == keyProfiles:
+	case strings.HasPrefix(key, keyAdmits):
+		if admits(v.mod, key[len(keyAdmits):]) {
+			h.WriteByte(1)
+			break
+		}
 		for _, p := range v.mod.Profiles {
 			h.WriteString(p.Name)
 			h.WriteByte(0)
@@ -466,6 +531,24 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 	x := h.Sum64()
 	v.keyV[key] = x
 	return x
+}
+
+// admits reports whether m's profile line admits the effect named eff,
+// as checker.admitted decides it.
+func admits(m *ast.Module, eff string) bool {
+	if len(m.Profiles) == 0 {
+		return true
+	}
+	e := catalog.LookupEffect(eff)
+	if e == nil {
+		return false
+	}
+	for _, p := range m.Profiles {
+		if prof := catalog.LookupProfile(p.Name); prof != nil && prof.Admits(e) {
+			return true
+		}
+	}
+	return false
 }
 
 func hashString(s string) uint64 { return maphash.String(seed, s) }
@@ -502,9 +585,13 @@ type engineRun struct {
 	// the base's: no body is reused.
 	importsChanged bool
 	// whole is set when the whole new text was read and built.
-	whole     bool
-	rechecked int // bodies checked again
-	reused    int // bodies whose diagnostics were reused
+	whole bool
+	// stable is set (fast path) when no module fact can have changed;
+	// sameNames when each name finds the declaration at the same index
+	// as in the base (fastRecheck).
+	stable, sameNames bool
+	rechecked         int // bodies checked again
+	reused            int // bodies whose diagnostics were reused
 }
 
 // plan runs after the module pass of the new version (declarations,
@@ -523,7 +610,7 @@ func (e *engineRun) plan(c *checker) {
 		if a.content != b.content {
 			return false
 		}
-		as, bs := m.Decls[i].Base().Form.Span, e.old.mod.Decls[j].Base().Form.Span
+		as, bs := m.Decls[i].Base().Form.Span(), e.old.mod.Decls[j].Base().Form.Span()
 		return bytes.Equal(e.src[as.Start:as.End], e.old.src[bs.Start:bs.End])
 	}
 	// The declarations before and after the edited region keep their

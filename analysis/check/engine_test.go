@@ -168,24 +168,24 @@ func structuredMutations(src []byte, res *Result, limit int) []mutation {
 	if m.Name.Valid() {
 		add("module name", m.Name.Span, m.Name.Name+"_renamed")
 	}
-	for _, it := range m.Form.Items {
+	for _, it := range m.Form.Items() {
 		switch it.Head() {
 		case "profile":
-			add("profile line deleted", it.Span, "")
-			add("profile added", at(it.Span.End-1), " persistence.memory")
-			if len(it.Items) > 1 {
-				add("profile removed", it.Items[len(it.Items)-1].Span, "")
-				add("profile misspelt", it.Items[1].Span, it.Items[1].Text+"x")
+			add("profile line deleted", it.Span(), "")
+			add("profile added", at(it.Span().End-1), " persistence.memory")
+			if len(it.Items()) > 1 {
+				add("profile removed", it.Items()[len(it.Items())-1].Span(), "")
+				add("profile misspelt", it.Items()[1].Span(), it.Items()[1].Text()+"x")
 			}
 		case "capsule":
-			add("capsule version", it.Span, `(capsule "9.9.9")`)
+			add("capsule version", it.Span(), `(capsule "9.9.9")`)
 		}
 	}
 	step := max(1, len(m.Decls)/limit)
 	for k := 0; k < len(m.Decls); k += step {
 		d := m.Decls[k]
 		b := d.Base()
-		whole := b.Form.Span
+		whole := b.Form.Span()
 		what := string(d.Kind()) + " " + b.Name.Name
 		add(what+": deleted", whole, "")
 		add(what+": duplicated", at(whole.End), "\n  "+string(src[whole.Start:whole.End]))
@@ -224,7 +224,7 @@ func structuredMutations(src []byte, res *Result, limit int) []mutation {
 		var lists []*syntax.Form
 		var walk func(f *syntax.Form, depth int)
 		walk = func(f *syntax.Form, depth int) {
-			for i, it := range f.Items {
+			for i, it := range f.Items() {
 				if it.IsList() && (i > 0 || depth > 0) {
 					lists = append(lists, it)
 					if depth < 3 {
@@ -238,15 +238,15 @@ func structuredMutations(src []byte, res *Result, limit int) []mutation {
 		for i := 0; i < len(lists); i += lstep {
 			l := lists[i]
 			lw := what + ": (" + l.Head() + " ...)"
-			add(lw+" deleted", l.Span, "")
-			add(lw+" duplicated", at(l.Span.End), " "+string(src[l.Span.Start:l.Span.End]))
-			if len(l.Items) > 1 {
-				a := l.Items[1]
+			add(lw+" deleted", l.Span(), "")
+			add(lw+" duplicated", at(l.Span().End), " "+string(src[l.Span().Start:l.Span().End]))
+			if len(l.Items()) > 1 {
+				a := l.Items()[1]
 				switch a.Kind {
 				case syntax.FormSymbol:
-					add(lw+" first argument changed", a.Span, a.Text+"_x")
+					add(lw+" first argument changed", a.Span(), a.Text()+"_x")
 				case syntax.FormString:
-					add(lw+" first argument changed", a.Span, `"changed text"`)
+					add(lw+" first argument changed", a.Span(), `"changed text"`)
 				}
 			}
 		}
@@ -329,6 +329,10 @@ func TestEngineEditKinds(t *testing.T) {
 		{"store collection", "(collection claims agent_tasks decisions)", "(collection claims decisions)", 2, "the store, and the machine whose effects name its collections"},
 		{"module header", "(module bench.spec_shaped", "(module bench.spec_shape", 0, "nothing reads the module's name"},
 		{"profile line", " ui.a2ui)", ")", copies, "every machine: its effects must be admitted"},
+		{"profile added", " ui.a2ui)", " ui.a2ui telemetry.otel)", 0, "every effect named is admitted as before"},
+		{"profile added, duplicate", " ui.a2ui)", " ui.a2ui ui.a2ui)", 0, "a duplicate profile is the header's warning; admission is the same"},
+		{"policy condition kept", "(title \"Claim status", "(title \"Claim state", 1, "the surface; the policies' machines are the base's"},
+		{"governed machine edited", "(target accepted)", "(target rejected)", 1, "the machine; its policy's conditions are checked again, not its body"},
 		{"state added", "    (state accepted (type final))", "    (state accepted (type final))\n    (state archived (type final))", 1, "the machine"},
 		{"state deleted", "\n    (state accepted (type final))", "", 1, "the machine"},
 		{"policy condition", `"context.amount_cents > 500000"`, `"context.amount_cent > 500000"`, 2, "the policy, and the machine that evaluates it"},
@@ -373,4 +377,114 @@ func middleEditAt(src []byte, from, to string) []byte {
 // because either text may declare an acceptance policy (recheck.go).
 func declinesClaims(a, b []byte) bool {
 	return bytes.Contains(a, acceptanceWord) || bytes.Contains(b, acceptanceWord)
+}
+
+// TestEnginePolicyConditions: a policy's conditions are checked again
+// when a machine it governs changes (its context may no longer have what
+// a condition reads) and kept when none does; both as a full check says.
+func TestEnginePolicyConditions(t *testing.T) {
+	src, err := os.ReadFile("../../examples/authority.caps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := checkCST(mustParse(t, src))
+	for _, tc := range []struct {
+		name, from, to string
+		want           []string // the codes of the edited version's errors
+	}{
+		{"context field renamed", "      (vendor_on_hold Bool))", "      (vendor_held Bool))", []string{"E_CONDITION_UNKNOWN"}},
+		{"context field retyped", "      (vendor_on_hold Bool))", "      (vendor_on_hold Text))", []string{"E_CONDITION_TYPE"}},
+		{"machine edited elsewhere", "(version \"1.0.0\")", "(version \"1.0.1\")", nil},
+		{"field renamed back", "      (vendor_on_hold Bool))", "      (vendor_on_hold Bool)) ", nil},
+	} {
+		next := mustParse(t, []byte(strings.Replace(string(src), tc.from, tc.to, 1)))
+		full := checkCST(next)
+		got, eng, ok := base.recheck(next)
+		if !ok || eng.whole {
+			t.Errorf("%s: not answered by the fast path (ok=%v)", tc.name, ok)
+			continue
+		}
+		if diff := cmp.Diff(full.Diagnostics, got); diff != "" {
+			t.Errorf("%s: Recheck differs from Check (-check +recheck):\n%s", tc.name, diff)
+		}
+		var codes []string
+		for _, d := range got {
+			if d.Severity == syntax.Error {
+				codes = append(codes, d.Code)
+			}
+		}
+		if diff := cmp.Diff(tc.want, codes); diff != "" {
+			t.Errorf("%s: error codes (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// TestCutFrom: the layout of an edited text derived from the base's
+// (cutFrom) is the one cut finds walking all of it, after random edits
+// (those that leave the text without syntax errors) of every module.
+func TestCutFrom(t *testing.T) {
+	r := rand.New(rand.NewSource(17))
+	srcs := seedSources(t, 600)
+	names := make([]string, 0, len(srcs))
+	for n := range srcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	compared := 0
+	for _, name := range names {
+		src := srcs[name]
+		oc, err := syntax.Parse(src)
+		if err != nil || oc.HasError(0) {
+			continue
+		}
+		ol, ok := cut(oc)
+		if !ok {
+			continue
+		}
+		for k := 0; k < 40; k++ {
+			a, b, text := bodyEdit(r, src)
+			next := append(append(append([]byte(nil), src[:a]...), text...), src[b:]...)
+			c, err := syntax.Parse(next)
+			if err != nil || c.HasError(0) {
+				continue
+			}
+			pre, suf := commonEnds(src, next)
+			want, wok := cut(c)
+			got, gok := cutFrom(&ol, oc, c, pre, suf)
+			if gok != wok || gok && !cmp.Equal(want, got, cmp.AllowUnexported(layout{})) {
+				t.Fatalf("%s, edit [%d,%d) -> %q: cutFrom = %+v, %v; cut = %+v, %v", name, a, b, text, got, gok, want, wok)
+			}
+			compared++
+		}
+	}
+	// edits that add or remove nodes before declarations kept
+	spec := gen.SpecModule(600)
+	oc := mustParse(t, spec)
+	ol, _ := cut(oc)
+	moved := 0
+	for _, e := range [][2]string{
+		{"    (state accepted (type final))", "    (state accepted (type final))\n    (state archived (type final))"},
+		{"\n    (state accepted (type final))", ""},
+		{"  ;; Accepted facts only.", "  (store extra (backend memory) (authority runtime-state))\n  ;; Accepted facts only."},
+		{"  (agent claim_reviewer_1\n    (protocol a2a)\n    (skill review_claim))\n", ""},
+		{"(target accepted)", "(target (accepted))"},
+		{"  ;; Accepted facts only.", "  (capsule \"0.7\")\n  ;; Accepted facts only."},
+	} {
+		next := middleEditAt(spec, e[0], e[1])
+		c := mustParse(t, next)
+		pre, suf := commonEnds(spec, next)
+		want, wok := cut(c)
+		got, gok := cutFrom(&ol, oc, c, pre, suf)
+		if gok != wok || gok && !cmp.Equal(want, got, cmp.AllowUnexported(layout{})) {
+			t.Errorf("%q -> %q: cutFrom = %+v, %v; cut = %+v, %v", e[0], e[1], got, gok, want, wok)
+		}
+		if len(c.Nodes) != len(oc.Nodes) {
+			moved++
+		}
+		compared++
+	}
+	if compared < 100 || moved < 4 {
+		t.Fatalf("only %d edits compared, %d moving nodes", compared, moved)
+	}
+	t.Logf("%d edits compared", compared)
 }

@@ -9,6 +9,8 @@ package check
 import (
 	"bytes"
 	"hash/maphash"
+	"maps"
+	"slices"
 
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
@@ -62,8 +64,8 @@ func cut(c *syntax.CST) (l layout, ok bool) {
 		if c.Kind(j) != syntax.KindList {
 			return l, false
 		}
-		switch head := c.ListHead(j); {
-		case head == "capsule" || head == "profile" || head == "import":
+		switch head := listHead(c, j); {
+		case string(head) == "capsule" || string(head) == "profile" || string(head) == "import":
 			if len(l.decls) > 0 {
 				return l, false // header clauses after a declaration
 			}
@@ -80,13 +82,95 @@ func cut(c *syntax.CST) (l layout, ok bool) {
 	return l, true
 }
 
-func isDeclKind(k string) bool {
+// declKinds holds the declaration kinds' keywords.
+var declKinds = func() map[string]bool {
+	m := map[string]bool{}
 	for _, d := range ast.DeclKinds {
-		if string(d) == k {
-			return true
-		}
+		m[string(d)] = true
 	}
-	return false
+	return m
+}()
+
+// cutFrom is cut(c) for c, a later version of oc (laid out as l),
+// whose texts share their first pre and last suf bytes: the declarations
+// inside those are oc's, at the same node (before the edit) or moved by
+// the difference in node counts (after it), so that only the module's
+// children in between are walked. It falls back to cut when the edit
+// reaches the header or the text after the last declaration, or a
+// declaration is not found where it should be.
+func cutFrom(l *layout, oc, c *syntax.CST, pre, suf int) (layout, bool) {
+	nOld := len(l.decls)
+	dn := int32(len(c.Nodes) - len(oc.Nodes))
+	delta := len(c.Src) - len(oc.Src)
+	at := func(id int32, sp syntax.Span) bool {
+		return id >= 0 && int(id) < len(c.Nodes) && c.Kind(id) == syntax.KindList && c.Span(id) == sp
+	}
+	p := 0
+	for p < nOld {
+		id := l.decls[p]
+		if sp := oc.Span(id); sp.End > pre || !at(id, sp) {
+			break
+		}
+		p++
+	}
+	if p == 0 {
+		return cut(c) // the header may have changed
+	}
+	s := 0
+	for s < nOld-p {
+		id := l.decls[nOld-1-s]
+		if sp := oc.Span(id); sp.Start < len(oc.Src)-suf || !at(id+dn, shift(sp, delta)) {
+			break
+		}
+		s++
+	}
+	stop := int32(-1) // the first declaration after the edit
+	if s > 0 {
+		stop = l.decls[nOld-s] + dn
+	}
+	out := layout{decls: make([]int32, 0, nOld+4)}
+	out.decls = append(out.decls, l.decls[:p]...)
+	for j := c.Next(l.decls[p-1]); j != stop; j = c.Next(j) {
+		if j < 0 {
+			return cut(c) // stop is not a sibling after all
+		}
+		switch c.Kind(j) {
+		case syntax.KindComment, syntax.KindRParen:
+			continue
+		case syntax.KindList:
+			if isDeclKind(listHead(c, j)) {
+				out.decls = append(out.decls, j)
+				continue
+			}
+		}
+		return out, false // a header clause after a declaration, or no declaration
+	}
+	for k := nOld - s; k < nOld; k++ {
+		out.decls = append(out.decls, l.decls[k]+dn)
+	}
+	out.head = c.Span(out.decls[0]).Start
+	out.tail = c.Span(out.decls[len(out.decls)-1]).End
+	if len(oc.Src)-l.tail != len(c.Src)-out.tail || l.tail < len(oc.Src)-suf {
+		return cut(c) // the text after the declarations changed: walk the file's top level too
+	}
+	return out, true
+}
+
+func isDeclKind(k []byte) bool { return declKinds[string(k)] }
+
+// listHead is CST.ListHead without copying the symbol's text.
+func listHead(c *syntax.CST, i int32) []byte {
+	for j := c.FirstChild(i); j >= 0; j = c.Next(j) {
+		switch c.Kind(j) {
+		case syntax.KindLParen, syntax.KindComment:
+			continue
+		case syntax.KindSymbol:
+			sp := c.Span(j)
+			return c.Src[sp.Start:sp.End]
+		}
+		return nil
+	}
+	return nil
 }
 
 // alignDecls matches new declarations with old ones of the same text:
@@ -124,13 +208,69 @@ func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, 
 	return align
 }
 
+// alignEnds aligns the new declarations (nodes curDecls of cur) with
+// the base's (nodes oldDecls of oldCST, states olds) and fills their
+// states (news): the declarations inside the texts' common prefix (pre
+// bytes) and suffix (suf bytes) are the base's, in order, with their
+// hashes; those in between are hashed and aligned by alignDecls.
+func alignEnds(oldCST *syntax.CST, oldDecls []int32, olds []declState, cur *syntax.CST, curDecls []int32, news []declState, pre, suf int) []int {
+	nOld, n := len(oldDecls), len(curDecls)
+	delta := len(cur.Src) - len(oldCST.Src)
+	p := 0
+	for ; p < n && p < nOld; p++ {
+		a, b := cur.Span(curDecls[p]), oldCST.Span(oldDecls[p])
+		if a != b || a.End > pre {
+			break
+		}
+		news[p] = declState{start: a.Start, content: olds[p].content}
+	}
+	s := 0
+	for ; s < n-p && s < nOld-p; s++ {
+		i, j := n-1-s, nOld-1-s
+		a, b := cur.Span(curDecls[i]), oldCST.Span(oldDecls[j])
+		if a.Start != b.Start+delta || a.End != b.End+delta || b.Start < len(oldCST.Src)-suf {
+			break
+		}
+		news[i] = declState{start: a.Start, content: olds[j].content}
+	}
+	for i := p; i < n-s; i++ {
+		sp := cur.Span(curDecls[i])
+		news[i] = declState{start: sp.Start, content: maphash.Bytes(seed, cur.Src[sp.Start:sp.End])}
+	}
+	mid := alignDecls(nOld-p-s, n-p-s,
+		func(j int) uint64 { return olds[p+j].content },
+		func(i int) uint64 { return news[p+i].content },
+		func(i, j int) bool {
+			a, b := cur.Span(curDecls[p+i]), oldCST.Span(oldDecls[p+j])
+			return bytes.Equal(cur.Src[a.Start:a.End], oldCST.Src[b.Start:b.End])
+		})
+	align := make([]int, n)
+	for i := range align {
+		switch {
+		case i < p:
+			align[i] = i
+		case i >= n-s:
+			align[i] = i - n + nOld
+		case mid[i-p] >= 0:
+			align[i] = mid[i-p] + p
+		default:
+			align[i] = -1
+		}
+	}
+	return align
+}
+
 // fastRecheck is Recheck's fast path; handled is false when the edit is
 // outside its reach (the caller then reads and builds the whole file):
 // the base or cur is not laid out as cut requires, the text after the
 // last declaration changed, the header changed its imports or has a
 // syntax error alone, or the base's diagnostics are not all attributed
 // to a declaration or the header.
-func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *engineRun, handled bool) {
+//
+// pre and suf are the lengths of the common prefix and suffix of the
+// base's text and cur's (commonEnds): the declarations inside them are
+// the base's, moved, without comparing or hashing their text again.
+func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diagnostic, eng *engineRun, handled bool) {
 	base := r.checker
 	oldCST := r.File.Source.CST
 	om := r.File.Module
@@ -142,15 +282,16 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 		return nil, nil, false
 	}
 	ol := old.layout
-	nl, ok := cut(cur)
-	if !ok || !bytes.Equal(oldCST.Src[ol.tail:], cur.Src[nl.tail:]) {
+	nl, ok := cutFrom(ol, oldCST, cur, pre, suf)
+	oldN, curN := len(oldCST.Src), len(cur.Src)
+	if !ok || !(oldN-ol.tail == curN-nl.tail && ol.tail >= oldN-suf || bytes.Equal(oldCST.Src[ol.tail:], cur.Src[nl.tail:])) {
 		return nil, nil, false
 	}
 	// A changed header (the module's name, capsule, profile line, the
 	// comments before the first declaration) is read and built alone: it
 	// is a prefix of the file, so its positions are the file's.
 	var head *ast.File
-	if !bytes.Equal(oldCST.Src[:ol.head], cur.Src[:nl.head]) {
+	if !(ol.head == nl.head && ol.head <= pre || bytes.Equal(oldCST.Src[:ol.head], cur.Src[:nl.head])) {
 		hc, err := syntax.Parse(append(append([]byte(nil), cur.Src[:nl.head]...), ')'))
 		if err != nil || hc.HasError(0) {
 			return nil, nil, false
@@ -175,7 +316,7 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 			}
 			continue
 		}
-		rd, out := relative(d, om.Decls[j].Base().Form.Span)
+		rd, out := relative(d, om.Decls[j].Base().Form.Span())
 		if out {
 			return nil, nil, false
 		}
@@ -183,18 +324,8 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 	}
 
 	n := len(nl.decls)
-	cv := &version{src: cur.Src, decls: make([]declState, n), first: make(map[string]int, n), keyV: map[string]uint64{}}
-	for i, k := range nl.decls {
-		sp := cur.Span(k)
-		cv.decls[i] = declState{start: sp.Start, content: maphash.Bytes(seed, cur.Src[sp.Start:sp.End])}
-	}
-	align := alignDecls(len(om.Decls), n,
-		func(j int) uint64 { return old.decls[j].content },
-		func(i int) uint64 { return cv.decls[i].content },
-		func(i, j int) bool {
-			a, b := cur.Span(nl.decls[i]), om.Decls[j].Base().Form.Span
-			return bytes.Equal(cur.Src[a.Start:a.End], oldCST.Src[b.Start:b.End])
-		})
+	cv := &version{src: cur.Src, decls: make([]declState, n), keyV: map[string]uint64{}}
+	align := alignEnds(oldCST, ol.decls, old.decls, cur, nl.decls, cv.decls, pre, suf)
 	eng = &engineRun{old: old, cur: cv, align: align, src: cur.Src}
 
 	// The new module: the base's header, and each declaration's tree,
@@ -233,15 +364,46 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 			return nil, nil, false
 		}
 	}
+	// When every declaration is where it was, or was replaced by one of
+	// the same name, each name finds the declaration at the same index:
+	// the base's table of first declarations is the new one's.
+	sameNames := n == len(om.Decls)
+	var freshIdx []int
+	for i, j := range align {
+		if j < 0 {
+			freshIdx = append(freshIdx, i)
+			if sameNames {
+				a, b := nm.Decls[i].Base().Name, om.Decls[i].Base().Name
+				sameNames = a.Valid() == b.Valid() && a.Name == b.Name
+			}
+		} else {
+			sameNames = sameNames && j == i
+		}
+	}
+	if sameNames {
+		cv.first = old.first
+	} else {
+		cv.first = make(map[string]int, n)
+	}
 	for i, d := range nm.Decls {
 		if fresh[i] {
 			cv.decls[i].iface = ifaceHash(cur.Src, d)
 		}
-		if b := d.Base(); b.Name.Valid() {
+		if b := d.Base(); !sameNames && b.Name.Valid() {
 			if _, dup := cv.first[b.Name.Name]; !dup {
 				cv.first[b.Name.Name] = i
 			}
 		}
+	}
+
+	// stable: every declaration is where it was, or replaced by one of
+	// the same kind, name and interface, and the profile line is the
+	// same: then no module fact changed (names of a kind, surfaces bound
+	// to a machine, variant types, the effects admitted).
+	eng.sameNames = sameNames
+	eng.stable = sameNames && sameProfiles(om, nm)
+	for _, i := range freshIdx {
+		eng.stable = eng.stable && nm.Decls[i].Kind() == om.Decls[i].Kind() && cv.decls[i].iface == old.decls[i].iface
 	}
 
 	// Resolve the new declarations' interfaces, to learn what they look
@@ -250,15 +412,24 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 	var ch *checker
 	var cand []bool
 	for round := 0; ; round++ {
-		ch = r.overlay(nm, fresh, cur, head != nil)
+		var same []int // the declarations to define anew over a copy of the base's table
+		if sameNames {
+			same = freshIdx
+			for i, f := range fresh {
+				if f && align[i] >= 0 {
+					same = append(same, i) // rebuilt in an earlier round
+				}
+			}
+		}
+		ch = r.overlay(nm, fresh, cur, head != nil, sameNames, same, cv.first)
 		if ch == nil {
 			return nil, nil, false
 		}
-		cv.info = make([]declInfo, n)
+		// the overlay's records of the fresh declarations, the base's of
+		// the others (the overlay reads only the fresh ones')
+		cv.info = ch.info
 		for i, j := range align {
-			if fresh[i] {
-				cv.info[i] = ch.info[i]
-			} else {
+			if !fresh[i] {
 				cv.info[i] = old.info[j]
 			}
 		}
@@ -298,7 +469,11 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 	} else {
 		out = append(out, base.headDiags...)
 	}
-	out = duplicates(nm, cv, out)
+	if sameNames {
+		out = duplicatesAt(nm, cv, old.duplicates(), out)
+	} else {
+		out = duplicates(nm, cv, out)
+	}
 	for i, j := range align {
 		if fresh[i] {
 			for _, at := range ch.info[i].p1idx {
@@ -351,8 +526,9 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 		return out, eng, true
 	}
 	ch.shiftOf = map[ast.Decl]int{}
-	for i, d := range nm.Decls {
-		if k := cv.decls[i].start - d.Base().Form.Span.Start; k != 0 {
+	shiftOf := func(i int) {
+		d := nm.Decls[i]
+		if k := cv.decls[i].start - d.Base().Form.Span().Start; k != 0 {
 			ch.shiftOf[d] = k
 		}
 	}
@@ -364,30 +540,93 @@ func (r *Result) fastRecheck(cur *syntax.CST) (diags []syntax.Diagnostic, eng *e
 		}
 	}
 	if !clausesKept {
+		for i := range nm.Decls {
+			shiftOf(i)
+		}
 		ch.policyConditions(nm)
 		out = append(out, ch.res.Diagnostics[k:]...)
-	} else if base.model.Governed() {
+	} else if model := base.model; model.Governed() {
 		// The governance declarations are the base's: so is the
-		// authority model. The conditions are checked again (a machine's
-		// context or policies may have changed); the intents of the
-		// machines kept are blocked as they were.
-		ch.conditions(nm, base.model)
+		// authority model. A policy's conditions are checked again when
+		// the machines it governs are not the base's (one was checked
+		// again: its context may have changed; or one joined or left);
+		// the others keep the base's diagnostics, as do the intents of
+		// the machines kept.
+		oldToNew := make([]int, len(om.Decls))
+		for j := range oldToNew {
+			oldToNew[j] = -1
+		}
+		for i, j := range align {
+			if j >= 0 {
+				oldToNew[j] = i
+			}
+		}
+		// (the machines kept evaluate what they did in the base)
+		evals := old.evaluates(model)
+		ch.governed = map[string][]*ast.Machine{}
+		for i, d := range nm.Decls {
+			mach, ok := d.(*ast.Machine)
+			if !ok {
+				continue
+			}
+			var ev []string
+			if j := align[i]; j >= 0 && !fresh[i] {
+				ev = evals[j]
+			} else {
+				ev = evaluates(mach, soleName(model))
+			}
+			for _, p := range ev {
+				ch.governed[p] = append(ch.governed[p], mach)
+			}
+		}
+		keptPolicy := map[int]bool{}
+		for _, p := range model.Policies {
+			j, ok := base.index[p.Decl]
+			i := -1
+			if ok {
+				i = oldToNew[j]
+			}
+			if i >= 0 && slices.Equal(ch.governed[p.Name], base.governed[p.Name]) {
+				keptPolicy[j] = true
+				continue
+			}
+			if i >= 0 {
+				shiftOf(i)
+			}
+			ch.policyConditionsOf(nm, model, p)
+		}
 		var machines []ast.Decl
 		for i, d := range nm.Decls {
 			if _, ok := d.(*ast.Machine); ok && fresh[i] {
 				machines = append(machines, d)
 			}
 		}
-		ch.blocked(nm, base.model, &ast.Module{Decls: machines})
+		ch.blocked(nm, model, &ast.Module{Decls: machines})
 		out = append(out, ch.res.Diagnostics[k:]...)
 		for i, j := range align {
-			if _, ok := nm.Decls[i].(*ast.Machine); ok && j >= 0 && !fresh[i] {
+			if j < 0 || fresh[i] {
+				continue
+			}
+			if _, ok := nm.Decls[i].(*ast.Machine); ok || keptPolicy[j] {
 				out = moved(old.policy[j], cv.decls[i].start, out)
 			}
 		}
 	}
 	sortDiagnostics(out)
 	return out, eng, true
+}
+
+// sameProfiles reports whether two modules list the same profiles.
+func sameProfiles(a, b *ast.Module) bool {
+	if len(a.Profiles) != len(b.Profiles) {
+		return false
+	}
+	for i := range a.Profiles {
+		if a.Profiles[i].Name != b.Profiles[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // hasBody reports whether a declaration has a body check.
@@ -408,6 +647,11 @@ func (e *engineRun) unchanged(i, j int) bool {
 	if oi.pinned || oi.p1pinned {
 		return false
 	}
+	if e.stable {
+		// every name finds a declaration with the same eff, every fact
+		// has the same value
+		return true
+	}
 	name := e.cur.mod.Decls[i].Base().Name
 	if name.Valid() && e.old.nameValue(name.Name, j) != e.cur.nameValue(name.Name, i) {
 		return false
@@ -421,20 +665,45 @@ func (e *engineRun) unchanged(i, j int) bool {
 // header is set, it checks the module's header (profiles, imports, the
 // imports answered as r's check resolved them) first; nil when it asks
 // for an import r's check did not resolve.
-func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header bool) *checker {
+//
+// When sameNames is set, every name finds the declaration at the same
+// index as in the base (first is the table of first declarations): the
+// base's symbols are copied, and only those of the declarations defined
+// lists (the fresh ones) are made anew.
+func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header, sameNames bool, defined []int, first map[string]int) *checker {
 	base := r.checker
 	n := len(nm.Decls)
 	ch := &checker{
 		res:           &Result{Path: r.Path, File: &ast.File{Source: &syntax.Source{CST: cur}, Module: nm}, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
 		opts:          base.opts,
 		mod:           nm,
-		decls:         make(map[string]*Symbol, n),
 		imports:       base.imports,
 		failedImports: base.failedImports,
 		info:          make([]declInfo, n),
 		index:         map[ast.Decl]int{},
 		base:          base,
 	}
+	if sameNames {
+		ch.decls = maps.Clone(base.decls)
+		for _, i := range defined {
+			d := nm.Decls[i]
+			ch.index[d] = i
+			if b := d.Base(); b.Name.Valid() && first[b.Name.Name] == i {
+				ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
+			}
+		}
+	} else {
+		ch.decls = make(map[string]*Symbol, n)
+		ch.declare(nm, fresh)
+	}
+	return r.overlayRest(ch, nm, fresh, header)
+}
+
+// declare fills an overlay's table of declarations: the base's symbols
+// for the declarations kept that their names found in the base, new ones
+// for the others.
+func (ch *checker) declare(nm *ast.Module, fresh []bool) {
+	base := ch.base
 	for i, d := range nm.Decls {
 		b := d.Base()
 		if fresh[i] {
@@ -452,8 +721,13 @@ func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header b
 		}
 		// a new declaration, or one that was a duplicate in the base (it
 		// is resolved again: its name now finds it)
-		ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
+		ch.decls[b.Name.Name] = &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name, File: base.opts.Path}
 	}
+}
+
+// overlayRest is overlay after the table of declarations.
+func (r *Result) overlayRest(ch *checker, nm *ast.Module, fresh []bool, header bool) *checker {
+	base := ch.base
 	if header {
 		var replay *replayImporter
 		if ch.opts.Importer != nil {
@@ -475,8 +749,18 @@ func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header b
 // duplicates appends the diagnostics of declarations whose name an
 // earlier one has, as the module pass reports them.
 func duplicates(nm *ast.Module, cv *version, out []syntax.Diagnostic) []syntax.Diagnostic {
-	for i, d := range nm.Decls {
-		b := d.Base()
+	all := make([]int, len(nm.Decls))
+	for i := range all {
+		all[i] = i
+	}
+	return duplicatesAt(nm, cv, all, out)
+}
+
+// duplicatesAt is duplicates over the declarations at the indices given
+// (in order).
+func duplicatesAt(nm *ast.Module, cv *version, at []int, out []syntax.Diagnostic) []syntax.Diagnostic {
+	for _, i := range at {
+		b := nm.Decls[i].Base()
 		if !b.Name.Valid() {
 			continue
 		}
@@ -486,7 +770,7 @@ func duplicates(nm *ast.Module, cv *version, out []syntax.Diagnostic) []syntax.D
 		}
 		at := func(k int) syntax.Span {
 			nb := nm.Decls[k].Base()
-			return shift(nb.Name.Span, cv.decls[k].start-nb.Form.Span.Start)
+			return shift(nb.Name.Span, cv.decls[k].start-nb.Form.Span().Start)
 		}
 		out = append(out, syntax.Diagnostic{
 			Code: DuplicateDecl, Severity: syntax.Error, Span: at(i),
@@ -502,14 +786,14 @@ func declAtOffset(m *ast.Module, sp syntax.Span) int {
 	lo, hi := 0, len(m.Decls)
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if m.Decls[mid].Base().Form.Span.End < sp.Start {
+		if m.Decls[mid].Base().Form.Span().End < sp.Start {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
 	for k := lo; k < len(m.Decls) && k <= lo+1; k++ {
-		if w := m.Decls[k].Base().Form.Span; w.Start <= sp.Start && sp.End <= w.End {
+		if w := m.Decls[k].Base().Form.Span(); w.Start <= sp.Start && sp.End <= w.End {
 			return k
 		}
 	}
@@ -627,14 +911,18 @@ func (e *engineRun) candidates(nm, om *ast.Module) []bool {
 			mark(om.Decls[j])
 		}
 	}
-	for n, i := range cv.first {
-		if j, ok := old.first[n]; !ok || align[i] != j {
-			mark(nm.Decls[i])
+	if !e.sameNames {
+		// (the same table: each name finds the declaration at the same
+		// index, aligned with itself or marked already)
+		for n, i := range cv.first {
+			if j, ok := old.first[n]; !ok || align[i] != j {
+				mark(nm.Decls[i])
+			}
 		}
-	}
-	for n, j := range old.first {
-		if _, ok := cv.first[n]; !ok {
-			mark(om.Decls[j])
+		for n, j := range old.first {
+			if _, ok := cv.first[n]; !ok {
+				mark(om.Decls[j])
+			}
 		}
 	}
 	cand := make([]bool, len(nm.Decls))
@@ -647,7 +935,7 @@ func (e *engineRun) candidates(nm, om *ast.Module) []bool {
 		return true
 	}
 	for _, k := range rev.keys {
-		if old.keyValue(k) == cv.keyValue(k) {
+		if e.stable || old.keyValue(k) == cv.keyValue(k) {
 			continue
 		}
 		for _, j := range rev.p1Keys[k] {
@@ -674,6 +962,9 @@ func (e *engineRun) candidates(nm, om *ast.Module) []bool {
 		add(j)
 	}
 	for i, d := range nm.Decls {
+		if e.sameNames {
+			break // each name finds the declaration at the same index
+		}
 		if b := d.Base(); align[i] >= 0 && b.Name.Valid() && isDirty[b.Name.Name] {
 			cand[i] = true // its name may find another declaration now
 		}

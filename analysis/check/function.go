@@ -44,7 +44,7 @@ func (c *checker) signature(fn *ast.Function) *signature {
 	for _, in := range fn.Inputs {
 		t := c.resolveType(in.Type)
 		sig.params = append(sig.params, t)
-		s := &Symbol{Kind: SymInput, Name: in.Name.Name, Span: in.Name.Span, Full: in.Form.Span, Parent: parent, Type: t, Detail: in.Name.Name + " " + t.String()}
+		s := &Symbol{Kind: SymInput, Name: in.Name.Name, Span: in.Name.Span, Full: in.Form.Span(), Parent: parent, Type: t, Detail: in.Name.Name + " " + t.String()}
 		if in.Name.Name == "result" {
 			c.errorf(DuplicateDecl, in.Name.Span, "`result` names the return value in ensures; call this input something else")
 		}

@@ -34,8 +34,8 @@ func (c *checker) clauseDecl(d *ast.ClauseDecl) {
 		}
 		for i, a := range cl.Args {
 			if a.Kind == syntax.FormSymbol && (i == 0 || sc.Defines == "outcome") {
-				local[sc.Defines][a.Text] = true
-				c.define(&Symbol{Kind: SymLocalName, Name: a.Text, Span: a.Span, Full: cl.Form.Span, Parent: parent, Detail: sc.Defines + " " + a.Text})
+				local[sc.Defines][a.Text()] = true
+				c.define(&Symbol{Kind: SymLocalName, Name: a.Text(), Span: a.Span(), Full: cl.Form.Span(), Parent: parent, Detail: sc.Defines + " " + a.Text()})
 			}
 		}
 	}
@@ -52,9 +52,9 @@ func (c *checker) clauseDecl(d *ast.ClauseDecl) {
 		seen[cl.Key.Name] = cl
 		c.clauseArgs(d, cl, sc)
 		if sc.Uses != "" && len(cl.Args) > 0 && cl.Args[0].Kind == syntax.FormSymbol {
-			name := cl.Args[0].Text
+			name := cl.Args[0].Text()
 			if !local[sc.Uses][name] {
-				c.errorf(UnknownName, cl.Args[0].Span, "%s %s declares no %s `%s`%s", d.DeclKind, d.Name.Name, sc.Uses, name, didYouMean(name, setKeys(local[sc.Uses])))
+				c.errorf(UnknownName, cl.Args[0].Span(), "%s %s declares no %s `%s`%s", d.DeclKind, d.Name.Name, sc.Uses, name, didYouMean(name, setKeys(local[sc.Uses])))
 			}
 		}
 	}
@@ -81,10 +81,10 @@ func (c *checker) clauseArgs(d *ast.ClauseDecl, cl *ast.Clause, sc *catalog.Clau
 	bestScore := -1
 	var bestPat []string
 	for _, p := range patterns {
-		errs, score := c.matchArgs(p, cl.Args, cl.Form.Span, false)
+		errs, score := c.matchArgs(p, cl.Args, cl.Form.Span(), false)
 		if len(errs) == 0 {
 			// resolve references for real
-			errs, _ = c.matchArgs(p, cl.Args, cl.Form.Span, true)
+			errs, _ = c.matchArgs(p, cl.Args, cl.Form.Span(), true)
 			for _, e := range errs {
 				c.errorf(e.code, e.span, "%s%s", e.msg, e.hint)
 			}
@@ -99,7 +99,7 @@ func (c *checker) clauseArgs(d *ast.ClauseDecl, cl *ast.Clause, sc *catalog.Clau
 		for _, p := range patterns {
 			forms = append(forms, "("+cl.Key.Name+" "+patternText(p)+")")
 		}
-		c.errorf(TypeMismatch, cl.Form.Span, "(%s ...) in %s %s does not match any accepted form: %s", cl.Key.Name, d.DeclKind, d.Name.Name, strings.Join(forms, ", "))
+		c.errorf(TypeMismatch, cl.Form.Span(), "(%s ...) in %s %s does not match any accepted form: %s", cl.Key.Name, d.DeclKind, d.Name.Name, strings.Join(forms, ", "))
 		return
 	}
 	_ = bestPat
@@ -169,7 +169,7 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 				if (mult == "*" || mult == "?" || mult == "+" && n > 0) && pi < len(pat)-1 {
 					break
 				}
-				fail(code, args[i].Span, msg, hint)
+				fail(code, args[i].Span(), msg, hint)
 				return errs, score
 			}
 			i++
@@ -187,14 +187,14 @@ func (c *checker) matchArgs(pat []string, args []*syntax.Form, whole syntax.Span
 		}
 	}
 	if i < len(args) {
-		fail(Arity, args[i].Span, "unexpected extra argument "+describeForm(args[i]), "")
+		fail(Arity, args[i].Span(), "unexpected extra argument "+describeForm(args[i]), "")
 	}
 	return errs, score
 }
 
 func describeForm(f *syntax.Form) string {
 	if f.Kind == syntax.FormSymbol || f.Kind == syntax.FormNumber {
-		return "`" + f.Text + "`"
+		return "`" + f.Text() + "`"
 	}
 	if f.Kind == syntax.FormString {
 		return "string"
@@ -251,7 +251,7 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.
 	sym := a.Kind == syntax.FormSymbol
 	switch {
 	case strings.HasPrefix(kind, "="):
-		if !sym || a.Text != kind[1:] {
+		if !sym || a.Text() != kind[1:] {
 			return "expected `" + kind[1:] + "`", TypeMismatch
 		}
 		return "", ""
@@ -264,21 +264,21 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.
 			return "", ""
 		}
 		var s *Symbol
-		if s = c.declNamed(a.Text); s != nil {
+		if s = c.declNamed(a.Text()); s != nil {
 			for _, k := range kinds {
 				if string(s.Kind) == k {
-					c.ref(a.Span, s)
+					c.ref(a.Span(), s)
 					return "", ""
 				}
 			}
-			return "`" + a.Text + "` is a " + string(s.Kind) + ", expected " + describeArg(kind), TypeMismatch
+			return "`" + a.Text() + "` is a " + string(s.Kind) + ", expected " + describeArg(kind), TypeMismatch
 		}
 		var cands []string
 		for _, k := range kinds {
 			cands = append(cands, c.declNames(ast.DeclKind(k))...)
 		}
-		*hint = didYouMean(a.Text, cands)
-		return "unknown " + strings.Join(kinds, " or ") + " `" + a.Text + "`", refCode(kinds[0])
+		*hint = didYouMean(a.Text(), cands)
+		return "unknown " + strings.Join(kinds, " or ") + " `" + a.Text() + "`", refCode(kinds[0])
 	}
 	switch kind {
 	case "any":
@@ -291,72 +291,72 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.
 		if a.Kind != syntax.FormString {
 			return "expected a hash string \"sha256:<64 hex digits>\", found " + describeForm(a), TypeMismatch
 		}
-		if !hashRE.MatchString(a.Text) {
-			return syntax.Quote(a.Text) + " is not a hash; write \"sha256:\" followed by 64 lowercase hex digits", BadLiteral
+		if !hashRE.MatchString(a.Text()) {
+			return syntax.Quote(a.Text()) + " is not a hash; write \"sha256:\" followed by 64 lowercase hex digits", BadLiteral
 		}
 	case "timestamp":
 		if a.Kind != syntax.FormString {
 			return "expected an RFC 3339 time string", TypeMismatch
 		}
-		if _, err := time.Parse(time.RFC3339, a.Text); err != nil {
-			return syntax.Quote(a.Text) + " is not an RFC 3339 time such as \"2026-05-16T00:00:00Z\"", BadLiteral
+		if _, err := time.Parse(time.RFC3339, a.Text()); err != nil {
+			return syntax.Quote(a.Text()) + " is not an RFC 3339 time such as \"2026-05-16T00:00:00Z\"", BadLiteral
 		}
 	case "name":
 		if !sym {
 			return "expected a name, found " + describeForm(a), TypeMismatch
 		}
 	case "bool":
-		if !sym || a.Text != "true" && a.Text != "false" {
+		if !sym || a.Text() != "true" && a.Text() != "false" {
 			return "expected true or false, found " + describeForm(a), TypeMismatch
 		}
 	case "int", "percent", "number", "duration":
 		if a.Kind != syntax.FormNumber {
 			return "expected " + describeArg(kind) + ", found " + describeForm(a), TypeMismatch
 		}
-		lit := ast.ParseNumber(a.Text, a.Span)
+		lit := ast.ParseNumber(a.Text(), a.Span())
 		switch kind {
 		case "int", "percent":
 			il, ok := lit.(*ast.IntLit)
 			if !ok || il.Neg || il.Overflow {
-				return "`" + a.Text + "` is not " + describeArg(kind), BadLiteral
+				return "`" + a.Text() + "` is not " + describeArg(kind), BadLiteral
 			}
 			if kind == "percent" && il.Mag > 100 {
-				return "`" + a.Text + "` is not a percentage (0 to 100)", BadLiteral
+				return "`" + a.Text() + "` is not a percentage (0 to 100)", BadLiteral
 			}
 		case "number":
 			if lit == nil {
-				return "`" + a.Text + "` is not a number", BadLiteral
+				return "`" + a.Text() + "` is not a number", BadLiteral
 			}
 			if _, ok := lit.(*ast.Duration); ok {
 				return "expected a number, found a duration", TypeMismatch
 			}
 		case "duration":
 			if _, ok := lit.(*ast.Duration); !ok {
-				return "`" + a.Text + "` is not a duration; write 30s, 5m, 24h or 7d", BadLiteral
+				return "`" + a.Text() + "` is not a duration; write 30s, 5m, 24h or 7d", BadLiteral
 			}
 		}
 	case "effect":
 		if !sym {
 			return "expected an effect name", TypeMismatch
 		}
-		if catalog.LookupEffect(a.Text) == nil {
-			*hint = didYouMean(a.Text, catalog.EffectNames())
-			return "unknown effect `" + a.Text + "`", UnknownEffect
+		if catalog.LookupEffect(a.Text()) == nil {
+			*hint = didYouMean(a.Text(), catalog.EffectNames())
+			return "unknown effect `" + a.Text() + "`", UnknownEffect
 		}
 	case "op":
-		switch a.Text {
+		switch a.Text() {
 		case "<", "<=", ">", ">=", "==", "!=":
 		default:
 			return "expected a comparison operator (< <= > >= == !=), found " + describeForm(a), TypeMismatch
 		}
 	case "qref":
-		if !sym || !strings.Contains(a.Text, ":") {
+		if !sym || !strings.Contains(a.Text(), ":") {
 			return "expected a reference such as contract:Name, found " + describeForm(a), TypeMismatch
 		}
-		i := strings.IndexByte(a.Text, ':')
-		prefix, name := a.Text[:i], a.Text[i+1:]
+		i := strings.IndexByte(a.Text(), ':')
+		prefix, name := a.Text()[:i], a.Text()[i+1:]
 		if name == "" {
-			return "`" + a.Text + "` names nothing after the colon", TypeMismatch
+			return "`" + a.Text() + "` names nothing after the colon", TypeMismatch
 		}
 		if catalog.IsActorPrefix(prefix) || !resolve {
 			return "", ""
@@ -364,7 +364,7 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.
 		if catalog.LookupConstruct(prefix) == nil && !isTypedKind(prefix) {
 			return "unknown reference kind `" + prefix + ":`; use a declaration kind such as contract:, eval-suite:, gate: or an actor such as approval:", UnknownName
 		}
-		sp := syntax.Span{Start: a.Span.Start + i + 1, End: a.Span.End}
+		sp := syntax.Span{Start: a.Span().Start + i + 1, End: a.Span().End}
 		if s := c.declNamed(name); s != nil && string(s.Kind) == prefix {
 			c.ref(sp, s)
 			return "", ""
@@ -375,21 +375,21 @@ func (c *checker) argOK(kind string, a *syntax.Form, resolve bool, hint *syntax.
 			return "expected an effect such as (mcp.call port.tool)", TypeMismatch
 		}
 		if resolve {
-			e := &ast.Effect{Form: a, Name: ast.Ident{Name: a.Head(), Span: a.Items[0].Span}}
-			for _, t := range a.Items[1:] {
+			e := &ast.Effect{Form: a, Name: ast.Ident{Name: a.Head(), Span: a.Items()[0].Span()}}
+			for _, t := range a.Items()[1:] {
 				if t.Kind == syntax.FormSymbol {
-					e.Targets = append(e.Targets, ast.Ident{Name: t.Text, Span: t.Span})
+					e.Targets = append(e.Targets, ast.Ident{Name: t.Text(), Span: t.Span()})
 				}
 			}
 			c.effectRef(e, catalog.EffectNames())
 		}
 	case "fields":
 		// one (name Type) field; the clause pattern repeats it
-		if a.Kind != syntax.FormList || len(a.Items) != 2 || a.Items[0].Kind != syntax.FormSymbol {
+		if a.Kind != syntax.FormList || len(a.Items()) != 2 || a.Items()[0].Kind != syntax.FormSymbol {
 			return "expected a field (name Type), found " + describeForm(a), TypeMismatch
 		}
 		if resolve {
-			t := c.resolveType(typeRefOf(a.Items[1]))
+			t := c.resolveType(typeRefOf(a.Items()[1]))
 			if c.fieldTypes == nil {
 				c.fieldTypes = map[*syntax.Form]types.Type{}
 			}
@@ -434,14 +434,14 @@ func refCode(kind string) string {
 // typeRefOf builds a type reference from a form (for zk-proof fields).
 func typeRefOf(f *syntax.Form) *ast.TypeRef {
 	if f.Kind == syntax.FormSymbol {
-		return &ast.TypeRef{Span: f.Span, Name: ast.Ident{Name: f.Text, Span: f.Span}}
+		return &ast.TypeRef{Span: f.Span(), Name: ast.Ident{Name: f.Text(), Span: f.Span()}}
 	}
-	if f.Kind == syntax.FormList && len(f.Items) > 0 && f.Items[0].Kind == syntax.FormSymbol {
-		t := &ast.TypeRef{Span: f.Span, Name: ast.Ident{Name: f.Items[0].Text, Span: f.Items[0].Span}}
-		for _, a := range f.Items[1:] {
+	if f.Kind == syntax.FormList && len(f.Items()) > 0 && f.Items()[0].Kind == syntax.FormSymbol {
+		t := &ast.TypeRef{Span: f.Span(), Name: ast.Ident{Name: f.Items()[0].Text(), Span: f.Items()[0].Span()}}
+		for _, a := range f.Items()[1:] {
 			t.Args = append(t.Args, typeRefOf(a))
 		}
 		return t
 	}
-	return &ast.TypeRef{Span: f.Span}
+	return &ast.TypeRef{Span: f.Span()}
 }

@@ -30,7 +30,7 @@ func (c *checker) machine(m *ast.Machine) {
 	ctx := c.newScope("context field")
 	for _, f := range m.Context {
 		t := c.resolveType(f.Type)
-		s := &Symbol{Kind: SymContextField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span, Parent: parent, Type: t, Detail: "context " + f.Name.Name + " " + t.String()}
+		s := &Symbol{Kind: SymContextField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span(), Parent: parent, Type: t, Detail: "context " + f.Name.Name + " " + t.String()}
 		if ctx.add(s) {
 			mi.context[f.Name.Name] = s
 		}
@@ -39,7 +39,7 @@ func (c *checker) machine(m *ast.Machine) {
 		if !ev.Name.Valid() {
 			continue
 		}
-		s := &Symbol{Kind: SymEvent, Name: ev.Name.Name, Span: ev.Name.Span, Full: ev.Form.Span, Parent: parent}
+		s := &Symbol{Kind: SymEvent, Name: ev.Name.Name, Span: ev.Name.Span, Full: ev.Form.Span(), Parent: parent}
 		if !mi.events.add(s) {
 			continue
 		}
@@ -48,7 +48,7 @@ func (c *checker) machine(m *ast.Machine) {
 		detail := "(event " + ev.Name.Name
 		for _, f := range ev.Fields {
 			t := c.resolveType(f.Type)
-			fsym := &Symbol{Kind: SymEventField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span, Parent: s, Type: t, Detail: "event." + f.Name.Name + " " + t.String()}
+			fsym := &Symbol{Kind: SymEventField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span(), Parent: s, Type: t, Detail: "event." + f.Name.Name + " " + t.String()}
 			if fs.add(fsym) {
 				info.fields[f.Name.Name] = fsym
 				info.names = append(info.names, f.Name.Name)
@@ -60,7 +60,7 @@ func (c *checker) machine(m *ast.Machine) {
 	}
 	for _, st := range m.States {
 		if st.Name.Valid() {
-			mi.states.add(&Symbol{Kind: SymState, Name: st.Name.Name, Span: st.Name.Span, Full: st.Form.Span, Parent: parent, Detail: stateDetail(st)})
+			mi.states.add(&Symbol{Kind: SymState, Name: st.Name.Name, Span: st.Name.Span, Full: st.Form.Span(), Parent: parent, Detail: stateDetail(st)})
 		}
 	}
 	if m.Initial.Valid() {
@@ -123,10 +123,10 @@ func (c *checker) eventRef(mi *machineInfo, id ast.Ident) *eventInfo {
 
 func (c *checker) persistence(p *ast.Clause) {
 	for _, a := range p.Args {
-		if a.Head() == "store" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol {
-			name := a.Items[1].Text
-			if s := c.lookupDecl(name, a.Items[1].Span); s == nil || s.Kind != SymbolKind(ast.KindStore) {
-				c.errorf(UnknownStore, a.Items[1].Span, "unknown store `%s`%s", name, didYouMean(name, c.declNames(ast.KindStore)))
+		if a.Head() == "store" && len(a.Items()) == 2 && a.Items()[1].Kind == syntax.FormSymbol {
+			name := a.Items()[1].Text()
+			if s := c.lookupDecl(name, a.Items()[1].Span()); s == nil || s.Kind != SymbolKind(ast.KindStore) {
+				c.errorf(UnknownStore, a.Items()[1].Span(), "unknown store `%s`%s", name, didYouMean(name, c.declNames(ast.KindStore)))
 			}
 		}
 	}
@@ -137,12 +137,12 @@ func (c *checker) state(mi *machineInfo, st *ast.State, used map[string]bool) {
 		for _, t := range st.Transitions {
 			sp := t.Event.Span
 			if !t.Event.Valid() {
-				sp = t.Form.Items[0].Span // (on) without an event name: the keyword
+				sp = t.Form.Items()[0].Span() // (on) without an event name: the keyword
 			}
 			c.errorf(FinalStateTransition, sp, "final state %s cannot have transitions; remove this (on %s...) or make the state non-final", st.Name.Name, eventWord(t.Event))
 		}
 		if st.Timeout != nil {
-			c.errorf(FinalStateTransition, st.Timeout.Form.Span, "final state %s cannot have a timeout", st.Name.Name)
+			c.errorf(FinalStateTransition, st.Timeout.Form.Span(), "final state %s cannot have a timeout", st.Name.Name)
 		}
 	}
 	if to := st.Timeout; to != nil && to.Event.Valid() {

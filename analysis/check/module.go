@@ -45,7 +45,7 @@ type ImportInfo struct {
 
 func (c *checker) module(m *ast.Module) {
 	c.mod = m
-	c.define(&Symbol{Kind: SymModule, Name: m.Name.Name, Span: m.Name.Span, Full: m.Form.Span, Doc: m.Doc, Detail: "module " + m.Name.Name})
+	c.define(&Symbol{Kind: SymModule, Name: m.Name.Name, Span: m.Name.Span, Full: m.Form.Span(), Doc: m.Doc, Detail: "module " + m.Name.Name})
 	c.head[0] = len(c.res.Diagnostics)
 	c.profiles(m)
 	c.importsOf(m)
@@ -58,7 +58,7 @@ func (c *checker) module(m *ast.Module) {
 		if !b.Name.Valid() {
 			continue
 		}
-		sym := &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name}
+		sym := &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name}
 		if top.add(sym) {
 			c.decls[sym.Name] = sym
 		}
@@ -178,7 +178,7 @@ func (c *checker) profiles(m *ast.Module) {
 // admitted reports whether the module's profiles admit e (a module that
 // restricts no effects admits every one).
 func (c *checker) admitted(e *catalog.Effect) bool {
-	c.uses(keyProfiles)
+	c.uses(keyAdmits + e.Name)
 	if len(c.mod.Profiles) == 0 {
 		return true
 	}
@@ -236,7 +236,7 @@ func (c *checker) importsOf(m *ast.Module) {
 		info := &ImportInfo{Import: im, Name: name, Imported: imp}
 		c.imports[name] = info
 		c.res.Imports = append(c.res.Imports, info)
-		c.define(&Symbol{Kind: SymImport, Name: name, Span: im.Path.Span, Full: im.Form.Span, Detail: "import " + im.Path.Name + " (" + imp.Hash + ")"})
+		c.define(&Symbol{Kind: SymImport, Name: name, Span: im.Path.Span, Full: im.Form.Span(), Detail: "import " + im.Path.Name + " (" + imp.Hash + ")"})
 	}
 }
 
@@ -502,7 +502,7 @@ func (c *checker) typeMembers(td *ast.TypeDecl, t types.Type) {
 			if r, ok := t.(*types.Record); ok && i < len(r.Fields) {
 				ft = r.Fields[i].Type
 			}
-			s.add(&Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span, Parent: parent, Type: ft, Detail: f.Name.Name + " " + ft.String()})
+			s.add(&Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span(), Parent: parent, Type: ft, Detail: f.Name.Name + " " + ft.String()})
 		}
 	case *ast.EnumDef:
 		s := c.newScope("enum member")

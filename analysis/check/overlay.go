@@ -56,7 +56,7 @@ func (r *Result) Overlay(decls []ast.Decl) *Overlay {
 			continue // the first declaration of a name is the one it resolves to
 		}
 		seen[b.Name.Name] = true
-		ch.decls[b.Name.Name] = ch.define(&Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span, Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name})
+		ch.decls[b.Name.Name] = ch.define(&Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name})
 	}
 	// The passes of a full check (module), over the declarations given.
 	for _, d := range decls {

@@ -88,7 +88,7 @@ func (c *checker) operations(parent *Symbol, what string, ops []*ast.Operation) 
 		if op.Output != nil {
 			detail += " -> " + c.resolveType(op.Output).String()
 		}
-		s.add(&Symbol{Kind: SymOperation, Name: op.Name.Name, Span: op.Name.Span, Full: op.Form.Span, Parent: parent, Detail: detail})
+		s.add(&Symbol{Kind: SymOperation, Name: op.Name.Name, Span: op.Name.Span, Full: op.Form.Span(), Parent: parent, Detail: detail})
 	}
 }
 
@@ -132,7 +132,7 @@ func (c *checker) surface(s *ast.Surface) {
 	fields := c.newScope("state field")
 	for _, f := range s.State {
 		t := c.resolveType(f.Type)
-		fields.add(&Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span, Parent: parent, Type: t, Detail: "state " + f.Name.Name + " " + t.String()})
+		fields.add(&Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span(), Parent: parent, Type: t, Detail: "state " + f.Name.Name + " " + t.String()})
 	}
 }
 

@@ -66,6 +66,42 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 // (claims before facts): Recheck declines it.
 var acceptanceWord = []byte("acceptance")
 
+// mayDeclareAcceptance reports whether the base's text or cur contains
+// the word acceptance. The base's answer is computed once; cur is
+// searched only where it differs from the base's text (pre and suf are
+// their common prefix's and suffix's lengths: an occurrence
+// that does not overlap the difference is one the base has too).
+func mayDeclareAcceptance(old *version, cur []byte, pre, suf int) bool {
+	if old.acceptance {
+		return true
+	}
+	from := max(0, pre-len(acceptanceWord)+1)
+	to := min(len(cur), len(cur)-suf+len(acceptanceWord)-1)
+	return from < to && bytes.Contains(cur[from:to], acceptanceWord)
+}
+
+// commonEnds returns the lengths of the longest common prefix of a and
+// b, and of their longest common suffix in what the prefix leaves.
+func commonEnds(a, b []byte) (pre, suf int) {
+	n := min(len(a), len(b))
+	// whole blocks compared by bytes.Equal (vectorized), then bytes
+	const block = 256
+	for pre+block <= n && bytes.Equal(a[pre:pre+block], b[pre:pre+block]) {
+		pre += block
+	}
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	m := n - pre
+	for suf+block <= m && bytes.Equal(a[len(a)-suf-block:len(a)-suf], b[len(b)-suf-block:len(b)-suf]) {
+		suf += block
+	}
+	for suf < m && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
+}
+
 // recheck is Recheck, also returning the run's counts (for tests).
 func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool) {
 	base := r.checker
@@ -75,12 +111,14 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 	if cur == nil || len(cur.Nodes) == 0 || cur.HasError(0) {
 		return nil, nil, false
 	}
-	if bytes.Contains(r.File.Source.CST.Src, acceptanceWord) || bytes.Contains(cur.Src, acceptanceWord) {
+	old := base.version(r.File.Source.CST)
+	pre, suf := commonEnds(old.src, cur.Src)
+	if mayDeclareAcceptance(old, cur.Src, pre, suf) {
 		// Acceptance policies are checked for use across the module
 		// (W_CLAIM_UNUSED_POLICY), which the engine does not track yet.
 		return nil, nil, false
 	}
-	if diags, eng, ok := r.fastRecheck(cur); ok {
+	if diags, eng, ok := r.fastRecheck(cur, pre, suf); ok {
 		return diags, eng, true
 	}
 	f := ast.Build(syntax.Read(cur))
@@ -90,7 +128,7 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 		sortDiagnostics(diags)
 		return diags, &engineRun{whole: true}, true
 	}
-	eng := &engineRun{old: base.version(r.File.Source.CST), src: cur.Src, whole: true}
+	eng := &engineRun{old: old, src: cur.Src, whole: true}
 	// When the imports changed, every body is checked again (a body's
 	// dependencies on imported names are not recorded); the imports are
 	// answered as r's check resolved them, and one it did not resolve
@@ -128,6 +166,7 @@ func (c *checker) version(cst *syntax.CST) *version {
 			m = &ast.Module{} // a file without a module: no declarations
 		}
 		c.ver = newVersion(cst.Src, m, c.info, c.decls, c.index)
+		c.ver.acceptance = bytes.Contains(cst.Src, acceptanceWord)
 		c.ver.ifaces(nil, nil)
 		c.ver.rev = c.ver.reverse()
 		if l, ok := cut(cst); ok {
@@ -140,7 +179,7 @@ func (c *checker) version(cst *syntax.CST) *version {
 				c.ver.policyOK = false
 				break
 			}
-			rd, out := relative(d, m.Decls[j].Base().Form.Span)
+			rd, out := relative(d, m.Decls[j].Base().Form.Span())
 			if out {
 				c.ver.policyOK = false
 				break
@@ -172,19 +211,19 @@ func untrusted(cst *syntax.CST, m *ast.Module) []bool {
 	out := make([]bool, len(m.Decls))
 	for i, d := range m.Decls {
 		f := d.Base().Form
-		if !f.Closed || f.Span.End > len(cst.Src) {
+		if !f.Closed || f.Span().End > len(cst.Src) {
 			out[i] = true
 			continue
 		}
-		text := make([]byte, 0, f.Span.Len()+2)
-		text = append(append(append(text, '('), cst.Src[f.Span.Start:f.Span.End]...), ')')
+		text := make([]byte, 0, f.Span().Len()+2)
+		text = append(append(append(text, '('), cst.Src[f.Span().Start:f.Span().End]...), ')')
 		alone, err := syntax.Parse(text)
 		if err != nil || alone.HasError(0) {
 			out[i] = true
 			continue
 		}
 		src := syntax.Read(alone)
-		out[i] = len(src.Forms) != 1 || len(src.Diagnostics) > 0 || len(src.Forms[0].Items) != 1 || !sameForm(src.Forms[0].Items[0], f, f.Span.Start-1)
+		out[i] = len(src.Forms) != 1 || len(src.Diagnostics) > 0 || len(src.Forms[0].Items()) != 1 || !sameForm(src.Forms[0].Items()[0], f, f.Span().Start-1)
 	}
 	return out
 }
@@ -192,11 +231,11 @@ func untrusted(cst *syntax.CST, m *ast.Module) []bool {
 // sameForm reports whether two forms are the same tree, a's spans
 // being off by d.
 func sameForm(a, b *syntax.Form, d int) bool {
-	if a.Kind != b.Kind || a.Closed != b.Closed || shift(a.Span, d) != b.Span || a.Text != b.Text || len(a.Items) != len(b.Items) {
+	if a.Kind != b.Kind || a.Closed != b.Closed || shift(a.Span(), d) != b.Span() || a.Text() != b.Text() || len(a.Items()) != len(b.Items()) {
 		return false
 	}
-	for i := range a.Items {
-		if !sameForm(a.Items[i], b.Items[i], d) {
+	for i := range a.Items() {
+		if !sameForm(a.Items()[i], b.Items()[i], d) {
 			return false
 		}
 	}
@@ -213,7 +252,7 @@ func sameImports(oldSrc []byte, a *ast.Module, newSrc []byte, b *ast.Module) boo
 		return false
 	}
 	for i := range a.Imports {
-		x, y := a.Imports[i].Form.Span, b.Imports[i].Form.Span
+		x, y := a.Imports[i].Form.Span(), b.Imports[i].Form.Span()
 		if !bytes.Equal(oldSrc[x.Start:x.End], newSrc[y.Start:y.End]) {
 			return false
 		}

@@ -96,3 +96,30 @@ func BenchmarkRecheck(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRecheck100k is BenchmarkRecheck's edit inside a transition on
+// a 100,000-line spec-shaped module: what the engine adds to the parse
+// when the module is ten times larger.
+func BenchmarkRecheck100k(b *testing.B) {
+	src := gen.SpecModule(100000)
+	c, err := syntax.Parse(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := check.Check(ast.Build(syntax.Read(c)), check.Options{Path: "/virtual/spec.caps"})
+	base.Recheck(c)
+	for _, e := range specEdits[:1] {
+		nc, err := syntax.Parse(middleEdit(src, e.from, e.to))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(e.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, ok := base.Recheck(nc); !ok {
+					b.Fatal("Recheck declined")
+				}
+			}
+		})
+	}
+}

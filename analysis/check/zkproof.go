@@ -41,27 +41,27 @@ func (c *checker) zkProof(d *ast.ClauseDecl) {
 			if len(cl.Args) != 1 || cl.Args[0].Kind != syntax.FormSymbol {
 				continue // reported by clauseDecl
 			}
-			name := cl.Args[0].Text
+			name := cl.Args[0].Text()
 			zk.Backend = name
 			known := false
 			for _, b := range ZKBackends {
 				known = known || b == name
 			}
 			if !known {
-				c.errorf(UnknownProofBackend, cl.Args[0].Span, "unknown zk-proof backend `%s`; the supported backend%s %s%s",
+				c.errorf(UnknownProofBackend, cl.Args[0].Span(), "unknown zk-proof backend `%s`; the supported backend%s %s%s",
 					name, pluralIs(len(ZKBackends)), quotedList(ZKBackends), didYouMean(name, ZKBackends))
 			}
 		case "public", "private":
 			for _, a := range cl.Args {
-				if a.Kind != syntax.FormList || len(a.Items) != 2 || a.Items[0].Kind != syntax.FormSymbol {
+				if a.Kind != syntax.FormList || len(a.Items()) != 2 || a.Items()[0].Kind != syntax.FormSymbol {
 					continue // reported by clauseDecl
 				}
 				t, ok := c.fieldTypes[a]
 				if !ok {
 					t = types.TInvalid
 				}
-				s := &Symbol{Kind: SymProofInput, Name: a.Items[0].Text, Span: a.Items[0].Span, Full: a.Span, Parent: parent, Type: t,
-					Detail: cl.Key.Name + " " + a.Items[0].Text + " " + t.String()}
+				s := &Symbol{Kind: SymProofInput, Name: a.Items()[0].Text(), Span: a.Items()[0].Span(), Full: a.Span(), Parent: parent, Type: t,
+					Detail: cl.Key.Name + " " + a.Items()[0].Text() + " " + t.String()}
 				if !inputs.add(s) {
 					continue
 				}

@@ -462,7 +462,7 @@ func budget(d *ast.ClauseDecl, machines []Machine, used map[string]bool) Budget 
 		var args []string
 		for _, a := range c.Args {
 			if a.Kind != syntax.FormList {
-				args = append(args, a.Text)
+				args = append(args, a.Text())
 			}
 		}
 		switch key {

@@ -281,11 +281,11 @@ func capability(d *ast.ClauseDecl, c clauses) (*Capability, error) {
 	if cl := c.last("effect"); cl != nil && len(cl.Args) == 1 && cl.Args[0].Head() != "" {
 		f := cl.Args[0]
 		cp.Effect = ptr(f.Head())
-		for _, t := range f.Items[1:] {
+		for _, t := range f.Items()[1:] {
 			if cp.Target == nil {
-				cp.Target = ptr(t.Text)
+				cp.Target = ptr(t.Text())
 			} else {
-				cp.ExtraTargets = append(cp.ExtraTargets, t.Text)
+				cp.ExtraTargets = append(cp.ExtraTargets, t.Text())
 			}
 		}
 	}
@@ -293,9 +293,9 @@ func capability(d *ast.ClauseDecl, c clauses) (*Capability, error) {
 		if len(cl.Args) != 2 {
 			continue
 		}
-		key := cl.Args[0].Text
+		key := cl.Args[0].Text()
 		if _, dup := cp.Limits[key]; dup {
-			return nil, &Error{cl.Form.Span, fmt.Sprintf("capability %s gives (limit %s ...) twice; a limit has one value: keep one of them", cp.Name, key)}
+			return nil, &Error{cl.Form.Span(), fmt.Sprintf("capability %s gives (limit %s ...) twice; a limit has one value: keep one of them", cp.Name, key)}
 		}
 		if cp.Limits == nil {
 			cp.Limits = map[string]any{}
@@ -311,15 +311,15 @@ func capability(d *ast.ClauseDecl, c clauses) (*Capability, error) {
 func limitValue(f *syntax.Form) any {
 	switch f.Kind {
 	case syntax.FormSymbol:
-		switch f.Text {
+		switch f.Text() {
 		case "true":
 			return true
 		case "false":
 			return false
 		}
 	case syntax.FormNumber:
-		if _, ok := ast.ParseNumber(f.Text, f.Span).(*ast.IntLit); ok {
-			if n, err := strconv.ParseInt(f.Text, 10, 64); err == nil {
+		if _, ok := ast.ParseNumber(f.Text(), f.Span()).(*ast.IntLit); ok {
+			if n, err := strconv.ParseInt(f.Text(), 10, 64); err == nil {
 				return n
 			}
 		}
@@ -333,10 +333,10 @@ func policy(d *ast.ClauseDecl, c clauses) (*Policy, error) {
 	p := &Policy{Name: d.Name.Name, Inputs: c.items("input"), Outcomes: c.items("outcome"), Default: c.word("default"), Summary: c.word("summary")}
 	for _, cl := range c.all("on") {
 		if len(cl.Args) != 2 || cl.Args[0].Kind != syntax.FormSymbol || cl.Args[1].Head() != "if" ||
-			len(cl.Args[1].Items) != 2 || cl.Args[1].Items[1].Kind != syntax.FormString {
-			return nil, &Error{cl.Form.Span, fmt.Sprintf("authority-policy %s: %s is not a rule of the form (on OUTCOME (if \"CONDITION\")); the host-policy artifact carries only rules of that form: rewrite it so", p.Name, formText(cl.Form))}
+			len(cl.Args[1].Items()) != 2 || cl.Args[1].Items()[1].Kind != syntax.FormString {
+			return nil, &Error{cl.Form.Span(), fmt.Sprintf("authority-policy %s: %s is not a rule of the form (on OUTCOME (if \"CONDITION\")); the host-policy artifact carries only rules of that form: rewrite it so", p.Name, formText(cl.Form))}
 		}
-		p.Rules = append(p.Rules, &Rule{Outcome: cl.Args[0].Text, Condition: cl.Args[1].Items[1].Text})
+		p.Rules = append(p.Rules, &Rule{Outcome: cl.Args[0].Text(), Condition: cl.Args[1].Items()[1].Text()})
 	}
 	return p, nil
 }
@@ -348,13 +348,13 @@ func ttls(c clauses) []*TTL {
 		t := &TTL{}
 		args := cl.Args
 		if len(args) == 2 && args[0].Kind == syntax.FormSymbol {
-			t.Name = ptr(args[0].Text)
+			t.Name = ptr(args[0].Text())
 			args = args[1:]
 		}
 		if len(args) != 1 {
 			continue
 		}
-		d, ok := ast.ParseNumber(args[0].Text, args[0].Span).(*ast.Duration)
+		d, ok := ast.ParseNumber(args[0].Text(), args[0].Span()).(*ast.Duration)
 		if !ok {
 			continue
 		}
@@ -438,7 +438,7 @@ func (c clauses) bool(key string) *bool {
 	if cl == nil || len(cl.Args) != 1 || cl.Args[0].Kind != syntax.FormSymbol {
 		return nil
 	}
-	switch cl.Args[0].Text {
+	switch cl.Args[0].Text() {
 	case "true":
 		return ptr(true)
 	case "false":
@@ -454,7 +454,7 @@ func (c clauses) duration(key string) (*string, *int64) {
 	if cl == nil || len(cl.Args) != 1 {
 		return nil, nil
 	}
-	d, ok := ast.ParseNumber(cl.Args[0].Text, cl.Args[0].Span).(*ast.Duration)
+	d, ok := ast.ParseNumber(cl.Args[0].Text(), cl.Args[0].Span()).(*ast.Duration)
 	if !ok || cl.Args[0].Kind != syntax.FormNumber {
 		return nil, nil
 	}
@@ -480,12 +480,12 @@ func formText(f *syntax.Form) string {
 		return ""
 	}
 	if f.Kind != syntax.FormList {
-		return f.Text
+		return f.Text()
 	}
-	parts := make([]string, len(f.Items))
-	for i, it := range f.Items {
+	parts := make([]string, len(f.Items()))
+	for i, it := range f.Items() {
 		if it != nil && it.Kind == syntax.FormString {
-			parts[i] = strconv.Quote(it.Text)
+			parts[i] = strconv.Quote(it.Text())
 		} else {
 			parts[i] = formText(it)
 		}

@@ -229,11 +229,11 @@ func form(f *syntax.Form) value {
 	}
 	switch f.Kind {
 	case syntax.FormSymbol:
-		return tagged("sym", jstr(f.Text))
+		return tagged("sym", jstr(f.Text()))
 	case syntax.FormString:
-		return tagged("str", jstr(f.Text))
+		return tagged("str", jstr(f.Text()))
 	case syntax.FormNumber:
-		switch n := ast.ParseNumber(f.Text, f.Span).(type) {
+		switch n := ast.ParseNumber(f.Text(), f.Span()).(type) {
 		case *ast.IntLit:
 			return intValue(n)
 		case *ast.DecimalLit:
@@ -243,7 +243,7 @@ func form(f *syntax.Form) value {
 		}
 		return badValue
 	case syntax.FormList:
-		return tagged("list", forms(f.Items))
+		return tagged("list", forms(f.Items()))
 	}
 	return badValue
 }

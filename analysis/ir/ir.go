@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -38,6 +39,42 @@ type Options struct {
 	// did not resolve), and every import when it is nil, is recorded by
 	// path and alias only.
 	ImportHash func(path string) (string, error)
+	// Decls, when set, remembers each declaration's canonical encoding
+	// by its tree, for the next build of a module sharing trees (see
+	// DeclCache).
+	Decls *DeclCache
+}
+
+// DeclCache remembers the canonical encoding of one module's
+// declarations by their trees, so that building the IR of the same trees
+// again (the module's hash after one of its imports changed) encodes only
+// the declarations that are new. After each build it holds exactly the
+// declarations of the module built; trees must not change once built.
+// It is safe for concurrent use.
+type DeclCache struct {
+	mu sync.Mutex
+	m  map[ast.Decl][]byte
+}
+
+// lookup returns a declaration's remembered encoding.
+func (c *DeclCache) lookup(d ast.Decl) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[d]
+	return b, ok
+}
+
+// replace makes m the remembered encodings.
+func (c *DeclCache) replace(m map[ast.Decl][]byte) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.m = m
+	c.mu.Unlock()
 }
 
 // Canonical returns the canonical IR of m in its compact canonical form.
@@ -128,15 +165,30 @@ func (o Options) module(m *ast.Module) (value, error) {
 	// Each declaration's members are built in the one array, which its
 	// encoding is done with before the next is built.
 	members := make(jobj, 0, 16)
+	var kept map[ast.Decl][]byte
+	if o.Decls != nil {
+		kept = make(map[ast.Decl][]byte, len(m.Decls))
+	}
 	for _, d := range m.Decls {
 		if isNil(d) {
 			continue
 		}
 		// Kind names contain no NUL, so "kind\x00name" sorts by kind, then
 		// by name.
-		members = declInto(members, d)
-		decls = append(decls, keyed{string(d.Kind()) + "\x00" + d.Base().Name.Name, enc.encode(members)})
+		b, ok := o.Decls.lookup(d)
+		if !ok {
+			members = declInto(members, d)
+			b = enc.encode(members)
+			if kept != nil {
+				b = append([]byte(nil), b...) // not the shared chunk
+			}
+		}
+		if kept != nil {
+			kept[d] = b
+		}
+		decls = append(decls, keyed{string(d.Kind()) + "\x00" + d.Base().Name.Name, b})
 	}
+	o.Decls.replace(kept)
 	v.set("decls", sortKeyed(decls))
 	return v, nil
 }
@@ -276,15 +328,15 @@ func extraClauses(cs []*ast.Clause, multi, single []string) jarr {
 // into clauses, starting at item index from; items that are not clauses
 // are left out (the tree builder reported them).
 func subClauses(f *syntax.Form, from int) []*ast.Clause {
-	if f == nil || f.Kind != syntax.FormList || len(f.Items) <= from {
+	if f == nil || f.Kind != syntax.FormList || len(f.Items()) <= from {
 		return nil
 	}
 	var out []*ast.Clause
-	for _, it := range f.Items[from:] {
+	for _, it := range f.Items()[from:] {
 		if it == nil || it.Kind != syntax.FormList || it.Head() == "" {
 			continue
 		}
-		out = append(out, &ast.Clause{Form: it, Key: ast.Ident{Name: it.Head(), Span: it.Items[0].Span}, Args: it.Items[1:]})
+		out = append(out, &ast.Clause{Form: it, Key: ast.Ident{Name: it.Head(), Span: it.Items()[0].Span()}, Args: it.Items()[1:]})
 	}
 	return out
 }
@@ -503,7 +555,7 @@ func persistence(c *ast.Clause) jarr {
 	keys := make([]string, 0, len(c.Args))
 	for _, a := range c.Args {
 		if a != nil && a.Kind == syntax.FormList && a.Head() != "" {
-			items = append(items, jobj{{"args", forms(a.Items[1:])}, {"key", jstr(a.Head())}})
+			items = append(items, jobj{{"args", forms(a.Items()[1:])}, {"key", jstr(a.Head())}})
 			keys = append(keys, a.Head())
 			continue
 		}

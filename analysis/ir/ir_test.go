@@ -373,7 +373,7 @@ func TestNilAndPartial(t *testing.T) {
 			},
 			&ast.Store{}, &ast.Surface{Protocol: &ast.Protocol{}, Actions: []*ast.Operation{nil, {}}},
 			&ast.Port{Tools: []*ast.Operation{{Clauses: []*ast.Clause{nil}}}}, &ast.Agent{},
-			&ast.ClauseDecl{DeclKind: ast.KindGate, DeclBase: ast.DeclBase{Clauses: []*ast.Clause{nil, {Args: []*syntax.Form{nil, {Kind: syntax.FormNumber, Text: "1x"}}}}}},
+			&ast.ClauseDecl{DeclKind: ast.KindGate, DeclBase: ast.DeclBase{Clauses: []*ast.Clause{nil, {Args: []*syntax.Form{nil, syntax.NewAtom(syntax.FormNumber, syntax.Span{}, "1x")}}}}},
 		},
 	}
 	c, err := Canonical(m)

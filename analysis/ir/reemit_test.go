@@ -25,14 +25,14 @@ type node struct {
 func fromForm(c *syntax.CST, f *syntax.Form) *node {
 	n := &node{kind: f.Kind}
 	if f.Kind == syntax.FormList {
-		n.kids = make([]*node, len(f.Items))
-		for i, it := range f.Items {
+		n.kids = make([]*node, len(f.Items()))
+		for i, it := range f.Items() {
 			n.kids[i] = fromForm(c, it)
 		}
 		return n
 	}
-	n.raw = string(c.Src[f.Span.Start:f.Span.End])
-	n.text = f.Text
+	n.raw = string(c.Src[f.Span().Start:f.Span().End])
+	n.text = f.Text()
 	return n
 }
 

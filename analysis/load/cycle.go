@@ -38,8 +38,13 @@ func (g *importGraph) begin(abs string, f *ast.File) {
 	g.checking[abs] = f
 }
 
-// end ends the check of the file abs.
-func (g *importGraph) end(abs string) { delete(g.checking, abs) }
+// end ends the check of the file abs as f (another check of the same file
+// may have begun since: it keeps its own).
+func (g *importGraph) end(abs string, f *ast.File) {
+	if g.checking[abs] == f {
+		delete(g.checking, abs)
+	}
+}
 
 // add records that from, being checked, imports module modPath from the
 // file to.

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,5 +40,56 @@ func TestLoadKeepsNoNodes(t *testing.T) {
 				t.Errorf("File.Exprs = %d, want %d (+, x, 1)", got, want)
 			}
 		})
+	}
+}
+
+// TestOneShotDropsRecheckState checks that a one-shot loader's packages,
+// and those of the modules they import, keep no state for incremental
+// rechecks (a language server's loader keeps it), while their diagnostics,
+// symbols and semantic hashes are those of a language server's loader.
+func TestOneShotDropsRecheckState(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "lib.caps", "(module lib (capsule \"1\")\n  (function g (input (x I64)) (output I64) (body (+ x 1))))\n")
+	main := write(t, dir, "main.caps", "(module main (capsule \"1\")\n  (import lib)\n  (function f (input (x I64)) (output I64) (body (lib.g x)))\n  (function h (input (x I64)) (output Bool) (body x)))\n")
+	type summary struct {
+		Codes   []string
+		Symbols int
+		Hash    string
+		Overlay bool
+	}
+	sum := func(p *Package) summary {
+		return summary{codes(p), len(p.Result.Symbols), p.Hash, p.Result.Overlay(nil) != nil}
+	}
+	for _, tc := range []struct {
+		oneShot   bool
+		main, lib summary
+	}{
+		{false, summary{[]string{"E_TYPE_MISMATCH x"}, 6, "", true}, summary{nil, 3, "", true}},
+		{true, summary{[]string{"E_TYPE_MISMATCH x"}, 6, "", false}, summary{nil, 3, "", false}},
+	} {
+		l := Loader{OneShot: tc.oneShot}
+		p, err := l.Load(main)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib, err := l.Load(filepath.Join(dir, "lib.caps"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotMain, gotLib := sum(p), sum(lib)
+		gotMain.Hash, gotLib.Hash = "", "" // compared across loaders below
+		if d := cmp.Diff(tc.main, gotMain); d != "" {
+			t.Errorf("OneShot %v: main (-want +got):\n%s", tc.oneShot, d)
+		}
+		if d := cmp.Diff(tc.lib, gotLib); d != "" {
+			t.Errorf("OneShot %v: lib (-want +got):\n%s", tc.oneShot, d)
+		}
+	}
+	var server, oneShot Loader
+	oneShot.OneShot = true
+	a, errA := server.Load(main)
+	b, errB := oneShot.Load(main)
+	if errA != nil || errB != nil || a.Hash == "" || a.Hash != b.Hash {
+		t.Errorf("semantic hashes differ: %q (server) and %q (one-shot); errors %v, %v", a.Hash, b.Hash, errA, errB)
 	}
 }

@@ -755,8 +755,8 @@ func replayPatterns(l *loaded) []string {
 			continue
 		}
 		for _, cl := range cd.Clauses {
-			if cl.Key.Name == "must-pass" && len(cl.Args) == 2 && cl.Args[0].Text == "replay" && cl.Args[1].Kind == syntax.FormString {
-				out = append(out, cl.Args[1].Text)
+			if cl.Key.Name == "must-pass" && len(cl.Args) == 2 && cl.Args[0].Text() == "replay" && cl.Args[1].Kind == syntax.FormString {
+				out = append(out, cl.Args[1].Text())
 			}
 		}
 	}

@@ -259,7 +259,7 @@ func moduleAuthority(m *ast.Module) ([]fact, map[string]*declFacts) {
 					add(fact{kind: kind, name: formText(cl.Form), pol: pol})
 				case class == "on":
 					pol := -1
-					if len(cl.Args) > 0 && cl.Args[0].Text == "allow" {
+					if len(cl.Args) > 0 && cl.Args[0].Text() == "allow" {
 						pol = 1
 					}
 					add(fact{kind: kind, name: formText(cl.Form), pol: pol})
@@ -316,15 +316,15 @@ func formText(f *syntax.Form) string {
 	}
 	switch f.Kind {
 	case syntax.FormString:
-		return strconv.Quote(f.Text)
+		return strconv.Quote(f.Text())
 	case syntax.FormList:
-		parts := make([]string, len(f.Items))
-		for i, it := range f.Items {
+		parts := make([]string, len(f.Items()))
+		for i, it := range f.Items() {
 			parts[i] = formText(it)
 		}
 		return "(" + strings.Join(parts, " ") + ")"
 	}
-	return f.Text
+	return f.Text()
 }
 
 // CompareAuthority computes the authority delta from parent to candidate

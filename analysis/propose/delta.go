@@ -172,7 +172,7 @@ func (decl DeltaDecl) text() (string, error) {
 				return "", fmt.Errorf("%s %s: source does not parse: %s", decl.Kind, decl.Name, d.Message)
 			}
 		}
-		if len(forms) != 1 || forms[0].Head() != decl.Kind || len(forms[0].Items) < 2 || forms[0].Items[1].Text != decl.Name {
+		if len(forms) != 1 || forms[0].Head() != decl.Kind || len(forms[0].Items()) < 2 || forms[0].Items()[1].Text() != decl.Name {
 			return "", fmt.Errorf("%s %s: source must be exactly one (%s %s ...) form", decl.Kind, decl.Name, decl.Kind, decl.Name)
 		}
 		b.WriteString(strings.TrimSpace(decl.Source))
@@ -351,7 +351,7 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 			return nil, err
 		}
 		if old, ok := existing[decl.Kind+" "+decl.Name]; ok {
-			sp := old.Base().Form.Span
+			sp := old.Base().Form.Span()
 			start := sp.Start
 			if decl.Doc != "" {
 				start = docStart(base, start)
@@ -364,7 +364,7 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 		}
 		appended = append(appended, text)
 	}
-	end := m.Form.Span.End - 1 // before the module's ")"
+	end := m.Form.Span().End - 1 // before the module's ")"
 	if len(appended) > 0 {
 		var b strings.Builder
 		for i, t := range appended {
@@ -381,8 +381,8 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 		// Before the first replaced declaration, or the module's first
 		// item when the delta declares nothing.
 		at := firstAt
-		if at < 0 && len(m.Form.Items) > 2 {
-			at = docStart(base, m.Form.Items[2].Span.Start)
+		if at < 0 && len(m.Form.Items()) > 2 {
+			at = docStart(base, m.Form.Items()[2].Span().Start)
 		}
 		if at < 0 {
 			at = end
@@ -402,9 +402,9 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 	}
 	if len(missing) > 0 {
 		done := false
-		for _, it := range m.Form.Items {
+		for _, it := range m.Form.Items() {
 			if it.Head() == "profile" {
-				e := it.Span.End - 1
+				e := it.Span().End - 1
 				edits = append(edits, edit{e, e, " " + strings.Join(missing, " ")})
 				done = true
 				break
@@ -412,9 +412,9 @@ func (d *AuthoringDelta) Synthesize(base []byte, exists bool) ([]byte, error) {
 		}
 		if !done {
 			at := m.Name.Span.End
-			for _, it := range m.Form.Items {
+			for _, it := range m.Form.Items() {
 				if it.Head() == "capsule" {
-					at = it.Span.End
+					at = it.Span().End
 				}
 			}
 			edits = append(edits, edit{at, at, "\n  (profile " + strings.Join(missing, " ") + ")"})

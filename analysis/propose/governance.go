@@ -76,7 +76,7 @@ func (g *govEval) run(out *Governance) {
 	for _, dp := range g.decls(ast.KindDeploymentPolicy) {
 		for _, cl := range dp.Clauses {
 			if cl.Key.Name == "promote-gate" && len(cl.Args) == 1 {
-				promoted[cl.Args[0].Text] = true
+				promoted[cl.Args[0].Text()] = true
 			}
 		}
 	}
@@ -103,7 +103,7 @@ func (g *govEval) suite(d *ast.ClauseDecl) *SuiteResult {
 		case "must-pass":
 			what := ""
 			if len(cl.Args) > 0 {
-				what = cl.Args[0].Text
+				what = cl.Args[0].Text()
 			}
 			switch what {
 			case "examples":
@@ -211,19 +211,19 @@ func (g *govEval) successor(d *ast.ClauseDecl) *RuleSet {
 		switch cl.Key.Name {
 		case "preserve":
 			if len(args) == 1 {
-				r.Status, r.Message = g.preserved(args[0].Text)
+				r.Status, r.Message = g.preserved(args[0].Text())
 			}
 		case "forbid":
 			if len(args) == 0 {
 				continue
 			}
-			switch args[0].Text {
+			switch args[0].Text() {
 			case "effect-expansion", "authority-expansion":
 				switch {
 				case !g.delta.Expansion:
 					r.Status = RuleMet
-				case len(args) == 3 && args[1].Text == "unless":
-					role = approvalRole(args[2].Text)
+				case len(args) == 3 && args[1].Text() == "unless":
+					role = approvalRole(args[2].Text())
 					r.Status, r.Message = RuleApproval, "the change expands authority; approval "+role+" is required"
 					g.approval(role, fmt.Sprintf("%s: %s", where, r.Rule))
 				default:
@@ -237,14 +237,14 @@ func (g *govEval) successor(d *ast.ClauseDecl) *RuleSet {
 				continue
 			}
 			switch {
-			case args[0].Text == "verification-status":
+			case args[0].Text() == "verification-status":
 				r.Status, r.Message = RuleMissing, noVerification
-			case args[0].Text == "ledgered":
+			case args[0].Text() == "ledgered":
 				r.Status, r.Message = RuleMet, "the commit is recorded in the evolution ledger"
-			case strings.HasPrefix(args[0].Text, "eval-suite:"):
-				r.Status, r.Message = g.suiteStatus(strings.TrimPrefix(args[0].Text, "eval-suite:"))
+			case strings.HasPrefix(args[0].Text(), "eval-suite:"):
+				r.Status, r.Message = g.suiteStatus(strings.TrimPrefix(args[0].Text(), "eval-suite:"))
 			default:
-				r.Status, r.Message = g.present(args[0].Text)
+				r.Status, r.Message = g.present(args[0].Text())
 			}
 		default:
 			continue
@@ -405,7 +405,7 @@ func (g *govEval) gate(d *ast.ClauseDecl) GateResult {
 // (RuleMet, RuleFailed, RuleMissing or RuleApproval), why it is not met,
 // and for RuleApproval the roles whose approvals meet it.
 func (g *govEval) requirement(where string, a []*syntax.Form) (string, string, []string) {
-	switch a[0].Text {
+	switch a[0].Text() {
 	case "eval-suite":
 		st, msg := g.suiteStatus(argText(a, 1))
 		return st, msg, nil
@@ -420,7 +420,7 @@ func (g *govEval) requirement(where string, a []*syntax.Form) (string, string, [
 	case "ledgered":
 		return RuleMet, "", nil
 	case "capability", "policy":
-		kind := a[0].Text
+		kind := a[0].Text()
 		if kind == "policy" {
 			kind = "authority-policy"
 		}
@@ -464,7 +464,7 @@ func (g *govEval) contractStatus(name string) (string, string, []string) {
 
 func argText(a []*syntax.Form, i int) string {
 	if i < len(a) {
-		return a[i].Text
+		return a[i].Text()
 	}
 	return ""
 }
@@ -504,7 +504,7 @@ func (g *govEval) budget(d *ast.ClauseDecl) RuleSet {
 		case "deny-effects":
 			denied := map[string]bool{}
 			for _, a := range cl.Args {
-				denied[a.Text] = true
+				denied[a.Text()] = true
 			}
 			r.Status = RuleMet
 			for _, e := range candEffects {

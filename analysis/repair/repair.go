@@ -182,8 +182,8 @@ func (p *planner) indentOf(off int) string {
 // insertAfter builds an edit adding a new line with text after form f, at
 // f's indentation.
 func (p *planner) insertAfter(f *syntax.Form, text string) Edit {
-	indent := p.indentOf(f.Span.Start)
-	return Edit{syntax.Span{Start: f.Span.End, End: f.Span.End}, "\n" + indent + text}
+	indent := p.indentOf(f.Span().Start)
+	return Edit{syntax.Span{Start: f.Span().End, End: f.Span().End}, "\n" + indent + text}
 }
 
 // functionAt returns the function containing off.
@@ -192,7 +192,7 @@ func (p *planner) functionAt(off int) *ast.Function {
 		return nil
 	}
 	for _, d := range p.in.File.Module.Decls {
-		if fn, ok := d.(*ast.Function); ok && fn.Form.Span.Start <= off && off < fn.Form.Span.End {
+		if fn, ok := d.(*ast.Function); ok && fn.Form.Span().Start <= off && off < fn.Form.Span().End {
 			return fn
 		}
 	}
@@ -204,7 +204,7 @@ func (p *planner) machineAt(off int) *ast.Machine {
 		return nil
 	}
 	for _, d := range p.in.File.Module.Decls {
-		if m, ok := d.(*ast.Machine); ok && m.Form.Span.Start <= off && off < m.Form.Span.End {
+		if m, ok := d.(*ast.Machine); ok && m.Form.Span().Start <= off && off < m.Form.Span().End {
 			return m
 		}
 	}
@@ -228,23 +228,23 @@ func (p *planner) declareEffect(d syntax.Diagnostic, fnName, name, target string
 		ef := fn.Effects.Form
 		if fn.Effects.Pure {
 			// (effects pure) -> (effects EFF)
-			return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{ef.Items[1].Span, eff}}}, true
+			return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{ef.Items()[1].Span(), eff}}}, true
 		}
-		end := ef.Span.End - 1
+		end := ef.Span().End - 1
 		if !ef.Closed {
-			end = ef.Span.End
+			end = ef.Span().End
 		}
 		return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{syntax.Span{Start: end, End: end}, " " + eff}}}, true
 	}
 	// no effects clause: add one after output (or after the name)
-	anchor := fn.Form.Items[min(1, len(fn.Form.Items)-1)]
+	anchor := fn.Form.Items()[min(1, len(fn.Form.Items())-1)]
 	for _, c := range fn.Clauses {
 		if c.Key.Name == "output" || c.Key.Name == "input" {
 			anchor = c.Form
 		}
 	}
-	if anchor == fn.Form.Items[1] {
-		return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{syntax.Span{Start: anchor.Span.End, End: anchor.Span.End}, " (effects " + eff + ")"}}}, true
+	if anchor == fn.Form.Items()[1] {
+		return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{syntax.Span{Start: anchor.Span().End, End: anchor.Span().End}, " (effects " + eff + ")"}}}, true
 	}
 	return Option{ID: "declare-effect", Title: title, Safety: ExpandsAuthority, Edits: []Edit{p.insertAfter(anchor, "(effects "+eff+")")}}, true
 }
@@ -260,13 +260,13 @@ func (p *planner) addProfile(profile, effect string) (Option, bool) {
 		what = " to admit " + effect
 	}
 	title := fmt.Sprintf("Add profile %s%s", profile, what)
-	for _, it := range m.Form.Items {
+	for _, it := range m.Form.Items() {
 		if it.Head() == "profile" {
-			end := it.Span.End - 1
+			end := it.Span().End - 1
 			return Option{ID: "add-profile", Title: title, Safety: ExpandsAuthority, Edits: []Edit{{syntax.Span{Start: end, End: end}, " " + profile}}}, true
 		}
 	}
-	for _, it := range m.Form.Items {
+	for _, it := range m.Form.Items() {
 		if it.Head() == "capsule" {
 			return Option{ID: "add-profile", Title: title, Safety: ExpandsAuthority, Edits: []Edit{p.insertAfter(it, "(profile "+profile+")")}}, true
 		}
@@ -291,7 +291,7 @@ func (p *planner) declareInMachine(d syntax.Diagnostic, what string) (Option, bo
 		}
 	}
 	if anchor == nil {
-		anchor = m.Form.Items[len(m.Form.Items)-1]
+		anchor = m.Form.Items()[len(m.Form.Items())-1]
 	}
 	decl := "(" + what + " " + name + ")"
 	return Option{ID: "declare-" + what, Title: fmt.Sprintf("Declare %s %s in machine %s", what, name, m.Name.Name), Safety: Review, Edits: []Edit{p.insertAfter(anchor, decl)}}, true
@@ -331,11 +331,11 @@ func (p *planner) declareContextField(d syntax.Diagnostic) (Option, bool) {
 	field := "(" + name + " " + typ + ")"
 	for _, c := range m.Clauses {
 		if c.Key.Name == "context" {
-			end := c.Form.Span.End - 1
+			end := c.Form.Span().End - 1
 			return Option{ID: "declare-field", Title: fmt.Sprintf("Declare context field %s %s", name, typ), Safety: Review, Edits: []Edit{{syntax.Span{Start: end, End: end}, " " + field}}}, true
 		}
 	}
-	anchor := m.Form.Items[min(1, len(m.Form.Items)-1)]
+	anchor := m.Form.Items()[min(1, len(m.Form.Items())-1)]
 	for _, c := range m.Clauses {
 		if c.Key.Name == "version" {
 			anchor = c.Form
@@ -354,7 +354,7 @@ func (p *planner) removeState(d syntax.Diagnostic) (Option, bool) {
 		if st.Name.Span != d.Span {
 			continue
 		}
-		return Option{ID: "remove-state", Title: fmt.Sprintf("Remove unreachable state %s", st.Name.Name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(st.Form.Span), ""}}}, true
+		return Option{ID: "remove-state", Title: fmt.Sprintf("Remove unreachable state %s", st.Name.Name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(st.Form.Span()), ""}}}, true
 	}
 	return Option{}, false
 }
@@ -394,16 +394,16 @@ func (p *planner) budgetOnlyOptions(d syntax.Diagnostic) []Option {
 	name := p.text(d.Span)
 	if s := d.Suggestion; s != "" {
 		edit := s
-		if len(intent.Items) == 1 {
+		if len(intent.Items()) == 1 {
 			edit += p.onlyTarget(s)
 		}
 		opts = append(opts, Option{ID: "replace-effect", Title: fmt.Sprintf("Replace %s with %s", name, edit), Safety: ExpandsAuthority, Edits: []Edit{{d.Span, edit}}})
 	}
 	switch {
-	case parent.Head() == "effects" && len(parent.Items) == 2:
-		opts = append(opts, Option{ID: "remove-effect", Title: fmt.Sprintf("Remove the (effects ...) clause holding only %s", name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(parent.Span), ""}}})
-	case parent.Head() == "effects" || parent.Head() == "do" && len(parent.Items) > 2:
-		opts = append(opts, Option{ID: "remove-effect", Title: fmt.Sprintf("Remove the %s intent", name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(intent.Span), ""}}})
+	case parent.Head() == "effects" && len(parent.Items()) == 2:
+		opts = append(opts, Option{ID: "remove-effect", Title: fmt.Sprintf("Remove the (effects ...) clause holding only %s", name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(parent.Span()), ""}}})
+	case parent.Head() == "effects" || parent.Head() == "do" && len(parent.Items()) > 2:
+		opts = append(opts, Option{ID: "remove-effect", Title: fmt.Sprintf("Remove the %s intent", name), Safety: Review, Edits: []Edit{{p.withLeadingSpace(intent.Span()), ""}}})
 	}
 	return opts
 }
@@ -417,7 +417,7 @@ func (p *planner) widenAuthority(d syntax.Diagnostic) []Option {
 	mod := p.in.File.Module
 	model := authority.FromModule(mod)
 	for _, b := range model.Blocked(mod) {
-		if b.Intent.Form.Span != d.Span {
+		if b.Intent.Form.Span() != d.Span {
 			continue
 		}
 		effect, target := b.Intent.Name.Name, ""
@@ -440,7 +440,7 @@ func (p *planner) widenAuthority(d syntax.Diagnostic) []Option {
 			if last == nil {
 				return nil
 			}
-			end := last.Form.Span.End - 1 // before the clause's )
+			end := last.Form.Span().End - 1 // before the clause's )
 			return []Option{{ID: "widen-scope", Title: fmt.Sprintf("Add %s to the scope of mandate %s", b.Effect, b.Mandate.Name), Safety: ExpandsAuthority,
 				Edits: []Edit{{syntax.Span{Start: end, End: end}, " " + b.Effect}}}}
 		}
@@ -471,13 +471,13 @@ func (p *planner) onlyTarget(effect string) string {
 // formPath returns the lists from root down to the list whose first item
 // spans sp, outermost first, or nil when there is none.
 func formPath(root *syntax.Form, sp syntax.Span) []*syntax.Form {
-	if root == nil || root.Kind != syntax.FormList || !(root.Span.Start <= sp.Start && sp.End <= root.Span.End) {
+	if root == nil || root.Kind != syntax.FormList || !(root.Span().Start <= sp.Start && sp.End <= root.Span().End) {
 		return nil
 	}
-	if len(root.Items) > 0 && root.Items[0].Span == sp {
+	if len(root.Items()) > 0 && root.Items()[0].Span() == sp {
 		return []*syntax.Form{root}
 	}
-	for _, it := range root.Items {
+	for _, it := range root.Items() {
 		if sub := formPath(it, sp); sub != nil {
 			return append([]*syntax.Form{root}, sub...)
 		}

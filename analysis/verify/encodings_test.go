@@ -28,7 +28,6 @@ import (
 // unconfirmed counterexample, a recursive import, clashing type names).
 func TestEncodings(t *testing.T) {
 	s := requireSolver(t)
-	s.Alone = s.Timeout // bit-vectors only: reproducible counterexamples
 	reports := map[string]*Report{}
 	for _, f := range []string{"imports.caps", "text.caps"} {
 		reports[f] = verifyFile(t, filepath.Join(testdata, f), s)
@@ -272,7 +271,7 @@ func TestToTextMatchesInterpreter(t *testing.T) {
 		for i, m := range enum.Members {
 			check(quote("Lvl."+m), enum, value.Enum(enum, i))
 		}
-		a, err := ss.check(context.Background(), e.out.String()+"(assert (not "+and(facts...)+"))\n", nil, s.timeout())
+		a, err := ss.check(context.Background(), e.out.String()+"(assert (not "+and(facts...)+"))\n", nil, s.rlimit())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -393,14 +392,14 @@ func TestTextEncodingMatchesInterpreter(t *testing.T) {
 				facts = append(facts, "(= "+apply(quote(fi.Name+".val"), []string{smtString(a), smtString(b)})+" "+want+")")
 			}
 		}
-		a, err := ss.check(context.Background(), e.out.String()+"(assert (not "+and(facts...)+"))\n", nil, s.timeout())
+		a, err := ss.check(context.Background(), e.out.String()+"(assert (not "+and(facts...)+"))\n", nil, s.rlimit())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if a.status != "unsat" {
 			t.Errorf("integers: %t: the Text encoding disagrees with the interpreter (%s)", ints, a.status)
 			for _, fact := range facts {
-				if a, _ := ss.check(context.Background(), e.out.String()+"(assert (not "+fact+"))\n", nil, s.timeout()); a == nil || a.status != "unsat" {
+				if a, _ := ss.check(context.Background(), e.out.String()+"(assert (not "+fact+"))\n", nil, s.rlimit()); a == nil || a.status != "unsat" {
 					t.Logf("disagrees: %s", fact)
 				}
 			}

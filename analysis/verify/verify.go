@@ -8,8 +8,13 @@
 // inputs satisfy the claim; evaluating it cannot fail). Each has a stable
 // id, a source range and a status: discharged (Z3 proved it), failed (Z3
 // found a counterexample, which the interpreter then runs to confirm), or
-// open (outside the encoded fragment, or the solver ran out of time; the
-// reason says which).
+// open (outside the encoded fragment, or the solver ran out of its
+// budget; the reason says which).
+//
+// Every attempt at a query is bounded by a count of Z3's own steps
+// (Solver.Rlimit), not by time, so verdicts do not depend on the
+// machine's load; Solver.Timeout is a wall-clock backstop. A Cache keeps
+// verdicts on disk by the digest of their queries.
 //
 // The encoding is exact for the interpreter's semantics over Bool, the
 // fixed-width integers (bit-vectors that wrap at their width, signed
@@ -420,7 +425,7 @@ func (s *shared) functionObligations(out *[]*Obligation, fn *ast.Function) {
 	})
 	for i, ex := range fn.Examples {
 		i, ex := i, ex
-		s.add(out, fmt.Sprintf("%s/example/%d", name, i), KindExample, "function", name, ex.Form.Span, &goal{
+		s.add(out, fmt.Sprintf("%s/example/%d", name, i), KindExample, "function", name, ex.Form.Span(), &goal{
 			build: func(e *encoder) (string, []freeVar, error) {
 				// A ground call: recursive functions are unfolded exactly.
 				e.exact = true
@@ -632,8 +637,8 @@ func (s *shared) machineObligations(out *[]*Obligation, m *ast.Machine) {
 				})
 			}
 			if len(tr.Assigns) > 0 {
-				sp := tr.Assigns[0].Form.Span
-				sp.End = tr.Assigns[len(tr.Assigns)-1].Form.Span.End
+				sp := tr.Assigns[0].Form.Span()
+				sp.End = tr.Assigns[len(tr.Assigns)-1].Form.Span().End
 				s.add(out, name+"/"+where+"/assign", KindAssign, "machine", name, sp, &goal{
 					build: func(e *encoder) (string, []freeVar, error) {
 						allTotal := true
@@ -842,7 +847,6 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 	}
 	jobs = max(1, min(jobs, len(r.Obligations))) // no idle workers' processes
 	var wg sync.WaitGroup
-	work := make(chan *Obligation)
 	var firstErr error
 	var mu sync.Mutex
 	fail := func(err error) {
@@ -852,22 +856,22 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 		}
 		mu.Unlock()
 	}
-	for i := 0; i < jobs; i++ {
+	// Worker w takes obligations w, w+jobs, w+2*jobs...: a fixed share in
+	// a fixed order, so that each of its sessions sees the same queries
+	// every run, however the machine's load paces the workers.
+	for w := 0; w < jobs; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Two sessions for fresh queries (the second answers the
-			// integer encoding while the first keeps at a hard bit-vector
-			// query) and two for the incremental first attempts.
-			var sessions [4]*session
+			var sessions [sessionCount]*session
 			defer func() {
 				for _, ss := range sessions {
-					solver.release(ss)
+					solver.release(w, ss)
 				}
 			}()
 			get := func(i int) (*session, error) {
 				if sessions[i] == nil || sessions[i].dead {
-					ss, err := solver.acquire(i >= quickBV)
+					ss, err := solver.acquire(w, i >= quickBV)
 					if err != nil {
 						return nil, err
 					}
@@ -875,17 +879,15 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 				}
 				return sessions[i], nil
 			}
-			for o := range work {
-				if err := s.solve(ctx, get, o); err != nil {
-					fail(err)
-				}
+			var mine []*Obligation
+			for i := w; i < len(r.Obligations); i += jobs {
+				mine = append(mine, r.Obligations[i])
+			}
+			if err := s.solve(ctx, solver, get, mine); err != nil {
+				fail(err)
 			}
 		}()
 	}
-	for _, o := range r.Obligations {
-		work <- o
-	}
-	close(work)
 	wg.Wait()
 	if firstErr != nil {
 		return nil, firstErr
@@ -898,21 +900,283 @@ func Verify(ctx context.Context, res *check.Result, opts Options) (*Report, erro
 // (datatypes, uninterpreted functions, integers).
 const bitBlast = "(then simplify solve-eqs bit-blast sat)"
 
-// The indexes of a worker's incremental sessions, one per encoding: the
-// two declare datatypes of the same names with different fields.
+// oldArith is the tactic of the second integer attempt: Z3's older
+// arithmetic solver, which settles some wrap-around queries the default
+// one cannot in any budget (a 64-bit midpoint: about 6,000 units) and
+// misses others the default one settles.
+const oldArith = "(using-params smt :arith.solver 2)"
+
+// The indexes of a worker's sessions: two for fresh queries (the second
+// answers the integer encoding while the first keeps at a hard
+// bit-vector query), and one incremental session per encoding for the
+// first attempts (the two declare datatypes of the same names with
+// different fields).
 const (
-	quickBV  = 2
-	quickInt = 3
+	freshBV = iota
+	freshInt
+	quickBV
+	quickInt
+	sessionCount
 )
 
-// bvFirstBudget is the time a query gets as bit-vectors alone; a query
-// that needs more is put to both encodings at once (portfolio).
-const bvFirstBudget = time.Second
+// query is one encoding of an obligation, as put to the solver.
+type query struct {
+	script string
+	vars   []freeVar
+	terms  []string
+	// abstract lists the operations left uninterpreted (textops.go).
+	abstract []string
+}
 
-// portfolio runs two encodings of one query on the worker's two sessions
-// at once and returns the first decisive answer (sat or unsat), stopping
-// the other solver; unknown when neither settles it in time.
-func (s *shared) portfolio(ctx context.Context, sessionAt func(int) (*session, error), scripts []string, terms [][]string, vars [][]freeVar, timeout time.Duration) (*answer, []freeVar, error) {
+// dumpDir, when set (CAPS_VERIFY_DUMP), receives each query as a
+// .smt2 file named after its obligation, for debugging the encoding.
+var dumpDir = os.Getenv("CAPS_VERIFY_DUMP")
+
+// encode builds an obligation's query in one encoding (ints: over the
+// integers). done means the obligation is settled without a solver, and
+// recorded on o when record is set: it is not encoded, or nothing in it
+// can fail.
+func (s *shared) encode(o *Obligation, ints, record bool) (*query, bool) {
+	e := s.encoder()
+	e.ints = ints
+	assertion, vs, err := o.goal.build(e)
+	if err != nil {
+		if record {
+			o.Status, o.Reason = Open, "not encoded: "+err.Error()
+		}
+		return nil, true
+	}
+	if assertion == "false" && !o.goal.exists {
+		if record {
+			o.Status, o.Reason = Discharged, "nothing in it can fail"
+		}
+		return nil, true
+	}
+	e.groundFacts(assertion)
+	q := &query{vars: vs, abstract: e.abstract}
+	var ranges []string
+	for _, v := range vs {
+		ranges = append(ranges, e.inRange(v.smt, v.t))
+		q.terms = append(q.terms, v.smt)
+	}
+	q.script = e.out.String() + "(assert " + and(append(ranges, assertion)...) + ")\n"
+	if dumpDir != "" {
+		name := strings.ReplaceAll(o.ID, "/", "_")
+		if ints {
+			name += ".int"
+		}
+		_ = os.WriteFile(filepath.Join(dumpDir, name+".smt2"), []byte(q.script), 0o644)
+	}
+	return q, false
+}
+
+// pending is an obligation on its way through the solver.
+type pending struct {
+	o       *Obligation
+	bv, in  *query // in: the integer encoding, nil when it is the same
+	key     string // in the cache
+	start   time.Time
+	settled bool
+	refuted bool // a first attempt found it satisfiable: only a counterexample is left to find
+}
+
+// solve settles a worker's obligations. An error means the solver itself
+// failed (it is not installed any more, it rejected a query): a bug to
+// report, not a verdict.
+//
+// The first attempts are made for all of them at once, attempt by
+// attempt (quickAttempts); what they leave goes to fresh queries one
+// obligation after the other (decide).
+func (s *shared) solve(ctx context.Context, solver *Solver, sessionAt func(int) (*session, error), obls []*Obligation) error {
+	var todo []*pending
+	for _, o := range obls {
+		p := &pending{o: o, start: time.Now()}
+		bv, done := s.encode(o, solver.intsOnly, true)
+		if done {
+			o.Elapsed = time.Since(p.start)
+			continue
+		}
+		p.bv = bv
+		if !solver.intsOnly {
+			if q, _ := s.encode(o, true, false); q != nil && q.script != bv.script {
+				p.in = q
+			}
+		}
+		if solver.Cache != nil {
+			p.key = solver.cacheKey(o, p.bv, p.in)
+			if v, ok := solver.Cache.get(p.key); ok {
+				s.apply(o, v)
+				o.Elapsed = time.Since(p.start)
+				continue
+			}
+		}
+		todo = append(todo, p)
+	}
+	if !solver.NoQuick {
+		if err := s.quickAttempts(ctx, solver, sessionAt, todo); err != nil {
+			return err
+		}
+	}
+	for _, p := range todo {
+		if p.settled {
+			continue
+		}
+		octx, cancel := context.WithTimeout(ctx, solver.timeout())
+		a, vars, err := s.decide(octx, solver, sessionAt, p.o, p.bv, p.in)
+		timedOut := octx.Err() != nil
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil || !timedOut {
+				return fmt.Errorf("%s: %w", p.o.ID, err)
+			}
+			// The wall-clock cap ran out: open (timeout). The machine's
+			// load decides this one, so the cache does not keep it.
+			s.apply(p.o, &verdict{Status: Open, Reason: "timeout"})
+			p.o.Elapsed = time.Since(p.start)
+			continue
+		}
+		s.finish(solver, p, a, vars)
+	}
+	return nil
+}
+
+// finish records the solver's answer on an obligation and in the cache.
+func (s *shared) finish(solver *Solver, p *pending, a *answer, vars []freeVar) {
+	v := s.verdictOf(p.o, a, vars, p.bv.abstract)
+	s.apply(p.o, v)
+	if solver.Cache != nil {
+		solver.Cache.put(p.key, v)
+	}
+	p.settled = true
+	p.o.Elapsed = time.Since(p.start)
+}
+
+// quickAttempts makes the first attempts: incremental, on a small budget
+// each. The integer encoding first (Z3's arithmetic settles products and
+// quotients of large words much faster than bit-blasting them), with
+// Z3's default arithmetic, then with its older one, then the bit-vectors
+// bit-blasted straight to SAT; a query without integers (Bool, enums,
+// text), whose two encodings are one, gets Z3's default strategy first.
+// A verdict is kept only when it needs no model (unsat; sat for an
+// existential obligation), so that a counterexample always comes from a
+// fresh query and is the same as without these attempts; after sat the
+// other attempts are skipped (the encodings agree: neither can prove
+// it). Each attempt is put for every obligation that still needs it in
+// one batch (session.quick). A batch that the wall-clock cap stops
+// settles nothing, and its obligations go on to fresh queries.
+func (s *shared) quickAttempts(ctx context.Context, solver *Solver, sessionAt func(int) (*session, error), todo []*pending) error {
+	budget := solver.rlimit()
+	attempts := []struct {
+		session int
+		query   func(p *pending) (*query, string, uint64)
+	}{
+		{quickInt, func(p *pending) (*query, string, uint64) {
+			if p.in != nil {
+				return p.in, "", min(QuickRlimits[0], budget)
+			}
+			return p.bv, "", min(QuickRlimits[0], budget)
+		}},
+		{quickInt, func(p *pending) (*query, string, uint64) {
+			if p.in != nil {
+				return p.in, oldArith, min(QuickRlimits[1], budget)
+			}
+			return nil, "", 0
+		}},
+		{quickBV, func(p *pending) (*query, string, uint64) {
+			return p.bv, bitBlast, min(QuickRlimits[2], budget)
+		}},
+	}
+	for _, at := range attempts {
+		var batch []quickQuery
+		var who []*pending
+		var qs []*query
+		for _, p := range todo {
+			if p.settled || p.refuted {
+				continue
+			}
+			if q, tactic, rlimit := at.query(p); q != nil {
+				batch = append(batch, quickQuery{q.script, tactic, rlimit})
+				who = append(who, p)
+				qs = append(qs, q)
+			}
+		}
+		if len(batch) == 0 {
+			continue
+		}
+		ss, err := sessionAt(at.session)
+		if err != nil {
+			return err
+		}
+		bctx, cancel := context.WithTimeout(ctx, solver.timeout())
+		verdicts, err := ss.quick(bctx, batch)
+		timedOut := bctx.Err() != nil
+		cancel()
+		if err != nil {
+			var qe *quickError
+			switch {
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case timedOut:
+				continue
+			case errors.As(err, &qe):
+				return fmt.Errorf("%s: %w", who[qe.index].o.ID, qe.err)
+			}
+			return err
+		}
+		for i, v := range verdicts {
+			p := who[i]
+			switch {
+			// Inputs that satisfy an abstraction need a model to be
+			// confirmed (apply): a fresh query finds them.
+			case v == "unsat" || v == "sat" && p.o.goal.exists && len(qs[i].abstract) == 0:
+				s.finish(solver, p, &answer{status: v}, qs[i].vars)
+			case v == "sat":
+				p.refuted = true
+			}
+		}
+	}
+	return nil
+}
+
+// decide puts an obligation's fresh queries to the solver: bv, and in
+// (the integer encoding, nil when it is the same) when there is one.
+// Every query is bounded by a resource budget, never by time, so the
+// answer does not depend on the machine's load.
+func (s *shared) decide(ctx context.Context, solver *Solver, sessionAt func(int) (*session, error), o *Obligation, bv, in *query) (*answer, []freeVar, error) {
+	budget := solver.rlimit()
+	ss, err := sessionAt(freshBV)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in == nil {
+		// Nothing to race it against: one encoding with the whole budget
+		// (the integers' share of it when they are all there is).
+		if solver.intsOnly {
+			budget = max(budget/IntRlimitDivisor, 1)
+		}
+		a, err := ss.check(ctx, bv.script, bv.terms, budget)
+		return a, bv.vars, err
+	}
+	// The bit-vectors alone on a fifth of the budget; a query that needs
+	// more is a hard one, put to both encodings at once.
+	a, err := ss.check(ctx, bv.script, bv.terms, max(budget/5, 1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.status != "unknown" {
+		return a, bv.vars, nil
+	}
+	return s.portfolio(ctx, sessionAt, bv, in, budget, max(budget/IntRlimitDivisor, 1), o.goal.exists)
+}
+
+// portfolio runs the two encodings of one query on the worker's two fresh
+// sessions at once, each on its budget. An answer that needs no model
+// (unsat; sat for an existential obligation) is the same whichever
+// encoding gives it and is taken at once, stopping the other solver. A
+// counterexample comes from the bit-vectors, unless they run out of
+// budget: then from the integers. So which solver answers first never
+// changes the report.
+func (s *shared) portfolio(ctx context.Context, sessionAt func(int) (*session, error), bv, in *query, bvLimit, inLimit uint64, exists bool) (*answer, []freeVar, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {
@@ -920,243 +1184,151 @@ func (s *shared) portfolio(ctx context.Context, sessionAt func(int) (*session, e
 		a   *answer
 		err error
 	}
-	results := make(chan result, len(scripts))
-	for i := range scripts {
-		ss, err := sessionAt(i)
+	qs := [2]*query{bv, in}
+	limits := [2]uint64{bvLimit, inLimit}
+	results := make(chan result, 2)
+	for i := range qs {
+		ss, err := sessionAt(freshBV + i)
 		if err != nil {
+			cancel()
+			for range i {
+				<-results
+			}
 			return nil, nil, err
 		}
 		go func(i int, ss *session) {
-			a, err := ss.check(ctx, scripts[i], terms[i], timeout)
+			a, err := ss.check(ctx, qs[i].script, qs[i].terms, limits[i])
 			results <- result{i, a, err}
 		}(i, ss)
 	}
-	var last *answer
-	var lastVars []freeVar
+	var got [2]*answer
 	var firstErr error
-	for range scripts {
+	for n := 0; n < 2; n++ {
 		r := <-results
-		switch {
-		case r.err != nil:
+		if r.err != nil {
 			if ctx.Err() == nil && firstErr == nil {
 				firstErr = r.err
 			}
-		case r.a.status != "unknown":
+			continue
+		}
+		got[r.i] = r.a
+		if r.a.status == "unsat" || r.a.status == "sat" && (exists || r.i == 0) {
 			cancel() // the other solver is killed; its session restarts
-			for range scripts[1:] {
+			for n++; n < 2; n++ {
 				<-results
 			}
-			return r.a, vars[r.i], nil
-		default:
-			last, lastVars = r.a, vars[r.i]
+			return r.a, qs[r.i].vars, nil
 		}
 	}
-	if last == nil {
-		return nil, nil, firstErr
+	if got[1] != nil && got[1].status == "sat" {
+		return got[1], in.vars, nil // the bit-vectors ran out: the integers' counterexample
 	}
-	return last, lastVars, nil
+	for i, a := range got {
+		if a != nil {
+			return a, qs[i].vars, nil // unknown; the bit-vectors' reason first
+		}
+	}
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return nil, nil, firstErr
 }
 
-// dumpDir, when set (CAPS_VERIFY_DUMP), receives each query as a
-// .smt2 file named after its obligation, for debugging the encoding.
-var dumpDir = os.Getenv("CAPS_VERIFY_DUMP")
-
-// solve settles one obligation. An error means the solver itself failed
-// (it is not installed any more, it rejected a query): a bug to report,
-// not a verdict.
-func (s *shared) solve(ctx context.Context, sessionAt func(int) (*session, error), o *Obligation) error {
-	start := time.Now()
-	defer func() { o.Elapsed = time.Since(start) }()
-	type query struct {
-		script string
-		vars   []freeVar
-		terms  []string
-		// abstract lists the operations left uninterpreted (textops.go).
-		abstract []string
-	}
-	// encode builds the query in one encoding; done means the
-	// obligation is settled without a solver (and recorded when record
-	// is set): it is not encoded, or nothing in it can fail.
-	encodeAs := func(ints, record bool) (*query, bool) {
-		e := s.encoder()
-		e.ints = ints
-		assertion, vs, err := o.goal.build(e)
-		if err != nil {
-			if record {
-				o.Status, o.Reason = Open, "not encoded: "+err.Error()
-			}
-			return nil, true
-		}
-		if assertion == "false" && !o.goal.exists {
-			if record {
-				o.Status, o.Reason = Discharged, "nothing in it can fail"
-			}
-			return nil, true
-		}
-		e.groundFacts(assertion)
-		q := &query{vars: vs, abstract: e.abstract}
-		var ranges []string
-		for _, v := range vs {
-			ranges = append(ranges, e.inRange(v.smt, v.t))
-			q.terms = append(q.terms, v.smt)
-		}
-		q.script = e.out.String() + "(assert " + and(append(ranges, assertion)...) + ")\n"
-		if dumpDir != "" {
-			name := strings.ReplaceAll(o.ID, "/", "_")
-			if ints {
-				name += ".int"
-			}
-			_ = os.WriteFile(filepath.Join(dumpDir, name+".smt2"), []byte(q.script), 0o644)
-		}
-		return q, false
-	}
-	encode := func(ints bool) (*query, bool) { return encodeAs(ints, true) }
-	ss, err := sessionAt(0)
-	if err != nil {
-		return err
-	}
-	bv, done := encode(ss.s.intsOnly)
-	if done {
-		return nil
-	}
-	if budget := ss.s.quickBudget(); budget > 0 {
-		// The first attempts: incremental and short. The integer encoding
-		// first (Z3's arithmetic settles products and quotients of large
-		// words much faster than bit-blasting them), then the bit-vectors
-		// bit-blasted straight to SAT, then Z3's default bit-vector
-		// strategy. A verdict is kept only when it needs no model (unsat;
-		// sat for an existential obligation), so that a counterexample
-		// always comes from the fresh query below and is the same as
-		// without these attempts.
-		type attempt struct {
-			session int
-			q       *query
-			tactic  string
-			budget  time.Duration
-		}
-		var attempts []attempt
-		if !ss.s.intsOnly {
-			if in, _ := encodeAs(true, false); in != nil && in.script != bv.script {
-				attempts = append(attempts, attempt{quickInt, in, "", budget})
-			}
-		}
-		// Bit-blasting gets longer: it gives up at once on what it
-		// cannot handle, and a hard pure bit-vector query needs it.
-		attempts = append(attempts, attempt{quickBV, bv, bitBlast, min(4*budget, ss.s.timeout())}, attempt{quickBV, bv, "", budget})
-		for _, at := range attempts {
-			qs, err := sessionAt(at.session)
-			if err != nil {
-				return err
-			}
-			verdict, err := qs.quick(ctx, at.q.script, at.tactic, at.budget)
-			if err != nil {
-				return fmt.Errorf("%s: %w", o.ID, err)
-			}
-			// Inputs that satisfy an abstraction need a model to be
-			// confirmed: only unsat is kept then.
-			if verdict == "unsat" || verdict == "sat" && o.goal.exists && len(at.q.abstract) == 0 {
-				return s.conclude(o, &answer{status: verdict}, at.q.vars, at.q.abstract)
-			}
-		}
-	}
-	full, alone := ss.s.timeout(), ss.s.Alone
-	if alone <= 0 {
-		alone = bvFirstBudget
-	}
-	a, err := ss.check(ctx, bv.script, bv.terms, min(full, alone))
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.ID, err)
-	}
-	vars := bv.vars
-	if a.status != "unknown" || full <= alone {
-		return s.conclude(o, a, vars, bv.abstract)
-	}
-	if in, _ := encode(true); in != nil && in.script != bv.script {
-		// A hard query: bit-vectors and integers side by side, with the
-		// whole budget each; the first to settle it wins.
-		if a, vars, err = s.portfolio(ctx, sessionAt, []string{bv.script, in.script}, [][]string{bv.terms, in.terms}, [][]freeVar{bv.vars, in.vars}, full); err != nil {
-			return fmt.Errorf("%s: %w", o.ID, err)
-		}
-	} else {
-		// Nothing to race it against: bit-vectors with the whole budget.
-		if ss, err = sessionAt(0); err != nil {
-			return err
-		}
-		if a, err = ss.check(ctx, bv.script, bv.terms, full); err != nil {
-			return fmt.Errorf("%s: %w", o.ID, err)
-		}
-	}
-	return s.conclude(o, a, vars, bv.abstract)
+// verdict is what the solver settled about an obligation, and what the
+// cache keeps of it.
+type verdict struct {
+	Status         Status    `json:"status"`
+	Reason         string    `json:"reason"`
+	Counterexample []Binding `json:"counterexample,omitempty"`
+	// Abstract lists the operations the query left uninterpreted
+	// (textops.go): the counterexample, or for an existential obligation
+	// the satisfying inputs, count only once the interpreter confirms
+	// them (apply).
+	Abstract []string `json:"abstract,omitempty"`
 }
 
-// conclude records the solver's answer on an obligation, with the
-// counterexample of a refuted one and the interpreter's verdict on it.
-//
-// When the query left operations uninterpreted (abstract), a proof holds
-// as it is, but a counterexample (or, for an existential obligation,
-// satisfying inputs) may exist only in the abstraction: it counts when
-// the interpreter confirms it, and the obligation stays open otherwise.
-func (s *shared) conclude(o *Obligation, a *answer, vars []freeVar, abstract []string) error {
+// verdictOf reads the solver's answer on an obligation, with the
+// counterexample of a refuted one.
+func (s *shared) verdictOf(o *Obligation, a *answer, vars []freeVar, abstract []string) *verdict {
+	v := &verdict{Abstract: abstract}
 	switch {
 	case a.status == "unknown":
-		o.Status = Open
+		v.Status = Open
 		if a.reason == "timeout" {
-			o.Reason = "timeout"
+			v.Reason = "timeout"
 		} else {
-			o.Reason = "the solver answered unknown: " + a.reason
-		}
-	case o.goal.exists && a.status == "sat" && len(abstract) > 0:
-		cex := modelBindings(a, vars)
-		c := &Confirmation{Detail: "no confirmation"}
-		if o.goal.confirm != nil {
-			c = o.goal.confirm(cex)
-		}
-		if c.Confirmed {
-			o.Status, o.Reason = Discharged, "the solver found inputs that satisfy it, and the interpreter confirms them"
-		} else {
-			o.Status, o.Reason = Open, abstractionReason(abstract, c.Detail)
+			v.Reason = "the solver answered unknown: " + a.reason
 		}
 	case o.goal.exists && a.status == "sat":
-		o.Status, o.Reason = Discharged, "the solver found inputs that satisfy it"
+		v.Status, v.Reason = Discharged, "the solver found inputs that satisfy it"
+		if len(abstract) > 0 {
+			v.Counterexample = modelBindings(a, vars) // for apply to confirm
+		}
 	case o.goal.exists:
-		o.Status, o.Reason = Failed, "no inputs satisfy the claim, so no proof of it can exist"
+		v.Status, v.Reason = Failed, "no inputs satisfy the claim, so no proof of it can exist"
 	case a.status == "unsat":
-		o.Status, o.Reason = Discharged, "proved by the solver"
+		v.Status, v.Reason = Discharged, "proved by the solver"
 	default:
-		o.Status = Failed
-		o.Counterexample = modelBindings(a, vars)
-		o.Reason = failReason(o.Kind)
-		if o.goal.confirm != nil {
-			o.Confirmation = o.goal.confirm(o.Counterexample)
-		}
-		if len(abstract) > 0 && (o.Confirmation == nil || !o.Confirmation.Confirmed) {
-			detail := "no confirmation"
-			if o.Confirmation != nil {
-				detail = o.Confirmation.Detail
-			}
-			o.Status, o.Reason = Open, abstractionReason(abstract, detail)
-			o.Counterexample, o.Confirmation = nil, nil
-		}
+		v.Status = Failed
+		v.Counterexample = modelBindings(a, vars)
+		v.Reason = failReason(o.Kind)
 	}
-	return nil
+	return v
 }
 
 // modelBindings reads the free variables' values from a model.
 func modelBindings(a *answer, vars []freeVar) []Binding {
 	var out []Binding
-	for _, v := range vars {
-		x, ok := a.model[strings.Trim(v.smt, "|")]
+	for _, fv := range vars {
+		x, ok := a.model[strings.Trim(fv.smt, "|")]
 		if !ok {
 			continue
 		}
-		text, err := valueText(x, v.t)
+		text, err := valueText(x, fv.t)
 		if err != nil {
-			out = append(out, Binding{v.name, "?"})
-			continue
+			text = "?"
 		}
-		out = append(out, Binding{v.name, text})
+		out = append(out, Binding{fv.name, text})
 	}
 	return out
+}
+
+// apply records a verdict on an obligation, and the interpreter's run on
+// the counterexample of a failed one.
+//
+// When the query left operations uninterpreted (v.Abstract), a proof
+// holds as it is, but a counterexample (or, for an existential
+// obligation, satisfying inputs) may exist only in the abstraction: it
+// counts when the interpreter confirms it, and the obligation stays open
+// otherwise.
+func (s *shared) apply(o *Obligation, v *verdict) {
+	o.Status, o.Reason = v.Status, v.Reason
+	o.Counterexample = append([]Binding(nil), v.Counterexample...)
+	o.Confirmation = nil
+	if len(v.Abstract) > 0 && o.goal.exists && v.Status == Discharged {
+		c := &Confirmation{Detail: "no confirmation"}
+		if o.goal.confirm != nil {
+			c = o.goal.confirm(o.Counterexample)
+		}
+		o.Counterexample = nil
+		if c.Confirmed {
+			o.Reason = "the solver found inputs that satisfy it, and the interpreter confirms them"
+		} else {
+			o.Status, o.Reason = Open, abstractionReason(v.Abstract, c.Detail)
+		}
+		return
+	}
+	if v.Status == Failed && o.goal.confirm != nil && !o.goal.exists {
+		o.Confirmation = o.goal.confirm(o.Counterexample)
+	}
+	if len(v.Abstract) > 0 && v.Status == Failed && !o.goal.exists && (o.Confirmation == nil || !o.Confirmation.Confirmed) {
+		detail := "no confirmation"
+		if o.Confirmation != nil {
+			detail = o.Confirmation.Detail
+		}
+		o.Status, o.Reason = Open, abstractionReason(v.Abstract, detail)
+		o.Counterexample, o.Confirmation = nil, nil
+	}
 }
 
 func failReason(k Kind) string {

@@ -22,70 +22,97 @@ var ErrNoSolver = errors.New("the Z3 SMT solver is not installed: install the De
 // Solver runs Z3 on SMT-LIB2 scripts. Each worker of Verify keeps its z3
 // processes (sessions) running and feeds them one query after another on
 // their standard input.
+//
+// Every attempt at a query is bounded by Z3's resource limit (rlimit), a
+// count of the solver's own steps, rather than by time, so that whether
+// an attempt settles a query, and so the report, does not depend on the
+// machine's load. Timeout is only a wall-clock backstop.
 type Solver struct {
 	// Path is the z3 executable.
 	Path string
-	// Timeout bounds each query. A query that runs out of time is
-	// reported as unknown with reason "timeout".
+	// Timeout is the wall-clock cap on each obligation, all its attempts
+	// included (0 means DefaultTimeout): a backstop for a solver that
+	// does not come back, since Rlimit bounds every attempt. An
+	// obligation that runs out of either is open with reason "timeout".
 	Timeout time.Duration
-	// Alone is how long a query runs over bit-vectors alone before the
-	// integer encoding is started beside it (0 means one second). Set it
-	// to Timeout for reproducible counterexamples: which encoding answers
-	// first depends on the machine's load, and their models may differ.
-	Alone time.Duration
-
-	// Quick is the budget of the first attempt at each query: the query is
-	// put, between push and pop, to a z3 process that keeps running (no
-	// restart or reset, which cost z3 about 17 ms of CPU each), and only a
-	// decisive answer that needs no model is kept (unsat; sat for an
-	// existential obligation). Anything else goes on to a fresh query as
-	// before, so results are identical. 0 means DefaultQuick; a negative
-	// value turns the first attempt off.
-	Quick time.Duration
+	// Rlimit is each obligation's budget in Z3's resource units (0 means
+	// DefaultRlimit): its bit-vector query gets a fifth of it alone,
+	// then all of it beside the integer encoding, which gets
+	// Rlimit/IntRlimitDivisor (Z3 counts its arithmetic in far larger
+	// steps). The first attempts have budgets of their own (QuickRlimits).
+	Rlimit uint64
+	// NoQuick turns off the first, incremental attempts at each query:
+	// the query is put, between push and pop, to a z3 process that keeps
+	// running (no restart or reset, which cost z3 about 17 ms of CPU
+	// each), and only a decisive answer that needs no model is kept
+	// (unsat; sat for an existential obligation). Anything else goes on
+	// to a fresh query, so results are the same with and without them.
+	NoQuick bool
 	// Reuse keeps the solver processes running between calls of Verify
 	// (for callers that verify many modules: benchmarks, caps conformance);
 	// Close stops them. Without it each Verify stops the processes it
 	// started before it returns.
 	Reuse bool
+	// Cache, when set, keeps each obligation's verdict on disk under the
+	// digest of its queries, and answers the same queries from it later.
+	Cache *Cache
 
 	// intsOnly puts every query over the integers alone (tests).
 	intsOnly bool
 
 	poolMu sync.Mutex
-	pool   [2][]*session // idle sessions: fresh ones, incremental ones
-	cpu    time.Duration // CPU time of the z3 processes that have ended
+	pool   [][2][]*session // idle sessions by worker: fresh ones, incremental ones
+	cpu    time.Duration   // CPU time of the z3 processes that have ended
 
 	versionOnce sync.Once
 	version     string
 }
 
-// DefaultTimeout is the time each obligation gets by default.
+// DefaultTimeout is the wall-clock cap on each obligation by default.
 const DefaultTimeout = 10 * time.Second
 
-// DefaultQuick is the default budget of the first, incremental attempt at
-// a query (Solver.Quick).
-const DefaultQuick = 250 * time.Millisecond
+// DefaultRlimit is each obligation's resource budget by default: about
+// three to six seconds of one core for a hard bit-vector query.
+const DefaultRlimit = 10_000_000
 
-func (s *Solver) quickBudget() time.Duration {
-	switch {
-	case s.Quick < 0:
-		return 0
-	case s.Quick == 0:
-		return min(DefaultQuick, s.timeout())
+// IntRlimitDivisor divides an obligation's budget for its integer
+// encoding: Z3 counts arithmetic reasoning in steps a hundred or more
+// times as costly as bit-blasting's.
+const IntRlimitDivisor = 200
+
+// QuickRlimits are the budgets of the first, incremental attempts at a
+// query, in order: the integer encoding with Z3's default arithmetic (the
+// examples need at most 5,000 units), the same with its older arithmetic
+// solver, then the bit-vectors bit-blasted straight to SAT (a 64-bit
+// midpoint needs 400,000). None is more than the obligation's budget.
+// An integer attempt that runs out costs 10 to 40 ms of CPU here. Z3's
+// default incremental bit-vector strategy is not tried: it counts its
+// steps so coarsely on wide words and text that half a million of them
+// took seconds.
+var QuickRlimits = [3]uint64{10_000, 10_000, 1_000_000}
+
+func (s *Solver) rlimit() uint64 {
+	if s.Rlimit == 0 {
+		return DefaultRlimit
 	}
-	return min(s.Quick, s.timeout())
+	return s.Rlimit
 }
 
-// acquire returns an idle session from the pool (Reuse) or starts one.
-// Incremental sessions (push/pop only) and fresh ones (reset before each
-// query) are kept apart: a fresh session keeps its last query's
-// declarations, which would clash with an incremental query.
-func (s *Solver) acquire(incremental bool) (*session, error) {
+// acquire returns an idle session of worker w from the pool (Reuse) or
+// starts one. Incremental sessions (push/pop only) and fresh ones (reset
+// before each query) are kept apart: a fresh session keeps its last
+// query's declarations, which would clash with an incremental query.
+// Each worker has its own sessions, so that an incremental session sees
+// the same queries in the same order every run: what Z3 has seen before
+// changes how many steps it takes, and so whether an attempt fits its
+// budget.
+func (s *Solver) acquire(w int, incremental bool) (*session, error) {
 	k := poolIndex(incremental)
 	s.poolMu.Lock()
-	for len(s.pool[k]) > 0 {
-		ss := s.pool[k][len(s.pool[k])-1]
-		s.pool[k] = s.pool[k][:len(s.pool[k])-1]
+	for w < len(s.pool) && len(s.pool[w][k]) > 0 {
+		p := &s.pool[w][k]
+		ss := (*p)[len(*p)-1]
+		*p = (*p)[:len(*p)-1]
 		if !ss.dead {
 			s.poolMu.Unlock()
 			return ss, nil
@@ -106,8 +133,9 @@ func poolIndex(incremental bool) int {
 	return 0
 }
 
-// release hands a session back: to the pool with Reuse, else it stops.
-func (s *Solver) release(ss *session) {
+// release hands worker w's session back: to the pool with Reuse, else it
+// stops.
+func (s *Solver) release(w int, ss *session) {
 	if ss == nil || ss.dead {
 		return
 	}
@@ -116,16 +144,22 @@ func (s *Solver) release(ss *session) {
 		return
 	}
 	s.poolMu.Lock()
+	for len(s.pool) <= w {
+		s.pool = append(s.pool, [2][]*session{})
+	}
 	k := poolIndex(ss.incremental)
-	s.pool[k] = append(s.pool[k], ss)
+	s.pool[w][k] = append(s.pool[w][k], ss)
 	s.poolMu.Unlock()
 }
 
 // Close stops the solver processes kept for reuse (Reuse).
 func (s *Solver) Close() {
 	s.poolMu.Lock()
-	pool := append(s.pool[0], s.pool[1]...)
-	s.pool = [2][]*session{}
+	var pool []*session
+	for _, p := range s.pool {
+		pool = append(append(pool, p[0]...), p[1]...)
+	}
+	s.pool = nil
 	s.poolMu.Unlock()
 	for _, ss := range pool {
 		ss.close()
@@ -263,42 +297,86 @@ func (s *Solver) CPU() time.Duration {
 }
 
 // send writes commands and a marker, then returns the output up to the
-// marker. A solver that says nothing before the deadline is killed.
-func (ss *session) send(ctx context.Context, cmds string, deadline time.Duration) (string, error) {
-	ss.n++
-	mark := fmt.Sprintf("@@caps-%d", ss.n)
-	if _, err := io.WriteString(ss.in, cmds+"(echo \""+mark+"\")\n"); err != nil {
-		return "", fmt.Errorf("z3 stopped: %v %s", err, strings.TrimSpace(ss.errb.String()))
+// marker. A solver that has not answered when ctx ends is killed (its
+// worker starts another when it needs one).
+func (ss *session) send(ctx context.Context, cmds string) (string, error) {
+	outs, err := ss.sendAll(ctx, []string{cmds})
+	if err != nil {
+		return "", err
 	}
-	timer := time.NewTimer(deadline)
-	defer timer.Stop()
+	return outs[0], nil
+}
+
+// sendAll writes several command groups at once, each followed by a
+// marker, and returns each group's output. One write instead of a round
+// trip per group: on a loaded machine every wake-up of caps or z3 waits
+// for the scheduler, and round trips, not the solver's work, made most
+// of the wall time. The writing runs beside the reading, so that neither
+// side waits for the other's pipe.
+func (ss *session) sendAll(ctx context.Context, groups []string) ([]string, error) {
+	marks := make([]string, len(groups))
+	var b strings.Builder
+	for i, g := range groups {
+		ss.n++
+		marks[i] = fmt.Sprintf("@@caps-%d", ss.n)
+		b.WriteString(g + "(echo \"" + marks[i] + "\")\n")
+	}
+	werr := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(ss.in, b.String())
+		werr <- err
+	}()
+	outs := make([]string, 0, len(groups))
 	var out strings.Builder
-	for {
+	for len(outs) < len(groups) {
 		select {
+		case err := <-werr:
+			if err != nil {
+				return nil, fmt.Errorf("z3 stopped: %v %s", err, strings.TrimSpace(ss.errb.String()))
+			}
+			werr = nil
 		case line, ok := <-ss.lines:
 			if !ok {
-				return "", fmt.Errorf("z3 stopped unexpectedly: %s", strings.TrimSpace(ss.errb.String()+" "+out.String()))
+				return nil, fmt.Errorf("z3 stopped unexpectedly: %s", strings.TrimSpace(ss.errb.String()+" "+out.String()))
 			}
-			if line == mark {
-				return out.String(), nil
+			if line == marks[len(outs)] {
+				outs = append(outs, out.String())
+				out.Reset()
+				continue
 			}
 			out.WriteString(line)
 			out.WriteByte('\n')
-		case <-timer.C:
-			ss.kill()
-			return "", errTimeout
 		case <-ctx.Done():
 			ss.kill()
-			return "", ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
+	if werr != nil {
+		if err := <-werr; err != nil {
+			return nil, fmt.Errorf("z3 stopped: %v %s", err, strings.TrimSpace(ss.errb.String()))
+		}
+	}
+	return outs, nil
 }
 
-var errTimeout = errors.New("timeout")
+// quickQuery is one first attempt at a query: its script, the tactic of
+// check-sat-using ("" for check-sat) and its resource budget.
+type quickQuery struct {
+	script, tactic string
+	rlimit         uint64
+}
 
-// quick puts a query to an incremental session between push and pop with
-// a short budget, checked with tactic when it is set (check-sat-using),
-// and returns z3's verdict: "sat", "unsat" or "unknown".
+// quickError is a query of a batch that z3 rejected.
+type quickError struct {
+	index int
+	err   error
+}
+
+func (e *quickError) Error() string { return e.err.Error() }
+
+// quick puts queries to an incremental session, each between push and pop
+// with its budget, all in one write (sendAll), and returns z3's verdicts:
+// "sat", "unsat" or "unknown". A query z3 rejects makes a *quickError.
 // The session is never reset between queries, so it must only ever see
 // quick queries (a fresh query's declarations would stay and clash).
 //
@@ -306,10 +384,30 @@ var errTimeout = errors.New("timeout")
 // declare-datatypes lines are made once, at the base level, and later
 // queries that declare the same datatypes the same way skip them; a
 // query that declares a name differently resets the session first.
-func (ss *session) quick(ctx context.Context, script, tactic string, budget time.Duration) (string, error) {
+func (ss *session) quick(ctx context.Context, qs []quickQuery) ([]string, error) {
+	groups := make([]string, len(qs))
+	for i, q := range qs {
+		groups[i] = ss.quickCommands(q)
+	}
+	outs, err := ss.sendAll(ctx, groups)
+	if err != nil {
+		return nil, err
+	}
+	verdicts := make([]string, len(qs))
+	for i, out := range outs {
+		if verdicts[i], err = quickVerdict(out); err != nil {
+			return nil, &quickError{i, err}
+		}
+	}
+	return verdicts, nil
+}
+
+// quickCommands are the commands of one quick query, with the datatype
+// declarations it needs at the base level.
+func (ss *session) quickCommands(q quickQuery) string {
 	var base, body strings.Builder
 	reset := false
-	for _, line := range strings.SplitAfter(script, "\n") {
+	for _, line := range strings.SplitAfter(q.script, "\n") {
 		if !strings.HasPrefix(line, "(declare-datatypes ((") {
 			body.WriteString(line)
 			continue
@@ -326,7 +424,7 @@ func (ss *session) quick(ctx context.Context, script, tactic string, budget time
 		ss.datatypes = map[string]string{}
 	}
 	// Declarations in the script's order: one may use another.
-	for _, line := range strings.SplitAfter(script, "\n") {
+	for _, line := range strings.SplitAfter(q.script, "\n") {
 		if !strings.HasPrefix(line, "(declare-datatypes ((") {
 			continue
 		}
@@ -337,18 +435,15 @@ func (ss *session) quick(ctx context.Context, script, tactic string, budget time
 		ss.datatypes[name] = line
 		base.WriteString(line)
 	}
-	ms := max(budget.Milliseconds(), 1)
 	check := "(check-sat)"
-	if tactic != "" {
-		check = fmt.Sprintf("(check-sat-using (try-for %s %d))", tactic, ms)
+	if q.tactic != "" {
+		check = "(check-sat-using " + q.tactic + ")"
 	}
-	out, err := ss.send(ctx, fmt.Sprintf("%s(push)\n(set-option :timeout %d)\n%s%s\n(pop)\n", base.String(), ms, body.String(), check), budget+3*time.Second)
-	if err == errTimeout {
-		return "unknown", nil
-	}
-	if err != nil {
-		return "", err
-	}
+	return fmt.Sprintf("%s(push)\n(set-option :rlimit %d)\n%s%s\n(pop)\n", base.String(), max(q.rlimit, 1), body.String(), check)
+}
+
+// quickVerdict reads z3's answer to one quick query.
+func quickVerdict(out string) (string, error) {
 	forms, perr := parseSexps(out)
 	if perr != nil {
 		return "", fmt.Errorf("z3 printed an answer that cannot be read: %q", clipText(out))
@@ -359,6 +454,9 @@ func (ss *session) quick(ctx context.Context, script, tactic string, budget time
 			msg := ""
 			if len(f.list) > 1 {
 				msg = f.list[1].atom
+			}
+			if outOfBudget(msg) {
+				return "unknown", nil // the budget ran out while z3 read the query
 			}
 			return "", fmt.Errorf("z3 rejected the query: %s", msg)
 		}
@@ -373,22 +471,16 @@ func (ss *session) quick(ctx context.Context, script, tactic string, budget time
 	return verdict, nil
 }
 
-// check puts one query (declarations and assertions) to the session and
-// asks for the values of terms when it is satisfiable.
-func (ss *session) check(ctx context.Context, script string, terms []string, timeout time.Duration) (*answer, error) {
-	grace := timeout + 3*time.Second
+// check puts one query (declarations and assertions) to the session
+// within a budget of rlimit resource units, and asks for the values of
+// terms when it is satisfiable.
+func (ss *session) check(ctx context.Context, script string, terms []string, rlimit uint64) (*answer, error) {
 	// Each query starts from (reset) rather than (push): Z3 answers a
 	// fresh, non-incremental problem with its much faster bit-vector
-	// tactics. reset also clears the options.
-	ms := timeout.Milliseconds()
-	if ms < 1 {
-		ms = 1
-	}
-	opts := fmt.Sprintf("(reset)\n(set-option :produce-models true)\n(set-option :timeout %d)\n", ms)
-	out, err := ss.send(ctx, opts+script+"(check-sat)\n", grace)
-	if err == errTimeout {
-		return &answer{status: "unknown", reason: "timeout"}, nil
-	}
+	// tactics. reset also clears the options and the resource count.
+	rlimit = max(rlimit, 1)
+	opts := fmt.Sprintf("(reset)\n(set-option :produce-models true)\n(set-option :rlimit %d)\n", rlimit)
+	out, err := ss.send(ctx, opts+script+"(check-sat)\n")
 	if err != nil {
 		return nil, err
 	}
@@ -403,6 +495,11 @@ func (ss *session) check(ctx context.Context, script string, terms []string, tim
 			if len(f.list) > 1 {
 				msg = f.list[1].atom
 			}
+			if outOfBudget(msg) {
+				// The budget ran out while z3 read the query (unfolding
+				// a recursive definition, simplifying an assertion).
+				return &answer{status: "unknown", reason: "timeout"}, nil
+			}
 			return nil, fmt.Errorf("z3 rejected the query: %s", msg)
 		}
 		switch f.atom {
@@ -416,12 +513,15 @@ func (ss *session) check(ctx context.Context, script string, terms []string, tim
 	follow := ""
 	switch {
 	case a.status == "unknown":
-		follow = "(get-info :reason-unknown)\n"
+		// The count of resource units used (since the reset) tells a
+		// query that ran out of its budget from one Z3 gave up on.
+		follow = "(get-info :reason-unknown)\n(get-info :rlimit)\n"
 	case a.status == "sat" && len(terms) > 0:
 		follow = "(get-value (" + strings.Join(terms, " ") + "))\n"
 	}
+	used := uint64(0)
 	if follow != "" {
-		out, err := ss.send(ctx, follow, grace)
+		out, err := ss.send(ctx, follow)
 		if err != nil {
 			return nil, err
 		}
@@ -432,6 +532,8 @@ func (ss *session) check(ctx context.Context, script string, terms []string, tim
 		for _, f := range forms {
 			if len(f.list) == 2 && f.list[0].atom == ":reason-unknown" {
 				a.reason = f.list[1].atom
+			} else if len(f.list) == 2 && f.list[0].atom == ":rlimit" {
+				used, _ = strconv.ParseUint(f.list[1].atom, 10, 64)
 			} else if a.status == "sat" {
 				a.model = map[string]sexp{}
 				for _, p := range f.list {
@@ -442,10 +544,21 @@ func (ss *session) check(ctx context.Context, script string, terms []string, tim
 			}
 		}
 	}
-	if a.status == "unknown" && (strings.Contains(a.reason, "timeout") || strings.Contains(a.reason, "canceled")) {
+	if a.status == "unknown" && (used >= rlimit || outOfBudget(a.reason)) {
 		a.reason = "timeout"
 	}
 	return a, nil
+}
+
+// outOfBudget reports whether Z3's reason for unknown means it ran out of
+// its resource budget (or was stopped), rather than gave up.
+func outOfBudget(reason string) bool {
+	for _, r := range []string{"resource limit", "timeout", "canceled"} {
+		if strings.Contains(reason, r) {
+			return true
+		}
+	}
+	return false
 }
 
 func clipText(s string) string {

@@ -27,6 +27,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -44,11 +45,15 @@ import (
 )
 
 type result struct {
-	Name     string  `json:"name"`
-	N        int     `json:"n"`
-	P50ms    float64 `json:"p50_ms"`
-	P99ms    float64 `json:"p99_ms"`
-	Maxms    float64 `json:"max_ms"`
+	Name  string  `json:"name"`
+	N     int     `json:"n"`
+	P50ms float64 `json:"p50_ms"`
+	P99ms float64 `json:"p99_ms"`
+	Maxms float64 `json:"max_ms"`
+	// CPUms is the server process's CPU time (user and system, all its
+	// threads, the garbage collector's included) per edit: unlike the
+	// latencies, it does not grow with the load of other processes.
+	CPUms    float64 `json:"server_cpu_ms_per_edit,omitempty"`
 	Target   string  `json:"target,omitempty"`
 	TargetOK *bool   `json:"target_met,omitempty"`
 }
@@ -107,6 +112,7 @@ type session struct {
 	uri     string
 	text    string
 	version int
+	cpu     float64 // the server's CPU ms per edit in the last timeToggle
 }
 
 // open starts prog, opens the text and waits for its first diagnostics
@@ -179,6 +185,8 @@ type toggle struct {
 // returns how long each version took to get its own: the edits (even)
 // and their undoing (odd).
 func (s *session) timeToggle(t toggle, n int) (even, odd []time.Duration) {
+	cpu0 := cpuTime(s.c)
+	defer func() { s.cpu = (cpuTime(s.c) - cpu0) / float64(len(even)+len(odd)) }()
 	at := t.find(s.text) // the text before it never changes
 	if at < 0 {
 		must(fmt.Errorf("%s: nothing to edit", t.name))
@@ -220,7 +228,14 @@ func main() {
 	jsonOut := flag.Bool("json", false, "print JSON")
 	wsFiles := flag.Int("ws-files", 200, "modules in the workspace")
 	skip := flag.String("skip", "", "comma-separated parts to skip: 10k, 100k, ws, gopls")
+	cpuProfile := flag.String("cpuprofile", "", "write the caps server's CPU profile of the 10k-lines session to `FILE` (caps lsp --cpuprofile; FILE.100k for the 100k-lines one)")
 	flag.Parse()
+	lspArgs := func(suffix string) []string {
+		if *cpuProfile == "" {
+			return []string{"lsp"}
+		}
+		return []string{"lsp", "--cpuprofile", *cpuProfile + suffix}
+	}
 
 	skipped := map[string]bool{}
 	for _, p := range strings.Split(*skip, ",") {
@@ -257,11 +272,13 @@ func main() {
 	var rss0, med, last, rssBig float64
 	var samples []float64
 	if !skipped["10k"] {
-		s := open(*caps, []string{"lsp"}, "", "file:///bench/spec10k.caps", "capsulang", spec(10000), true)
+		s := open(*caps, lspArgs(""), "", "file:///bench/spec10k.caps", "capsulang", spec(10000), true)
 		for _, k := range kinds {
 			progress("10k lines: %s", k.name)
 			even, odd := s.timeToggle(k, *edits)
-			results = append(results, summarize("edit to diagnostics: "+k.name, append(even, odd...), k.p50, k.p99))
+			r := summarize("edit to diagnostics: "+k.name, append(even, odd...), k.p50, k.p99)
+			r.CPUms = s.cpu
+			results = append(results, r)
 		}
 		// adding a state to a machine and deleting it again
 		state := "\n    (state bench_extra (type final))"
@@ -271,8 +288,9 @@ func main() {
 		}, a: state, b: ""}
 		progress("10k lines: adding and deleting a state")
 		added, deleted := s.timeToggle(addDel, *edits)
-		results = append(results, summarize("edit to diagnostics: adding a state", added, 3, 10))
-		results = append(results, summarize("edit to diagnostics: deleting a state", deleted, 3, 10))
+		ra, rd := summarize("edit to diagnostics: adding a state", added, 3, 10), summarize("edit to diagnostics: deleting a state", deleted, 3, 10)
+		ra.CPUms, rd.CPUms = s.cpu, s.cpu
+		results = append(results, ra, rd)
 
 		// Requests sent right after an edit, as editors do while typing:
 		// completion at the edited transition's target, hover over a state
@@ -332,9 +350,11 @@ func main() {
 	// ---- 100,000 lines
 	if !skipped["100k"] {
 		progress("%d lines", *bigLines)
-		big := open(*caps, []string{"lsp"}, "", "file:///bench/spec100k.caps", "capsulang", spec(*bigLines), true)
+		big := open(*caps, lspArgs(".100k"), "", "file:///bench/spec100k.caps", "capsulang", spec(*bigLines), true)
 		even, odd := big.timeToggle(kinds[0], max(*edits/2, 2))
-		results = append(results, summarize(fmt.Sprintf("edit to diagnostics, %d lines (in a transition)", *bigLines), append(even, odd...), 10, 0))
+		r := summarize(fmt.Sprintf("edit to diagnostics, %d lines (in a transition)", *bigLines), append(even, odd...), 10, 0)
+		r.CPUms = big.cpu
+		results = append(results, r)
 		rssBig = rss(big.c)
 		big.c.Close()
 
@@ -342,8 +362,13 @@ func main() {
 	// ---- a workspace of 200 modules importing each other
 	if !skipped["ws"] {
 		progress("a workspace of %d modules", *wsFiles)
-		wsLat, wsN := workspace(*caps, *wsFiles, max(*edits/10, 3))
-		results = append(results, summarize(fmt.Sprintf("workspace: edit in the module all %d others import, until all are published", wsN-1), wsLat, 50, 0))
+		ws := workspace(*caps, *wsFiles, max(*edits/10, 3))
+		results = append(results, summarize(fmt.Sprintf("workspace: body edit in the module all %d others import (affects it alone)", ws.files-1), ws.body, 50, 0))
+		results = append(results, summarize(fmt.Sprintf("workspace: interface edit in that module, until all %d files are published", ws.files), ws.iface, 50, 0))
+		notes["ws_importers_republished_after_body_edits"] = ws.republished
+		cpu := summarize("workspace: the server's CPU time for an interface edit", ws.ifaceCPU, 0, 0)
+		notes["ws_interface_edit_cpu_ms_p50"] = cpu.P50ms
+		notes["ws_interface_edit_cpu_ms_max"] = cpu.Maxms
 
 	}
 	// ---- gopls, the peer
@@ -375,7 +400,7 @@ func main() {
 		json.NewEncoder(os.Stdout).Encode(out)
 		return
 	}
-	fmt.Printf("%-72s %5s %8s %8s %8s  %s\n", "caps lsp (modules shaped like the spec's examples)", "n", "p50 ms", "p99 ms", "max ms", "target")
+	fmt.Printf("%-72s %5s %8s %8s %8s %8s  %s\n", "caps lsp (modules shaped like the spec's examples)", "n", "p50 ms", "p99 ms", "max ms", "cpu ms", "target")
 	for _, r := range results {
 		target := ""
 		if r.TargetOK != nil {
@@ -386,14 +411,23 @@ func main() {
 				target += "  NOT met"
 			}
 		}
-		fmt.Printf("%-72s %5d %8.2f %8.2f %8.2f  %s\n", r.Name, r.N, r.P50ms, r.P99ms, r.Maxms, target)
+		cpu := ""
+		if r.CPUms > 0 {
+			cpu = fmt.Sprintf("%.2f", r.CPUms)
+		}
+		fmt.Printf("%-72s %5d %8.2f %8.2f %8.2f %8s  %s\n", r.Name, r.N, r.P50ms, r.P99ms, r.Maxms, cpu, target)
 	}
+	fmt.Println("(cpu ms: the server's CPU time per edit, garbage collection included; the latencies also carry the load of other processes)")
 	if !skipped["100k"] {
 		fmt.Printf("resident memory, %d lines: %.1f MB (target ≤ 200 MB: %s)\n", *bigLines, rssBig, met(rssBig <= 200))
 	}
 	if !skipped["10k"] {
 		fmt.Printf("resident memory across %d edits of 10k lines: %.1f MB at the start, median %.1f MB, last %.1f MB (%+.1f%% of the median; target within 10%%: %s)\n",
 			*memEdits, rss0, med, last, 100*(last-med)/med, met(abs(last-med) <= 0.1*med))
+	}
+	if !skipped["ws"] {
+		fmt.Printf("workspace: importers that published again after the body edits: %d; the server's CPU time for an interface edit: p50 %.0f ms, max %.0f ms (10 ms ticks)\n",
+			notes["ws_importers_republished_after_body_edits"], notes["ws_interface_edit_cpu_ms_p50"], notes["ws_interface_edit_cpu_ms_max"])
 	}
 	if peer != nil {
 		fmt.Printf("peer, same client, same run: %s, edit to diagnostics on 10k lines of Go: p50 %.2f ms, p99 %.2f ms (n=%d)\n", peerVersion, peer.P50ms, peer.P99ms, peer.N)
@@ -428,9 +462,12 @@ func median(xs []float64) float64 {
 }
 
 // workspace writes 200 modules that import each other (each imports the
-// first and its parent in a binary tree), opens them all, then times edits
-// in the first module until every file has published diagnostics again.
-func workspace(caps string, files, n int) ([]time.Duration, int) {
+// first and its parent in a binary tree), opens them all, then times two
+// kinds of edits in the first module: one in a function body (until its
+// own diagnostics; no importer is affected) and one in a function's
+// output type that every importer calls (until every file has published
+// diagnostics again).
+func workspace(caps string, files, n int) wsResult {
 	dir, err := os.MkdirTemp("", "lspbench-ws")
 	must(err)
 	defer os.RemoveAll(dir)
@@ -503,8 +540,30 @@ func workspace(caps string, files, n int) ([]time.Duration, int) {
 	time.Sleep(500 * time.Millisecond) // let the full checks after opening settle
 	c.Drain()
 	s := &session{c: c, uri: uris[0], text: texts[0], version: 1}
-	// an edit that changes what the importers see: clamp_0's lower bound
-	var lat []time.Duration
+	// others counts the publishes for files other than the edited one
+	// queued now, waiting up to d for more.
+	others := func(d time.Duration) int {
+		time.Sleep(d)
+		c.Timeout = time.Millisecond
+		defer func() { c.Timeout = 20 * time.Second }()
+		n := 0
+		for {
+			if _, err := c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
+				var pd struct{ URI string }
+				json.Unmarshal(p, &pd)
+				return pd.URI != uris[0]
+			}); err != nil {
+				return n
+			}
+			n++
+		}
+	}
+	// A body edit: clamp_0's lower bound. What importers see of m000 does
+	// not change, so the affected file is m000 alone: the time is until
+	// its diagnostics, and the importers' publishes that follow are
+	// counted (none are needed).
+	var body []time.Duration
+	republished := 0
 	at := strings.Index(s.text, "(if (< x lo)") + len("(if (< x ")
 	for i := 0; i < n; i++ {
 		from, to := "lo", "hi"
@@ -513,13 +572,52 @@ func workspace(caps string, files, n int) ([]time.Duration, int) {
 		}
 		start := time.Now()
 		s.replace(at, at+len(from), to)
+		s.wait()
+		body = append(body, time.Since(start))
+		republished += others(300 * time.Millisecond) // and the full checks after the edit
+		c.Drain()
+	}
+	// An interface edit: clamp_0's output type, which every importer
+	// calls; each one's diagnostics change (a type error appears, then
+	// goes), so the time is until every file has published.
+	var iface, ifaceCPU []time.Duration
+	at = strings.Index(s.text, "(function clamp_0")
+	at += strings.Index(s.text[at:], "(output I64)") + len("(output ")
+	for i := 0; i < n+n%2; i++ {
+		from, to := "I64", "Bool"
+		if !strings.HasPrefix(s.text[at:], "I64") {
+			from, to = "Bool", "I64"
+		}
+		start, cpu0 := time.Now(), cpuDuration(c)
+		s.replace(at, at+len(from), to)
 		waitAll(s.version)
-		lat = append(lat, time.Since(start))
+		iface = append(iface, time.Since(start))
+		ifaceCPU = append(ifaceCPU, cpuDuration(c)-cpu0)
 		time.Sleep(300 * time.Millisecond) // the full checks after the edit
 		c.Drain()
 	}
 	c.Close()
-	return lat, files
+	return wsResult{body: body, iface: iface, ifaceCPU: ifaceCPU, files: files, republished: republished}
+}
+
+// cpuDuration is cpuTime as a duration (0 when it cannot be read).
+func cpuDuration(c *lsptest.Client) time.Duration {
+	ms := cpuTime(c)
+	if ms < 0 {
+		return 0
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+// wsResult is what the workspace part measured.
+type wsResult struct {
+	body, iface []time.Duration
+	// ifaceCPU is the server's CPU time from each interface edit until
+	// every file published: the work, apart from waiting for the cores
+	// other processes hold
+	ifaceCPU    []time.Duration
+	files       int
+	republished int // importers' publishes after body edits
 }
 
 // findGopls looks for gopls: $GOPLS, PATH, then where go install puts it.
@@ -581,6 +679,27 @@ func clamp%[1]d(x, lo, hi int64) int64 {
 	s.c.Close()
 	return summarize("gopls: edit to diagnostics", append(even, odd...), 0, 0)
 }
+
+// cpuTime reads the server process's CPU time (user and system) in ms
+// from /proc, -1 when it cannot.
+func cpuTime(c *lsptest.Client) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.Pid()))
+	if err != nil {
+		return -1
+	}
+	// the fields after the command name, which is in parentheses
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) * 1000 / clockTicks
+}
+
+// clockTicks is the unit of /proc/PID/stat's times (USER_HZ, 100 on
+// Linux).
+const clockTicks = 100
 
 // rss reads the server process's resident set size in MB from /proc.
 func rss(c *lsptest.Client) float64 {

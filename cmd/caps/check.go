@@ -13,9 +13,10 @@ import (
 // command has the CLI's file rules (BOM, size, encoding) and reads "-"
 // from standard input. Imports are looked up in the importing file's
 // folder (the current folder for standard input), then in the CAPS_PATH
-// roots.
+// roots. A command checks each file once: the loader keeps no state for
+// incremental rechecks (load.Loader.OneShot).
 func newLoader(c *cli.Context) *load.Loader {
-	return &load.Loader{ReadFile: c.LoadText, Roots: load.EnvRoots()}
+	return &load.Loader{ReadFile: c.LoadText, Roots: load.EnvRoots(), OneShot: true}
 }
 
 // evaluateExamples runs a checked package's function examples and returns

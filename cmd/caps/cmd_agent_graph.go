@@ -151,7 +151,7 @@ func runAgentGraph(c *cli.Context, path string) int {
 		}
 		for _, d := range m.Decls {
 			b := d.Base()
-			g.Declarations = append(g.Declarations, graphDecl{Kind: string(d.Kind()), Name: b.Name.Name, Range: lines.Range(b.Form.Span, syntax.UTF16)})
+			g.Declarations = append(g.Declarations, graphDecl{Kind: string(d.Kind()), Name: b.Name.Name, Range: lines.Range(b.Form.Span(), syntax.UTF16)})
 			switch d := d.(type) {
 			case *ast.Machine:
 				g.Machines = append(g.Machines, machineFacts(d))

@@ -129,7 +129,7 @@ var doctorTools = []doctorTool{
 	{name: "docker-compose", env: "DOCKER_COMPOSE", bins: []string{"docker-compose", "docker"}, kind: "tool",
 		purpose: "runs the container bundles that capsule compilation writes", fix: "install Docker with the compose plugin (docs.docker.com/compose/install)"},
 	{name: "z3", env: "Z3", bins: []string{"z3"}, verArgs: []string{"--version"}, kind: "tool",
-		purpose: "SMT solver for bounded arithmetic checks; no caps command uses it yet", fix: "apt-get install z3 (optional)"},
+		purpose: "the SMT solver of caps verify-report, refinement-report and conformance (proof obligations)", fix: "apt-get install z3 (optional)"},
 }
 
 var versionRE = regexp.MustCompile(`\d+\.\d+(\.\d+)?`)
@@ -268,6 +268,14 @@ func checkXState(root string) doctorCheck {
 	return ch
 }
 
+// noirProving says that zero-knowledge proofs are not made: the Noir
+// circuits compile and execute (noir-compile, noir-execute), but
+// @aztec/bb.js cannot prove without the BN254 reference string, which it
+// downloads and no package ships (docs/codegen.md).
+var noirProving = doctorCheck{Name: "bb.js proving", Kind: "tool", Status: "info",
+	Purpose: "proving and verifying Noir circuits (noir-prove, noir-verify)",
+	Detail:  "not available: bb.js must download the BN254 reference string (CRS) before it proves and caps ships none, so caps has no noir-prove or noir-verify; noir-compile and noir-execute work (docs/codegen.md)"}
+
 // checkCaches reports the import roots and the workspace folder.
 func checkCaches() []doctorCheck {
 	var out []doctorCheck
@@ -320,6 +328,7 @@ func runDoctor(c *cli.Context, jsonOut bool) int {
 			rep.Checks = append(rep.Checks, checkXState(capsRepoRoot(wd)))
 		}
 	}
+	rep.Checks = append(rep.Checks, noirProving)
 	rep.Checks = append(rep.Checks, checkCaches()...)
 	failed := false
 	for _, ch := range rep.Checks {

@@ -69,6 +69,7 @@ func TestDoctorControlledPath(t *testing.T) {
 		{"cc", "missing", "", "", ""},
 		{"docker-compose", "missing", p("docker"), "", "docker is installed but its compose plugin is not"},
 		{"z3", "ok", p("z3"), "4.12.2", ""},
+		{"bb.js proving", "info", "", "", noirProving.Detail},
 		{"CAPS_PATH", "info", "", "", "not set: imports resolve next to the importing file only"},
 		{"workspace .caps", "info", "", "", "no .caps folder here (caps propose creates one)"},
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
 	"github.com/capsulang/caps/lsp"
@@ -14,20 +15,22 @@ import (
 func init() {
 	cli.Register(&cli.Command{
 		Name:     "lsp",
-		Effects:  cli.Effects{Reads: []string{"the files the editor opens"}, Writes: nil},
+		Effects:  cli.Effects{Reads: []string{"the files the editor opens"}, Writes: []string{"--cpuprofile FILE"}},
 		Example:  cli.Example{Line: "caps lsp", Exit: 1, Note: "serves the language server on stdio until the client asks it to exit; with standard input closed at once it exits 1, as LSP prescribes for an exit without shutdown"},
 		Negative: cli.Example{Line: "caps lsp extra", Exit: 2},
-		Args:     "[--debounce DURATION] [--log FILE]",
+		Args:     "[--debounce DURATION] [--log FILE] [--cpuprofile FILE]",
 		Short:    "serve the Capsulang language server on stdio",
 		Long: `Lsp runs the Capsulang language server, speaking the Language Server
 Protocol over stdin and stdout. Editors start it themselves; see
 docs/editors.md. Logs go to stderr, or to FILE with --log; with --log
 the log also has one line for every message read (<-) and written (->),
 written as it happens, so a short session that ends abruptly still leaves
-its trace.`,
+its trace. --cpuprofile writes a CPU profile of the whole session to
+FILE when the server exits (for benchmarking: bench/lspbench -cpuprofile).`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			debounce := fs.Duration("debounce", 0, "wait this long after an edit before publishing diagnostics")
 			logFile := fs.String("log", "", "write the server log to `FILE` instead of stderr")
+			cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the session to `FILE` when the server exits")
 			return func(c *cli.Context, args []string) int {
 				if len(args) > 0 {
 					return c.UsageErrorf("unexpected argument %q", args[0])
@@ -41,6 +44,22 @@ its trace.`,
 					}
 					defer f.Close()
 					logw = f
+				}
+				if *cpuProfile != "" {
+					f, err := os.Create(*cpuProfile)
+					if err != nil {
+						c.Errorf("%v", err)
+						return cli.ExitUsage
+					}
+					if err := pprof.StartCPUProfile(f); err != nil {
+						f.Close()
+						c.Errorf("--cpuprofile: %v", err)
+						return cli.ExitUsage
+					}
+					defer func() {
+						pprof.StopCPUProfile()
+						f.Close()
+					}()
 				}
 				if os.Getenv("GOMEMLIMIT") == "" {
 					// A soft limit keeps the heap near its live size while

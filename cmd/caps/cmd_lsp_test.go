@@ -67,3 +67,39 @@ func TestLSPLogMessages(t *testing.T) {
 		t.Errorf("stderr %q: with --log, nothing goes to stderr", errb.String())
 	}
 }
+
+// TestLSPCPUProfile: caps lsp --cpuprofile FILE writes a CPU profile (a
+// gzipped pprof protobuf) when the session ends; a FILE it cannot create
+// is a usage error.
+func TestLSPCPUProfile(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	var in bytes.Buffer
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`,
+		`{"jsonrpc":"2.0","method":"exit"}`,
+	} {
+		fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"lsp", "--cpuprofile", prof}, &in, &out, &errb); code != 0 {
+		t.Fatalf("exit %d, want 0; stderr %q", code, errb.String())
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("%s is not a gzipped profile: % x", prof, b[:min(len(b), 8)])
+	}
+
+	errb.Reset()
+	bad := filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.prof")
+	if code := run([]string{"lsp", "--cpuprofile", bad}, strings.NewReader(""), &out, &errb); code != 2 {
+		t.Errorf("exit %d for an unwritable profile, want 2; stderr %q", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), bad) {
+		t.Errorf("stderr %q does not name %s", errb.String(), bad)
+	}
+}

@@ -99,20 +99,20 @@ func formsJSON(text []byte, lines *syntax.Mapper, forms []*syntax.Form) []*formJ
 	var conv func(f *syntax.Form) *formJSON
 	conv = func(f *syntax.Form) *formJSON {
 		j := &formJSON{Kind: f.Kind.String()}
-		j.Range.Start = starts.Position(f.Span.Start)
+		j.Range.Start = starts.Position(f.Span().Start)
 		if f.Kind == syntax.FormList {
 			closed := f.Closed
 			j.Closed = &closed
-			items := make([]*formJSON, len(f.Items))
-			for i, it := range f.Items {
+			items := make([]*formJSON, len(f.Items()))
+			for i, it := range f.Items() {
 				items[i] = conv(it)
 			}
 			j.Items = &items
 		} else {
-			t := f.Text
+			t := f.Text()
 			j.Text = &t
 		}
-		j.Range.End = ends.Position(f.Span.End)
+		j.Range.End = ends.Position(f.Span().End)
 		return j
 	}
 	out := make([]*formJSON, len(forms))
@@ -136,13 +136,13 @@ func printOutline(c *cli.Context, text []byte, lines *syntax.Mapper, forms []*sy
 	width := 0
 	var measure func(f *syntax.Form)
 	measure = func(f *syntax.Form) {
-		s := starts.Position(f.Span.Start)
+		s := starts.Position(f.Span().Start)
 		i := len(endPos)
 		endPos = append(endPos, outlinePos{})
-		for _, it := range f.Items {
+		for _, it := range f.Items() {
 			measure(it)
 		}
-		e := ends.Position(f.Span.End)
+		e := ends.Position(f.Span().End)
 		endPos[i] = outlinePos{int32(e.Line), int32(e.Character)}
 		width = max(width, rangeWidth(s, e))
 	}
@@ -156,7 +156,7 @@ func printOutline(c *cli.Context, text []byte, lines *syntax.Mapper, forms []*sy
 	next := 0
 	var print func(f *syntax.Form, depth int)
 	print = func(f *syntax.Form, depth int) {
-		s := starts.Position(f.Span.Start)
+		s := starts.Position(f.Span().Start)
 		e := endPos[next]
 		next++
 		row = appendRange(row[:0], s, syntax.Position{Line: int(e.line), Character: int(e.char)})
@@ -168,7 +168,7 @@ func printOutline(c *cli.Context, text []byte, lines *syntax.Mapper, forms []*sy
 		}
 		row = append(appendDesc(row, f), '\n')
 		w.Write(row)
-		for _, it := range f.Items {
+		for _, it := range f.Items() {
 			print(it, depth+1)
 		}
 	}
@@ -218,11 +218,11 @@ func appendDesc(b []byte, f *syntax.Form) []byte {
 		}
 		return append(b, "list"...)
 	case syntax.FormString:
-		return strconv.AppendQuote(append(b, "string "...), f.Text)
+		return strconv.AppendQuote(append(b, "string "...), f.Text())
 	}
 	b = append(b, f.Kind.String()...)
 	b = append(b, ' ')
-	return append(b, f.Text...)
+	return append(b, f.Text()...)
 }
 
 // parseExtra is the JSON output of this command (see its Output schema).

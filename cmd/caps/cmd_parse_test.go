@@ -25,7 +25,7 @@ func referenceOutline(text []byte, lines *syntax.Mapper, forms []*syntax.Form) s
 	ends := lines.Cursor(syntax.UTF32)
 	var walk func(f *syntax.Form, depth int)
 	walk = func(f *syntax.Form, depth int) {
-		s := starts.Position(f.Span.Start)
+		s := starts.Position(f.Span().Start)
 		i := len(rows)
 		var desc string
 		switch f.Kind {
@@ -35,15 +35,15 @@ func referenceOutline(text []byte, lines *syntax.Mapper, forms []*syntax.Form) s
 				desc = "list (unclosed)"
 			}
 		case syntax.FormString:
-			desc = "string " + strconv.Quote(f.Text)
+			desc = "string " + strconv.Quote(f.Text())
 		default:
-			desc = f.Kind.String() + " " + f.Text
+			desc = f.Kind.String() + " " + f.Text()
 		}
 		rows = append(rows, row{depth: depth, desc: desc})
-		for _, it := range f.Items {
+		for _, it := range f.Items() {
 			walk(it, depth+1)
 		}
-		e := ends.Position(f.Span.End)
+		e := ends.Position(f.Span().End)
 		rows[i].rng = fmt.Sprintf("%d:%d-%d:%d", s.Line+1, s.Character+1, e.Line+1, e.Character+1)
 	}
 	for _, f := range forms {

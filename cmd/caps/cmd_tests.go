@@ -157,7 +157,7 @@ func runTest(c *cli.Context, args, scenarioPaths []string, jsonOut bool, maxStep
 				Expected: printed(o.Want),
 				Got:      printed(o.Got),
 				Passed:   o.Passed,
-				Range:    lspRange(src, o.Example.Example.Form.Span),
+				Range:    lspRange(src, o.Example.Example.Form.Span()),
 			}
 			for _, a := range o.Args {
 				ej.Args = append(ej.Args, a.String())
@@ -222,7 +222,7 @@ type scenarioJSON struct {
 
 // writeOutcome prints one example's result for people.
 func writeOutcome(b *strings.Builder, src *report.Source, o *examples.Outcome) {
-	where := position(src, o.Example.Example.Form.Span)
+	where := position(src, o.Example.Example.Form.Span())
 	if o.Passed {
 		fmt.Fprintf(b, "PASS %s: %s\n", where, o.Call)
 		return

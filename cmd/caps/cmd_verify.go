@@ -19,10 +19,10 @@ func init() {
 	cli.Register(&cli.Command{
 		Name:     "verify-report",
 		Output:   func() cli.Schema { return report.ResultSchema(verifyReportJSON{}) },
-		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil, Runs: []string{"z3"}},
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports", "the cache of verdicts (caps/verify under the user's cache folder)"}, Writes: []string{"the cache of verdicts (not with --no-cache)"}, Runs: []string{"z3"}},
 		Example:  cli.Example{Line: "caps verify-report --json examples/01_abs_i64.caps"},
 		Negative: cli.Example{Line: "caps verify-report --json examples/04_bad_missing_effect.caps", Exit: 1},
-		Args:     "[--format text|json] [--json] [--timeout D] [--jobs N] FILE",
+		Args:     "[--format text|json] [--json] [--rlimit N] [--timeout D] [--jobs N] [--no-cache] FILE",
 		Short:    "generate a module's proof obligations and discharge them with Z3",
 		Long: `Verify-report checks FILE, generates its proof obligations and puts each
 to the Z3 SMT solver: every ensures clause of a function, that each
@@ -33,14 +33,22 @@ each zk-proof claim can be satisfied and cannot fail.
 Each obligation ends discharged (proved), failed (the solver found a
 counterexample; the interpreter is then run on it and the report says
 whether it confirms the failure) or open (outside what the encoding
-covers, or the solver ran out of time: "open (timeout)"). The encoding
-is exact for Bool, the fixed-width integers with their wrap-around,
-division and failure rules, enums, records, variants, options, Text and
-lists, calls of imported functions and effect intents. upper, lower and
-trim are functions the solver does not interpret, with facts from the
-interpreter: a counterexample that relies on them counts only when the
-interpreter confirms it, else the obligation stays open ("abstraction").
-docs/verification.md describes the obligations and the report.
+covers, or the solver ran out of its budget: "open (timeout)"). The
+encoding is exact for Bool, the fixed-width integers with their
+wrap-around, division and failure rules, enums, records, variants,
+options, Text and lists, calls of imported functions and effect
+intents. upper, lower and trim are functions the solver does not
+interpret, with facts from the interpreter: a counterexample that
+relies on them counts only when the interpreter confirms it, else the
+obligation stays open ("abstraction"). docs/verification.md describes
+the obligations and the report.
+
+Each obligation's budget is a count of Z3's own steps (--rlimit), so the
+report does not depend on the machine's load; --timeout is a wall-clock
+cap on top of it. Verdicts are kept in a cache under the user's cache
+folder (caps/verify), by the digest of the solver's queries, and a
+repeated run answers unchanged obligations from it; --no-cache neither
+reads nor writes it.
 
 The text report goes to stdout; --format json (or --json) prints one JSON
 document instead (docs/cli.md). Exit 0 when no obligation failed, 1 when
@@ -49,8 +57,7 @@ when z3 is not installed (Debian package z3).`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			format := fs.String("format", "text", "output `FORMAT`: text or json")
 			jsonOut := fs.Bool("json", false, "same as --format json")
-			timeout := fs.Duration("timeout", verify.DefaultTimeout, "solver time per obligation (`DURATION`)")
-			jobs := fs.Int("jobs", 0, "solver processes run at once (0: one per CPU)")
+			sf := solverFlags(fs)
 			return func(c *cli.Context, args []string) int {
 				if len(args) != 1 {
 					return c.UsageErrorf("expected one FILE")
@@ -59,20 +66,20 @@ when z3 is not installed (Debian package z3).`,
 				if code != 0 {
 					return code
 				}
-				if *timeout <= 0 {
-					return c.UsageErrorf("--timeout must be positive")
+				if code := sf.check(c); code != 0 {
+					return code
 				}
-				return runVerifyReport(c, args[0], asJSON, *timeout, *jobs)
+				return runVerifyReport(c, args[0], asJSON, sf)
 			}
 		},
 	})
 	cli.Register(&cli.Command{
 		Name:     "refinement-report",
 		Output:   func() cli.Schema { return report.ResultSchema(refinementJSON{}) },
-		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports"}, Writes: nil, Runs: []string{"z3"}},
+		Effects:  cli.Effects{Reads: []string{"FILE (\"-\": stdin)", "the modules FILE imports", "the cache of verdicts (caps/verify under the user's cache folder)"}, Writes: []string{"the cache of verdicts (not with --no-cache)"}, Runs: []string{"z3"}},
 		Example:  cli.Example{Line: "caps refinement-report --json examples/01_abs_i64.caps"},
 		Negative: cli.Example{Line: "caps refinement-report --json examples/04_bad_missing_effect.caps", Exit: 1},
-		Args:     "[--require-closed] [--json] [--timeout D] [--jobs N] FILE",
+		Args:     "[--require-closed] [--json] [--rlimit N] [--timeout D] [--jobs N] [--no-cache] FILE",
 		Short:    "report a module's verification evidence level by level",
 		Long: `Refinement-report collects the evidence FILE has on the verification
 ladder: V0 its canonical IR and semantic hash, V1 the type and effect
@@ -85,21 +92,21 @@ With --require-closed the exit code is 1 while anything is open or failed,
 so that CI can hold a module to closed evidence. Without it the exit code
 is 1 only when FILE has errors, an example fails or an obligation fails.
 Backend artifacts (Wasm, RISC-V) are not covered yet. --json prints one
-JSON document (docs/cli.md). Exit 2 on a usage or I/O error or when z3 is
-not installed (Debian package z3).`,
+JSON document (docs/cli.md). --rlimit, --timeout, --jobs and --no-cache
+are those of caps verify-report. Exit 2 on a usage or I/O error or when
+z3 is not installed (Debian package z3).`,
 		Flags: func(fs *flag.FlagSet) cli.RunFunc {
 			requireClosed := fs.Bool("require-closed", false, "exit 1 while any example or obligation is not closed")
 			jsonOut := fs.Bool("json", false, "print a JSON document on stdout")
-			timeout := fs.Duration("timeout", verify.DefaultTimeout, "solver time per obligation (`DURATION`)")
-			jobs := fs.Int("jobs", 0, "solver processes run at once (0: one per CPU)")
+			sf := solverFlags(fs)
 			return func(c *cli.Context, args []string) int {
 				if len(args) != 1 {
 					return c.UsageErrorf("expected one FILE")
 				}
-				if *timeout <= 0 {
-					return c.UsageErrorf("--timeout must be positive")
+				if code := sf.check(c); code != 0 {
+					return code
 				}
-				return runRefinementReport(c, args[0], *jsonOut, *requireClosed, *timeout, *jobs)
+				return runRefinementReport(c, args[0], *jsonOut, *requireClosed, sf)
 			}
 		},
 	})
@@ -116,6 +123,51 @@ func formatFlag(c *cli.Context, format string, jsonFlag bool) (bool, int) {
 	return false, c.UsageErrorf("--format must be text or json, not %q", format)
 }
 
+// solverOptions are the flags verify-report and refinement-report share.
+type solverOptions struct {
+	rlimit  *uint64
+	timeout *time.Duration
+	jobs    *int
+	noCache *bool
+}
+
+func solverFlags(fs *flag.FlagSet) *solverOptions {
+	return &solverOptions{
+		rlimit:  fs.Uint64("rlimit", verify.DefaultRlimit, "solver budget per obligation, in Z3 resource units (`N`; the same verdicts whatever the load)"),
+		timeout: fs.Duration("timeout", verify.DefaultTimeout, "wall-clock cap per obligation (`DURATION`)"),
+		jobs:    fs.Int("jobs", 0, "solver processes run at once (0: one per CPU)"),
+		noCache: fs.Bool("no-cache", false, "neither read nor write the cache of verdicts"),
+	}
+}
+
+func (o *solverOptions) check(c *cli.Context) int {
+	switch {
+	case *o.timeout <= 0:
+		return c.UsageErrorf("--timeout must be positive")
+	case *o.rlimit == 0:
+		return c.UsageErrorf("--rlimit must be positive")
+	case *o.jobs < 0:
+		return c.UsageErrorf("--jobs must be 0 (one per CPU) or more")
+	}
+	return 0
+}
+
+// solver finds z3 and sets it up as the flags say. The cache is left out
+// when the user has no cache folder.
+func (o *solverOptions) solver() (*verify.Solver, error) {
+	s, err := verify.FindSolver()
+	if err != nil {
+		return nil, err
+	}
+	s.Timeout, s.Rlimit = *o.timeout, *o.rlimit
+	if !*o.noCache {
+		if dir, err := verify.DefaultCacheDir(); err == nil {
+			s.Cache = &verify.Cache{Dir: dir}
+		}
+	}
+	return s, nil
+}
+
 // verified is a loaded, checked and verified module.
 type verified struct {
 	pkg    *load.Package
@@ -125,19 +177,18 @@ type verified struct {
 
 // loadAndVerify loads and verifies path. On failure it has reported
 // through p and returns nil.
-func loadAndVerify(c *cli.Context, p *report.Printer, path string, timeout time.Duration, jobs int) *verified {
+func loadAndVerify(c *cli.Context, p *report.Printer, path string, opts *solverOptions) *verified {
 	pkg := loadModule(c, p, path)
 	if pkg == nil {
 		return nil
 	}
 	src := packageSource(path, pkg)
-	solver, err := verify.FindSolver()
+	solver, err := opts.solver()
 	if err != nil {
 		p.Fail(path, err)
 		return nil
 	}
-	solver.Timeout = timeout
-	r, err := verify.Verify(context.Background(), pkg.Result, verify.Options{Solver: solver, Jobs: jobs})
+	r, err := verify.Verify(context.Background(), pkg.Result, verify.Options{Solver: solver, Jobs: *opts.jobs})
 	if err != nil {
 		if errors.Is(err, verify.ErrModuleHasErrors) {
 			p.Add(src, pkg.Result.Diagnostics)
@@ -169,9 +220,9 @@ type verifyReportJSON struct {
 	Obligations []*verify.Obligation `json:"obligations"`
 }
 
-func runVerifyReport(c *cli.Context, path string, asJSON bool, timeout time.Duration, jobs int) int {
+func runVerifyReport(c *cli.Context, path string, asJSON bool, opts *solverOptions) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, asJSON)
-	v := loadAndVerify(c, p, path, timeout, jobs)
+	v := loadAndVerify(c, p, path, opts)
 	if v == nil {
 		return p.Finish()
 	}
@@ -272,9 +323,9 @@ type levelJSON struct {
 	Evidence string `json:"evidence"`
 }
 
-func runRefinementReport(c *cli.Context, path string, asJSON, requireClosed bool, timeout time.Duration, jobs int) int {
+func runRefinementReport(c *cli.Context, path string, asJSON, requireClosed bool, opts *solverOptions) int {
 	p := report.NewPrinter(c.Stdout, c.Stderr, asJSON)
-	v := loadAndVerify(c, p, path, timeout, jobs)
+	v := loadAndVerify(c, p, path, opts)
 	if v == nil {
 		return p.Finish()
 	}

@@ -184,7 +184,7 @@ func runZKPlan(c *cli.Context, path string, jsonOut bool) int {
 	if jsonOut {
 		out := []zkProofJSON{}
 		for _, pr := range proofs {
-			o := zkProofJSON{Name: pr.Name, Backend: pr.Backend, Claim: pr.ClaimText, Range: lspRange(src, pr.Decl.Form.Span),
+			o := zkProofJSON{Name: pr.Name, Backend: pr.Backend, Claim: pr.ClaimText, Range: lspRange(src, pr.Decl.Form.Span()),
 				Public: zkInputs(pr.Public), Private: zkInputs(pr.Private), Lowers: pr.Lowers, Reasons: []zkReasonJSON{}}
 			for _, r := range pr.Reasons {
 				o.Reasons = append(o.Reasons, zkReasonJSON{Message: r.Message, Range: lspRange(src, r.Span)})

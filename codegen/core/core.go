@@ -476,7 +476,7 @@ func (l *lowerer) signatureReasons(fn *ast.Function, g *sig) []Unsupported {
 		rs = append(rs, Unsupported{Func: fn.Name.Name, Span: sp, Feature: feat})
 	}
 	if fn.Effects != nil && !fn.Effects.Pure && len(fn.Effects.Items) > 0 {
-		add(fn.Effects.Form.Span, "effectful functions (effect intents are routed through the host runtime)")
+		add(fn.Effects.Form.Span(), "effectful functions (effect intents are routed through the host runtime)")
 	}
 	if g == nil {
 		add(fn.Name.Span, "a function without a checked signature")
@@ -628,7 +628,7 @@ func (l *lowerer) expr(e ast.Expr) Expr {
 	case *ast.If:
 		k, ok := l.typeOf(e)
 		if !ok {
-			l.unsupported(e.Form.Span, "%s", l.typeFeature(e))
+			l.unsupported(e.Form.Span(), "%s", l.typeFeature(e))
 			return nil
 		}
 		c, t, f := l.bool(e.Cond), l.expect(e.Then, k), l.expect(e.Else, k)
@@ -687,7 +687,7 @@ func (l *lowerer) expr(e ast.Expr) Expr {
 	case *ast.Duration:
 		l.unsupported(e.Span, "Duration values (no stable layout yet)")
 	case *ast.RecordLit:
-		l.unsupported(e.Form.Span, "records (no linear-memory ABI yet)")
+		l.unsupported(e.Form.Span(), "records (no linear-memory ABI yet)")
 	default:
 		l.unsupported(e.ExprSpan(), "this expression")
 	}
@@ -720,7 +720,7 @@ func (l *lowerer) call(e *ast.Call) Expr {
 	}
 	if op, isOp := binOps[name]; isOp {
 		if len(e.Args) != 2 {
-			l.unsupported(e.Form.Span, "(%s ...) with %d operands", name, len(e.Args))
+			l.unsupported(e.Form.Span(), "(%s ...) with %d operands", name, len(e.Args))
 			return nil
 		}
 		k, ok := l.typeOf(e.Args[0])
@@ -729,7 +729,7 @@ func (l *lowerer) call(e *ast.Call) Expr {
 			return nil
 		}
 		if !op.IsCompare() && !k.IsInt() || op >= Lt && !k.IsInt() {
-			l.unsupported(e.Form.Span, "(%s ...) on %s", name, k)
+			l.unsupported(e.Form.Span(), "(%s ...) on %s", name, k)
 			return nil
 		}
 		a, b := l.expect(e.Args[0], k), l.expect(e.Args[1], k)
@@ -738,7 +738,7 @@ func (l *lowerer) call(e *ast.Call) Expr {
 		}
 		x := &Bin{Op: op, K: k, A: a, B: b, Site: -1}
 		if op == Div || op == Rem {
-			x.Site = l.site(&Site{Kind: SiteDivZero, Span: e.Form.Span, Op: name[0], OpKind: k})
+			x.Site = l.site(&Site{Kind: SiteDivZero, Span: e.Form.Span(), Op: name[0], OpKind: k})
 		}
 		return x
 	}
@@ -766,7 +766,7 @@ func (l *lowerer) call(e *ast.Call) Expr {
 	case "abs", "min", "max":
 		k, ok := l.typeOf(e)
 		if !ok || !k.IsInt() {
-			l.unsupported(e.Form.Span, "%s", l.typeFeature(e))
+			l.unsupported(e.Form.Span(), "%s", l.typeFeature(e))
 			return nil
 		}
 		xs, ok := args()
@@ -788,7 +788,7 @@ func (l *lowerer) call(e *ast.Call) Expr {
 			}
 			callee := l.mod.Funcs[idx]
 			if len(xs) != len(callee.Params) {
-				l.unsupported(e.Form.Span, "a call with the wrong number of arguments")
+				l.unsupported(e.Form.Span(), "a call with the wrong number of arguments")
 				return nil
 			}
 			for i, x := range xs {
@@ -797,19 +797,19 @@ func (l *lowerer) call(e *ast.Call) Expr {
 					return nil
 				}
 			}
-			site := l.site(&Site{Kind: SiteCall, Span: e.Form.Span, Callee: callee.Name, CalleeIx: idx})
+			site := l.site(&Site{Kind: SiteCall, Span: e.Form.Span(), Callee: callee.Name, CalleeIx: idx})
 			return &Call{Func: idx, Args: xs, K: callee.Result, Site: site}
 		}
 	}
 	if l.isFunction(name) {
 		if strings.Contains(name, ".") {
-			l.unsupported(e.Form.Span, "calls to imported functions (%s)", name)
+			l.unsupported(e.Form.Span(), "calls to imported functions (%s)", name)
 		} else {
-			l.unsupported(e.Form.Span, "a call of %s, which is not compiled (see its own unsupported features)", name)
+			l.unsupported(e.Form.Span(), "a call of %s, which is not compiled (see its own unsupported features)", name)
 		}
 		return nil
 	}
-	l.unsupported(e.Form.Span, "the built-in (%s ...) (it works on values outside the scalar subset)", name)
+	l.unsupported(e.Form.Span(), "the built-in (%s ...) (it works on values outside the scalar subset)", name)
 	return nil
 }
 
@@ -868,7 +868,7 @@ func (l *lowerer) match(e *ast.Match) Expr {
 	}
 	rk, ok := l.typeOf(e)
 	if !ok {
-		l.unsupported(e.Form.Span, "%s", l.typeFeature(e))
+		l.unsupported(e.Form.Span(), "%s", l.typeFeature(e))
 		return nil
 	}
 	subj := l.expect(e.Subject, sk)
@@ -911,7 +911,7 @@ func (l *lowerer) match(e *ast.Match) Expr {
 		}
 		arms = append(arms, ar)
 	}
-	var tail Expr = &Trap{Site: l.site(&Site{Kind: SiteNoMatch, Span: e.Form.Span, OpKind: sk}), Value: sv, K: rk}
+	var tail Expr = &Trap{Site: l.site(&Site{Kind: SiteNoMatch, Span: e.Form.Span(), OpKind: sk}), Value: sv, K: rk}
 	for i := len(arms) - 1; i >= 0; i-- {
 		if arms[i].cond == nil {
 			tail = arms[i].body

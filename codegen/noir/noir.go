@@ -129,18 +129,18 @@ func planOne(res *check.Result, src *syntax.Source, cd *ast.ClauseDecl) *Proof {
 		switch cl.Key.Name {
 		case "backend":
 			if len(cl.Args) == 1 {
-				p.Backend = cl.Args[0].Text
+				p.Backend = cl.Args[0].Text()
 			}
 		case "public", "private":
 			for _, a := range cl.Args {
-				if a.Kind != syntax.FormList || len(a.Items) != 2 || a.Items[0].Kind != syntax.FormSymbol {
+				if a.Kind != syntax.FormList || len(a.Items()) != 2 || a.Items()[0].Kind != syntax.FormSymbol {
 					continue
 				}
-				in := Input{Name: a.Items[0].Text, Public: cl.Key.Name == "public", Span: a.Span}
-				tf := a.Items[1]
-				in.Source = strings.Join(strings.Fields(string(src.CST.Src[tf.Span.Start:tf.Span.End])), " ")
+				in := Input{Name: a.Items()[0].Text(), Public: cl.Key.Name == "public", Span: a.Span()}
+				tf := a.Items()[1]
+				in.Source = strings.Join(strings.Fields(string(src.CST.Src[tf.Span().Start:tf.Span().End])), " ")
 				if tf.Kind == syntax.FormSymbol {
-					in.Type = types.Builtins[tf.Text]
+					in.Type = types.Builtins[tf.Text()]
 				}
 				if in.Public {
 					p.Public = append(p.Public, in)
@@ -154,7 +154,7 @@ func planOne(res *check.Result, src *syntax.Source, cd *ast.ClauseDecl) *Proof {
 				if len(diags) == 0 {
 					p.Claim = e
 				}
-				p.ClaimSpan = cl.Args[0].Span
+				p.ClaimSpan = cl.Args[0].Span()
 				p.ClaimText = strings.Join(strings.Fields(string(src.CST.Src[p.ClaimSpan.Start:p.ClaimSpan.End])), " ")
 			}
 		}
@@ -318,7 +318,7 @@ func (l *lowerer) infer1(e ast.Expr, want types.Type) types.Type {
 		switch {
 		case arith[name] || compare[name]:
 			if len(e.Args) != 2 {
-				return l.fail(e.Form.Span, "(%s ...) with %d operands", name, len(e.Args))
+				return l.fail(e.Form.Span(), "(%s ...) with %d operands", name, len(e.Args))
 			}
 			var ctx types.Type
 			if arith[name] {
@@ -330,17 +330,17 @@ func (l *lowerer) infer1(e ast.Expr, want types.Type) types.Type {
 			}
 			if arith[name] {
 				if !isInt(a) {
-					return l.fail(e.Form.Span, "(%s ...) on %s", name, a)
+					return l.fail(e.Form.Span(), "(%s ...) on %s", name, a)
 				}
 				return a
 			}
 			if !isInt(a) && !(name == "==" || name == "!=") {
-				return l.fail(e.Form.Span, "(%s ...) on %s; only integers are ordered", name, a)
+				return l.fail(e.Form.Span(), "(%s ...) on %s; only integers are ordered", name, a)
 			}
 			return types.TBool
 		case name == "and" || name == "or":
 			if len(e.Args) < 2 {
-				return l.fail(e.Form.Span, "(%s ...) with fewer than 2 operands", name)
+				return l.fail(e.Form.Span(), "(%s ...) with fewer than 2 operands", name)
 			}
 			for _, a := range e.Args {
 				if t := l.infer(a, types.TBool); t == nil {
@@ -352,14 +352,14 @@ func (l *lowerer) infer1(e ast.Expr, want types.Type) types.Type {
 			return types.TBool
 		case name == "not":
 			if len(e.Args) != 1 {
-				return l.fail(e.Form.Span, "(not ...) takes one operand")
+				return l.fail(e.Form.Span(), "(not ...) takes one operand")
 			}
 			if t := l.infer(e.Args[0], types.TBool); t == nil || !isBool(t) {
 				return l.fail(e.Args[0].ExprSpan(), "not needs a Bool")
 			}
 			return types.TBool
 		}
-		return l.fail(e.Form.Span, "(%s ...) does not lower to Noir (the circuit subset is literals, inputs, if, and, or, not, + - * / %% and comparisons)", name)
+		return l.fail(e.Form.Span(), "(%s ...) does not lower to Noir (the circuit subset is literals, inputs, if, and, or, not, + - * / %% and comparisons)", name)
 	}
 	return l.fail(e.ExprSpan(), "this expression does not lower to Noir (the circuit subset is literals, inputs, if, and, or, not, + - * / %% and comparisons)")
 }

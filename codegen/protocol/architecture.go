@@ -137,10 +137,10 @@ func persistence(c *ast.Clause) *Persistence {
 	}
 	p := &Persistence{}
 	for _, a := range c.Args {
-		if a.Kind != syntax.FormList || len(a.Items) < 2 {
+		if a.Kind != syntax.FormList || len(a.Items()) < 2 {
 			continue
 		}
-		v := a.Items[1].Text
+		v := a.Items()[1].Text()
 		switch a.Head() {
 		case "store":
 			p.Store = v

@@ -337,7 +337,7 @@ func clauseWord(cls []*ast.Clause, key string) string {
 	for _, c := range cls {
 		if c != nil && c.Key.Name == key && len(c.Args) > 0 {
 			a := c.Args[0]
-			return a.Text
+			return a.Text()
 		}
 	}
 	return ""
@@ -360,7 +360,7 @@ func (m *module) agent(a *ast.Agent) Agent {
 func confirms(op *ast.Operation) bool {
 	for _, c := range op.Clauses {
 		if c.Key.Name == "requires-user-confirmation" {
-			return len(c.Args) == 0 || c.Args[0].Text == "true"
+			return len(c.Args) == 0 || c.Args[0].Text() == "true"
 		}
 	}
 	return false
@@ -386,7 +386,7 @@ func (m *module) dataModel(s *ast.Surface) []dataField {
 			if f == nil || !f.Name.Valid() {
 				continue
 			}
-			out = append(out, dataField{Field: Field{f.Name.Name, TypeString(f.Type)}, typ: m.resolve(f.Type), span: f.Form.Span})
+			out = append(out, dataField{Field: Field{f.Name.Name, TypeString(f.Type)}, typ: m.resolve(f.Type), span: f.Form.Span()})
 		}
 		return out
 	}
@@ -398,7 +398,7 @@ func (m *module) dataModel(s *ast.Surface) []dataField {
 		if f == nil || !f.Name.Valid() {
 			continue
 		}
-		out = append(out, dataField{Field: Field{f.Name.Name, TypeString(f.Type)}, typ: m.resolve(f.Type), span: f.Form.Span})
+		out = append(out, dataField{Field: Field{f.Name.Name, TypeString(f.Type)}, typ: m.resolve(f.Type), span: f.Form.Span()})
 	}
 	st := &types.Enum{Name: mc.Name.Name + ".state"}
 	for _, x := range mc.States {
@@ -476,7 +476,7 @@ func (m *module) actionInputs(s *ast.Surface, a Action) []dataField {
 	var out []dataField
 	for _, f := range fs {
 		if f != nil && f.Name.Valid() {
-			out = append(out, dataField{Field: Field{f.Name.Name, TypeString(f.Type)}, typ: m.resolve(f.Type), span: f.Form.Span})
+			out = append(out, dataField{Field: Field{f.Name.Name, TypeString(f.Type)}, typ: m.resolve(f.Type), span: f.Form.Span()})
 		}
 	}
 	return out
@@ -544,7 +544,7 @@ func (m *module) effects() []Effect {
 			em.TimeoutMS = &v
 		}
 		em.OnError = e.OnError.Name
-		em.Span = e.Form.Span
+		em.Span = e.Form.Span()
 		key := e.Name.Name + " " + target
 		i, ok := index[key]
 		if !ok {
@@ -604,7 +604,7 @@ func (m *module) Contract(effect, target string) *Contract {
 		for _, g := range groups {
 			for _, op := range g.ops {
 				if op.Name.Name == member {
-					return &Contract{Kind: g.kind, Declaration: head, Name: member, Protocol: proto, Version: ver, Input: fields(op.Inputs), Output: TypeString(op.Output), Span: op.Form.Span}
+					return &Contract{Kind: g.kind, Declaration: head, Name: member, Protocol: proto, Version: ver, Input: fields(op.Inputs), Output: TypeString(op.Output), Span: op.Form.Span()}
 				}
 			}
 		}
@@ -615,11 +615,11 @@ func (m *module) Contract(effect, target string) *Contract {
 		}
 		proto, ver := protoName(a.Protocol)
 		if member == "" {
-			return &Contract{Kind: "agent", Declaration: head, Name: head, Protocol: proto, Version: ver, Span: a.Form.Span}
+			return &Contract{Kind: "agent", Declaration: head, Name: head, Protocol: proto, Version: ver, Span: a.Form.Span()}
 		}
 		for _, op := range a.Skills {
 			if op.Name.Name == member {
-				return &Contract{Kind: "skill", Declaration: head, Name: member, Protocol: proto, Version: ver, Input: fields(op.Inputs), Output: TypeString(op.Output), Span: op.Form.Span}
+				return &Contract{Kind: "skill", Declaration: head, Name: member, Protocol: proto, Version: ver, Input: fields(op.Inputs), Output: TypeString(op.Output), Span: op.Form.Span()}
 			}
 		}
 	case "surface", "surface-action":
@@ -629,11 +629,11 @@ func (m *module) Contract(effect, target string) *Contract {
 		}
 		sf := m.surface(s)
 		if member == "" {
-			return &Contract{Kind: "surface", Declaration: head, Name: head, Protocol: sf.Protocol, Version: sf.Version, State: sf.DataModel, Span: s.Form.Span}
+			return &Contract{Kind: "surface", Declaration: head, Name: head, Protocol: sf.Protocol, Version: sf.Version, State: sf.DataModel, Span: s.Form.Span()}
 		}
 		for _, op := range s.Actions {
 			if op.Name.Name == member {
-				return &Contract{Kind: "action", Declaration: head, Name: member, Protocol: sf.Protocol, Version: sf.Version, Input: fields(op.Inputs), RequiresUserConfirmation: confirms(op), Span: op.Form.Span}
+				return &Contract{Kind: "action", Declaration: head, Name: member, Protocol: sf.Protocol, Version: sf.Version, Input: fields(op.Inputs), RequiresUserConfirmation: confirms(op), Span: op.Form.Span()}
 			}
 		}
 	}

@@ -88,8 +88,8 @@ func EvaluateWith(in *interp.Interp, res *check.Result) []Outcome {
 // collapsed: (abs_i64 -7).
 func callText(src []byte, ex *check.ExampleInfo) string {
 	f := ex.Example.Form
-	if f != nil && len(f.Items) >= 2 {
-		sp := f.Items[1].Span
+	if f != nil && len(f.Items()) >= 2 {
+		sp := f.Items()[1].Span()
 		if src != nil && sp.Start >= 0 && sp.End <= len(src) && sp.Start <= sp.End {
 			return strings.Join(strings.Fields(string(src[sp.Start:sp.End])), " ")
 		}

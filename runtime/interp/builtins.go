@@ -171,7 +171,7 @@ var arity = map[string]int{
 }
 
 func (c *compiler) builtin(e *ast.Call, name string) node {
-	sp := e.Form.Span
+	sp := e.Form.Span()
 	if n, ok := arity[name]; ok && len(e.Args) != n {
 		return c.fail(sp, "(%s ...) with %d arguments", name, len(e.Args))
 	}

@@ -164,10 +164,10 @@ func (c *compiler) exprNode(e ast.Expr) node {
 	case *ast.Name:
 		return c.name(e)
 	case *ast.If:
-		return &ifNode{cond: c.expr(e.Cond), then: c.expr(e.Then), els: c.expr(e.Else), span: e.Form.Span}
+		return &ifNode{cond: c.expr(e.Cond), then: c.expr(e.Then), els: c.expr(e.Else), span: e.Form.Span()}
 	case *ast.Let:
 		mark := len(c.scope)
-		n := &letNode{span: e.Form.Span}
+		n := &letNode{span: e.Form.Span()}
 		for _, b := range e.Bindings {
 			x := c.expr(b.Value)
 			n.vals = append(n.vals, x)
@@ -177,7 +177,7 @@ func (c *compiler) exprNode(e ast.Expr) node {
 		c.scope = c.scope[:mark]
 		return n
 	case *ast.Do:
-		n := &doNode{span: e.Form.Span}
+		n := &doNode{span: e.Form.Span()}
 		for _, x := range e.Exprs {
 			n.xs = append(n.xs, c.expr(x))
 		}
@@ -185,9 +185,9 @@ func (c *compiler) exprNode(e ast.Expr) node {
 	case *ast.RecordLit:
 		r, ok := c.typeOf(e).(*types.Record)
 		if !ok {
-			return c.fail(e.Form.Span, "the type of this record is not known")
+			return c.fail(e.Form.Span(), "the type of this record is not known")
 		}
-		n := &recordNode{typ: r, span: e.Form.Span}
+		n := &recordNode{typ: r, span: e.Form.Span()}
 		for _, fi := range e.Fields {
 			idx := fieldIndex(r, fi.Name.Name)
 			if idx < 0 {
@@ -197,11 +197,11 @@ func (c *compiler) exprNode(e ast.Expr) node {
 			n.vals = append(n.vals, c.expr(fi.Value))
 		}
 		if len(n.idx) != len(r.Fields) {
-			return c.fail(e.Form.Span, "record %s is missing fields", r.Name)
+			return c.fail(e.Form.Span(), "record %s is missing fields", r.Name)
 		}
 		return n
 	case *ast.Match:
-		n := &matchNode{subj: c.expr(e.Subject), span: e.Form.Span}
+		n := &matchNode{subj: c.expr(e.Subject), span: e.Form.Span()}
 		st := types.Default(c.typeOf(e.Subject))
 		for _, a := range e.Arms {
 			mark := len(c.scope)
@@ -408,7 +408,7 @@ func (c *compiler) pattern(p *ast.Pattern, t types.Type) *pattern {
 // function call or a variant constructor, resolved in the checker's order.
 func (c *compiler) call(e *ast.Call) node {
 	name := e.Func.Text()
-	sp := e.Form.Span
+	sp := e.Form.Span()
 	if eff := catalog.LookupEffect(name); eff != nil {
 		return c.intent(e, eff)
 	}
@@ -470,7 +470,7 @@ func (c *compiler) variantCase(n *ast.Name) (*types.Variant, int, bool) {
 // intent compiles an effect intent (EFFECT TARGET... PAYLOAD...), splitting
 // targets from payload as the checker does.
 func (c *compiler) intent(e *ast.Call, eff *catalog.Effect) node {
-	n := &intentNode{effect: eff.Name, span: e.Form.Span}
+	n := &intentNode{effect: eff.Name, span: e.Form.Span()}
 	ntargets := 0
 	if eff.Target != "none" {
 		ntargets = 1

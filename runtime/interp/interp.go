@@ -22,6 +22,7 @@ package interp
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -172,8 +173,15 @@ func New(res *check.Result) *Interp {
 	in := &Interp{byDecl: make(map[*ast.Function]*function, n), exprs: map[exprKey]*compiled{}}
 	seen := map[*check.Result]*module{}
 	in.root = in.module(res, "", seen)
-	for r, m := range seen {
-		if r.HasErrors() {
+	// the module itself first, then the imported ones by file name: the
+	// message names the same module in every run
+	mods := make([]*module, 0, len(seen))
+	for _, m := range seen {
+		mods = append(mods, m)
+	}
+	sort.Slice(mods, func(i, j int) bool { return mods[i].file < mods[j].file })
+	for _, m := range mods {
+		if m.res.HasErrors() {
 			where := "the module has errors"
 			if m.file != "" {
 				where = "the imported module " + m.file + " has errors"

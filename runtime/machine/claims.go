@@ -165,13 +165,13 @@ func compilePolicy(d *ast.ClauseDecl) *AcceptancePolicy {
 		switch cl.Key.Name {
 		case RuleHuman:
 			p.Rule = RuleHuman
-			p.Principals = []string{cl.Args[0].Text}
+			p.Principals = []string{cl.Args[0].Text()}
 		case RuleQuorum:
 			p.Rule = RuleQuorum
-			p.Quorum, _ = strconv.Atoi(cl.Args[0].Text)
-			for _, a := range cl.Args[1].Items[1:] {
+			p.Quorum, _ = strconv.Atoi(cl.Args[0].Text())
+			for _, a := range cl.Args[1].Items()[1:] {
 				if a.Kind == syntax.FormSymbol {
-					p.Principals = append(p.Principals, a.Text)
+					p.Principals = append(p.Principals, a.Text())
 				}
 			}
 		}

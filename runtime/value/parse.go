@@ -114,7 +114,7 @@ func parseString(text string) (string, error) {
 	if f.Kind != syntax.FormString {
 		return "", fmt.Errorf("expected one string literal, found %s", text)
 	}
-	return f.Text, nil
+	return f.Text(), nil
 }
 
 // ParseDuration reads a duration literal: 500ms, 30s, 15m, 24h, 7d.
@@ -128,17 +128,17 @@ func ParseDuration(s string) (Value, error) {
 type parser struct{ src string }
 
 func (p *parser) text(f *syntax.Form) string {
-	if f.Span.Start >= 0 && f.Span.End <= len(p.src) && f.Span.Start <= f.Span.End {
-		return p.src[f.Span.Start:f.Span.End]
+	if f.Span().Start >= 0 && f.Span().End <= len(p.src) && f.Span().Start <= f.Span().End {
+		return p.src[f.Span().Start:f.Span().End]
 	}
-	return f.Text
+	return f.Text()
 }
 
 func (p *parser) mismatch(f *syntax.Form, t types.Type) error {
 	if b, ok := t.(*types.Basic); ok && f.Kind == syntax.FormSymbol {
 		switch b.Kind {
 		case types.Text, types.Address, types.Timestamp, types.Json, types.Bytes32:
-			return fmt.Errorf("expected %s, found %s; inside a structured value write it as a string: %s", t, f.Text, Quote(f.Text))
+			return fmt.Errorf("expected %s, found %s; inside a structured value write it as a string: %s", t, f.Text(), Quote(f.Text()))
 		}
 	}
 	return fmt.Errorf("expected %s, found %s", types.Describe(t), p.text(f))
@@ -150,7 +150,7 @@ func (p *parser) value(f *syntax.Form, t types.Type) (Value, error) {
 		return p.basic(f, tt)
 	case *types.Enum:
 		if f.Kind == syntax.FormSymbol {
-			name := strings.TrimPrefix(f.Text, tt.Name+".")
+			name := strings.TrimPrefix(f.Text(), tt.Name+".")
 			for i, m := range tt.Members {
 				if m == name {
 					return Enum(tt, i), nil
@@ -162,10 +162,10 @@ func (p *parser) value(f *syntax.Form, t types.Type) (Value, error) {
 		head, args := "", []*syntax.Form(nil)
 		switch f.Kind {
 		case syntax.FormSymbol:
-			head = f.Text
+			head = f.Text()
 		case syntax.FormList:
 			if h := f.Head(); h != "" {
-				head, args = h, f.Items[1:]
+				head, args = h, f.Items()[1:]
 			}
 		}
 		if head == "" {
@@ -193,19 +193,19 @@ func (p *parser) value(f *syntax.Form, t types.Type) (Value, error) {
 		}
 		return Variant(tt, ci, fields), nil
 	case *types.Record:
-		if f.Head() != "record" || len(f.Items) < 2 || f.Items[1].Kind != syntax.FormSymbol {
+		if f.Head() != "record" || len(f.Items()) < 2 || f.Items()[1].Kind != syntax.FormSymbol {
 			return Value{}, fmt.Errorf("expected %s written as (record %s (field value)...), found %s", types.Describe(tt), tt.Name, p.text(f))
 		}
-		if n := f.Items[1].Text; n != tt.Name && !strings.HasSuffix(n, "."+tt.Name) {
+		if n := f.Items()[1].Text(); n != tt.Name && !strings.HasSuffix(n, "."+tt.Name) {
 			return Value{}, fmt.Errorf("expected a %s, found a record of type %s", types.Describe(tt), n)
 		}
 		fields := make([]Value, len(tt.Fields))
 		seen := make([]bool, len(tt.Fields))
-		for _, fi := range f.Items[2:] {
-			if fi.Kind != syntax.FormList || len(fi.Items) != 2 || fi.Items[0].Kind != syntax.FormSymbol {
+		for _, fi := range f.Items()[2:] {
+			if fi.Kind != syntax.FormList || len(fi.Items()) != 2 || fi.Items()[0].Kind != syntax.FormSymbol {
 				return Value{}, fmt.Errorf("a record field is written (field value), found %s", p.text(fi))
 			}
-			name := fi.Items[0].Text
+			name := fi.Items()[0].Text()
 			idx := -1
 			for i, rf := range tt.Fields {
 				if rf.Name == name {
@@ -218,7 +218,7 @@ func (p *parser) value(f *syntax.Form, t types.Type) (Value, error) {
 			if seen[idx] {
 				return Value{}, fmt.Errorf("field `%s` is given twice", name)
 			}
-			v, err := p.value(fi.Items[1], tt.Fields[idx].Type)
+			v, err := p.value(fi.Items()[1], tt.Fields[idx].Type)
 			if err != nil {
 				return Value{}, err
 			}
@@ -235,14 +235,14 @@ func (p *parser) value(f *syntax.Form, t types.Type) (Value, error) {
 		}
 		return Record(tt, fields), nil
 	case *types.Option:
-		if f.Kind == syntax.FormSymbol && f.Text == "none" {
+		if f.Kind == syntax.FormSymbol && f.Text() == "none" {
 			return None(), nil
 		}
 		if f.Head() == "some" {
-			if len(f.Items) != 2 {
+			if len(f.Items()) != 2 {
 				return Value{}, fmt.Errorf("write (some VALUE)")
 			}
-			v, err := p.value(f.Items[1], tt.Elem)
+			v, err := p.value(f.Items()[1], tt.Elem)
 			if err != nil {
 				return Value{}, err
 			}
@@ -250,14 +250,14 @@ func (p *parser) value(f *syntax.Form, t types.Type) (Value, error) {
 		}
 	case *types.Result:
 		if h := f.Head(); h == "ok" || h == "err" {
-			if len(f.Items) != 2 {
+			if len(f.Items()) != 2 {
 				return Value{}, fmt.Errorf("write (%s VALUE)", h)
 			}
 			et := tt.Ok
 			if h == "err" {
 				et = tt.Err
 			}
-			v, err := p.value(f.Items[1], et)
+			v, err := p.value(f.Items()[1], et)
 			if err != nil {
 				return Value{}, err
 			}
@@ -269,7 +269,7 @@ func (p *parser) value(f *syntax.Form, t types.Type) (Value, error) {
 	case *types.List, *types.Array:
 		if f.Head() == "list" {
 			elem, n := elemOf(t)
-			items := f.Items[1:]
+			items := f.Items()[1:]
 			if n >= 0 && len(items) != n {
 				return Value{}, fmt.Errorf("%s needs exactly %d elements, found %d", t, n, len(items))
 			}
@@ -286,15 +286,15 @@ func (p *parser) value(f *syntax.Form, t types.Type) (Value, error) {
 	case *types.Map:
 		if f.Head() == "map" {
 			var keys, vals []Value
-			for _, it := range f.Items[1:] {
-				if it.Kind != syntax.FormList || len(it.Items) != 2 {
+			for _, it := range f.Items()[1:] {
+				if it.Kind != syntax.FormList || len(it.Items()) != 2 {
 					return Value{}, fmt.Errorf("a map entry is written (KEY VALUE), found %s", p.text(it))
 				}
-				k, err := p.value(it.Items[0], tt.Key)
+				k, err := p.value(it.Items()[0], tt.Key)
 				if err != nil {
 					return Value{}, err
 				}
-				v, err := p.value(it.Items[1], tt.Value)
+				v, err := p.value(it.Items()[1], tt.Value)
 				if err != nil {
 					return Value{}, err
 				}
@@ -311,38 +311,38 @@ func (p *parser) basic(f *syntax.Form, t *types.Basic) (Value, error) {
 		if f.Kind != syntax.FormNumber {
 			return Value{}, p.mismatch(f, t)
 		}
-		return ParseInt(f.Text, t)
+		return ParseInt(f.Text(), t)
 	}
 	switch t.Kind {
 	case types.Unit:
-		if f.Kind == syntax.FormSymbol && f.Text == "unit" {
+		if f.Kind == syntax.FormSymbol && f.Text() == "unit" {
 			return Unit(), nil
 		}
 	case types.Bool:
-		if f.Kind == syntax.FormSymbol && (f.Text == "true" || f.Text == "false") {
-			return Bool(f.Text == "true"), nil
+		if f.Kind == syntax.FormSymbol && (f.Text() == "true" || f.Text() == "false") {
+			return Bool(f.Text() == "true"), nil
 		}
 	case types.Text:
 		if f.Kind == syntax.FormString {
-			return Text(f.Text), nil
+			return Text(f.Text()), nil
 		}
 	case types.Address:
 		if f.Kind == syntax.FormString {
-			return Address(f.Text), nil
+			return Address(f.Text()), nil
 		}
 	case types.Duration:
 		if f.Kind == syntax.FormNumber {
-			return ParseDuration(f.Text)
+			return ParseDuration(f.Text())
 		}
 	case types.Timestamp, types.Json, types.Bytes32:
 		if f.Kind == syntax.FormString {
 			switch t.Kind {
 			case types.Timestamp:
-				return ParseTimestamp(f.Text)
+				return ParseTimestamp(f.Text())
 			case types.Json:
-				return JSON([]byte(f.Text))
+				return JSON([]byte(f.Text()))
 			}
-			return ParseBytes32(f.Text)
+			return ParseBytes32(f.Text())
 		}
 	}
 	return Value{}, p.mismatch(f, t)

@@ -540,10 +540,10 @@ func (e *Duration) ExprSpan() Span   { return e.Span }
 func (e *BoolLit) ExprSpan() Span    { return e.Span }
 func (e *NoneLit) ExprSpan() Span    { return e.Span }
 func (e *Name) ExprSpan() Span       { return e.Span }
-func (e *Call) ExprSpan() Span       { return e.Form.Span }
-func (e *If) ExprSpan() Span         { return e.Form.Span }
-func (e *Let) ExprSpan() Span        { return e.Form.Span }
-func (e *Do) ExprSpan() Span         { return e.Form.Span }
-func (e *RecordLit) ExprSpan() Span  { return e.Form.Span }
-func (e *Match) ExprSpan() Span      { return e.Form.Span }
+func (e *Call) ExprSpan() Span       { return e.Form.Span() }
+func (e *If) ExprSpan() Span         { return e.Form.Span() }
+func (e *Let) ExprSpan() Span        { return e.Form.Span() }
+func (e *Do) ExprSpan() Span         { return e.Form.Span() }
+func (e *RecordLit) ExprSpan() Span  { return e.Form.Span() }
+func (e *Match) ExprSpan() Span      { return e.Form.Span() }
 func (e *BadExpr) ExprSpan() Span    { return e.Span }

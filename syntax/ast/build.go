@@ -75,7 +75,7 @@ func (b *builder) docFor(f *syntax.Form) string {
 	if b.docs == nil {
 		return ""
 	}
-	return b.docs[b.src.CST.Lines.Line(f.Span.Start)]
+	return b.docs[b.src.CST.Lines.Line(f.Span().Start)]
 }
 
 func (b *builder) build() {
@@ -87,7 +87,7 @@ func (b *builder) build() {
 			continue
 		}
 		if f.Head() == "module" {
-			b.errorf(CodeUnknownForm, f.Items[0].Span, "a file holds one module; move this module to its own file")
+			b.errorf(CodeUnknownForm, f.Items()[0].Span(), "a file holds one module; move this module to its own file")
 			continue
 		}
 		strays = append(strays, f)
@@ -100,20 +100,20 @@ func (b *builder) build() {
 			return
 		}
 		f := b.src.Forms[0]
-		b.errorf(CodeMissingClause, f.Span, "expected (module NAME ...) around the declarations of this file")
+		b.errorf(CodeMissingClause, f.Span(), "expected (module NAME ...) around the declarations of this file")
 		mod = &Module{Form: f}
 	}
 	// Declarations after the module's closing ')' are reported, and still
 	// checked as part of the module so one misplaced ')' hides nothing.
 	for _, f := range strays {
 		if f.Head() != "" && isDeclKeyword(f.Head()) {
-			if f.Span.Start > mod.Form.Span.End {
-				b.errorf(CodeParse, f.Items[0].Span, "this declaration is after the module's closing `)`; move the `)` to the end of the file")
+			if f.Span().Start > mod.Form.Span().End {
+				b.errorf(CodeParse, f.Items()[0].Span(), "this declaration is after the module's closing `)`; move the `)` to the end of the file")
 			}
 			b.moduleItem(mod, f)
 			continue
 		}
-		b.errorf(CodeUnknownForm, f.Span, "unexpected %s outside the module", describe(f))
+		b.errorf(CodeUnknownForm, f.Span(), "unexpected %s outside the module", describe(f))
 	}
 	b.file.Module = mod
 }
@@ -128,7 +128,7 @@ func describe(f *syntax.Form) string {
 	case syntax.FormString:
 		return "string"
 	}
-	return "`" + f.Text + "`"
+	return "`" + f.Text() + "`"
 }
 
 func isDeclKeyword(k string) bool {
@@ -147,11 +147,11 @@ func isDeclKeyword(k string) bool {
 func (b *builder) module(f *syntax.Form) *Module {
 	m := &Module{Form: f, Doc: b.docFor(f)}
 	m.Name = b.name(f, "module")
-	for _, it := range f.Items[min(2, len(f.Items)):] {
+	for _, it := range f.Items()[min(2, len(f.Items())):] {
 		b.moduleItem(m, it)
 	}
 	if m.Capsule == nil {
-		sp := f.Items[0].Span
+		sp := f.Items()[0].Span()
 		if m.Name.Valid() {
 			sp = m.Name.Span
 		}
@@ -162,44 +162,44 @@ func (b *builder) module(f *syntax.Form) *Module {
 
 // name reads the name after a form's keyword.
 func (b *builder) name(f *syntax.Form, what string) Ident {
-	if len(f.Items) < 2 {
-		end := f.Items[0].Span.End
+	if len(f.Items()) < 2 {
+		end := f.Items()[0].Span().End
 		b.errorf(CodeMissingClause, Span{Start: end, End: end}, "%s needs a name: (%s NAME ...)", what, f.Head())
 		return Ident{}
 	}
-	n := f.Items[1]
+	n := f.Items()[1]
 	if n.Kind != syntax.FormSymbol {
-		b.errorf(CodeMissingClause, n.Span, "%s needs a name: (%s NAME ...); found %s", what, f.Head(), describe(n))
+		b.errorf(CodeMissingClause, n.Span(), "%s needs a name: (%s NAME ...); found %s", what, f.Head(), describe(n))
 		return Ident{}
 	}
-	return Ident{Name: n.Text, Span: n.Span}
+	return Ident{Name: n.Text(), Span: n.Span()}
 }
 
 func (b *builder) moduleItem(m *Module, f *syntax.Form) {
 	if f.Kind != syntax.FormList {
-		b.errorf(CodeUnknownForm, f.Span, "unexpected %s in module %s; expected a declaration such as (function ...) or (machine ...)", describe(f), m.Name.Name)
+		b.errorf(CodeUnknownForm, f.Span(), "unexpected %s in module %s; expected a declaration such as (function ...) or (machine ...)", describe(f), m.Name.Name)
 		return
 	}
 	head := f.Head()
 	switch head {
 	case "capsule":
 		if m.Capsule != nil {
-			b.errorf(CodeDuplicateDecl, f.Span, "module %s already has a capsule clause", m.Name.Name)
+			b.errorf(CodeDuplicateDecl, f.Span(), "module %s already has a capsule clause", m.Name.Name)
 			return
 		}
 		m.Capsule = b.stringArg(f, "capsule version")
 		if m.Capsule == nil {
-			m.Capsule = &StringLit{Span: f.Span}
+			m.Capsule = &StringLit{Span: f.Span()}
 		}
 		return
 	case "profile":
-		for _, a := range f.Items[1:] {
+		for _, a := range f.Items()[1:] {
 			if id, ok := b.ident(a, "profile name"); ok {
 				m.Profiles = append(m.Profiles, id)
 			}
 		}
-		if len(f.Items) < 2 {
-			b.errorf(CodeMissingClause, f.Span, "(profile ...) lists at least one profile, e.g. (profile agentic)")
+		if len(f.Items()) < 2 {
+			b.errorf(CodeMissingClause, f.Span(), "(profile ...) lists at least one profile, e.g. (profile agentic)")
 		}
 		return
 	case "import":
@@ -211,10 +211,10 @@ func (b *builder) moduleItem(m *Module, f *syntax.Form) {
 		return
 	}
 	if head == "" {
-		b.errorf(CodeUnknownForm, f.Span, "a declaration starts with a keyword, e.g. (function NAME ...)")
+		b.errorf(CodeUnknownForm, f.Span(), "a declaration starts with a keyword, e.g. (function NAME ...)")
 		return
 	}
-	b.errorf(CodeUnknownForm, f.Items[0].Span, "unknown declaration `%s`%s", head, suggest(head, declKeywords()))
+	b.errorf(CodeUnknownForm, f.Items()[0].Span(), "unknown declaration `%s`%s", head, suggest(head, declKeywords()))
 }
 
 func declKeywords() []string {
@@ -227,17 +227,17 @@ func declKeywords() []string {
 
 func (b *builder) importForm(f *syntax.Form) *Import {
 	im := &Import{Form: f}
-	if len(f.Items) < 2 || f.Items[1].Kind != syntax.FormSymbol {
-		b.errorf(CodeMissingClause, f.Span, "import needs a module name: (import other.module)")
+	if len(f.Items()) < 2 || f.Items()[1].Kind != syntax.FormSymbol {
+		b.errorf(CodeMissingClause, f.Span(), "import needs a module name: (import other.module)")
 		return im
 	}
-	im.Path = Ident{f.Items[1].Text, f.Items[1].Span}
-	for _, it := range f.Items[2:] {
-		if it.Head() == "as" && len(it.Items) == 2 && it.Items[1].Kind == syntax.FormSymbol {
-			im.Alias = Ident{it.Items[1].Text, it.Items[1].Span}
+	im.Path = Ident{f.Items()[1].Text(), f.Items()[1].Span()}
+	for _, it := range f.Items()[2:] {
+		if it.Head() == "as" && len(it.Items()) == 2 && it.Items()[1].Kind == syntax.FormSymbol {
+			im.Alias = Ident{it.Items()[1].Text(), it.Items()[1].Span()}
 			continue
 		}
-		b.errorf(CodeUnknownForm, it.Span, "unexpected %s in import; write (import a.b (as alias))", describe(it))
+		b.errorf(CodeUnknownForm, it.Span(), "unexpected %s in import; write (import a.b (as alias))", describe(it))
 	}
 	return im
 }
@@ -246,24 +246,24 @@ func (b *builder) importForm(f *syntax.Form) *Import {
 func (b *builder) decl(f *syntax.Form) Decl {
 	head := f.Head()
 	base := func(what string) DeclBase {
-		db := DeclBase{Form: f, Keyword: Ident{head, f.Items[0].Span}, Doc: b.docFor(f)}
+		db := DeclBase{Form: f, Keyword: Ident{head, f.Items()[0].Span()}, Doc: b.docFor(f)}
 		db.Name = b.name(f, what)
 		if head == string(KindType) {
 			return db // a type's definition is not a clause list
 		}
 		start := 2
-		if !db.Name.Valid() && len(f.Items) > 1 && f.Items[1].Kind == syntax.FormList {
+		if !db.Name.Valid() && len(f.Items()) > 1 && f.Items()[1].Kind == syntax.FormList {
 			start = 1
 		}
-		items := f.Items[min(start, len(f.Items)):]
+		items := f.Items()[min(start, len(f.Items())):]
 		clauses := make([]Clause, 0, len(items)) // one allocation for them all
 		db.Clauses = make([]*Clause, 0, len(items))
 		for _, it := range items {
 			if it.Kind != syntax.FormList || it.Head() == "" {
-				b.errorf(CodeUnknownForm, it.Span, "unexpected %s in %s %s; expected a clause such as (KEY value)", describe(it), head, db.Name.Name)
+				b.errorf(CodeUnknownForm, it.Span(), "unexpected %s in %s %s; expected a clause such as (KEY value)", describe(it), head, db.Name.Name)
 				continue
 			}
-			clauses = append(clauses, Clause{Form: it, Key: Ident{it.Head(), it.Items[0].Span}, Args: it.Items[1:]})
+			clauses = append(clauses, Clause{Form: it, Key: Ident{it.Head(), it.Items()[0].Span()}, Args: it.Items()[1:]})
 			db.Clauses = append(db.Clauses, &clauses[len(clauses)-1])
 		}
 		return db
@@ -316,16 +316,16 @@ func suggest(name string, known []string) any {
 
 func (b *builder) ident(f *syntax.Form, what string) (Ident, bool) {
 	if f.Kind != syntax.FormSymbol {
-		b.errorf(CodeUnknownForm, f.Span, "expected %s, found %s", what, describe(f))
+		b.errorf(CodeUnknownForm, f.Span(), "expected %s, found %s", what, describe(f))
 		return Ident{}, false
 	}
-	return Ident{f.Text, f.Span}, true
+	return Ident{f.Text(), f.Span()}, true
 }
 
 // oneIdent reads a clause with exactly one name argument: (target idle).
 func (b *builder) oneIdent(c *Clause, what string) Ident {
 	if len(c.Args) != 1 {
-		b.errorf(CodeMissingClause, c.Form.Span, "(%s ...) takes exactly one %s", c.Key.Name, what)
+		b.errorf(CodeMissingClause, c.Form.Span(), "(%s ...) takes exactly one %s", c.Key.Name, what)
 		if len(c.Args) == 0 {
 			return Ident{}
 		}
@@ -335,22 +335,22 @@ func (b *builder) oneIdent(c *Clause, what string) Ident {
 }
 
 func (b *builder) stringArg(f *syntax.Form, what string) *StringLit {
-	if len(f.Items) != 2 || f.Items[1].Kind != syntax.FormString {
-		b.errorf(CodeMissingClause, f.Span, "(%s ...) takes one string: the %s", f.Head(), what)
+	if len(f.Items()) != 2 || f.Items()[1].Kind != syntax.FormString {
+		b.errorf(CodeMissingClause, f.Span(), "(%s ...) takes one string: the %s", f.Head(), what)
 		return nil
 	}
-	return &StringLit{Value: f.Items[1].Text, Span: f.Items[1].Span}
+	return &StringLit{Value: f.Items()[1].Text(), Span: f.Items()[1].Span()}
 }
 
 // fields reads (name Type) lists.
 func (b *builder) fields(forms []*syntax.Form, what string) []*Field {
 	var out []*Field
 	for _, f := range forms {
-		if f.Kind != syntax.FormList || len(f.Items) != 2 || f.Items[0].Kind != syntax.FormSymbol {
-			b.errorf(CodeUnknownForm, f.Span, "expected a %s as (name Type), found %s", what, describe(f))
+		if f.Kind != syntax.FormList || len(f.Items()) != 2 || f.Items()[0].Kind != syntax.FormSymbol {
+			b.errorf(CodeUnknownForm, f.Span(), "expected a %s as (name Type), found %s", what, describe(f))
 			continue
 		}
-		out = append(out, &Field{Form: f, Name: Ident{f.Items[0].Text, f.Items[0].Span}, Type: b.typeRef(f.Items[1])})
+		out = append(out, &Field{Form: f, Name: Ident{f.Items()[0].Text(), f.Items()[0].Span()}, Type: b.typeRef(f.Items()[1])})
 	}
 	return out
 }
@@ -358,15 +358,15 @@ func (b *builder) fields(forms []*syntax.Form, what string) []*Field {
 func (b *builder) protocol(c *Clause) *Protocol {
 	p := &Protocol{}
 	if len(c.Args) == 0 || len(c.Args) > 2 {
-		b.errorf(CodeMissingClause, c.Form.Span, "write (protocol NAME \"version\"), e.g. (protocol mcp \"2025-06-18\")")
+		b.errorf(CodeMissingClause, c.Form.Span(), "write (protocol NAME \"version\"), e.g. (protocol mcp \"2025-06-18\")")
 		return p
 	}
 	p.Name, _ = b.ident(c.Args[0], "protocol name")
 	if len(c.Args) == 2 {
 		if c.Args[1].Kind == syntax.FormString {
-			p.Version = &StringLit{c.Args[1].Text, c.Args[1].Span}
+			p.Version = &StringLit{c.Args[1].Text(), c.Args[1].Span()}
 		} else {
-			b.errorf(CodeBadLiteral, c.Args[1].Span, "a protocol version is a string, e.g. \"v0.9\"")
+			b.errorf(CodeBadLiteral, c.Args[1].Span(), "a protocol version is a string, e.g. \"v0.9\"")
 		}
 	}
 	return p

@@ -31,45 +31,45 @@ var (
 func (b *builder) typeDecl(base DeclBase) *TypeDecl {
 	d := &TypeDecl{DeclBase: base}
 	f := base.Form
-	if len(f.Items) != 3 {
-		if len(f.Items) < 3 {
-			b.errorf(CodeMissingClause, f.Span, "type %s needs a definition, e.g. (type %s (record (id U64)))", base.Name.Name, base.Name.Name)
+	if len(f.Items()) != 3 {
+		if len(f.Items()) < 3 {
+			b.errorf(CodeMissingClause, f.Span(), "type %s needs a definition, e.g. (type %s (record (id U64)))", base.Name.Name, base.Name.Name)
 		} else {
-			b.errorf(CodeUnknownForm, f.Items[3].Span, "type %s has more than one definition", base.Name.Name)
+			b.errorf(CodeUnknownForm, f.Items()[3].Span(), "type %s has more than one definition", base.Name.Name)
 		}
-		if len(f.Items) < 3 {
+		if len(f.Items()) < 3 {
 			return d
 		}
 	}
-	def := f.Items[2]
+	def := f.Items()[2]
 	switch def.Head() {
 	case "record", "error", "event":
-		d.Def = &RecordDef{Form: def, Keyword: Ident{def.Head(), def.Items[0].Span}, Fields: b.fields(def.Items[1:], "field")}
+		d.Def = &RecordDef{Form: def, Keyword: Ident{def.Head(), def.Items()[0].Span()}, Fields: b.fields(def.Items()[1:], "field")}
 	case "enum":
 		e := &EnumDef{Form: def}
-		for _, it := range def.Items[1:] {
+		for _, it := range def.Items()[1:] {
 			if id, ok := b.ident(it, "enum member name"); ok {
 				e.Members = append(e.Members, id)
 			}
 		}
 		if len(e.Members) == 0 {
-			b.errorf(CodeMissingClause, def.Span, "enum %s has no members", base.Name.Name)
+			b.errorf(CodeMissingClause, def.Span(), "enum %s has no members", base.Name.Name)
 		}
 		d.Def = e
 	case "variant":
 		v := &VariantDef{Form: def}
-		for _, it := range def.Items[1:] {
+		for _, it := range def.Items()[1:] {
 			switch {
 			case it.Kind == syntax.FormSymbol:
-				v.Cases = append(v.Cases, &VariantCase{Name: Ident{it.Text, it.Span}})
-			case it.Kind == syntax.FormList && len(it.Items) > 0 && it.Items[0].Kind == syntax.FormSymbol:
-				v.Cases = append(v.Cases, &VariantCase{Name: Ident{it.Items[0].Text, it.Items[0].Span}, Fields: b.fields(it.Items[1:], "variant field")})
+				v.Cases = append(v.Cases, &VariantCase{Name: Ident{it.Text(), it.Span()}})
+			case it.Kind == syntax.FormList && len(it.Items()) > 0 && it.Items()[0].Kind == syntax.FormSymbol:
+				v.Cases = append(v.Cases, &VariantCase{Name: Ident{it.Items()[0].Text(), it.Items()[0].Span()}, Fields: b.fields(it.Items()[1:], "variant field")})
 			default:
-				b.errorf(CodeUnknownForm, it.Span, "a variant case is a name or (name (field Type)...)")
+				b.errorf(CodeUnknownForm, it.Span(), "a variant case is a name or (name (field Type)...)")
 			}
 		}
 		if len(v.Cases) == 0 {
-			b.errorf(CodeMissingClause, def.Span, "variant %s has no cases", base.Name.Name)
+			b.errorf(CodeMissingClause, def.Span(), "variant %s has no cases", base.Name.Name)
 		}
 		d.Def = v
 	default:
@@ -82,14 +82,14 @@ func (b *builder) typeDecl(base DeclBase) *TypeDecl {
 func (b *builder) typeRef(f *syntax.Form) *TypeRef {
 	switch f.Kind {
 	case syntax.FormSymbol:
-		return &TypeRef{Span: f.Span, Name: Ident{f.Text, f.Span}}
+		return &TypeRef{Span: f.Span(), Name: Ident{f.Text(), f.Span()}}
 	case syntax.FormList:
-		if len(f.Items) == 0 || f.Items[0].Kind != syntax.FormSymbol {
-			b.errorf(CodeUnknownForm, f.Span, "expected a type such as U64 or (List Text)")
-			return &TypeRef{Span: f.Span}
+		if len(f.Items()) == 0 || f.Items()[0].Kind != syntax.FormSymbol {
+			b.errorf(CodeUnknownForm, f.Span(), "expected a type such as U64 or (List Text)")
+			return &TypeRef{Span: f.Span()}
 		}
-		t := &TypeRef{Span: f.Span, Name: Ident{f.Items[0].Text, f.Items[0].Span}}
-		for _, a := range f.Items[1:] {
+		t := &TypeRef{Span: f.Span(), Name: Ident{f.Items()[0].Text(), f.Items()[0].Span()}}
+		for _, a := range f.Items()[1:] {
 			if a.Kind == syntax.FormNumber && t.Name.Name == "Array" {
 				if lit, ok := b.number(a).(*IntLit); ok {
 					t.Len = lit
@@ -100,8 +100,8 @@ func (b *builder) typeRef(f *syntax.Form) *TypeRef {
 		}
 		return t
 	}
-	b.errorf(CodeUnknownForm, f.Span, "expected a type such as U64 or (List Text), found %s", describe(f))
-	return &TypeRef{Span: f.Span}
+	b.errorf(CodeUnknownForm, f.Span(), "expected a type such as U64 or (List Text), found %s", describe(f))
+	return &TypeRef{Span: f.Span()}
 }
 
 func (b *builder) function(base DeclBase) *Function {
@@ -114,7 +114,7 @@ func (b *builder) function(base DeclBase) *Function {
 			fn.Inputs = append(fn.Inputs, b.fields(c.Args, "input")...)
 		case "output":
 			if len(c.Args) != 1 {
-				b.errorf(CodeMissingClause, c.Form.Span, "(output ...) takes one type")
+				b.errorf(CodeMissingClause, c.Form.Span(), "(output ...) takes one type")
 				if len(c.Args) == 0 {
 					continue
 				}
@@ -156,9 +156,9 @@ func nameOrKeyword(base DeclBase) Span {
 
 func (b *builder) oneExpr(c *Clause) Expr {
 	if len(c.Args) != 1 {
-		b.errorf(CodeMissingClause, c.Form.Span, "(%s ...) takes exactly one expression", c.Key.Name)
+		b.errorf(CodeMissingClause, c.Form.Span(), "(%s ...) takes exactly one expression", c.Key.Name)
 		if len(c.Args) == 0 {
-			return &BadExpr{Span: c.Form.Span}
+			return &BadExpr{Span: c.Form.Span()}
 		}
 	}
 	return b.expr(c.Args[0])
@@ -166,14 +166,14 @@ func (b *builder) oneExpr(c *Clause) Expr {
 
 func (b *builder) example(c *Clause) *Example {
 	ex := &Example{Form: c.Form}
-	if len(c.Args) != 2 || c.Args[0].Kind != syntax.FormList || len(c.Args[0].Items) == 0 || c.Args[0].Items[0].Kind != syntax.FormSymbol {
-		b.errorf(CodeMissingClause, c.Form.Span, "write an example as (example (FUNCTION arg...) EXPECTED)")
-		ex.Expected = &BadExpr{Span: c.Form.Span}
+	if len(c.Args) != 2 || c.Args[0].Kind != syntax.FormList || len(c.Args[0].Items()) == 0 || c.Args[0].Items()[0].Kind != syntax.FormSymbol {
+		b.errorf(CodeMissingClause, c.Form.Span(), "write an example as (example (FUNCTION arg...) EXPECTED)")
+		ex.Expected = &BadExpr{Span: c.Form.Span()}
 		return ex
 	}
 	call := c.Args[0]
-	ex.Func = Ident{call.Items[0].Text, call.Items[0].Span}
-	for _, a := range call.Items[1:] {
+	ex.Func = Ident{call.Items()[0].Text(), call.Items()[0].Span()}
+	for _, a := range call.Items()[1:] {
 		ex.Args = append(ex.Args, b.expr(a))
 	}
 	ex.Expected = b.expr(c.Args[1])
@@ -183,7 +183,7 @@ func (b *builder) example(c *Clause) *Example {
 // effects reads (effects pure) or (effects (eff target...)...).
 func (b *builder) effects(c *Clause) *EffectsClause {
 	ec := &EffectsClause{Form: c.Form}
-	if len(c.Args) == 1 && c.Args[0].Kind == syntax.FormSymbol && c.Args[0].Text == "pure" {
+	if len(c.Args) == 1 && c.Args[0].Kind == syntax.FormSymbol && c.Args[0].Text() == "pure" {
 		ec.Pure = true
 		return ec
 	}
@@ -199,41 +199,41 @@ func (b *builder) effects(c *Clause) *EffectsClause {
 // NAME for effects without a target.
 func (b *builder) effect(f *syntax.Form) *Effect {
 	if f.Kind == syntax.FormSymbol {
-		if f.Text == "pure" {
-			b.errorf(CodeUnknownForm, f.Span, "`pure` stands alone: write (effects pure)")
+		if f.Text() == "pure" {
+			b.errorf(CodeUnknownForm, f.Span(), "`pure` stands alone: write (effects pure)")
 			return nil
 		}
-		return &Effect{Form: f, Name: Ident{f.Text, f.Span}}
+		return &Effect{Form: f, Name: Ident{f.Text(), f.Span()}}
 	}
-	if f.Kind != syntax.FormList || len(f.Items) == 0 || f.Items[0].Kind != syntax.FormSymbol {
-		b.errorf(CodeUnknownForm, f.Span, "expected an effect such as (db.write store.collection), found %s", describe(f))
+	if f.Kind != syntax.FormList || len(f.Items()) == 0 || f.Items()[0].Kind != syntax.FormSymbol {
+		b.errorf(CodeUnknownForm, f.Span(), "expected an effect such as (db.write store.collection), found %s", describe(f))
 		return nil
 	}
-	e := &Effect{Form: f, Name: Ident{f.Items[0].Text, f.Items[0].Span}}
-	for _, a := range f.Items[1:] {
+	e := &Effect{Form: f, Name: Ident{f.Items()[0].Text(), f.Items()[0].Span()}}
+	for _, a := range f.Items()[1:] {
 		switch {
 		case a.Kind == syntax.FormSymbol && len(e.Args) == 0:
-			e.Targets = append(e.Targets, Ident{a.Text, a.Span})
-		case a.Head() == "retry" && len(a.Items) == 2:
-			if n, ok := b.number(a.Items[1]).(*IntLit); ok {
+			e.Targets = append(e.Targets, Ident{a.Text(), a.Span()})
+		case a.Head() == "retry" && len(a.Items()) == 2:
+			if n, ok := b.number(a.Items()[1]).(*IntLit); ok {
 				e.Retry = n
 			} else {
-				b.errorf(CodeBadLiteral, a.Items[1].Span, "(retry N) takes a whole number of retries")
+				b.errorf(CodeBadLiteral, a.Items()[1].Span(), "(retry N) takes a whole number of retries")
 			}
-		case a.Head() == "timeout" && len(a.Items) == 2:
-			if d, ok := b.number(a.Items[1]).(*Duration); ok {
+		case a.Head() == "timeout" && len(a.Items()) == 2:
+			if d, ok := b.number(a.Items()[1]).(*Duration); ok {
 				e.Timeout = d
 			} else {
-				b.errorf(CodeBadLiteral, a.Items[1].Span, "(timeout D) takes a duration such as 30s")
+				b.errorf(CodeBadLiteral, a.Items()[1].Span(), "(timeout D) takes a duration such as 30s")
 			}
-		case a.Head() == "on-error" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol:
-			e.OnError = Ident{a.Items[1].Text, a.Items[1].Span}
-		case a.Head() == "claim" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol:
-			e.Claim, e.ClaimForm = Ident{a.Items[1].Text, a.Items[1].Span}, a
+		case a.Head() == "on-error" && len(a.Items()) == 2 && a.Items()[1].Kind == syntax.FormSymbol:
+			e.OnError = Ident{a.Items()[1].Text(), a.Items()[1].Span()}
+		case a.Head() == "claim" && len(a.Items()) == 2 && a.Items()[1].Kind == syntax.FormSymbol:
+			e.Claim, e.ClaimForm = Ident{a.Items()[1].Text(), a.Items()[1].Span()}, a
 		case a.Head() == "claim":
-			b.errorf(CodeUnknownForm, a.Span, "write a claim option as (claim FIELD), naming a context field the machine declares a claim")
+			b.errorf(CodeUnknownForm, a.Span(), "write a claim option as (claim FIELD), naming a context field the machine declares a claim")
 		case a.Head() == "retry" || a.Head() == "timeout" || a.Head() == "on-error":
-			b.errorf(CodeUnknownForm, a.Span, "write effect options as (retry N), (timeout 30s) or (on-error STATE)")
+			b.errorf(CodeUnknownForm, a.Span(), "write effect options as (retry N), (timeout 30s) or (on-error STATE)")
 		default:
 			e.Args = append(e.Args, b.expr(a))
 		}
@@ -252,7 +252,7 @@ func (b *builder) machine(base DeclBase) *Machine {
 		case "event":
 			ev := &Event{Form: c.Form}
 			if len(c.Args) == 0 {
-				b.errorf(CodeMissingClause, c.Form.Span, "an event needs a name: (event NAME (field Type)...)")
+				b.errorf(CodeMissingClause, c.Form.Span(), "an event needs a name: (event NAME (field Type)...)")
 				continue
 			}
 			ev.Name, _ = b.ident(c.Args[0], "event name")
@@ -282,16 +282,16 @@ func (b *builder) machine(base DeclBase) *Machine {
 func (b *builder) state(c *Clause) *State {
 	s := &State{Form: c.Form}
 	if len(c.Args) == 0 || c.Args[0].Kind != syntax.FormSymbol {
-		b.errorf(CodeMissingClause, c.Form.Span, "a state needs a name: (state NAME ...)")
+		b.errorf(CodeMissingClause, c.Form.Span(), "a state needs a name: (state NAME ...)")
 		return s
 	}
-	s.Name = Ident{c.Args[0].Text, c.Args[0].Span}
+	s.Name = Ident{c.Args[0].Text(), c.Args[0].Span()}
 	for _, a := range c.Args[1:] {
 		if a.Kind != syntax.FormList || a.Head() == "" {
-			b.errorf(CodeUnknownForm, a.Span, "unexpected %s in state %s", describe(a), s.Name.Name)
+			b.errorf(CodeUnknownForm, a.Span(), "unexpected %s in state %s", describe(a), s.Name.Name)
 			continue
 		}
-		sc := &Clause{Form: a, Key: Ident{a.Head(), a.Items[0].Span}, Args: a.Items[1:]}
+		sc := &Clause{Form: a, Key: Ident{a.Head(), a.Items()[0].Span()}, Args: a.Items()[1:]}
 		switch sc.Key.Name {
 		case "type":
 			s.TypeClause = sc
@@ -318,13 +318,13 @@ func (b *builder) state(c *Clause) *State {
 func (b *builder) timeout(c *Clause) *Timeout {
 	t := &Timeout{Form: c.Form}
 	if len(c.Args) != 2 {
-		b.errorf(CodeMissingClause, c.Form.Span, "write a state timeout as (timeout 30m EVENT)")
+		b.errorf(CodeMissingClause, c.Form.Span(), "write a state timeout as (timeout 30m EVENT)")
 		return t
 	}
 	if d, ok := b.number(c.Args[0]).(*Duration); ok {
 		t.Duration = d
 	} else {
-		b.errorf(CodeBadLiteral, c.Args[0].Span, "a timeout needs a duration such as 30s, 5m or 24h")
+		b.errorf(CodeBadLiteral, c.Args[0].Span(), "a timeout needs a duration such as 30s, 5m or 24h")
 	}
 	t.Event, _ = b.ident(c.Args[1], "event name")
 	return t
@@ -333,16 +333,16 @@ func (b *builder) timeout(c *Clause) *Timeout {
 func (b *builder) transition(c *Clause) *Transition {
 	t := &Transition{Form: c.Form}
 	if len(c.Args) == 0 || c.Args[0].Kind != syntax.FormSymbol {
-		b.errorf(CodeMissingClause, c.Form.Span, "a transition names its event: (on EVENT (target STATE) ...)")
+		b.errorf(CodeMissingClause, c.Form.Span(), "a transition names its event: (on EVENT (target STATE) ...)")
 		return t
 	}
-	t.Event = Ident{c.Args[0].Text, c.Args[0].Span}
+	t.Event = Ident{c.Args[0].Text(), c.Args[0].Span()}
 	for _, a := range c.Args[1:] {
 		if a.Kind != syntax.FormList || a.Head() == "" {
-			b.errorf(CodeUnknownForm, a.Span, "unexpected %s in transition on %s", describe(a), t.Event.Name)
+			b.errorf(CodeUnknownForm, a.Span(), "unexpected %s in transition on %s", describe(a), t.Event.Name)
 			continue
 		}
-		tc := &Clause{Form: a, Key: Ident{a.Head(), a.Items[0].Span}, Args: a.Items[1:]}
+		tc := &Clause{Form: a, Key: Ident{a.Head(), a.Items()[0].Span()}, Args: a.Items()[1:]}
 		switch tc.Key.Name {
 		case "guard":
 			t.Guard = b.oneExpr(tc)
@@ -350,11 +350,11 @@ func (b *builder) transition(c *Clause) *Transition {
 			t.Target = b.oneIdent(tc, "target state")
 		case "assign":
 			for _, as := range tc.Args {
-				if as.Kind != syntax.FormList || len(as.Items) != 2 || as.Items[0].Kind != syntax.FormSymbol {
-					b.errorf(CodeUnknownForm, as.Span, "write an assignment as (field EXPR)")
+				if as.Kind != syntax.FormList || len(as.Items()) != 2 || as.Items()[0].Kind != syntax.FormSymbol {
+					b.errorf(CodeUnknownForm, as.Span(), "write an assignment as (field EXPR)")
 					continue
 				}
-				t.Assigns = append(t.Assigns, &Assign{Form: as, Field: Ident{as.Items[0].Text, as.Items[0].Span}, Value: b.expr(as.Items[1])})
+				t.Assigns = append(t.Assigns, &Assign{Form: as, Field: Ident{as.Items()[0].Text(), as.Items()[0].Span()}, Value: b.expr(as.Items()[1])})
 			}
 		case "effects":
 			ec := b.effects(tc)
@@ -399,7 +399,7 @@ func (b *builder) store(base DeclBase) *Store {
 // a bare list of names (tool a b c) declares several operations.
 func (b *builder) operations(c *Clause) []*Operation {
 	if len(c.Args) == 0 {
-		b.errorf(CodeMissingClause, c.Form.Span, "(%s ...) needs a name", c.Key.Name)
+		b.errorf(CodeMissingClause, c.Form.Span(), "(%s ...) needs a name", c.Key.Name)
 		return nil
 	}
 	allNames := true
@@ -411,7 +411,7 @@ func (b *builder) operations(c *Clause) []*Operation {
 	if allNames {
 		var out []*Operation
 		for _, a := range c.Args {
-			out = append(out, &Operation{Form: c.Form, Keyword: c.Key, Name: Ident{a.Text, a.Span}})
+			out = append(out, &Operation{Form: c.Form, Keyword: c.Key, Name: Ident{a.Text(), a.Span()}})
 		}
 		return out
 	}
@@ -419,10 +419,10 @@ func (b *builder) operations(c *Clause) []*Operation {
 	op.Name, _ = b.ident(c.Args[0], c.Key.Name+" name")
 	for _, a := range c.Args[1:] {
 		if a.Kind != syntax.FormList || a.Head() == "" {
-			b.errorf(CodeUnknownForm, a.Span, "unexpected %s in %s %s", describe(a), c.Key.Name, op.Name.Name)
+			b.errorf(CodeUnknownForm, a.Span(), "unexpected %s in %s %s", describe(a), c.Key.Name, op.Name.Name)
 			continue
 		}
-		oc := &Clause{Form: a, Key: Ident{a.Head(), a.Items[0].Span}, Args: a.Items[1:]}
+		oc := &Clause{Form: a, Key: Ident{a.Head(), a.Items()[0].Span()}, Args: a.Items()[1:]}
 		switch oc.Key.Name {
 		case "input":
 			op.Inputs = append(op.Inputs, b.fields(oc.Args, "input")...)
@@ -430,7 +430,7 @@ func (b *builder) operations(c *Clause) []*Operation {
 			if len(oc.Args) == 1 {
 				op.Output = b.typeRef(oc.Args[0])
 			} else {
-				b.errorf(CodeMissingClause, oc.Form.Span, "(output ...) takes one type")
+				b.errorf(CodeMissingClause, oc.Form.Span(), "(output ...) takes one type")
 			}
 		default:
 			op.Clauses = append(op.Clauses, oc)
@@ -515,18 +515,18 @@ func (b *builder) agent(base DeclBase) *Agent {
 // checker reports a missing policy or accepted clause (E_CLAIM_DECL).
 func (b *builder) claimDecl(c *Clause) *ClaimDecl {
 	if len(c.Args) == 0 || c.Args[0].Kind != syntax.FormSymbol {
-		b.errorf(CodeMissingClause, c.Form.Span, "a claim names a context field: (claim FIELD (policy POLICY) (accepted EVENT))")
+		b.errorf(CodeMissingClause, c.Form.Span(), "a claim names a context field: (claim FIELD (policy POLICY) (accepted EVENT))")
 		return nil
 	}
-	cd := &ClaimDecl{Form: c.Form, Field: Ident{c.Args[0].Text, c.Args[0].Span}}
+	cd := &ClaimDecl{Form: c.Form, Field: Ident{c.Args[0].Text(), c.Args[0].Span()}}
 	for _, a := range c.Args[1:] {
 		switch {
-		case a.Head() == "policy" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol:
-			cd.Policy = Ident{a.Items[1].Text, a.Items[1].Span}
-		case a.Head() == "accepted" && len(a.Items) == 2 && a.Items[1].Kind == syntax.FormSymbol:
-			cd.Accepted = Ident{a.Items[1].Text, a.Items[1].Span}
+		case a.Head() == "policy" && len(a.Items()) == 2 && a.Items()[1].Kind == syntax.FormSymbol:
+			cd.Policy = Ident{a.Items()[1].Text(), a.Items()[1].Span()}
+		case a.Head() == "accepted" && len(a.Items()) == 2 && a.Items()[1].Kind == syntax.FormSymbol:
+			cd.Accepted = Ident{a.Items()[1].Text(), a.Items()[1].Span()}
 		default:
-			b.errorf(CodeUnknownForm, a.Span, "unexpected %s in claim %s; write (policy POLICY) and (accepted EVENT)", describe(a), cd.Field.Name)
+			b.errorf(CodeUnknownForm, a.Span(), "unexpected %s in claim %s; write (policy POLICY) and (accepted EVENT)", describe(a), cd.Field.Name)
 		}
 	}
 	return cd

@@ -397,13 +397,13 @@ func sameForms(srcA, srcB []byte, a, b []*syntax.Form) error {
 			return fmt.Errorf("a %s became a %s", x.Kind, y.Kind)
 		}
 		if x.Kind == syntax.FormList {
-			if err := sameForms(srcA, srcB, x.Items, y.Items); err != nil {
+			if err := sameForms(srcA, srcB, x.Items(), y.Items()); err != nil {
 				return err
 			}
 			continue
 		}
-		if !bytes.Equal(srcA[x.Span.Start:x.Span.End], srcB[y.Span.Start:y.Span.End]) {
-			return fmt.Errorf("%s %s changed", x.Kind, quote(srcA[x.Span.Start:x.Span.End]))
+		if !bytes.Equal(srcA[x.Span().Start:x.Span().End], srcB[y.Span().Start:y.Span().End]) {
+			return fmt.Errorf("%s %s changed", x.Kind, quote(srcA[x.Span().Start:x.Span().End]))
 		}
 	}
 	return nil

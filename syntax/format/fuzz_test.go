@@ -91,12 +91,12 @@ func summary(t *testing.T, src []byte) formSummary {
 	walk = func(fs []*syntax.Form) {
 		for _, f := range fs {
 			if f.Kind == syntax.FormList {
-				s.forms = append(s.forms, "("+string(rune('0'+len(f.Items)%10)))
-				walk(f.Items)
+				s.forms = append(s.forms, "("+string(rune('0'+len(f.Items())%10)))
+				walk(f.Items())
 				s.forms = append(s.forms, ")")
 				continue
 			}
-			s.forms = append(s.forms, f.Kind.String()+" "+string(src[f.Span.Start:f.Span.End]))
+			s.forms = append(s.forms, f.Kind.String()+" "+string(src[f.Span().Start:f.Span().End]))
 		}
 	}
 	walk(rd.Forms)

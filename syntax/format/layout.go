@@ -160,7 +160,7 @@ type printer struct {
 var spaces = []byte("                                                                ")
 
 // atom returns the source text of the atom n.
-func (p *printer) atom(n *node) []byte { return p.src[n.form.Span.Start:n.form.Span.End] }
+func (p *printer) atom(n *node) []byte { return p.src[n.form.Span().Start:n.form.Span().End] }
 
 func (p *printer) write(b []byte) {
 	p.out = append(p.out, b...)

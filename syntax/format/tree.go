@@ -59,7 +59,7 @@ func (n *node) isAtom() bool { return n.form.Kind != syntax.FormList }
 
 func (n *node) head() string {
 	if !n.isAtom() && len(n.items) > 0 && n.items[0].form.Kind == syntax.FormSymbol {
-		return n.items[0].form.Text
+		return n.items[0].form.Text()
 	}
 	return ""
 }
@@ -141,7 +141,7 @@ func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (items []*n
 	// token (-1 when there is none).
 	last, tokLine := -1, -1
 	if l != nil {
-		last = l.Span.Start
+		last = l.Span().Start
 		tokLine = b.line(last)
 	}
 	var prev *node
@@ -149,7 +149,7 @@ func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (items []*n
 	for i := 0; ; i++ {
 		next := end
 		if i < len(forms) {
-			next = forms[i].Span.Start
+			next = forms[i].Span().Start
 		}
 		gap := b.comments[b.next:]
 		k := 0
@@ -200,19 +200,19 @@ func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (items []*n
 			return items, open, after, bubble
 		}
 		f := forms[i]
-		blank := last >= 0 && b.line(f.Span.Start)-lastLine(b, last) >= 2
+		blank := last >= 0 && b.line(f.Span().Start)-lastLine(b, last) >= 2
 		n, out := b.build(f)
 		if own != nil {
 			n.edit().leading = own
 		}
 		n.blank = blank
-		n.srcStart, n.srcEnd = int32(f.Span.Start), int32(f.Span.End)
+		n.srcStart, n.srcEnd = int32(f.Span().Start), int32(f.Span().End)
 		if ownStart >= 0 {
 			n.srcStart = int32(ownStart)
 		}
 		items = append(items, n)
 		prev, pend = n, out
-		last = f.Span.End - 1
+		last = f.Span().End - 1
 		tokLine = b.line(last)
 	}
 }
@@ -229,10 +229,10 @@ func lastLine(b *builder, off int) int {
 func (b *builder) build(f *syntax.Form) (*node, *comment) {
 	n := b.newNode(f)
 	if f.Kind != syntax.FormList {
-		n.width = int32(utf8.RuneCount(b.src[f.Span.Start:f.Span.End]))
+		n.width = int32(utf8.RuneCount(b.src[f.Span().Start:f.Span().End]))
 		return n, nil
 	}
-	items, open, after, bubble := b.seq(f.Items, f, f.Span.End-1)
+	items, open, after, bubble := b.seq(f.Items(), f, f.Span().End-1)
 	n.items = items
 	if open != nil || after != nil {
 		c := n.edit()

@@ -140,7 +140,7 @@
     "sandbox" "network" "filesystem" "egress-only" "secrets" "requires-attestation"
     "requires-profile-digest" "capability" "must-emit" "include" "export" "tamper-evident"
     "isolation" "ttl" "source-attribution" "hash-validation" "outcome" "default" "public"
-    "private" "proves"))
+    "private" "proves" "auto" "quorum" "human" "principals" "claim" "policy" "accepted"))
 
 ; Expressions
 
@@ -218,8 +218,8 @@
     "capsule" "profile" "machine" "surface" "port" "agent" "contract" "lineage" "eval-suite"
     "successor-contract" "budget" "gate" "deployment-policy" "improvement-record"
     "verification-hook" "mandate" "delegation" "authority-policy" "trust-boundary"
-    "telemetry-obligation" "memory-policy" "zk-proof" "context" "initial" "persistence" "event"
-    "enum" "variant" "error"))
+    "telemetry-obligation" "memory-policy" "zk-proof" "acceptance" "context" "initial"
+    "persistence" "event" "enum" "variant" "error"))
 
 ; Declaration keywords recognised by shape: (type Name T) has three parts,
 ; (type final) in a state two; a machine state has a name, a surface's
@@ -300,8 +300,8 @@
   .)
   (#match? @variable.member "^[a-z_]")
   (#not-any-of? @variable.member
-    "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability" "capsule"
-    "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
+    "acceptance" "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability"
+    "capsule" "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
     "egress-only" "enum" "err" "error" "eval-suite" "event" "from" "function" "gate" "if"
     "import" "improvement-record" "initial" "issued-by" "issued-to" "len" "let" "lineage"
     "list" "lower" "machine" "mandate" "match" "memory-policy" "module" "not" "objective" "ok"
@@ -325,8 +325,8 @@
   .)
   (#match? @variable.member "^[a-z_]")
   (#not-any-of? @variable.member
-    "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability" "capsule"
-    "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
+    "acceptance" "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability"
+    "capsule" "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
     "egress-only" "enum" "err" "error" "eval-suite" "event" "from" "function" "gate" "if"
     "import" "improvement-record" "initial" "issued-by" "issued-to" "len" "let" "lineage"
     "list" "lower" "machine" "mandate" "match" "memory-policy" "module" "not" "objective" "ok"
@@ -353,8 +353,8 @@
   .)
   (#match? @variable.member "^[a-z_]")
   (#not-any-of? @variable.member
-    "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability" "capsule"
-    "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
+    "acceptance" "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability"
+    "capsule" "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
     "egress-only" "enum" "err" "error" "eval-suite" "event" "from" "function" "gate" "if"
     "import" "improvement-record" "initial" "issued-by" "issued-to" "len" "let" "lineage"
     "list" "lower" "machine" "mandate" "match" "memory-policy" "module" "not" "objective" "ok"
@@ -382,8 +382,8 @@
     (symbol) @type.builtin
     .))
   (#not-any-of? @constructor
-    "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability" "capsule"
-    "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
+    "acceptance" "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability"
+    "capsule" "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
     "egress-only" "enum" "err" "error" "eval-suite" "event" "from" "function" "gate" "if"
     "import" "improvement-record" "initial" "issued-by" "issued-to" "len" "let" "lineage"
     "list" "lower" "machine" "mandate" "match" "memory-policy" "module" "not" "objective" "ok"
@@ -409,8 +409,8 @@
     (symbol) @type
     .))
   (#not-any-of? @constructor
-    "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability" "capsule"
-    "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
+    "acceptance" "agent" "and" "approval" "as" "authority-policy" "bind" "budget" "capability"
+    "capsule" "concat" "contains" "context" "contract" "delegation" "deployment-policy" "do"
     "egress-only" "enum" "err" "error" "eval-suite" "event" "from" "function" "gate" "if"
     "import" "improvement-record" "initial" "issued-by" "issued-to" "len" "let" "lineage"
     "list" "lower" "machine" "mandate" "match" "memory-policy" "module" "not" "objective" "ok"
@@ -449,7 +449,8 @@
   (#any-of? @keyword.type
     "machine" "contract" "lineage" "eval-suite" "successor-contract" "budget" "gate"
     "deployment-policy" "improvement-record" "verification-hook" "mandate" "delegation"
-    "authority-policy" "trust-boundary" "telemetry-obligation" "memory-policy" "zk-proof")
+    "authority-policy" "trust-boundary" "telemetry-obligation" "memory-policy" "zk-proof"
+    "acceptance")
   .
   (symbol) @type.definition)
 

@@ -60,7 +60,8 @@
   (#any-of? @_kw
     "machine" "contract" "lineage" "eval-suite" "successor-contract" "budget" "gate"
     "deployment-policy" "improvement-record" "verification-hook" "mandate" "delegation"
-    "authority-policy" "trust-boundary" "telemetry-obligation" "memory-policy" "zk-proof")
+    "authority-policy" "trust-boundary" "telemetry-obligation" "memory-policy" "zk-proof"
+    "acceptance")
   .
   (symbol) @local.definition.type)
 

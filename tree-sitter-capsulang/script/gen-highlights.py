@@ -33,6 +33,7 @@ GOVERNANCE = [
     "contract", "lineage", "eval-suite", "successor-contract", "budget", "gate",
     "deployment-policy", "improvement-record", "verification-hook", "mandate", "delegation",
     "authority-policy", "trust-boundary", "telemetry-obligation", "memory-policy", "zk-proof",
+    "acceptance",
 ]
 # Declarations whose head also appears as a clause head elsewhere; they are
 # told apart by shape: a declaration has a name followed by a clause (or a
@@ -85,6 +86,9 @@ CLAUSES = [
     "default",
     # zk proofs
     "public", "private", "proves",
+    # claims before facts: acceptance rules, a machine's (claim F (policy P)
+    # (accepted E)), an effect's (claim F)
+    "auto", "quorum", "human", "principals", "claim", "policy", "accepted",
 ]
 
 # A field declaration is (name Type) with a lower-case name. These heads take a

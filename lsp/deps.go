@@ -1,0 +1,470 @@
+package lsp
+
+// This file is the cross-file part of the incremental engine: what an
+// open document's check read of the modules it imports, and, when an open
+// module changes, which of the documents importing it must be checked
+// again (see docs/lsp.md, "Across files").
+
+import (
+	"hash/maphash"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// importDeps is what a document's check depended on in other files.
+type importDeps struct {
+	// seen holds, for every module in the check's import closure (its
+	// imports, theirs, and so on), by absolute path, the interface key
+	// (moduleKey) of the text the check read.
+	seen map[string]uint64
+	// failed is set when an import in the closure did not resolve (or
+	// was refused): a change of any file may resolve it.
+	failed bool
+	// reach holds the files whose functions the document's examples can
+	// call, directly or through other functions: their bodies decide the
+	// examples' outcomes though importers' checks never read them.
+	reach map[string]bool
+}
+
+// importsOthers reports whether a check with these dependencies read
+// another file or tried to (a document kept after an import changed has
+// its dependencies but no base).
+func importsOthers(d *importDeps) bool {
+	return d != nil && (len(d.seen) > 0 || d.failed)
+}
+
+// keySeed seeds the interface keys; keys are compared only within one
+// server process.
+var keySeed = maphash.MakeSeed()
+
+// moduleKey hashes what a module's importers' checks can read of it: every
+// top-level form's text except the body, examples and contracts of its
+// functions (an importer's check reads a function's name, inputs, output
+// and effects, never how it computes). Positions do not count: moving a
+// declaration, or editing a body above it, keeps the key. Two texts with
+// the same key give every importer the same diagnostics, provided the
+// modules they import in turn have the same keys too.
+func moduleKey(src *syntax.Source) uint64 {
+	var h maphash.Hash
+	h.SetSeed(keySeed)
+	text := src.CST.Src
+	write := func(f *syntax.Form) {
+		h.WriteByte(0)
+		h.Write(text[f.Span().Start:f.Span().End])
+	}
+	for _, f := range src.Forms {
+		if f.Head() != "module" {
+			write(f)
+			continue
+		}
+		h.WriteString("(module")
+		for _, it := range f.Items() {
+			if it.Head() != "function" {
+				write(it)
+				continue
+			}
+			h.WriteString("(function")
+			for _, part := range it.Items() {
+				switch part.Head() {
+				case "body", "example", "requires", "ensures":
+					continue
+				}
+				write(part)
+			}
+		}
+	}
+	return h.Sum64()
+}
+
+// keyCache remembers the key of each imported module the server has seen
+// (by its tree: the loader shares one tree among all its importers), so
+// that the documents importing one module hash it once. It is dropped
+// when it grows past keyCacheSize (old trees are not kept alive).
+type keyCache struct {
+	mu   sync.Mutex
+	keys map[*ast.Module]uint64
+}
+
+const keyCacheSize = 4096
+
+func (kc *keyCache) key(m *ast.Module, src *syntax.Source) uint64 {
+	kc.mu.Lock()
+	k, ok := kc.keys[m]
+	kc.mu.Unlock()
+	if ok {
+		return k
+	}
+	k = moduleKey(src)
+	kc.mu.Lock()
+	if kc.keys == nil || len(kc.keys) >= keyCacheSize {
+		kc.keys = map[*ast.Module]uint64{}
+	}
+	kc.keys[m] = k
+	kc.mu.Unlock()
+	return k
+}
+
+// depsOf computes what a document's check read of other files.
+func (kc *keyCache) depsOf(res *check.Result) *importDeps {
+	d := &importDeps{seen: map[string]uint64{}}
+	var walk func(r *check.Result)
+	walk = func(r *check.Result) {
+		if r == nil || r.File == nil {
+			return
+		}
+		if r.File.Module != nil && len(r.Imports) != len(r.File.Module.Imports) {
+			d.failed = true
+		}
+		for _, im := range r.Imports {
+			if im.Imported == nil || im.Result == nil || im.Result.File == nil || im.Result.File.Source == nil {
+				d.failed = true
+				continue
+			}
+			if _, ok := d.seen[im.File]; ok {
+				continue
+			}
+			d.seen[im.File] = kc.key(im.Module, im.Result.File.Source)
+			walk(im.Result)
+		}
+	}
+	walk(res)
+	if len(res.Examples) > 0 && len(d.seen) > 0 {
+		d.reach = exampleReach(res)
+	}
+	return d
+}
+
+// exampleReach returns the other files whose functions the examples of
+// res can call: the functions with examples, then every function their
+// forms refer to, in this file or in an imported one, transitively.
+func exampleReach(res *check.Result) map[string]bool {
+	// the results by file, and each file's references by the top-level
+	// declaration they lie in
+	results := map[string]*check.Result{}
+	var collect func(r *check.Result)
+	collect = func(r *check.Result) {
+		if r == nil || results[r.Path] != nil {
+			return
+		}
+		results[r.Path] = r
+		for _, im := range r.Imports {
+			if im.Imported != nil {
+				collect(im.Result)
+			}
+		}
+	}
+	collect(res)
+	type fn struct {
+		file string
+		decl ast.Decl
+	}
+	refsIn := map[string]map[ast.Decl][]*check.Symbol{}
+	byDecl := func(file string) map[ast.Decl][]*check.Symbol {
+		if m, ok := refsIn[file]; ok {
+			return m
+		}
+		r := results[file]
+		m := map[ast.Decl][]*check.Symbol{}
+		refsIn[file] = m
+		if r == nil || r.File == nil || r.File.Module == nil {
+			return m
+		}
+		decls := r.File.Module.Decls
+		for _, ref := range r.Refs {
+			if ref.Sym == nil || ref.Sym.Kind != check.SymbolKind(ast.KindFunction) {
+				continue
+			}
+			if i := declAt(decls, ref.Span); i >= 0 {
+				m[decls[i]] = append(m[decls[i]], ref.Sym)
+			}
+		}
+		return m
+	}
+	out := map[string]bool{}
+	seen := map[fn]bool{}
+	var stack []fn
+	for _, ex := range res.Examples {
+		f := fn{res.Path, ex.Function}
+		if !seen[f] {
+			seen[f] = true
+			stack = append(stack, f)
+		}
+	}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, s := range byDecl(f.file)[f.decl] {
+			if s.Decl == nil {
+				continue
+			}
+			g := fn{s.File, s.Decl}
+			if seen[g] {
+				continue
+			}
+			seen[g] = true
+			if s.File != res.Path {
+				out[s.File] = true
+			}
+			stack = append(stack, g)
+		}
+	}
+	return out
+}
+
+// declAt returns the index of the declaration whose form holds sp, or -1
+// (declarations are in source order).
+func declAt(decls []ast.Decl, sp syntax.Span) int {
+	lo, hi := 0, len(decls)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if decls[mid].Base().Form.Span().End < sp.End {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(decls) {
+		if w := decls[lo].Base().Form.Span(); w.Start <= sp.Start && sp.End <= w.End {
+			return lo
+		}
+	}
+	return -1
+}
+
+// textKey is the interface key of the snapshot's text (moduleKey),
+// computed once.
+func (sn *snapshot) textKey() uint64 {
+	sn.keyOnce.Do(func() {
+		if sn.done.Load() {
+			sn.key = moduleKey(sn.checked.File.Source)
+		} else {
+			sn.key = moduleKey(syntax.Read(sn.cst))
+		}
+	})
+	return sn.key
+}
+
+// importersOf is called, with s.mu held, when the text of the open
+// document x changed: the other open documents that may have read x
+// through their imports lose their incremental base (it answers imports
+// as they were), and a job decides, once x's new text is read, which of
+// them to check again (importersJob).
+func (s *Server) importersOf(x *document) {
+	var cands []protocol.DocumentURI
+	for u, d := range s.docs {
+		if d == x || d.snap == nil {
+			continue
+		}
+		if d.deps == nil && !importsAnything(d.base) {
+			continue
+		}
+		if d.deps != nil && !d.deps.failed {
+			if _, ok := d.deps.seen[x.path]; !ok {
+				continue
+			}
+		}
+		d.base = nil
+		cands = append(cands, u)
+	}
+	if len(cands) == 0 {
+		return
+	}
+	if x.snap == nil {
+		// x is over the size limit: it cannot be imported now, and its
+		// importers are checked again in full
+		for _, u := range cands {
+			d := s.docs[u]
+			d.snap = s.newSnapshot(d, d.snap.version)
+			d.published, d.publishedFinal = d.snap.version-1, false
+			s.scheduleFullCheckLocked(d, d.snap.seq)
+		}
+		return
+	}
+	u, seq := x.uri, x.snap.seq
+	s.importJobs.Add(1)
+	go func() {
+		defer s.importJobs.Add(-1)
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Printf("panic checking the importers of %s: %v\n%s", u, r, debug.Stack())
+			}
+		}()
+		if s.opts.Debounce > 0 {
+			time.Sleep(s.opts.Debounce)
+		}
+		s.importersJob(u, seq, cands)
+	}()
+}
+
+// importersJob checks again the candidates (see importersOf) whose view of
+// the changed document x may differ, and publishes what changed:
+//
+//   - a document that read another interface key for x (or whose imports
+//     did not all resolve, or that was never checked in full) is checked
+//     again, in import order (a document before those importing it, so
+//     that the loader answers their imports with its new check instead of
+//     checking it twice), as many at a time as there are cores, and its
+//     diagnostics are published if they differ from the last ones;
+//   - a document whose examples can call x's functions has its examples
+//     evaluated again, and published if their outcome differs;
+//   - any other document read the same interface: its diagnostics stand,
+//     and nothing is published. It gets a new snapshot of its unchanged
+//     text (a request checks it again, reading x's new declarations).
+func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []protocol.DocumentURI) {
+	xs, _ := s.current(xu, seq)
+	if xs == nil {
+		return // x changed again: its next job decides
+	}
+	key := xs.textKey()
+	var recheck, examples []*snapshot
+	deps := map[*snapshot]*importDeps{}
+	s.mu.Lock()
+	for _, u := range cands {
+		d, ok := s.docs[u]
+		if !ok || d.snap == nil {
+			continue
+		}
+		k, seen := uint64(0), false
+		if d.deps != nil {
+			k, seen = d.deps.seen[xs.path]
+		}
+		old := d.snap
+		d.snap = s.newSnapshot(d, d.snap.version)
+		if old.cst == d.snap.cst && old.done.Load() {
+			d.snap.file = old.checked.File // the same text: the same tree
+		}
+		switch {
+		case d.deps == nil || d.deps.failed || seen && k != key:
+			recheck = append(recheck, d.snap)
+			deps[d.snap] = d.deps
+		case seen && d.deps.reach[xs.path] && d.publishedFinal:
+			examples = append(examples, d.snap)
+		default:
+			if d.published != d.snap.version || !d.publishedFinal {
+				s.scheduleDiagnostics(d) // its own check was still to come
+			}
+		}
+	}
+	s.mu.Unlock()
+	importStats.rechecked.Add(int64(len(recheck)))
+	importStats.examples.Add(int64(len(examples)))
+	importStats.kept.Add(int64(len(cands) - len(recheck) - len(examples)))
+	// check in import order, a level at a time; a document the next
+	// levels import is hashed here, in parallel, and answers their imports
+	imported := map[string]bool{}
+	for _, d := range deps {
+		if d != nil {
+			for p := range d.seen {
+				imported[p] = true
+			}
+		}
+	}
+	for _, level := range importLevels(recheck, deps) {
+		s.parallel(level, func(sn *snapshot) {
+			pkg := sn.Package()
+			if imported[sn.path] {
+				s.loader.OfferHashed(pkg)
+			}
+			s.setBase(sn)
+			s.publishChanged(sn, s.toProtocol(sn, pkg.Result.Diagnostics), false)
+		})
+	}
+	// then the examples, of the documents checked again and of those
+	// whose examples call x
+	checked := map[*snapshot]bool{}
+	for _, sn := range recheck {
+		checked[sn] = true
+	}
+	s.parallel(append(recheck, examples...), func(sn *snapshot) {
+		if !checked[sn] {
+			s.setBase(sn)
+		}
+		s.publishChanged(sn, s.diagnostics(sn, sn.runsExamples()), true)
+	})
+}
+
+// importStats counts what importer jobs did, for tests and the debug
+// request: documents checked again, documents whose examples were
+// evaluated again, and documents kept as they were.
+var importStats struct {
+	rechecked, examples, kept atomic.Int64
+}
+
+// importLevels orders snapshots so that each comes after those it imports
+// (by deps, the import closure each one's last check read): level 0
+// imports none of the others, level 1 only level-0 ones, and so on.
+func importLevels(sns []*snapshot, deps map[*snapshot]*importDeps) [][]*snapshot {
+	byPath := map[string]*snapshot{}
+	for _, sn := range sns {
+		byPath[sn.path] = sn
+	}
+	depth := map[*snapshot]int{}
+	var level func(sn *snapshot, seen map[*snapshot]bool) int
+	level = func(sn *snapshot, seen map[*snapshot]bool) int {
+		if l, ok := depth[sn]; ok {
+			return l
+		}
+		if seen[sn] {
+			return 0 // an import cycle: any order will do
+		}
+		seen[sn] = true
+		l := 0
+		if d := deps[sn]; d != nil {
+			for p := range d.seen {
+				if dep := byPath[p]; dep != nil && dep != sn {
+					l = max(l, level(dep, seen)+1)
+				}
+			}
+		}
+		depth[sn] = l
+		return l
+	}
+	var out [][]*snapshot
+	for _, sn := range sns {
+		l := level(sn, map[*snapshot]bool{})
+		for len(out) <= l {
+			out = append(out, nil)
+		}
+		out[l] = append(out[l], sn)
+	}
+	return out
+}
+
+// parallel runs f on each snapshot, as many at a time as there are cores.
+func (s *Server) parallel(sns []*snapshot, f func(*snapshot)) {
+	n := min(runtime.GOMAXPROCS(0), len(sns))
+	var wg sync.WaitGroup
+	next := make(chan *snapshot)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sn := range next {
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							s.log.Printf("panic checking %s again after an import changed: %v\n%s", sn.uri, r, debug.Stack())
+						}
+					}()
+					if s.isCurrent(sn) {
+						f(sn)
+					}
+				}()
+			}
+		}()
+	}
+	for _, sn := range sns {
+		next <- sn
+	}
+	close(next)
+	wg.Wait()
+}
