@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/types"
@@ -404,5 +405,58 @@ func TestTextEncodingMatchesInterpreter(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestApplyAbstraction: how a verdict of a query that left operations
+// uninterpreted is recorded (the cached verdict is applied the same way):
+// a proof stands; a counterexample, or inputs that satisfy an existential
+// obligation, count only when the interpreter confirms them, else the
+// obligation is open with an abstraction reason; no inputs at all is a
+// real failure.
+func TestApplyAbstraction(t *testing.T) {
+	confirmIf := func(ok bool) func([]Binding) *Confirmation {
+		return func([]Binding) *Confirmation {
+			if ok {
+				return &Confirmation{Confirmed: true, Detail: "the interpreter agrees"}
+			}
+			return &Confirmation{Detail: "the interpreter returns \"A\""}
+		}
+	}
+	cex := []Binding{{"t", `"a"`}}
+	abs := []string{"upper"}
+	cases := []struct {
+		name      string
+		exists    bool
+		confirmed bool
+		v         verdict
+		want      Obligation
+	}{
+		{"proved", false, false, verdict{Status: Discharged, Reason: "proved by the solver", Abstract: abs},
+			Obligation{Status: Discharged, Reason: "proved by the solver"}},
+		{"counterexample confirmed", false, true, verdict{Status: Failed, Reason: "r", Counterexample: cex, Abstract: abs},
+			Obligation{Status: Failed, Reason: "r", Counterexample: cex, Confirmation: &Confirmation{Confirmed: true, Detail: "the interpreter agrees"}}},
+		{"counterexample of the abstraction", false, false, verdict{Status: Failed, Reason: "r", Counterexample: cex, Abstract: abs},
+			Obligation{Status: Open, Reason: "abstraction: the solver's counterexample treats (upper ...) as an unknown function constrained by ground facts, and the interpreter does not confirm it: the interpreter returns \"A\""}},
+		{"exact counterexample not confirmed", false, false, verdict{Status: Failed, Reason: "r", Counterexample: cex},
+			Obligation{Status: Failed, Reason: "r", Counterexample: cex, Confirmation: &Confirmation{Detail: "the interpreter returns \"A\""}}},
+		{"satisfiable, confirmed", true, true, verdict{Status: Discharged, Reason: "the solver found inputs that satisfy it", Counterexample: cex, Abstract: abs},
+			Obligation{Status: Discharged, Reason: "the solver found inputs that satisfy it, and the interpreter confirms them"}},
+		{"satisfiable in the abstraction only", true, false, verdict{Status: Discharged, Reason: "the solver found inputs that satisfy it", Counterexample: cex, Abstract: abs},
+			Obligation{Status: Open, Reason: "abstraction: the solver's counterexample treats (upper ...) as an unknown function constrained by ground facts, and the interpreter does not confirm it: the interpreter returns \"A\""}},
+		{"unsatisfiable", true, false, verdict{Status: Failed, Reason: "no inputs satisfy the claim, so no proof of it can exist", Abstract: abs},
+			Obligation{Status: Failed, Reason: "no inputs satisfy the claim, so no proof of it can exist"}},
+	}
+	s := &shared{}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := &Obligation{goal: &goal{exists: c.exists, confirm: confirmIf(c.confirmed)}}
+			v := c.v
+			s.apply(o, &v)
+			got := Obligation{Status: o.Status, Reason: o.Reason, Counterexample: o.Counterexample, Confirmation: o.Confirmation}
+			if diff := cmp.Diff(c.want, got, cmp.AllowUnexported(Obligation{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
