@@ -509,20 +509,11 @@ var knownHeads = func() map[string]string {
 
 // listHead is CST.ListHead, without a copy of a known head's text.
 func listHead(c *syntax.CST, k int32) string {
-	for j := c.FirstChild(k); j >= 0; j = c.Next(j) {
-		switch c.Kind(j) {
-		case syntax.KindLParen, syntax.KindComment:
-			continue
-		case syntax.KindSymbol:
-			sp := c.Span(j)
-			if h, ok := knownHeads[string(c.Src[sp.Start:sp.End])]; ok {
-				return h
-			}
-			return c.Text(j)
-		}
-		return ""
+	h := c.ListHeadBytes(k)
+	if known, ok := knownHeads[string(h)]; ok {
+		return known
 	}
-	return ""
+	return string(h)
 }
 
 // read returns unit u's form read in full, and its declaration built from

@@ -112,17 +112,22 @@ func (c *CST) Next(i int32) int32 { return c.Nodes[i].Next }
 
 // ListHead returns the symbol that list node i starts with (comments
 // before it skipped), or "" when its first item is not a symbol.
-func (c *CST) ListHead(i int32) string {
+func (c *CST) ListHead(i int32) string { return string(c.ListHeadBytes(i)) }
+
+// ListHeadBytes is ListHead without a copy: the head's bytes in c.Src
+// (nil when the list has no symbol head).
+func (c *CST) ListHeadBytes(i int32) []byte {
 	for j := c.FirstChild(i); j >= 0; j = c.Next(j) {
 		switch c.Kind(j) {
 		case KindLParen, KindComment:
 			continue
 		case KindSymbol:
-			return c.Text(j)
+			sp := c.Span(j)
+			return c.Src[sp.Start:sp.End]
 		}
-		return ""
+		return nil
 	}
-	return ""
+	return nil
 }
 
 // Missing reports whether node i was inserted by error recovery.

@@ -64,7 +64,7 @@ func cut(c *syntax.CST) (l layout, ok bool) {
 		if c.Kind(j) != syntax.KindList {
 			return l, false
 		}
-		switch head := listHead(c, j); {
+		switch head := c.ListHeadBytes(j); {
 		case string(head) == "capsule" || string(head) == "profile" || string(head) == "import":
 			if len(l.decls) > 0 {
 				return l, false // header clauses after a declaration
@@ -138,7 +138,7 @@ func cutFrom(l *layout, oc, c *syntax.CST, pre, suf int) (layout, bool) {
 		case syntax.KindComment, syntax.KindRParen:
 			continue
 		case syntax.KindList:
-			if isDeclKind(listHead(c, j)) {
+			if isDeclKind(c.ListHeadBytes(j)) {
 				out.decls = append(out.decls, j)
 				continue
 			}
@@ -157,21 +157,6 @@ func cutFrom(l *layout, oc, c *syntax.CST, pre, suf int) (layout, bool) {
 }
 
 func isDeclKind(k []byte) bool { return declKinds[string(k)] }
-
-// listHead is CST.ListHead without copying the symbol's text.
-func listHead(c *syntax.CST, i int32) []byte {
-	for j := c.FirstChild(i); j >= 0; j = c.Next(j) {
-		switch c.Kind(j) {
-		case syntax.KindLParen, syntax.KindComment:
-			continue
-		case syntax.KindSymbol:
-			sp := c.Span(j)
-			return c.Src[sp.Start:sp.End]
-		}
-		return nil
-	}
-	return nil
-}
 
 // alignDecls matches new declarations with old ones of the same text:
 // the runs before and after the edited region in order, and inside it by
@@ -552,15 +537,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 		// again: its context may have changed; or one joined or left);
 		// the others keep the base's diagnostics, as do the intents of
 		// the machines kept.
-		oldToNew := make([]int, len(om.Decls))
-		for j := range oldToNew {
-			oldToNew[j] = -1
-		}
-		for i, j := range align {
-			if j >= 0 {
-				oldToNew[j] = i
-			}
-		}
+		oldToNew := inverse(align, len(om.Decls))
 		// (the machines kept evaluate what they did in the base)
 		evals := old.evaluates(model)
 		ch.governed = map[string][]*ast.Machine{}
@@ -884,15 +861,7 @@ func (v *version) reverse() *revIndex {
 func (e *engineRun) candidates(nm, om *ast.Module) []bool {
 	old, cv, align := e.old, e.cur, e.align
 	rev := old.rev
-	oldToNew := make([]int, len(om.Decls))
-	for j := range oldToNew {
-		oldToNew[j] = -1
-	}
-	for i, j := range align {
-		if j >= 0 {
-			oldToNew[j] = i
-		}
-	}
+	oldToNew := inverse(align, len(om.Decls))
 	var dirty []string
 	isDirty := map[string]bool{}
 	mark := func(d ast.Decl) {
@@ -970,4 +939,19 @@ func (e *engineRun) candidates(nm, om *ast.Module) []bool {
 		}
 	}
 	return cand
+}
+
+// inverse maps each base declaration to the new one aligned with it (-1
+// for none), from align (new index -> base index, or -1).
+func inverse(align []int, nOld int) []int {
+	out := make([]int, nOld)
+	for j := range out {
+		out[j] = -1
+	}
+	for i, j := range align {
+		if j >= 0 {
+			out[j] = i
+		}
+	}
+	return out
 }
