@@ -119,6 +119,9 @@ type encoder struct {
 	// proof still holds, but a counterexample may be one of the
 	// abstraction only, so it counts only when the interpreter confirms it.
 	abstract []string
+	// extraText are texts that get ground facts of the uninterpreted
+	// operations besides the module's literals (refine).
+	extraText []string
 
 	out     strings.Builder
 	emitted map[string]bool

@@ -63,6 +63,7 @@ func TestEncodings(t *testing.T) {
 		{"text.caps", "verify.text/shout_wrong/example/0", want{Failed, "the call does not return the expected value", nil}},
 		{"text.caps", "verify.text/same_case/ensures/0", want{Failed, "the solver found inputs that meet the requires but break the ensures", []Binding{{"t", `"ABC"`}, {"result", "false"}}}},
 		{"text.caps", "verify.text/no_small_a/ensures/0", want{Open, "abstraction: the solver's counterexample treats (upper ...) as an unknown function constrained by ground facts, and the interpreter does not confirm it: the interpreter returns ", nil}},
+		{"text.caps", "verify.text/lower_differs/ensures/0", want{Failed, "the solver found inputs that meet the requires but break the ensures", nil}},
 		{"text.caps", "verify.text/tidy/ensures/0", want{Discharged, "proved by the solver", nil}},
 		{"text.caps", "verify.text/tidy/ensures/1", want{Discharged, "proved by the solver", nil}},
 		{"text.caps", "verify.text/tidy/example/0", want{Discharged, "proved by the solver", nil}},

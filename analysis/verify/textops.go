@@ -155,11 +155,21 @@ func (e *encoder) groundFacts(assertion string) {
 		return
 	}
 	text := e.out.String() + assertion
+	for _, x := range e.extraText {
+		// A counterexample's value reaches the operations: as if the
+		// query named it.
+		if lit, err := smtText(x); err == nil {
+			text += lit
+		}
+	}
 	done := map[string]bool{}
 	for changed := true; changed; {
 		changed = false
 		for _, op := range e.abstract {
 			g := e.text.ground[op]
+			if len(e.extraText) > 0 {
+				g = e.extraFacts(op, g)
+			}
 			keys := make([]string, 0, len(g))
 			for k := range g {
 				keys = append(keys, k)
@@ -182,6 +192,31 @@ func (e *encoder) groundFacts(assertion string) {
 			}
 		}
 	}
+}
+
+// extraFacts adds to g, the ground facts of op, the interpreter's results
+// on the encoder's extra texts and on those results.
+func (e *encoder) extraFacts(op string, g map[string]string) map[string]string {
+	out := make(map[string]string, len(g)+2*len(e.extraText))
+	for k, v := range g {
+		out[k] = v
+	}
+	for _, x := range e.extraText {
+		args := []string{x}
+		for _, o := range textOps {
+			if r, err := runTextOp(o, x); err == nil {
+				args = append(args, r)
+			}
+		}
+		for _, a := range args {
+			if _, ok := out[a]; !ok {
+				if r, err := runTextOp(op, a); err == nil {
+					out[a] = r
+				}
+			}
+		}
+	}
+	return out
 }
 
 // abstracted records that the query uses op as an uninterpreted function.

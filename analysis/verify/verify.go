@@ -937,8 +937,15 @@ var dumpDir = os.Getenv("CAPS_VERIFY_DUMP")
 // recorded on o when record is set: it is not encoded, or nothing in it
 // can fail.
 func (s *shared) encode(o *Obligation, ints, record bool) (*query, bool) {
+	return s.encodeWith(o, ints, record, nil)
+}
+
+// encodeWith is encode with ground facts of the uninterpreted Text
+// operations on the texts extra too (refine).
+func (s *shared) encodeWith(o *Obligation, ints, record bool, extra []string) (*query, bool) {
 	e := s.encoder()
 	e.ints = ints
+	e.extraText = extra
 	assertion, vs, err := o.goal.build(e)
 	if err != nil {
 		if record {
@@ -1023,6 +1030,9 @@ func (s *shared) solve(ctx context.Context, solver *Solver, sessionAt func(int) 
 		}
 		octx, cancel := context.WithTimeout(ctx, solver.timeout())
 		a, vars, err := s.decide(octx, solver, sessionAt, p.o, p.bv, p.in)
+		if err == nil {
+			a, vars = s.refine(octx, solver, sessionAt, p, a, vars)
+		}
 		timedOut := octx.Err() != nil
 		cancel()
 		if err != nil {
@@ -1038,6 +1048,65 @@ func (s *shared) solve(ctx context.Context, solver *Solver, sessionAt func(int) 
 		s.finish(solver, p, a, vars)
 	}
 	return nil
+}
+
+// refineRounds bounds how often refine puts a query again.
+const refineRounds = 2
+
+// refine follows up a counterexample of a query that leaves Text
+// operations uninterpreted and that the interpreter does not confirm:
+// the texts of the counterexample get ground facts too (the
+// interpreter's upper of them, and so on) and the query is put again, so
+// that the solver looks for another counterexample, or proves the
+// obligation, under facts that rule the spurious one out. It returns the
+// last answer.
+func (s *shared) refine(ctx context.Context, solver *Solver, sessionAt func(int) (*session, error), p *pending, a *answer, vars []freeVar) (*answer, []freeVar) {
+	var extra []string
+	for round := 0; round < refineRounds; round++ {
+		if a.status != "sat" || p.o.goal.exists || p.o.goal.confirm == nil || len(p.bv.abstract) == 0 {
+			break
+		}
+		cex := modelBindings(a, vars)
+		if p.o.goal.confirm(cex).Confirmed {
+			break
+		}
+		texts := textsOf(cex, vars)
+		if len(texts) == 0 {
+			break
+		}
+		extra = append(extra, texts...)
+		bv, done := s.encodeWith(p.o, solver.intsOnly, false, extra)
+		if done || bv.script == p.bv.script {
+			break
+		}
+		var in *query
+		if !solver.intsOnly {
+			if q, _ := s.encodeWith(p.o, true, false, extra); q != nil && q.script != bv.script {
+				in = q
+			}
+		}
+		a2, vars2, err := s.decide(ctx, solver, sessionAt, p.o, bv, in)
+		if err != nil || a2.status == "unknown" {
+			break // keep the answer we have
+		}
+		a, vars, p.bv = a2, vars2, bv
+	}
+	return a, vars
+}
+
+// textsOf returns the Text values of a counterexample.
+func textsOf(cex []Binding, vars []freeVar) []string {
+	var out []string
+	for _, b := range cex {
+		for _, v := range vars {
+			if v.name == b.Name && isText(v.t) {
+				if x, err := value.Parse(b.Value, v.t); err == nil {
+					out = append(out, x.AsText())
+				}
+			}
+		}
+	}
+	return out
 }
 
 // finish records the solver's answer on an obligation and in the cache.
