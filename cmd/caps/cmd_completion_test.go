@@ -36,7 +36,7 @@ func TestCompletionBash(t *testing.T) {
 		{[]string{"caps", "com"}, []string{"commit", "compile", "compile-backends", "compile-plan", "completion"}},
 		{[]string{"caps", "check", "--j"}, []string{"--json"}},
 		{[]string{"caps", "propose", "--q"}, []string{"--quiet"}},
-		{[]string{"caps", "lsp", "--"}, []string{"--debounce", "--log"}},
+		{[]string{"caps", "lsp", "--"}, []string{"--cpuprofile", "--debounce", "--log"}},
 		{[]string{"caps", "help", "pars"}, []string{"parse"}},
 		{[]string{"caps", "completion", ""}, []string{"bash", "fish", "zsh"}},
 		{[]string{"caps", "check", "g"}, []string{"gate.caps", "gold.txt"}},

@@ -49,7 +49,7 @@ export const NAMED_DECLS = {
 export const GOVERNANCE = [
   'contract', 'lineage', 'eval-suite', 'successor-contract', 'budget', 'gate', 'deployment-policy',
   'improvement-record', 'verification-hook', 'mandate', 'delegation', 'authority-policy',
-  'trust-boundary', 'telemetry-obligation', 'memory-policy', 'zk-proof',
+  'trust-boundary', 'telemetry-obligation', 'memory-policy', 'zk-proof', 'acceptance',
 ];
 // Declarations whose keyword is also a clause: (principal P) inside a
 // capability refers to a principal; a declaration has its name alone on
@@ -95,6 +95,8 @@ export const CLAUSES = [
   'source-attribution', 'hash-validation', 'outcome', 'default',
   // zk proofs
   'public', 'private', 'proves',
+  // claims before facts: acceptance rules, a machine's claim, an effect's claim
+  'auto', 'quorum', 'human', 'principals', 'claim', 'policy', 'accepted',
 ];
 // Heads that take a capitalised argument without declaring a field: (head
 // Type) with one of them is not a field declaration. Other clause keywords
