@@ -59,7 +59,15 @@ type Server struct {
 	clientInlayRefresh bool
 	exited             chan struct{}
 	exitCode           int
-	snapshots          uint64 // how many snapshots were made
+	// stopping is closed when serve ends; bg counts the background work
+	// (the workspace index) serve waits for, so that nothing writes to
+	// the connection or the log after it returns.
+	stopping chan struct{}
+	bg       sync.WaitGroup
+	// logw is the log's writer, closed when serve returns: a request
+	// still finishing then logs nothing into the caller's writer.
+	logw      *gatedWriter
+	snapshots uint64 // how many snapshots were made
 	// release returns closed documents' memory (release.go).
 	release *time.Timer
 	// capsules are the open Capsule contracts (capsule.go).
@@ -119,18 +127,20 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
 // newServer makes a server that talks over r/w.
 func newServer(r io.Reader, w io.Writer, opts Options) *Server {
 	s := &Server{
-		opts:    opts,
-		docs:    map[protocol.DocumentURI]*document{},
-		cancels: map[string]context.CancelFunc{},
-		exited:  make(chan struct{}),
-		loader:  &load.Loader{Roots: load.EnvRoots(), CacheIR: true},
-		ws:      newWorkspace(),
+		opts:     opts,
+		docs:     map[protocol.DocumentURI]*document{},
+		cancels:  map[string]context.CancelFunc{},
+		exited:   make(chan struct{}),
+		stopping: make(chan struct{}),
+		loader:   &load.Loader{Roots: load.EnvRoots(), CacheIR: true},
+		ws:       newWorkspace(),
 	}
 	logw := opts.Log
 	if logw == nil {
 		logw = io.Discard
 	}
-	s.log = log.New(logw, "caps lsp: ", log.Ltime|log.Lmicroseconds)
+	s.logw = &gatedWriter{w: logw}
+	s.log = log.New(s.logw, "caps lsp: ", log.Ltime|log.Lmicroseconds)
 	s.loader.ReadFile = s.readFile
 	s.stream = newStream(r, w, nil)
 	s.stream.onBadMessage = func(err error) { s.log.Printf("bad message: %v", err) }
@@ -154,7 +164,10 @@ func (s *Server) serve(ctx context.Context) int {
 		}
 	case <-s.exited:
 	}
+	close(s.stopping)
+	s.bg.Wait()
 	s.closeAll()
+	defer s.logw.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shutdown {
@@ -182,4 +195,26 @@ func (s *Server) readFile(path string) ([]byte, error) {
 		return o.src, o.err
 	}
 	return load.ReadSource(path)
+}
+
+// gatedWriter passes writes to w until it is closed, then drops them.
+type gatedWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return len(p), nil
+	}
+	return g.w.Write(p)
+}
+
+func (g *gatedWriter) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
 }

@@ -122,9 +122,12 @@ func (w *workspace) remove(path string) {
 	w.mu.Unlock()
 }
 
-// loadWorkspace indexes the workspace in the background, reporting progress.
+// loadWorkspace indexes the workspace in the background, reporting
+// progress; it stops between files when the server ends.
 func (s *Server) loadWorkspace(folders []string, progress bool) {
+	s.bg.Add(1)
 	go func() {
+		defer s.bg.Done()
 		defer close(s.ws.ready)
 		files := scanFolders(folders)
 		var token protocol.ProgressToken
@@ -140,6 +143,12 @@ func (s *Server) loadWorkspace(folders []string, progress bool) {
 			}
 		}
 		for i, f := range files {
+			select {
+			case <-s.stopping:
+				s.log.Printf("workspace index stopped after %d of %d files: the server is exiting", i, len(files))
+				return
+			default:
+			}
 			s.ws.indexFile(f, nil, s.enc)
 			if progress && (i%20 == 0) {
 				s.conn.Notify(context.Background(), "$/progress", &protocol.ProgressParams{Token: token, Value: &protocol.WorkDoneProgressReport{Kind: "report", Message: filepath.Base(f), Percentage: uint32(100 * (i + 1) / len(files))}})
