@@ -751,6 +751,23 @@ func (s *shared) zkObligations(out *[]*Obligation, zk *check.ZKProof) {
 		}
 		return sc, vs, nil
 	}
+	// evalClaim evaluates the claim with the interpreter on a solver's
+	// inputs (a parseError when one cannot be read as its type).
+	evalClaim := func(cex []Binding) (value.Value, error) {
+		vars := map[string]value.Value{}
+		for _, b := range cex {
+			for _, in := range inputs {
+				if in.Name == b.Name {
+					v, err := value.Parse(b.Value, in.Type)
+					if err != nil {
+						return value.Value{}, parseError{err}
+					}
+					vars[b.Name] = v
+				}
+			}
+		}
+		return s.in.EvalExpr(zk.Proves, interp.Env{Vars: vars})
+	}
 	sp := zk.Proves.ExprSpan()
 	s.add(out, name+"/satisfiable", KindZKSatisfiable, "zk-proof", name, sp, &goal{
 		exists: true,
@@ -765,19 +782,10 @@ func (s *shared) zkObligations(out *[]*Obligation, zk *check.ZKProof) {
 		// Under an abstraction, satisfying inputs count once the
 		// interpreter evaluates the claim to true on them.
 		confirm: func(cex []Binding) *Confirmation {
-			vars := map[string]value.Value{}
-			for _, b := range cex {
-				for _, in := range inputs {
-					if in.Name == b.Name {
-						v, err := value.Parse(b.Value, in.Type)
-						if err != nil {
-							return &Confirmation{Detail: err.Error()}
-						}
-						vars[b.Name] = v
-					}
-				}
+			v, err := evalClaim(cex)
+			if bad, ok := err.(parseError); ok {
+				return &Confirmation{Detail: bad.Error()}
 			}
-			v, err := s.in.EvalExpr(zk.Proves, interp.Env{Vars: vars})
 			if err != nil {
 				return &Confirmation{Detail: "the interpreter reports: " + err.Error()}
 			}
@@ -803,25 +811,20 @@ func (s *shared) zkObligations(out *[]*Obligation, zk *check.ZKProof) {
 			return and(t.asm, "(not "+t.ok+")"), vs, nil
 		},
 		confirm: func(cex []Binding) *Confirmation {
-			vars := map[string]value.Value{}
-			for _, b := range cex {
-				for _, in := range inputs {
-					if in.Name == b.Name {
-						v, err := value.Parse(b.Value, in.Type)
-						if err != nil {
-							return &Confirmation{Detail: err.Error()}
-						}
-						vars[b.Name] = v
-					}
-				}
+			_, err := evalClaim(cex)
+			if bad, ok := err.(parseError); ok {
+				return &Confirmation{Detail: bad.Error()}
 			}
-			if _, err := s.in.EvalExpr(zk.Proves, interp.Env{Vars: vars}); err != nil {
+			if err != nil {
 				return &Confirmation{Confirmed: true, Detail: "the interpreter reports: " + err.Error()}
 			}
 			return &Confirmation{Detail: "the claim evaluates: the solver and the interpreter disagree"}
 		},
 	})
 }
+
+// parseError is a solver's value that cannot be read as its type.
+type parseError struct{ error }
 
 // ---- solving
 
