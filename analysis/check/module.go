@@ -114,16 +114,7 @@ func (c *checker) interfaces(m *ast.Module, only []bool) {
 			continue
 		}
 		c.enter(i)
-		switch d := d.(type) {
-		case *ast.Store:
-			c.storeCollections(d)
-		case *ast.Surface:
-			c.operations(c.declSym(d), "action", d.Actions)
-		case *ast.Port:
-			c.portOperations(d)
-		case *ast.Agent:
-			c.operations(c.declSym(d), "skill", d.Skills)
-		}
+		c.declOperations(d)
 	}
 	for i, d := range m.Decls {
 		if fn, ok := d.(*ast.Function); ok && (only == nil || only[i]) {
@@ -566,4 +557,20 @@ func (c *checker) memberIndex(parent *Symbol, ms []*Symbol) map[memberKey]*Symbo
 type membersIndexed struct {
 	of []*Symbol
 	by map[memberKey]*Symbol
+}
+
+// declOperations declares the members other declarations reach through
+// d: a store's collections, a surface's actions, a port's operations, an
+// agent's skills.
+func (c *checker) declOperations(d ast.Decl) {
+	switch d := d.(type) {
+	case *ast.Store:
+		c.storeCollections(d)
+	case *ast.Surface:
+		c.operations(c.declSym(d), "action", d.Actions)
+	case *ast.Port:
+		c.portOperations(d)
+	case *ast.Agent:
+		c.operations(c.declSym(d), "skill", d.Skills)
+	}
 }

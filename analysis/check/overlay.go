@@ -70,16 +70,7 @@ func (r *Result) Overlay(decls []ast.Decl) *Overlay {
 		}
 	}
 	for _, d := range decls {
-		switch d := d.(type) {
-		case *ast.Store:
-			ch.storeCollections(d)
-		case *ast.Surface:
-			ch.operations(ch.declSym(d), "action", d.Actions)
-		case *ast.Port:
-			ch.portOperations(d)
-		case *ast.Agent:
-			ch.operations(ch.declSym(d), "skill", d.Skills)
-		}
+		ch.declOperations(d)
 	}
 	for _, d := range decls {
 		if f, ok := d.(*ast.Function); ok {
