@@ -1,10 +1,8 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -68,22 +66,8 @@ func wsModules(t testing.TB, dir string, n, lines int) []string {
 // workspace, and returns it with a client.
 func wsServer(t testing.TB, dir string) (*Server, *lsptest.Client) {
 	t.Helper()
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	s := newServer(sr, sw, Options{})
-	done := make(chan struct{})
-	go func() {
-		s.serve(context.Background())
-		sw.Close()
-		close(done)
-	}()
-	c := lsptest.New(cr, cw)
+	s, c := startServer(t, Options{}, dir)
 	c.Timeout = 30 * time.Second
-	t.Cleanup(func() { c.Close(); <-done })
-	if err := c.Call("initialize", map[string]any{"rootUri": "file://" + dir, "capabilities": map[string]any{}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	c.Notify("initialized", map[string]any{})
 	return s, c
 }
 
