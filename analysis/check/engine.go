@@ -41,6 +41,11 @@ const (
 	// names them). An edit of the profile line changes only the checks of
 	// the declarations that name an effect whose admission changed.
 	keyAdmits = "admits:"
+	// keyImport + ALIAS.MEMBER: what the module imported as ALIAS
+	// declares as MEMBER, as importers can see it (imports.go). An edit
+	// of an imported module changes only the checks of the declarations
+	// that read one of its members whose interface changed.
+	keyImport = "import:"
 )
 
 // uses records that the current declaration's check depends on a module
@@ -257,6 +262,9 @@ type version struct {
 	// untrusted marks declarations whose diagnostics cannot be reused
 	// (nil when all can).
 	untrusted []bool
+	// imports are the imports the version's check resolved, by the name
+	// declarations reference them with (the values of keyImport facts).
+	imports map[string]*ImportInfo
 	// acceptance is set when the text contains the word acceptance (the
 	// base's: see mayDeclareAcceptance).
 	acceptance bool
@@ -515,6 +523,8 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 				writeUint(&h, v.effOf(i))
 			}
 		}
+	case strings.HasPrefix(key, keyImport):
+		writeUint(&h, v.importValue(key[len(keyImport):]))
 	case strings.HasPrefix(key, keyAdmits):
 		if admits(v.mod, key[len(keyAdmits):]) {
 			h.WriteByte(1)
@@ -600,6 +610,7 @@ type engineRun struct {
 func (e *engineRun) plan(c *checker) {
 	m := c.mod
 	e.cur = newVersion(e.src, m, c.info, c.decls, c.index)
+	e.cur.imports = c.imports
 	nOld, nNew := len(e.old.decls), len(e.cur.decls)
 	e.align = make([]int, nNew)
 	for i := range e.align {

@@ -309,7 +309,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 	}
 
 	n := len(nl.decls)
-	cv := &version{src: cur.Src, decls: make([]declState, n), keyV: map[string]uint64{}}
+	cv := &version{src: cur.Src, decls: make([]declState, n), keyV: map[string]uint64{}, imports: base.imports}
 	align := alignEnds(oldCST, ol.decls, old.decls, cur, nl.decls, cv.decls, pre, suf)
 	eng = &engineRun{old: old, cur: cv, align: align, src: cur.Src}
 

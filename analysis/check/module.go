@@ -264,6 +264,9 @@ func (c *checker) lookupDecl(name string, sp syntax.Span) *Symbol {
 	}
 	if i := strings.IndexByte(name, '.'); i > 0 {
 		if imp := c.imports[name[:i]]; imp != nil && imp.Result != nil {
+			if c.dep != nil {
+				c.uses(keyImport + name)
+			}
 			for _, s := range imp.Result.Symbols {
 				if s.Name == name[i+1:] && s.Decl != nil {
 					c.ref(syntax.Span{Start: sp.Start + i + 1, End: sp.End}, s)

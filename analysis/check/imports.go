@@ -1,0 +1,156 @@
+package check
+
+// This file is the engine's cross-file part: a check records, per
+// declaration, which members of imported modules it read (keyImport
+// facts), and RecheckImports checks a file again after modules it imports
+// changed, checking again only the declarations that read a member whose
+// interface changed.
+
+import (
+	"hash/maphash"
+	"strings"
+
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// importValue is the value of the fact keyImport+name (ALIAS.MEMBER) in
+// v: what an importer's check can read of that member. It is
+//   - for a member found, its eff in the imported module's check (its
+//     interface with those of everything its interface reaches, the
+//     members it reads of that module's own imports included, so that a
+//     change two imports away counts), and for a declaration other than
+//     a function its whole text as well (an importer reads no function
+//     body, but may read a machine's states);
+//   - for a member not found, the names the imported module declares
+//     (messages may suggest one of them);
+//   - for an alias that resolves to nothing, a constant (RecheckImports
+//     declines when which aliases resolve changed).
+//
+// A member whose module's check keeps no engine state gets a value no
+// other version has: its readers are always checked again.
+func (v *version) importValue(name string) uint64 {
+	dot := strings.IndexByte(name, '.')
+	if dot < 0 {
+		return mix(hashString(name), 4)
+	}
+	imp := v.imports[name[:dot]]
+	if imp == nil || imp.Imported == nil || imp.Result == nil {
+		return mix(hashString(name), 5)
+	}
+	r, member := imp.Result, name[dot+1:]
+	var found *Symbol
+	for _, s := range r.Symbols {
+		if s.Name == member && s.Decl != nil {
+			found = s
+			break
+		}
+	}
+	if found == nil {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		h.WriteString(member)
+		for _, s := range r.Symbols {
+			if s.Decl != nil {
+				h.WriteByte(0)
+				h.WriteString(s.Name)
+				h.WriteString(string(s.Kind))
+			}
+		}
+		return mix(6, h.Sum64())
+	}
+	ic := r.checker
+	if ic == nil || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return mix(versions.Add(1), 7)
+	}
+	j, ok := ic.index[found.Decl]
+	if !ok {
+		return mix(versions.Add(1), 7)
+	}
+	iv := ic.version(r.File.Source.CST)
+	x := mix(8, hashString(string(found.Kind)), iv.eff(j))
+	if _, fn := found.Decl.(*ast.Function); !fn {
+		x = mix(x, iv.decls[j].content)
+	}
+	return x
+}
+
+// RecheckImports checks r's file again, its text unchanged, with its
+// imports resolved by imp now (after modules it imports changed): the
+// language server's path for the documents importing an edited one. The
+// diagnostics are exactly a full check's with imp; a declaration's body
+// is checked again only when what it reads changed: a member of an
+// imported module whose interface changed (see importValue), or a
+// declaration of the file whose interface changed through one. The
+// module pass (names, types, members, signatures) and the module-wide
+// checks run in full.
+//
+// The Result returned has the diagnostics, symbols and interfaces of a
+// full check, and what the engine needs to be the base of a later
+// RecheckImports, or to answer the imports of other files' checks; the
+// types and references inside the bodies it did not check again are
+// missing, so that it must not answer requests (hover, definition): a
+// full check should follow.
+//
+// ok is false, and the caller checks the file in full, when r is not a
+// full check or a RecheckImports result, when its text may declare an
+// acceptance policy (see Recheck), or when imp resolves other aliases, or
+// fails on other ones, than r's imports did.
+func (r *Result) RecheckImports(imp Importer) (res *Result, ok bool) {
+	res, _, ok = r.recheckImports(imp)
+	return res, ok
+}
+
+// recheckImports is RecheckImports, also returning the run's counts.
+func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
+	base := r.checker
+	if base == nil || base.base != nil || imp == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return nil, nil, false
+	}
+	old := base.version(r.File.Source.CST)
+	if old.acceptance {
+		return nil, nil, false
+	}
+	f := r.File // the same text: the same tree
+	opts := base.opts
+	opts.Importer = imp
+	eng := &engineRun{old: old, src: old.src, whole: true}
+	ndecls := len(f.Module.Decls)
+	c := &checker{
+		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
+		opts:  opts,
+		decls: make(map[string]*Symbol, ndecls),
+		eng:   eng,
+	}
+	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
+	c.module(f.Module)
+	if !sameResolution(base, c) {
+		return nil, nil, false
+	}
+	c.keepInterfaceDiagnostics()
+	sortDiagnostics(c.res.Diagnostics)
+	c.res.checker = c
+	return c.res, eng, true
+}
+
+// sameResolution reports whether two checks of one text resolved the
+// same aliases to the same files, and failed on the same ones: the
+// checks' lookups of aliases (c.imports, c.failedImports) are not
+// recorded per declaration.
+func sameResolution(a, b *checker) bool {
+	if len(a.imports) != len(b.imports) || len(a.failedImports) != len(b.failedImports) {
+		return false
+	}
+	for name, x := range a.imports {
+		y := b.imports[name]
+		if y == nil || x.Imported == nil || y.Imported == nil || x.File != y.File || x.Import != y.Import {
+			return false
+		}
+	}
+	for name := range a.failedImports {
+		if !b.failedImports[name] {
+			return false
+		}
+	}
+	return true
+}
