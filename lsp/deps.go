@@ -6,7 +6,10 @@ package lsp
 // again (see docs/lsp.md, "Across files").
 
 import (
+	"bytes"
 	"hash/maphash"
+	"maps"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -33,6 +36,12 @@ type importDeps struct {
 	// call, directly or through other functions: their bodies decide the
 	// examples' outcomes though importers' checks never read them.
 	reach map[string]bool
+	// base is the check these dependencies were read from (a full check,
+	// or an engine's answer after an import changed): the base of
+	// check.Result.RecheckImports when an import changes next, kept while
+	// the document's own base is dropped (it answers imports as they
+	// were).
+	base *check.Result
 }
 
 // importsOthers reports whether a check with these dependencies read
@@ -115,7 +124,7 @@ func (kc *keyCache) key(m *ast.Module, src *syntax.Source) uint64 {
 
 // depsOf computes what a document's check read of other files.
 func (kc *keyCache) depsOf(res *check.Result) *importDeps {
-	d := &importDeps{seen: map[string]uint64{}}
+	d := &importDeps{seen: map[string]uint64{}, base: res}
 	var walk func(r *check.Result)
 	walk = func(r *check.Result) {
 		if r == nil || r.File == nil {
@@ -327,6 +336,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	key := xs.textKey()
 	var recheck, examples []*snapshot
 	deps := map[*snapshot]*importDeps{}
+	// the documents the engine may answer: those whose last check (its
+	// base) read the text they still have
+	engineBase := map[*snapshot]*check.Result{}
 	s.mu.Lock()
 	for _, u := range cands {
 		d, ok := s.docs[u]
@@ -341,11 +353,16 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 		d.snap = s.newSnapshot(d, d.snap.version)
 		if old.cst == d.snap.cst && old.done.Load() {
 			d.snap.file = old.checked.File // the same text: the same tree
+		} else if b := d.deps.engineBase(d.snap); b != nil {
+			d.snap.file = b.File
 		}
 		switch {
 		case d.deps == nil || d.deps.failed || seen && k != key:
 			recheck = append(recheck, d.snap)
 			deps[d.snap] = d.deps
+			if b := d.deps.engineBase(d.snap); b != nil {
+				engineBase[d.snap] = b
+			}
 		case seen && d.deps.reach[xs.path] && d.publishedFinal:
 			examples = append(examples, d.snap)
 		default:
@@ -368,8 +385,34 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 			}
 		}
 	}
+	//
+	// A document whose text is its last check's is checked by the engine
+	// first (check.Result.RecheckImports: only the declarations that read
+	// a changed member of an import are checked again); its answer
+	// answers the imports of the next levels' engine checks (answers), and
+	// a full check follows after fullCheckDelay, as after an incremental
+	// check of an edit (the examples, the base of requests). When the
+	// engine declines, the document is checked in full, and offered to the
+	// loader when other documents import it.
+	var mu sync.Mutex
+	answers := map[string]*check.Result{}
+	engine := map[*snapshot]bool{}
 	for _, level := range importLevels(recheck, deps) {
+		mu.Lock()
+		known := maps.Clone(answers)
+		mu.Unlock()
 		s.parallel(level, func(sn *snapshot) {
+			if b := engineBase[sn]; b != nil {
+				if res, ok := s.recheckImports(sn, b, known); ok {
+					importStats.engine.Add(1)
+					mu.Lock()
+					answers[absPath(sn.path)] = res
+					engine[sn] = true
+					mu.Unlock()
+					s.engineAnswered(sn, res, deps[sn])
+					return
+				}
+			}
 			pkg := sn.Package()
 			if imported[sn.path] {
 				s.loader.OfferHashed(pkg)
@@ -378,13 +421,22 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 			s.publishChanged(sn, s.toProtocol(sn, pkg.Result.Diagnostics), false)
 		})
 	}
-	// then the examples, of the documents checked again and of those
-	// whose examples call x
+	// then the examples, of the documents checked again in full and of
+	// those whose examples call x
 	checked := map[*snapshot]bool{}
+	var full, answered []*snapshot
 	for _, sn := range recheck {
 		checked[sn] = true
+		if engine[sn] {
+			answered = append(answered, sn)
+		} else {
+			full = append(full, sn)
+		}
 	}
-	s.parallel(append(recheck, examples...), func(sn *snapshot) {
+	if len(answered) > 0 {
+		s.fullAfterEngine(answered, deps, imported)
+	}
+	s.parallel(append(full, examples...), func(sn *snapshot) {
 		if !checked[sn] {
 			s.setBase(sn)
 		}
@@ -393,10 +445,95 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 }
 
 // importStats counts what importer jobs did, for tests and the debug
-// request: documents checked again, documents whose examples were
-// evaluated again, and documents kept as they were.
+// request: documents checked again (engine: of those, the ones the
+// engine answered, checking only the declarations that read what
+// changed), documents whose examples were evaluated again, and documents
+// kept as they were.
 var importStats struct {
-	rechecked, examples, kept atomic.Int64
+	rechecked, engine, examples, kept atomic.Int64
+}
+
+// engineBase returns the base of an engine check of sn after an import
+// changed: the check its dependencies were read from, when sn's text is
+// still that check's; nil when there is none.
+func (d *importDeps) engineBase(sn *snapshot) *check.Result {
+	if d == nil || d.failed || d.base == nil || d.base.File == nil || d.base.File.Source == nil || d.base.File.Source.CST == nil {
+		return nil
+	}
+	if !bytes.Equal(d.base.File.Source.CST.Src, sn.cst.Src) {
+		return nil
+	}
+	return d.base
+}
+
+// recheckImports checks sn again with the engine over base, its imports
+// answered by the loader or, for the documents of the job answered
+// already, by answers; a panic is logged and answered by a full check.
+func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[string]*check.Result) (res *check.Result, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic in an incremental check of %s after an import changed (checking in full): %v\n%s", sn.uri, r, debug.Stack())
+			res, ok = nil, false
+		}
+	}()
+	return s.loader.RecheckImports(sn.path, base, answers)
+}
+
+// engineAnswered publishes the engine's diagnostics for sn (checked again
+// after an import changed), makes its answer the base of the next such
+// check (its dependencies read from it: old's reach stays, since the
+// examples were not evaluated), and schedules a full check, as after an
+// incremental check of an edit.
+func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps) {
+	deps := s.keys.depsOf(res)
+	if old != nil {
+		deps.reach = old.reach
+	}
+	if hook := engineHook.Load(); hook != nil {
+		(*hook)(sn, res.Diagnostics)
+	}
+	s.mu.Lock()
+	if d, ok := s.docs[sn.uri]; ok && d.snap == sn {
+		d.deps = deps
+	}
+	s.mu.Unlock()
+	s.publishChanged(sn, s.toProtocol(sn, res.Diagnostics), false)
+}
+
+// fullAfterEngine checks in full, fullCheckDelay from now, the documents
+// the engine answered (those still current: a later edit or import change
+// takes over the others), in import order as importersJob does, makes
+// each the base of its document and publishes its final diagnostics.
+func (s *Server) fullAfterEngine(sns []*snapshot, deps map[*snapshot]*importDeps, imported map[string]bool) {
+	time.AfterFunc(fullCheckDelay, func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Printf("panic in a full check after an import changed: %v\n%s", r, debug.Stack())
+			}
+		}()
+		for _, level := range importLevels(sns, deps) {
+			s.parallel(level, func(sn *snapshot) {
+				pkg := sn.Package()
+				if imported[sn.path] {
+					s.loader.OfferHashed(pkg)
+				}
+				s.setBase(sn)
+				s.publishChanged(sn, s.diagnostics(sn, sn.runsExamples()), true)
+			})
+		}
+	})
+}
+
+// engineHook, when set (by tests), sees every engine answer for an
+// importer before it is published.
+var engineHook atomic.Pointer[func(sn *snapshot, diags []syntax.Diagnostic)]
+
+// absPath is path made absolute, as the loader names files.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // importLevels orders snapshots so that each comes after those it imports

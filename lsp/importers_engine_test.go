@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/lsp/lsptest"
+	"github.com/capsulang/caps/syntax"
 )
 
 // wsModules writes n modules to dir that import each other: m00 is
@@ -178,7 +180,26 @@ func TestImportersMatchFullCheck(t *testing.T) {
 	s, c := wsServer(t, dir)
 	uris := openAll(t, s, c, dir, texts)
 	r := rand.New(rand.NewSource(17))
-	before := [3]int64{importStats.rechecked.Load(), importStats.examples.Load(), importStats.kept.Load()}
+	// every engine answer for an importer, compared with a full check
+	// after the step
+	var answersMu sync.Mutex
+	var answers []engineAnswer
+	hook := func(sn *snapshot, diags []syntax.Diagnostic) {
+		answersMu.Lock()
+		answers = append(answers, engineAnswer{sn, diags})
+		answersMu.Unlock()
+	}
+	engineHook.Store(&hook)
+	defer engineHook.Store(nil)
+	compare := func(when string) {
+		t.Helper()
+		compareWithFullCheck(t, s, dir, uris, when)
+		answersMu.Lock()
+		defer answersMu.Unlock()
+		compareEngineAnswers(t, s, dir, uris, answers, when)
+		answers = nil
+	}
+	before := [4]int64{importStats.rechecked.Load(), importStats.examples.Load(), importStats.kept.Load(), importStats.engine.Load()}
 	version := 1
 	text := texts[0]
 	steps := 120
@@ -205,7 +226,7 @@ func TestImportersMatchFullCheck(t *testing.T) {
 		old := text
 		text = replaceText(c, uris[0], version, text, a, b, ins)
 		s.settled(t, uris[0], version)
-		compareWithFullCheck(t, s, dir, uris, fmt.Sprintf("step %d (%s)", step, what))
+		compare(fmt.Sprintf("step %d (%s)", step, what))
 		if strings.Contains(what, "body") || what == "a comment" {
 			bodyEdits++
 			bodyKept += importStats.kept.Load() - k0
@@ -216,16 +237,57 @@ func TestImportersMatchFullCheck(t *testing.T) {
 			version++
 			text = replaceText(c, uris[0], version, text, a, a+len(ins), old[a:b])
 			s.settled(t, uris[0], version)
-			compareWithFullCheck(t, s, dir, uris, fmt.Sprintf("step %d (%s, undone)", step, what))
+			compare(fmt.Sprintf("step %d (%s, undone)", step, what))
 		}
 	}
-	after := [3]int64{importStats.rechecked.Load(), importStats.examples.Load(), importStats.kept.Load()}
-	rechecked, examples, kept := after[0]-before[0], after[1]-before[1], after[2]-before[2]
+	after := [4]int64{importStats.rechecked.Load(), importStats.examples.Load(), importStats.kept.Load(), importStats.engine.Load()}
+	rechecked, examples, kept, engine := after[0]-before[0], after[1]-before[1], after[2]-before[2], after[3]-before[3]
 	total := rechecked + examples + kept
-	t.Logf("importers after %d edits of m00: %d kept without a check (%.0f%%), %d had their examples evaluated again, %d checked again; after the %d edits of a body or a comment, %d of %d importers were kept",
-		steps, kept, 100*float64(kept)/float64(max(total, 1)), examples, rechecked, bodyEdits, bodyKept, bodyEdits*(n-1))
-	if kept == 0 || rechecked == 0 || examples == 0 {
-		t.Errorf("the edits did not exercise every way an importer is answered: kept %d, examples %d, rechecked %d", kept, examples, rechecked)
+	t.Logf("importers after %d edits of m00: %d kept without a check (%.0f%%), %d had their examples evaluated again, %d checked again (%d of them answered by the engine, checking only the declarations that read what changed, %d in full); after the %d edits of a body or a comment, %d of %d importers were kept",
+		steps, kept, 100*float64(kept)/float64(max(total, 1)), examples, rechecked, engine, rechecked-engine, bodyEdits, bodyKept, bodyEdits*(n-1))
+	if kept == 0 || rechecked == 0 || examples == 0 || engine == 0 || engine == rechecked {
+		t.Errorf("the edits did not exercise every way an importer is answered: kept %d, examples %d, rechecked %d (by the engine %d)", kept, examples, rechecked, engine)
+	}
+}
+
+// engineAnswer is the engine's answer for an importer (check diagnostics,
+// before the examples), as published.
+type engineAnswer struct {
+	sn    *snapshot
+	diags []syntax.Diagnostic
+}
+
+// compareEngineAnswers checks each engine answer whose snapshot is still
+// its document's current one against a fresh loader's full check of the
+// documents' current texts (without the examples: the engine's publish
+// comes before them).
+func compareEngineAnswers(t *testing.T, s *Server, dir string, uris []protocol.DocumentURI, answers []engineAnswer, when string) {
+	t.Helper()
+	s.mu.Lock()
+	cur := map[string][]byte{}
+	for _, u := range uris {
+		d := s.docs[u]
+		cur[d.path] = d.snap.cst.Src
+	}
+	var live []engineAnswer
+	for _, a := range answers {
+		if d := s.docs[a.sn.uri]; d != nil && d.snap == a.sn {
+			live = append(live, a)
+		}
+	}
+	s.mu.Unlock()
+	fresh := &load.Loader{ReadFile: func(path string) ([]byte, error) {
+		if src, ok := cur[path]; ok {
+			return src, nil
+		}
+		return load.ReadSource(path)
+	}}
+	for _, a := range live {
+		pkg := fresh.LoadSource(a.sn.path, a.sn.cst.Src)
+		want := s.toProtocol(a.sn, pkg.Result.Diagnostics)
+		if diff := cmp.Diff(summary(want), summary(s.toProtocol(a.sn, a.diags))); diff != "" {
+			t.Fatalf("%s: %s: the engine's answer differs from a full check (-full +engine):\n%s", when, filepath.Base(a.sn.path), diff)
+		}
 	}
 }
 

@@ -596,6 +596,9 @@ type engineRun struct {
 	importsChanged bool
 	// whole is set when the whole new text was read and built.
 	whole bool
+	// sameTree is set when the new version is the base's tree, checked
+	// with other imports (RecheckImports).
+	sameTree bool
 	// stable is set (fast path) when no module fact can have changed;
 	// sameNames when each name finds the declaration at the same index
 	// as in the base (fastRecheck).
@@ -609,6 +612,15 @@ type engineRun struct {
 // declarations with the base's.
 func (e *engineRun) plan(c *checker) {
 	m := c.mod
+	if e.sameTree {
+		// every declaration is the base's, at the same index
+		e.cur = &version{src: e.src, mod: m, info: c.info, decls: append([]declState(nil), e.old.decls...), first: e.old.first, keyV: map[string]uint64{}, imports: c.imports}
+		e.align = make([]int, len(m.Decls))
+		for i := range e.align {
+			e.align[i] = i
+		}
+		return
+	}
 	e.cur = newVersion(e.src, m, c.info, c.decls, c.index)
 	e.cur.imports = c.imports
 	nOld, nNew := len(e.old.decls), len(e.cur.decls)

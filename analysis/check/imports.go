@@ -7,10 +7,12 @@ package check
 // interface changed.
 
 import (
+	"bytes"
 	"hash/maphash"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
 
@@ -60,19 +62,60 @@ func (v *version) importValue(name string) uint64 {
 		return mix(6, h.Sum64())
 	}
 	ic := r.checker
-	if ic == nil || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
+	if ic == nil || ic.mod == nil || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return mix(versions.Add(1), 7)
 	}
 	j, ok := ic.index[found.Decl]
 	if !ok {
 		return mix(versions.Add(1), 7)
 	}
-	iv := ic.version(r.File.Source.CST)
+	iv := ic.importView(r)
 	x := mix(8, hashString(string(found.Kind)), iv.eff(j))
 	if _, fn := found.Decl.(*ast.Function); !fn {
 		x = mix(x, iv.decls[j].content)
 	}
 	return x
+}
+
+// importView returns what importers' engines read of the check c ended
+// (r, its result): its declarations' text and interface hashes and what
+// their interfaces looked up, from which eff combines a member's value.
+// Unlike version it needs no syntax tree (a module the loader read has
+// none left). In a file with a syntax error, a declaration that may
+// have been read otherwise than the same text without errors around it
+// (untrusted; every declaration when the tree is gone) gets an interface
+// equal to no other version's.
+func (c *checker) importView(r *Result) *version {
+	c.viewOnce.Do(func() {
+		c.compactOnce.Do(func() { compact(c.info) })
+		src := r.File.Source.CST.Src
+		v := newVersion(src, c.mod, c.info, c.decls, c.index)
+		v.imports = c.imports
+		v.ifaces(nil, nil)
+		var bad []bool // the declarations read in doubt
+		if cst := r.File.Source.CST; len(cst.Nodes) > 0 {
+			if cst.HasError(0) {
+				bad = untrusted(cst, c.mod)
+			}
+		} else {
+			for _, d := range r.File.Diagnostics {
+				if d.Code == syntax.CodeParse {
+					bad = make([]bool, len(v.decls))
+					for i := range bad {
+						bad[i] = true
+					}
+					break
+				}
+			}
+		}
+		for i, b := range bad {
+			if b {
+				v.decls[i].iface = mix(versions.Add(1), uint64(i))
+			}
+		}
+		c.view = v
+	})
+	return c.view
 }
 
 // RecheckImports checks r's file again, its text unchanged, with its
@@ -107,14 +150,16 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	if base == nil || base.base != nil || imp == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
 	}
-	old := base.version(r.File.Source.CST)
-	if old.acceptance {
-		return nil, nil, false
+	if bytes.Contains(r.File.Source.CST.Src, acceptanceWord) {
+		return nil, nil, false // see mayDeclareAcceptance
 	}
+	// the base as importers see it: no layout or reverse index is needed
+	// (nothing is read again), and no tree
+	old := base.importView(r)
 	f := r.File // the same text: the same tree
 	opts := base.opts
 	opts.Importer = imp
-	eng := &engineRun{old: old, src: old.src, whole: true}
+	eng := &engineRun{old: old, src: old.src, whole: true, sameTree: true}
 	ndecls := len(f.Module.Decls)
 	c := &checker{
 		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},

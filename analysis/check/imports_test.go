@@ -159,6 +159,11 @@ func TestRecheckImportsMatchesCheck(t *testing.T) {
 			}
 			what := fmt.Sprintf("%s: edit %d [%d,%d) -> %q", g.name, i, start, end, text)
 			lib := Check(ast.Build(syntax.Read(d.CST())), Options{Path: "/virtual/" + g.lib + ".caps"})
+			if i%2 == 0 {
+				// as the loader keeps an imported file: its text, no tree
+				c := lib.File.Source.CST
+				lib.File.Source.CST = &syntax.CST{Src: c.Src, Lines: c.Lines}
+			}
 			full = mapImporter{g.lib: lib}
 			eng := mapImporter{g.lib: lib}
 			for _, u := range g.users {

@@ -160,7 +160,7 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 // once, on the first Recheck against it).
 func (c *checker) version(cst *syntax.CST) *version {
 	c.verOnce.Do(func() {
-		compact(c.info)
+		c.compactOnce.Do(func() { compact(c.info) })
 		m := c.mod
 		if m == nil {
 			m = &ast.Module{} // a file without a module: no declarations
@@ -265,4 +265,10 @@ func sameImports(oldSrc []byte, a *ast.Module, newSrc []byte, b *ast.Module) boo
 type verState struct {
 	verOnce sync.Once
 	ver     *version
+	// view is what importers' engines read of the check (importView).
+	viewOnce sync.Once
+	view     *version
+	// compactOnce compacts the body dependencies once, for version and
+	// importView alike.
+	compactOnce sync.Once
 }

@@ -467,7 +467,51 @@ func (im *lockedImporter) Import(from, modPath string) (*check.Imported, error) 
 }
 
 func (im *importer) Import(from, modPath string) (*check.Imported, error) {
-	l := (*Loader)(im)
+	return (*Loader)(im).importWith(from, modPath, nil)
+}
+
+// RecheckImports checks the file at path again with
+// check.Result.RecheckImports, after modules it imports changed, its text
+// being base's: the language server's path for an open document whose
+// imports changed. Its imports are resolved as a check's are, except that
+// a file answers maps to (by absolute path) is answered with that result,
+// not loaded: the language server's RecheckImports results of other
+// documents, which it does not offer to the loader (they cannot answer
+// requests). ok is false when RecheckImports declines.
+func (l *Loader) RecheckImports(path string, base *check.Result, answers map[string]*check.Result) (*check.Result, bool) {
+	if base == nil || base.File == nil {
+		return nil, false
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	l.mu.Lock()
+	l.graph.begin(abs, base.File)
+	l.mu.Unlock()
+	res, ok := base.RecheckImports(&answeringImporter{l: l, answers: answers})
+	l.mu.Lock()
+	l.graph.end(abs, base.File)
+	l.mu.Unlock()
+	return res, ok
+}
+
+// answeringImporter is lockedImporter with some files answered from
+// results given (Loader.RecheckImports).
+type answeringImporter struct {
+	l       *Loader
+	answers map[string]*check.Result
+}
+
+func (im *answeringImporter) Import(from, modPath string) (*check.Imported, error) {
+	im.l.mu.Lock()
+	defer im.l.mu.Unlock()
+	return im.l.importWith(from, modPath, im.answers)
+}
+
+// importWith resolves an import (with l.mu held), answering a file that
+// answers maps by its absolute path with that result.
+func (l *Loader) importWith(from, modPath string, answers map[string]*check.Result) (*check.Imported, error) {
 	rel := filepath.FromSlash(strings.ReplaceAll(modPath, ".", "/")) + ".caps"
 	dirs := append([]string{filepath.Dir(from)}, l.Roots...)
 	var tried []string
@@ -481,7 +525,8 @@ func (im *importer) Import(from, modPath string) (*check.Imported, error) {
 		// A file loaded already, found under this root before, needs no
 		// second look at the file system (importers of one module in a
 		// folder would each stat it and resolve its links).
-		if _, ok := l.cache[cand]; !ok || !l.inside[root+"\x00"+cand] {
+		// (nor does one answered by a result given, found here before)
+		if _, ok := l.cache[cand]; !ok && answers[cand] == nil || !l.inside[root+"\x00"+cand] {
 			if _, err := os.Stat(cand); err != nil {
 				if l.ReadFile == nil {
 					continue
@@ -504,6 +549,9 @@ func (im *importer) Import(from, modPath string) (*check.Imported, error) {
 		l.graph.add(from, modPath, cand)
 		if err := l.graph.cycleError(from, cand); err != nil {
 			return nil, err
+		}
+		if r := answers[cand]; r != nil && r.File != nil && r.File.Module != nil && r.File.Module.Name.Name == modPath {
+			return &check.Imported{File: cand, Module: r.File.Module, Result: r}, nil
 		}
 		p, err := l.load(cand, cand)
 		if err != nil {
