@@ -52,10 +52,7 @@ func (c *checker) acceptancePolicy(d *ast.ClauseDecl) {
 	n := len(c.res.Diagnostics)
 	defer func() {
 		if len(c.res.Diagnostics) > n { // a broken policy is not also reported unused
-			if c.badAcceptance == nil {
-				c.badAcceptance = map[*ast.ClauseDecl]bool{}
-			}
-			c.badAcceptance[d] = true
+			c.markBadAcceptance(d)
 		}
 	}()
 	var rule *ast.Clause
@@ -115,6 +112,15 @@ func (c *checker) quorum(d *ast.ClauseDecl, cl *ast.Clause) {
 	if err != nil || n < 1 || n > len(seen) {
 		c.errorf(ClaimPolicy, cl.Args[0].Span(), "a quorum of %s cannot be met by %d distinct principals; write a number from 1 to %d", cl.Args[0].Text(), len(seen), len(seen))
 	}
+}
+
+// markBadAcceptance records an acceptance declaration reported
+// malformed: its body check (acceptancePolicy) reported a diagnostic.
+func (c *checker) markBadAcceptance(d *ast.ClauseDecl) {
+	if c.badAcceptance == nil {
+		c.badAcceptance = map[*ast.ClauseDecl]bool{}
+	}
+	c.badAcceptance[d] = true
 }
 
 // acceptanceDecl finds the module's acceptance policy called name.
@@ -354,6 +360,17 @@ func copySet(m map[string]bool) map[string]bool {
 
 // unusedAcceptance warns about acceptance policies no claim names.
 func (c *checker) unusedAcceptance(m *ast.Module) {
+	c.unusedAcceptanceOf(m, func(i int, cd *ast.ClauseDecl) bool { return c.badAcceptance[cd] }, nil)
+}
+
+// unusedAcceptanceOf is unusedAcceptance with bad telling the malformed
+// acceptance declarations (by index in m.Decls) and at, when not nil,
+// moving a span of declaration i to where it lies in the text checked
+// (Recheck's fast path, whose kept declarations are the base's trees).
+// What it reads of the module is syntax: every machine's claims and the
+// acceptance declarations' names, whichever declarations were checked
+// again.
+func (c *checker) unusedAcceptanceOf(m *ast.Module, bad func(i int, cd *ast.ClauseDecl) bool, at func(i int, sp syntax.Span) syntax.Span) {
 	used := map[string]bool{}
 	names := c.declNames(ast.KindAcceptance)
 	for _, d := range m.Decls {
@@ -365,9 +382,13 @@ func (c *checker) unusedAcceptance(m *ast.Module) {
 			}
 		}
 	}
-	for _, d := range m.Decls {
-		if cd, ok := d.(*ast.ClauseDecl); ok && cd.DeclKind == ast.KindAcceptance && cd.Name.Valid() && !used[cd.Name.Name] && !c.badAcceptance[cd] {
-			c.warnf(ClaimUnusedPolicy, cd.Name.Span, "acceptance %s is declared but no claim uses it", cd.Name.Name)
+	for i, d := range m.Decls {
+		if cd, ok := d.(*ast.ClauseDecl); ok && cd.DeclKind == ast.KindAcceptance && cd.Name.Valid() && !used[cd.Name.Name] && !bad(i, cd) {
+			sp := cd.Name.Span
+			if at != nil {
+				sp = at(i, sp)
+			}
+			c.warnf(ClaimUnusedPolicy, sp, "acceptance %s is declared but no claim uses it", cd.Name.Name)
 		}
 	}
 }

@@ -155,6 +155,10 @@ func (c *checker) body(i int, d ast.Decl) {
 		return
 	}
 	if c.eng != nil && c.eng.reuse(c, i) {
+		if cd, ok := d.(*ast.ClauseDecl); ok && cd.DeclKind == ast.KindAcceptance && len(c.info[i].diags) > 0 {
+			// its check reported it malformed (see acceptancePolicy)
+			c.markBadAcceptance(cd)
+		}
 		return
 	}
 	info := &c.info[i]
@@ -599,6 +603,9 @@ type engineRun struct {
 	// sameTree is set when the new version is the base's tree, checked
 	// with other imports (RecheckImports).
 	sameTree bool
+	// acceptance is set (fast path) when the base's text or the new one
+	// may declare an acceptance policy (mayDeclareAcceptance).
+	acceptance bool
 	// stable is set (fast path) when no module fact can have changed;
 	// sameNames when each name finds the declaration at the same index
 	// as in the base (fastRecheck).

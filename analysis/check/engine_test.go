@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"math/rand"
@@ -279,7 +278,7 @@ func TestEngineStructuredMutations(t *testing.T) {
 		// each edit of the original
 		for _, m := range muts {
 			next := mustParse(t, m.apply(src))
-			if _, ok := differential(t, name+": "+m.name, base, next, &total); !ok && !next.HasError(0) && !declinesClaims(src, m.apply(src)) {
+			if _, ok := differential(t, name+": "+m.name, base, next, &total); !ok && !next.HasError(0) {
 				t.Errorf("%s: %s: Recheck declined", name, m.name)
 			}
 		}
@@ -296,7 +295,7 @@ func TestEngineStructuredMutations(t *testing.T) {
 			text := m.apply(cur)
 			next := mustParse(t, text)
 			full, ok := differential(t, fmt.Sprintf("%s: chain %d: %s", name, i, m.name), base, next, &total)
-			if !ok && !next.HasError(0) && !declinesClaims(cur, text) {
+			if !ok && !next.HasError(0) {
 				t.Errorf("%s: chain %d: %s: Recheck declined", name, i, m.name)
 			}
 			if next.HasError(0) {
@@ -371,12 +370,6 @@ func middleEditAt(src []byte, from, to string) []byte {
 		panic("no " + from)
 	}
 	return []byte(s[:at] + to + s[at+len(from):])
-}
-
-// declinesClaims reports whether Recheck declines an edit from a to b
-// because either text may declare an acceptance policy (recheck.go).
-func declinesClaims(a, b []byte) bool {
-	return bytes.Contains(a, acceptanceWord) || bytes.Contains(b, acceptanceWord)
 }
 
 // TestEnginePolicyConditions: a policy's conditions are checked again
@@ -487,4 +480,60 @@ func TestCutFrom(t *testing.T) {
 		t.Fatalf("only %d edits compared, %d moving nodes", compared, moved)
 	}
 	t.Logf("%d edits compared", compared)
+}
+
+// TestEngineAcceptance: texts that declare acceptance policies are
+// answered incrementally too (the fast path), and the module-wide
+// W_CLAIM_UNUSED_POLICY follows every edit that changes which policies
+// claims name, which are malformed, and where they lie.
+func TestEngineAcceptance(t *testing.T) {
+	read := func(p string) []byte {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	example := read("../../examples/31_claims_before_facts.caps")
+	misuses := read("../../testdata/check/e_claim.caps")
+	for _, tc := range []struct {
+		name     string
+		src      []byte
+		from, to string
+		unused   int // W_CLAIM_UNUSED_POLICY warnings after the edit
+	}{
+		{"claim names another policy", example, "(policy reviewed)", "(policy zzz)", 1},
+		{"claim's policy misspelt (stands for the nearest)", example, "(policy reviewed)", "(policy reviewd)", 0},
+		{"policy's rule broken", example, "(human risk_officer))\n\n  (machine", "(humans risk_officer))\n\n  (machine", 0},
+		{"policy added", example, "  (machine LoanDecision", "  (acceptance spare (auto))\n  (machine LoanDecision", 1},
+		{"claim deleted", example, "    (claim risk_score (policy reviewed) (accepted ScoreAccepted))\n", "", 1},
+		{"policy renamed (the claim names a policy near it)", example, "(acceptance reviewed\n", "(acceptance reviewed2\n", 0},
+		{"policy renamed", example, "(acceptance reviewed\n", "(acceptance approval\n", 1},
+		{"text above moves the warning", misuses, ";; Misuses of claims", ";; Many misuses of claims", 1},
+		{"malformed policy repaired", misuses, "(acceptance nobody)", "(acceptance nobody (auto))", 2},
+	} {
+		base := checkCST(mustParse(t, tc.src))
+		next := mustParse(t, middleEditAt(tc.src, tc.from, tc.to))
+		full := checkCST(next)
+		got, eng, ok := base.recheck(next)
+		if !ok {
+			t.Errorf("%s: Recheck declined", tc.name)
+			continue
+		}
+		if eng.whole {
+			t.Errorf("%s: Recheck read the whole file", tc.name)
+		}
+		if diff := cmp.Diff(full.Diagnostics, got); diff != "" {
+			t.Errorf("%s: Recheck differs from Check (-check +recheck):\n%s", tc.name, diff)
+		}
+		n := 0
+		for _, d := range got {
+			if d.Code == ClaimUnusedPolicy {
+				n++
+			}
+		}
+		if n != tc.unused {
+			t.Errorf("%s: %d W_CLAIM_UNUSED_POLICY, want %d", tc.name, n, tc.unused)
+		}
+	}
 }

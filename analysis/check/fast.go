@@ -311,7 +311,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 	n := len(nl.decls)
 	cv := &version{src: cur.Src, decls: make([]declState, n), keyV: map[string]uint64{}, imports: base.imports}
 	align := alignEnds(oldCST, ol.decls, old.decls, cur, nl.decls, cv.decls, pre, suf)
-	eng = &engineRun{old: old, cur: cv, align: align, src: cur.Src}
+	eng = &engineRun{old: old, cur: cv, align: align, src: cur.Src, acceptance: mayDeclareAcceptance(old, cur.Src, pre, suf)}
 
 	// The new module: the base's header, and each declaration's tree,
 	// the base's when its text is the same.
@@ -507,6 +507,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 				out = moved(old.policy[j], cv.decls[i].start, out)
 			}
 		}
+		out = eng.unusedAcceptance(ch, nm, fresh, out)
 		sortDiagnostics(out)
 		return out, eng, true
 	}
@@ -589,6 +590,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 			}
 		}
 	}
+	out = eng.unusedAcceptance(ch, nm, fresh, out)
 	sortDiagnostics(out)
 	return out, eng, true
 }

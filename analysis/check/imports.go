@@ -7,7 +7,6 @@ package check
 // interface changed.
 
 import (
-	"bytes"
 	"hash/maphash"
 	"strings"
 
@@ -149,9 +148,6 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	base := r.checker
 	if base == nil || base.base != nil || imp == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
-	}
-	if bytes.Contains(r.File.Source.CST.Src, acceptanceWord) {
-		return nil, nil, false // see mayDeclareAcceptance
 	}
 	// the base as importers see it: no layout or reverse index is needed
 	// (nothing is read again), and no tree

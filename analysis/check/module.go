@@ -85,9 +85,11 @@ func (c *checker) module(m *ast.Module) {
 			c.body(i, d)
 		}
 	}
+	// (the acceptance policies' warnings before the policy conditions:
+	// their spans never meet, and Recheck keeps the conditions' apart)
+	c.unusedAcceptance(m)
 	c.policyAt = len(c.res.Diagnostics)
 	c.policyConditions(m)
-	c.unusedAcceptance(m)
 }
 
 // interfaces resolves the interfaces of the module's declarations (of

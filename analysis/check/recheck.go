@@ -37,7 +37,9 @@ import (
 //
 // Every other declaration keeps its diagnostics, moved to its new start.
 // The module-level checks (the header, profiles, imports, duplicate
-// declarations, authority-policy conditions) run on the new version.
+// declarations, authority-policy conditions, acceptance policies no claim
+// names) run on the new version; an acceptance policy whose check is
+// reused is malformed when that check reported a diagnostic.
 //
 // Normally (fastRecheck) only the declarations checked again are read
 // from cur and built, over r's trees, types, signatures and members for
@@ -53,8 +55,7 @@ import (
 // recovery may regroup forms around it; when r's text had one, a
 // declaration of r keeps its diagnostics only if reading it alone gives
 // the same form), or when cur imports a module r's check did not
-// resolve, or when either text may declare an acceptance policy (the
-// word acceptance appears in it). The imports r resolved are taken as
+// resolve. The imports r resolved are taken as
 // they were; the caller must not use a result whose imports may have
 // changed since.
 func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
@@ -63,7 +64,8 @@ func (r *Result) Recheck(cur *syntax.CST) (diags []syntax.Diagnostic, ok bool) {
 }
 
 // acceptanceWord marks a text that may declare acceptance policies
-// (claims before facts): Recheck declines it.
+// (claims before facts): only such a text needs their module-wide check
+// (W_CLAIM_UNUSED_POLICY) after an edit.
 var acceptanceWord = []byte("acceptance")
 
 // mayDeclareAcceptance reports whether the base's text or cur contains
@@ -113,11 +115,6 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 	}
 	old := base.version(r.File.Source.CST)
 	pre, suf := commonEnds(old.src, cur.Src)
-	if mayDeclareAcceptance(old, cur.Src, pre, suf) {
-		// Acceptance policies are checked for use across the module
-		// (W_CLAIM_UNUSED_POLICY), which the engine does not track yet.
-		return nil, nil, false
-	}
 	if diags, eng, ok := r.fastRecheck(cur, pre, suf); ok {
 		return diags, eng, true
 	}
