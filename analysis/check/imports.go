@@ -171,6 +171,12 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	c.keepInterfaceDiagnostics()
 	sortDiagnostics(c.res.Diagnostics)
 	c.res.checker = c
+	// What importers see of the answer is the version the run built (the
+	// base's declarations, hashes and names, the new lookups and
+	// imports): the next RecheckImports against it, and the importers of
+	// this file, read it without hashing the text again.
+	c.compactOnce.Do(func() { compact(c.info) })
+	c.viewOnce.Do(func() { c.view = eng.cur })
 	return c.res, eng, true
 }
 

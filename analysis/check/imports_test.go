@@ -275,3 +275,37 @@ func TestRecheckImportsDeclines(t *testing.T) {
 type failing struct{}
 
 func (failing) Import(from, path string) (*Imported, error) { return nil, errors.New("no") }
+
+// BenchmarkRecheckImports times checking an importer of the benchmark's
+// workspace again after an edit of the output type of a function it
+// calls in the module it imports: RecheckImports against a full check
+// (of the same tree: neither reads the text again).
+func BenchmarkRecheckImports(b *testing.B) {
+	var g importGraph
+	for _, x := range importGraphs(&testing.T{}) {
+		if x.lib == "m000" {
+			g = x
+		}
+	}
+	libSrc := string(g.libSrc)
+	at := strings.Index(libSrc, "(function clamp_0")
+	at += strings.Index(libSrc[at:], "(output I64)") + len("(output ")
+	libs := [2]*Result{checkAs(g.lib, g.libSrc, nil), checkAs(g.lib, []byte(libSrc[:at]+"Bool"+libSrc[at+3:]), nil)}
+	base := checkAs("mid", g.userSrc["mid"], mapImporter{g.lib: libs[0]})
+	b.Run("RecheckImports", func(b *testing.B) {
+		// each answer the base of the next, as in the language server
+		r := base
+		for i := 0; i < b.N; i++ {
+			next, ok := r.RecheckImports(mapImporter{g.lib: libs[1-i%2]})
+			if !ok {
+				b.Fatal("declined")
+			}
+			r = next
+		}
+	})
+	b.Run("Check", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			Check(base.File, Options{Path: base.Path, Importer: mapImporter{g.lib: libs[1-i%2]}})
+		}
+	})
+}
