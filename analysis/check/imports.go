@@ -177,6 +177,8 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	// this file, read it without hashing the text again.
 	c.compactOnce.Do(func() { compact(c.info) })
 	c.viewOnce.Do(func() { c.view = eng.cur })
+	// the base (and the imports it read) is not kept alive by its answer
+	eng.old = nil
 	return c.res, eng, true
 }
 

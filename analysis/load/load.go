@@ -489,7 +489,9 @@ func (l *Loader) RecheckImports(path string, base *check.Result, answers map[str
 	l.mu.Lock()
 	l.graph.begin(abs, base.File)
 	l.mu.Unlock()
-	res, ok := base.RecheckImports(&answeringImporter{l: l, answers: answers})
+	im := &answeringImporter{l: l, answers: answers}
+	res, ok := base.RecheckImports(im)
+	im.answers = nil // the result keeps its importer: not the others' results
 	l.mu.Lock()
 	l.graph.end(abs, base.File)
 	l.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/syntax/ast"
 )
 
@@ -104,5 +105,74 @@ func TestParallelImportersLoadEachImportOnce(t *testing.T) {
 	}
 	if checks[base] != 1 || checks[mid] != 1 || len(checks) != 42 {
 		t.Fatalf("checks: base %d, mid %d, files %d; want 1, 1, 42", checks[base], checks[mid], len(checks))
+	}
+}
+
+// TestRecheckImportsAnswers checks a file again with the engine after a
+// module it imports changed: its diagnostics are a fresh check's, a file
+// given in answers is answered with the result given (not loaded, not
+// checked), and the others are loaded as usual.
+func TestRecheckImportsAnswers(t *testing.T) {
+	dir := t.TempDir()
+	lib := write(t, dir, "lib.caps", `(module lib (capsule "1") (type Score I64) (function one (output I64) (body 1)))`)
+	mid := write(t, dir, "mid.caps", `(module mid (capsule "1") (import lib) (function wrap (input (s lib.Score)) (output lib.Score) (body s)))`)
+	app := write(t, dir, "app.caps", `(module app (capsule "1") (import lib) (import mid)
+  (function two (output I64) (body (+ (lib.one) 1)))
+  (function three (input (x I64)) (output I64) (body (mid.wrap x))))`)
+	texts := map[string][]byte{}
+	read := func(p string) ([]byte, error) {
+		if src, ok := texts[p]; ok {
+			return src, nil
+		}
+		return ReadSource(p)
+	}
+	l := &Loader{ReadFile: read}
+	appPkg, err := l.Load(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	midPkg, err := l.Load(mid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(appPkg.Result.Diagnostics) != 0 {
+		t.Fatalf("app before the edit: %v", appPkg.Result.Diagnostics)
+	}
+	// lib's Score becomes Bool: mid's wrap now takes and returns a Bool,
+	// and app's three passes it an I64 and returns it as one
+	texts[lib] = []byte(`(module lib (capsule "1") (type Score Bool) (function one (output I64) (body 1)))`)
+	l.Forget(lib)
+	midRes, ok := l.RecheckImports(mid, midPkg.Result, nil)
+	if !ok {
+		t.Fatal("RecheckImports declined mid")
+	}
+	var mu sync.Mutex
+	checks := map[string]int{}
+	CheckHook = func(abs string) { mu.Lock(); checks[abs]++; mu.Unlock() }
+	defer func() { CheckHook = nil }()
+	appRes, ok := l.RecheckImports(app, appPkg.Result, map[string]*check.Result{mid: midRes})
+	if !ok {
+		t.Fatal("RecheckImports declined app")
+	}
+	if diff := cmp.Diff(map[string]int{}, checks); diff != "" {
+		t.Errorf("files checked while app was checked again (-want +got):\n%s", diff)
+	}
+	if got := appRes.Imports[1].Result; got != midRes {
+		t.Errorf("app's import of mid is not the answer given")
+	}
+	fresh := &Loader{ReadFile: read}
+	want, err := fresh.Load(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.Result.Diagnostics, appRes.Diagnostics); diff != "" {
+		t.Fatalf("app's diagnostics differ from a fresh check's (-fresh +engine):\n%s", diff)
+	}
+	var codes []string
+	for _, d := range appRes.Diagnostics {
+		codes = append(codes, d.Code)
+	}
+	if diff := cmp.Diff([]string{"E_TYPE_MISMATCH", "E_TYPE_MISMATCH"}, codes); diff != "" {
+		t.Errorf("codes (-want +got):\n%s", diff)
 	}
 }
