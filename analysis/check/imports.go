@@ -71,7 +71,8 @@ func (v *version) importValue(name string) uint64 {
 	iv := ic.importView(r)
 	x := mix(8, hashString(string(found.Kind)), iv.eff(j))
 	if _, fn := found.Decl.(*ast.Function); !fn {
-		x = mix(x, iv.decls[j].content)
+		sp := found.Decl.Base().Form.Span()
+		x = mix(x, maphash.Bytes(seed, iv.src[sp.Start:sp.End]))
 	}
 	return x
 }
@@ -88,9 +89,17 @@ func (c *checker) importView(r *Result) *version {
 	c.viewOnce.Do(func() {
 		c.compactOnce.Do(func() { compact(c.info) })
 		src := r.File.Source.CST.Src
-		v := newVersion(src, c.mod, c.info, c.decls, c.index)
-		v.imports = c.imports
-		v.ifaces(nil, nil)
+		// (no content hashes: nothing aligns another version with this
+		// one; importValue hashes the few non-function members it needs)
+		v := &version{src: src, mod: c.mod, info: c.info, decls: make([]declState, len(c.mod.Decls)), first: make(map[string]int, len(c.decls)), keyV: map[string]uint64{}, imports: c.imports}
+		for name, s := range c.decls {
+			if i, ok := c.index[s.Decl]; ok {
+				v.first[name] = i
+			}
+		}
+		for i, d := range c.mod.Decls {
+			v.decls[i] = declState{start: d.Base().Form.Span().Start, iface: ifaceHash(src, d)}
+		}
 		var bad []bool // the declarations read in doubt
 		if cst := r.File.Source.CST; len(cst.Nodes) > 0 {
 			if cst.HasError(0) {
