@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -308,4 +309,41 @@ func BenchmarkRecheckImports(b *testing.B) {
 			Check(base.File, Options{Path: base.Path, Importer: mapImporter{g.lib: libs[1-i%2]}})
 		}
 	})
+}
+
+// TestRecheckImportsConcurrent checks importers of one module again at
+// once, as the language server does (they share the imported module's
+// check, whose view for importers is built on first use): each answer is
+// a fresh check's. Run it with -race.
+func TestRecheckImportsConcurrent(t *testing.T) {
+	g := importGraphs(t)[2]
+	libSrc := string(g.libSrc)
+	at := strings.Index(libSrc, "(function clamp_0")
+	at += strings.Index(libSrc[at:], "(output I64)") + len("(output ")
+	old := mapImporter{g.lib: checkAs(g.lib, g.libSrc, nil)}
+	lib := checkAs(g.lib, []byte(libSrc[:at]+"Bool"+libSrc[at+3:]), nil)
+	const n = 8
+	bases := make([]*Result, n)
+	for i := range bases {
+		bases[i] = checkAs("mid", g.userSrc["mid"], old)
+	}
+	got := make([]*Result, n)
+	var wg sync.WaitGroup
+	for i := range bases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], _ = bases[i].RecheckImports(mapImporter{g.lib: lib})
+		}()
+	}
+	wg.Wait()
+	want := checkAs("mid", g.userSrc["mid"], mapImporter{g.lib: lib})
+	for i, r := range got {
+		if r == nil {
+			t.Fatalf("importer %d: RecheckImports declined", i)
+		}
+		if diff := cmp.Diff(want.Diagnostics, r.Diagnostics); diff != "" {
+			t.Fatalf("importer %d differs from Check (-check +recheck):\n%s", i, diff)
+		}
+	}
 }
