@@ -509,21 +509,20 @@ func workspace(caps string, files, n int) wsResult {
 			pending[u] = true
 		}
 		for len(pending) > 0 {
-			_, err := c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
+			// each publish taken as it comes: a match that left it queued
+			// would be decoded again by every later Wait, and the client's
+			// CPU would be timed with the server's
+			m, err := c.Wait("textDocument/publishDiagnostics", nil)
+			if err == nil {
 				var pd struct {
 					URI     string
 					Version int
 				}
-				json.Unmarshal(p, &pd)
-				if pd.URI == uris[0] && pd.Version != version {
-					return false
-				}
-				if pending[pd.URI] {
+				json.Unmarshal(m.Params, &pd)
+				if pd.URI != uris[0] || pd.Version == version {
 					delete(pending, pd.URI)
-					return true
 				}
-				return false
-			})
+			}
 			if err != nil {
 				var some []string
 				for u := range pending {
