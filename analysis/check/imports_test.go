@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -80,6 +81,15 @@ func importGraphs(t *testing.T) []importGraph {
 			userSrc: map[string][]byte{"fixtures.imports_checked": read("../../testdata/check/imports_checked.caps")},
 		},
 		{
+			// an importer that declares acceptance policies (their
+			// module-wide check runs over reused declarations)
+			name: "claims importing units", lib: "fixtures.units", libSrc: read("../../testdata/check/lib/fixtures/units.caps"),
+			users: []string{"examples.claims_before_facts"},
+			userSrc: map[string][]byte{"examples.claims_before_facts": []byte(strings.Replace(strings.Replace(string(read("../../examples/31_claims_before_facts.caps")),
+				"(capsule \"0.1.0\")", "(capsule \"0.1.0\")\n  (import fixtures.units (as u))", 1),
+				"  (machine LoanDecision", "  (acceptance spare (auto))\n  (function probe (input (r u.Reading)) (output Text) (body (u.probe_of r)))\n  (function kelvin (output u.Kelvin) (body (u.to_kelvin 20)))\n  (machine LoanDecision", 1))},
+		},
+		{
 			// the benchmark's workspace, three levels deep: mid's interface
 			// reads lib's types, top reads mid's
 			name: "generated chain", lib: "m000", libSrc: rename(gen.Module(80), "m000", "", libTypes),
@@ -143,6 +153,11 @@ func TestRecheckImportsMatchesCheck(t *testing.T) {
 		}
 		if n := len(full[g.users[0]].Imports); n == 0 {
 			t.Fatalf("%s: %s resolved no import", g.name, g.users[0])
+		}
+		for _, u := range g.users {
+			if want := bytes.Contains(g.userSrc[u], []byte("(acceptance spare")); want != hasCode(full[u].Diagnostics, ClaimUnusedPolicy) {
+				t.Fatalf("%s: %s: W_CLAIM_UNUSED_POLICY reported: %v, want %v", g.name, u, !want, want)
+			}
 		}
 		bases := map[string]*Result{}
 		for _, u := range g.users {
@@ -208,7 +223,7 @@ func TestRecheckImportsMatchesCheck(t *testing.T) {
 // imported module checks again, in an importer, only the declarations
 // that call it; an edit of its body, none.
 func TestRecheckImportsReuse(t *testing.T) {
-	g := importGraphs(t)[2]
+	g := importGraphs(t)[3]
 	libSrc := string(g.libSrc)
 	at := strings.Index(libSrc, "(function clamp_0")
 	at += strings.Index(libSrc[at:], "(output I64)") + len("(output ")
@@ -259,7 +274,7 @@ func TestRecheckImportsReuse(t *testing.T) {
 // TestRecheckImportsDeclines lists what RecheckImports leaves to a full
 // check: an import that resolved and now fails.
 func TestRecheckImportsDeclines(t *testing.T) {
-	g := importGraphs(t)[2]
+	g := importGraphs(t)[3]
 	full := mapImporter{g.lib: checkAs(g.lib, g.libSrc, nil)}
 	mid := checkAs("mid", g.userSrc["mid"], full)
 	if _, _, ok := mid.recheckImports(mapImporter{}); ok {
@@ -271,6 +286,15 @@ func TestRecheckImportsDeclines(t *testing.T) {
 	if _, _, ok := mid.recheckImports(full); !ok {
 		t.Errorf("RecheckImports declined the same imports")
 	}
+}
+
+func hasCode(ds []syntax.Diagnostic, code string) bool {
+	for _, d := range ds {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
 }
 
 type failing struct{}
@@ -316,7 +340,7 @@ func BenchmarkRecheckImports(b *testing.B) {
 // check, whose view for importers is built on first use): each answer is
 // a fresh check's. Run it with -race.
 func TestRecheckImportsConcurrent(t *testing.T) {
-	g := importGraphs(t)[2]
+	g := importGraphs(t)[3]
 	libSrc := string(g.libSrc)
 	at := strings.Index(libSrc, "(function clamp_0")
 	at += strings.Index(libSrc[at:], "(output I64)") + len("(output ")
