@@ -316,3 +316,44 @@ func units(b []byte, enc Encoding) int {
 	}
 	return n
 }
+
+// edit returns the mapper of text, which is l's text after the edit that
+// replaced its bytes [start, end) with n bytes: l's line starts before
+// and after the edit, those after moved, around the starts found in the
+// edited bytes. A line start depends only on the two bytes around it, so
+// only starts next to the edit are looked for again. It indexes text
+// afresh when l has long lines (their marks are per line) or the edit
+// makes one.
+func (l *Mapper) edit(text []byte, start, end, n int) *Mapper {
+	if l.marks != nil {
+		return NewMapper(text)
+	}
+	delta := start + n - end
+	// old starts p < start keep their place (text[p-1] and text[p] are
+	// unchanged), as do those p > end, moved by delta
+	lo := max(sort.SearchInts(l.starts, start), 1) // starts[0] is 0, always kept
+	hi := sort.SearchInts(l.starts, end+1)
+	starts := make([]int, 0, len(l.starts)+bytes.Count(text[start:start+n], []byte{'\n'})+2)
+	starts = append(starts, l.starts[:lo]...)
+	for q := max(start, 1); q <= start+n && q <= len(text); q++ {
+		switch text[q-1] {
+		case '\n':
+			starts = append(starts, q)
+		case '\r':
+			if q == len(text) || text[q] != '\n' {
+				starts = append(starts, q)
+			}
+		}
+	}
+	for _, p := range l.starts[hi:] {
+		starts = append(starts, p+delta)
+	}
+	m := &Mapper{text: text, starts: starts}
+	first := max(lo-1, 0)
+	for line := first; line < len(starts) && (line == first || starts[line] <= start+n+1); line++ {
+		if m.lineEnd(line)-starts[line] > markEvery {
+			return NewMapper(text)
+		}
+	}
+	return m
+}

@@ -12,13 +12,35 @@ import (
 
 	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/syntax/edittest"
-	capsulang "github.com/capsulang/caps/tree-sitter-capsulang/golang"
 )
 
-// TestSpliceMatchesFlatten edits documents at random and checks after
-// every edit that the spliced node array equals a full flattening of the
-// same tree, node for node.
-func TestSpliceMatchesFlatten(t *testing.T) {
+// checkNodes checks every accessor of c against want, the nodes of a
+// full parse of the same text.
+func checkNodes(t *testing.T, c *CST, want []Node) {
+	t.Helper()
+	if c.Len() != len(want) {
+		t.Fatalf("%d nodes, a full parse has %d", c.Len(), len(want))
+	}
+	if got := c.Nodes(); !slices.Equal(want, got) {
+		t.Fatalf("the nodes differ from a full parse (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	for i := range want {
+		id, w := int32(i), want[i]
+		first := int32(-1)
+		if w.Last >= 0 {
+			first = id + 1
+		}
+		if c.Node(id) != w || c.Span(id) != (Span{int(w.Start), int(w.End)}) || c.Next(id) != w.Next || c.Parent(id) != w.Parent || c.FirstChild(id) != first {
+			t.Fatalf("node %d: accessors give %+v, span %v, next %d, parent %d, first child %d; a full parse %+v", i, c.Node(id), c.Span(id), c.Next(id), c.Parent(id), c.FirstChild(id), w)
+		}
+	}
+}
+
+// TestEditMatchesParse edits documents at random and checks after every
+// edit that the document's CST, pieced or not, equals a full parse of the
+// same text node for node, through every accessor; edits between
+// error-free texts must mostly be answered by rescanning one list.
+func TestEditMatchesParse(t *testing.T) {
 	srcs := map[string][]byte{"gen": gen.Module(400)}
 	files, _ := filepath.Glob("../examples/*.caps")
 	for _, f := range files {
@@ -28,7 +50,7 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 		}
 		srcs[filepath.Base(f)] = b
 	}
-	spliced, edits := 0, 0
+	rescanned, clean, edits := 0, 0, 0
 	for name, src := range srcs {
 		r := rand.New(rand.NewSource(int64(len(src))))
 		d, err := NewDocument(src)
@@ -47,17 +69,22 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 				t.Fatal(err)
 			}
 			edits++
-			want := capsulang.Flatten(d.tree, nil)
-			if got := d.CST().Nodes; !slices.Equal(want, got) {
-				t.Fatalf("%s: edit %d [%d,%d)->%q: the document's nodes differ from a full flatten (-want +got):\n%s", name, i, start, end, text, cmp.Diff(want, got))
-			}
-			if got := splice(before, d.tree, start, end, start+len(text)); got != nil {
-				spliced++
-				if !slices.Equal(want, got) {
-					t.Fatalf("%s: edit %d [%d,%d)->%q: spliced nodes differ from a full flatten (-want +got):\n%s", name, i, start, end, text, cmp.Diff(want, got))
+			t.Run("", func(t *testing.T) {
+				checkNodes(t, d.CST(), treeSitterNodes(t, d.Text()))
+				if got, want := d.CST().Lines.starts, NewMapper(d.Text()).starts; !slices.Equal(got, want) {
+					t.Fatalf("line starts %v, want %v", got, want)
 				}
-			} else if !before.HasError(0) && !d.CST().HasError(0) {
-				t.Fatalf("%s: edit %d [%d,%d)->%q between error-free trees was not spliced", name, i, start, end, text)
+			})
+			if t.Failed() {
+				t.Fatalf("%s: edit %d [%d,%d)->%q", name, i, start, end, text)
+			}
+			if !before.HasError(0) && !d.CST().HasError(0) {
+				clean++
+				if rescan(before, d.Text(), start, end, start+len(text), d.CST().Lines) != nil {
+					rescanned++
+				} else if testing.Verbose() {
+					t.Logf("%s: not rescanned: [%d,%d)->%q in %q", name, start, end, text, before.Src[max(start-20, 0):min(end+20, len(before.Src))])
+				}
 			}
 			if !d.CST().HasError(0) {
 				good = d.Text()
@@ -65,16 +92,76 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 		}
 		d.Close()
 	}
-	if spliced < edits/3 {
-		t.Fatalf("only %d of %d edits were spliced; the test does not exercise splicing", spliced, edits)
+	// Edits outside every list (the examples' header comments) scan the
+	// whole text instead.
+	if rescanned < clean*3/4 || clean < edits/3 {
+		t.Fatalf("%d of %d edits between error-free texts were rescanned (%d edits in all); the test does not exercise rescanning", rescanned, clean, edits)
 	}
-	t.Logf("%d edits, %d spliced", edits, spliced)
+	t.Logf("%d edits, %d between error-free texts, %d of them rescanned", edits, clean, rescanned)
 }
 
-// TestSpliceDeepNesting edits the middle of 50,000 nested lists: splicing
-// stops descending at maxSpliceDepth (each level walks from the root), so
-// the edit stays fast, and the nodes still equal a full flatten.
-func TestSpliceDeepNesting(t *testing.T) {
+// TestEditPieces edits a large module at many places in turn, so that the
+// CST is made of many pieces shared with earlier versions, and checks it
+// against a full parse after each edit; the earlier versions must stay
+// as they were.
+func TestEditPieces(t *testing.T) {
+	src := gen.Module(2000)
+	d, err := NewDocument(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	r := rand.New(rand.NewSource(7))
+	type version struct {
+		c     *CST
+		nodes []Node
+	}
+	var versions []version
+	pieced := 0
+	for i := 0; i < 300; i++ {
+		// the end of a random symbol followed by a space
+		c, cur := d.CST(), d.Text()
+		id := int32(r.Intn(c.Len()))
+		for c.Kind(id) != KindSymbol || cur[c.Span(id).End] != ' ' {
+			id = (id + 1) % int32(c.Len())
+		}
+		at := c.Span(id).End
+		var err error
+		switch i % 3 {
+		case 0:
+			err = d.Edit(at, at, []byte(" (f x)"))
+		case 1:
+			err = d.Edit(at, at+1, []byte("\n  "))
+		default:
+			err = d.Edit(at, at, []byte("abc"))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		c = d.CST()
+		if c.flat == nil {
+			pieced++
+		}
+		want := treeSitterNodes(t, d.Text())
+		if c.HasError(0) {
+			continue
+		}
+		checkNodes(t, c, want)
+		if i%25 == 0 {
+			versions = append(versions, version{c, want})
+		}
+	}
+	for _, v := range versions {
+		checkNodes(t, v.c, v.nodes)
+	}
+	if pieced < 200 {
+		t.Fatalf("only %d of 300 versions were pieced", pieced)
+	}
+}
+
+// TestEditDeepNesting edits the middle of 50,000 nested lists: the nodes
+// still equal a full parse.
+func TestEditDeepNesting(t *testing.T) {
 	const depth = 50_000
 	src := []byte(strings.Repeat("(a ", depth) + strings.Repeat(")", depth))
 	d, err := NewDocument(src)
@@ -91,7 +178,25 @@ func TestSpliceDeepNesting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if want := capsulang.Flatten(d.tree, nil); !slices.Equal(want, d.CST().Nodes) {
-		t.Fatal("the document's nodes differ from a full flatten")
+	checkNodes(t, d.CST(), treeSitterNodes(t, d.Text()))
+}
+
+// TestEditPageBoundary edits a tree whose node count is a multiple of the
+// page size of the piece index (its last page once ran past the pieces).
+func TestEditPageBoundary(t *testing.T) {
+	n := 2 << pageBits
+	// root, the list, "(", "m" and ")" around n-5 symbols
+	src := []byte("(m" + strings.Repeat(" a", n-5) + ")")
+	d, err := NewDocument(src)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer d.Close()
+	if err := d.Edit(4, 4, []byte("b")); err != nil {
+		t.Fatal(err)
+	}
+	if d.CST().Len() != n || d.CST().flat != nil {
+		t.Fatalf("%d nodes, flat %v; want %d in pieces", d.CST().Len(), d.CST().flat != nil, n)
+	}
+	checkNodes(t, d.CST(), treeSitterNodes(t, d.Text()))
 }

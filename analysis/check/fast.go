@@ -100,10 +100,10 @@ var declKinds = func() map[string]bool {
 // declaration is not found where it should be.
 func cutFrom(l *layout, oc, c *syntax.CST, pre, suf int) (layout, bool) {
 	nOld := len(l.decls)
-	dn := int32(len(c.Nodes) - len(oc.Nodes))
+	dn := int32(c.Len() - oc.Len())
 	delta := len(c.Src) - len(oc.Src)
 	at := func(id int32, sp syntax.Span) bool {
-		return id >= 0 && int(id) < len(c.Nodes) && c.Kind(id) == syntax.KindList && c.Span(id) == sp
+		return id >= 0 && int(id) < c.Len() && c.Kind(id) == syntax.KindList && c.Span(id) == sp
 	}
 	p := 0
 	for p < nOld {
