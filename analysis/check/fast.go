@@ -11,6 +11,7 @@ import (
 	"hash/maphash"
 	"maps"
 	"slices"
+	"sort"
 
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
@@ -105,24 +106,37 @@ func cutFrom(l *layout, oc, c *syntax.CST, pre, suf int) (layout, bool) {
 	at := func(id int32, sp syntax.Span) bool {
 		return id >= 0 && int(id) < c.Len() && c.Kind(id) == syntax.KindList && c.Span(id) == sp
 	}
-	p := 0
-	for p < nOld {
-		id := l.decls[p]
-		if sp := oc.Span(id); sp.End > pre || !at(id, sp) {
-			break
+	// The declarations before the edit: found by binary search, their
+	// nodes checked at the ends of the run (the IDs of nodes inside an
+	// unchanged prefix do not change), else one by one.
+	p := sort.Search(nOld, func(i int) bool { return oc.Span(l.decls[i]).End > pre })
+	if p > 0 && !(at(l.decls[0], oc.Span(l.decls[0])) && at(l.decls[p-1], oc.Span(l.decls[p-1]))) {
+		p = 0
+		for p < nOld {
+			id := l.decls[p]
+			if sp := oc.Span(id); sp.End > pre || !at(id, sp) {
+				break
+			}
+			p++
 		}
-		p++
 	}
 	if p == 0 {
 		return cut(c) // the header may have changed
 	}
-	s := 0
-	for s < nOld-p {
-		id := l.decls[nOld-1-s]
-		if sp := oc.Span(id); sp.Start < len(oc.Src)-suf || !at(id+dn, shift(sp, delta)) {
-			break
+	movedAt := func(k int) bool {
+		id := l.decls[k]
+		return at(id+dn, shift(oc.Span(id), delta))
+	}
+	s := nOld - max(p, sort.Search(nOld, func(i int) bool { return oc.Span(l.decls[i]).Start >= len(oc.Src)-suf }))
+	if s > 0 && !(movedAt(nOld-s) && movedAt(nOld-1)) {
+		s = 0
+		for s < nOld-p {
+			id := l.decls[nOld-1-s]
+			if sp := oc.Span(id); sp.Start < len(oc.Src)-suf || !at(id+dn, shift(sp, delta)) {
+				break
+			}
+			s++
 		}
-		s++
 	}
 	stop := int32(-1) // the first declaration after the edit
 	if s > 0 {
@@ -150,7 +164,9 @@ func cutFrom(l *layout, oc, c *syntax.CST, pre, suf int) (layout, bool) {
 	}
 	out.head = c.Span(out.decls[0]).Start
 	out.tail = c.Span(out.decls[len(out.decls)-1]).End
-	if len(oc.Src)-l.tail != len(c.Src)-out.tail || l.tail < len(oc.Src)-suf {
+	// the texts differ in old bytes [pre, len(oc.Src)-suf) and new bytes
+	// [pre, len(c.Src)-suf): does either reach past the last declaration?
+	if len(oc.Src)-l.tail != len(c.Src)-out.tail || max(pre, l.tail) < len(oc.Src)-suf || max(pre, out.tail) < len(c.Src)-suf {
 		return cut(c) // the text after the declarations changed: walk the file's top level too
 	}
 	return out, true
