@@ -71,9 +71,7 @@ func TestEditMatchesParse(t *testing.T) {
 			edits++
 			t.Run("", func(t *testing.T) {
 				checkNodes(t, d.CST(), treeSitterNodes(t, d.Text()))
-				if got, want := d.CST().Lines.starts, NewMapper(d.Text()).starts; !slices.Equal(got, want) {
-					t.Fatalf("line starts %v, want %v", got, want)
-				}
+				checkLines(t, d.CST().Lines, d.Text())
 			})
 			if t.Failed() {
 				t.Fatalf("%s: edit %d [%d,%d)->%q", name, i, start, end, text)
@@ -147,6 +145,7 @@ func TestEditPieces(t *testing.T) {
 			continue
 		}
 		checkNodes(t, c, want)
+		checkLines(t, c.Lines, d.Text())
 		if i%25 == 0 {
 			versions = append(versions, version{c, want})
 		}
@@ -199,4 +198,29 @@ func TestEditPageBoundary(t *testing.T) {
 		t.Fatalf("%d nodes, flat %v; want %d in pieces", d.CST().Len(), d.CST().flat != nil, n)
 	}
 	checkNodes(t, d.CST(), treeSitterNodes(t, d.Text()))
+}
+
+// lineStarts lists a mapper's line starts.
+func lineStarts(m *Mapper) []int {
+	var out []int
+	for i := 0; i < m.Count(); i++ {
+		out = append(out, m.LineStart(i))
+	}
+	return out
+}
+
+// checkLines checks a mapper derived by edits against one made afresh:
+// the same line starts, and the same line and position for offsets all
+// over the text.
+func checkLines(t *testing.T, m *Mapper, text []byte) {
+	t.Helper()
+	want := NewMapper(text)
+	if got, w := lineStarts(m), lineStarts(want); !slices.Equal(got, w) {
+		t.Fatalf("line starts %v, want %v", got, w)
+	}
+	for off := 0; off <= len(text); off += 1 + off%13 {
+		if m.Line(off) != want.Line(off) || m.Position(off, UTF16) != want.Position(off, UTF16) {
+			t.Fatalf("offset %d: line %d, position %v; want %d, %v", off, m.Line(off), m.Position(off, UTF16), want.Line(off), want.Position(off, UTF16))
+		}
+	}
 }
