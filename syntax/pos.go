@@ -183,8 +183,15 @@ func (l *Mapper) markLongLines() {
 		var ms []mark
 		pos, u16, u32 := start, 0, 0
 		for next := start + markEvery; next < end; next = pos + markEvery {
-			for next > pos && !utf8.RuneStart(l.text[next]) {
-				next-- // marks start characters, where counts add up
+			// Marks start characters, where counts add up: a character
+			// starts at most 3 bytes back, else next follows a run of
+			// stray continuation bytes, each a character of its own. (An
+			// unbounded search went back to pos there and never ended.)
+			for k := next; k > pos && next-k < utf8.UTFMax; k-- {
+				if utf8.RuneStart(l.text[k]) {
+					next = k
+					break
+				}
 			}
 			u16 += units(l.text[pos:next], UTF16)
 			u32 += units(l.text[pos:next], UTF32)

@@ -224,3 +224,45 @@ func checkLines(t *testing.T, m *Mapper, text []byte) {
 		}
 	}
 }
+
+// FuzzEdit applies a few edits to a document and checks every edit that
+// rescan answers against a full parse of the new text, node for node
+// and line for line, so that CSTs in pieces derived from CSTs in pieces
+// are covered. edits holds three bytes an edit: where (a fraction of the
+// text), how many bytes it replaces, and what it inserts.
+func FuzzEdit(f *testing.F) {
+	f.Add([]byte("(module m\n  (function f (x I64) (returns I64) x)\n  (store s (backend memory)))\n"), []byte{100, 0, 1, 40, 2, 0, 200, 1, 3})
+	f.Add(gen.Module(40), []byte{10, 0, 2, 128, 3, 5, 250, 0, 1, 60, 1, 0})
+	f.Add([]byte("; c\n(a (b \"s\\n\" 7) ; d\n (c))\r\n(e)"), []byte{30, 0, 4, 90, 1, 6, 5, 0, 7})
+	inserts := []string{" ", "x", "(f a)", "\n", ")", "(", "\"", "; c\n", "\r\n", "7m", "é", ""}
+	f.Fuzz(func(t *testing.T, src, edits []byte) {
+		if len(src) > 1<<16 || len(edits) > 30 {
+			return
+		}
+		d, err := NewDocument(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		for i := 0; i+2 < len(edits); i += 3 {
+			cur := d.Text()
+			start := int(edits[i]) * len(cur) / 255
+			end := min(start+int(edits[i+1]%8), len(cur))
+			text := inserts[int(edits[i+2])%len(inserts)]
+			before := d.CST()
+			lines := before.Lines
+			if err := d.Edit(start, end, []byte(text)); err != nil {
+				t.Fatal(err)
+			}
+			checkLines(t, d.CST().Lines, d.Text())
+			c := rescan(before, d.Text(), start, end, start+len(text), lines.edit(d.Text(), start, end, len(text)))
+			if c == nil {
+				continue
+			}
+			if c.HasError(0) {
+				t.Fatalf("rescan made a tree with an error")
+			}
+			checkNodes(t, c, treeSitterNodes(t, d.Text()))
+		}
+	})
+}
