@@ -76,7 +76,7 @@ func peakRSS(t *testing.T, pid int) int {
 	return 0
 }
 
-// caps lsp sets a soft memory limit of 64 MiB, or 1.5 times the live heap
+// caps lsp sets a soft memory limit of 64 MiB, or twice the live heap
 // when that is more, unless GOMEMLIMIT is set.
 func TestMemoryLimit(t *testing.T) {
 	limit := func() int64 {
@@ -100,7 +100,7 @@ func TestMemoryLimit(t *testing.T) {
 
 // The soft memory limit follows the live heap up: with a 100,000-line
 // document open (about 60 MB live) it is over 64 MiB, so the collector
-// does not run without pause; it stays under twice the heap in use.
+// does not run without pause; it stays near twice the heap in use.
 func TestMemoryLimitFollowsLiveHeap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens a 100,000-line document")
@@ -123,7 +123,7 @@ func TestMemoryLimitFollowsLiveHeap(t *testing.T) {
 	if err := c.Call("capsulang/debug.memory", nil, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.MemoryLimit <= 64<<20 || m.MemoryLimit > 2*m.HeapInUse {
-		t.Errorf("memory limit %d MiB with %d MiB of heap in use; want over 64 MiB and under twice the heap", m.MemoryLimit>>20, m.HeapInUse>>20)
+	if m.MemoryLimit <= 64<<20 || m.MemoryLimit > 5*m.HeapInUse/2 {
+		t.Errorf("memory limit %d MiB with %d MiB of heap in use; want over 64 MiB and under 2.5 times the heap", m.MemoryLimit>>20, m.HeapInUse>>20)
 	}
 }

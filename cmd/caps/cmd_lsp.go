@@ -62,8 +62,8 @@ FILE when the server exits (for benchmarking: bench/lspbench -cpuprofile).`,
 				}
 				if os.Getenv("GOMEMLIMIT") == "" {
 					// A soft limit keeps the heap near its live size while
-					// edits allocate fast: 64 MiB, or 1.5 times the live
-					// heap when that is more; GOMEMLIMIT overrides it
+					// edits allocate fast: 64 MiB, or twice the live heap
+					// when that is more; GOMEMLIMIT overrides it
 					// (docs/lsp.md).
 					defer lsp.AdaptMemoryLimit(lspMemoryLimit)()
 				}
