@@ -132,32 +132,66 @@ func (c *CST) Nodes() []Node {
 	return out
 }
 
-// symbol returns the tree-sitter symbol and flags of node i.
-func (c *CST) symbol(i int32) (uint16, uint16) {
+// flags returns the flags of node i.
+func (c *CST) flags(i int32) uint16 {
 	if c.flat != nil {
-		n := &c.flat[i]
-		return n.Symbol, n.Flags
+		return c.flat[i].Flags
 	}
+	return c.flagsSlow(i)
+}
+
+//go:noinline
+func (c *CST) flagsSlow(i int32) uint16 {
 	p := c.pieceOf(i)
-	n := &p.nodes[i-p.lo]
-	return n.Symbol, n.Flags
+	return p.nodes[i-p.lo].Flags
 }
 
 // Kind returns the kind of node i.
 func (c *CST) Kind(i int32) Kind {
-	var s uint16
 	if c.flat != nil {
-		s = c.flat[i].Symbol
-	} else {
-		s, _ = c.symbol(i)
+		return kindOfSymbol[c.flat[i].Symbol]
 	}
-	if s == 65535 { // ts_builtin_sym_error
-		return KindError
+	return kindOfSymbol[c.symbolSlow(i)]
+}
+
+// kindOfSymbol is the kind of every possible symbol: one load instead of
+// tests keeps Kind small enough to inline.
+var kindOfSymbol = func() *[1 << 16]Kind {
+	var t [1 << 16]Kind
+	copy(t[:], symKinds)
+	t[65535] = KindError // ts_builtin_sym_error
+	return &t
+}()
+
+// The accessors read a flat CST inline and call these, kept out of line
+// so that the accessors stay small enough to inline, for a CST in pieces.
+
+//go:noinline
+func (c *CST) symbolSlow(i int32) uint16 {
+	p := c.pieceOf(i)
+	return p.nodes[i-p.lo].Symbol
+}
+
+//go:noinline
+func (c *CST) spanSlow(i int32) Span {
+	p := c.pieceOf(i)
+	n := &p.nodes[i-p.lo]
+	return Span{int(n.Start + p.dPos), int(n.End + p.dPos)}
+}
+
+//go:noinline
+func (c *CST) nextSlow(i int32) int32 { return c.pieceOf(i).next(i) }
+
+//go:noinline
+func (c *CST) parentSlow(i int32) int32 { return c.pieceOf(i).parentOf(i) }
+
+//go:noinline
+func (c *CST) firstChildSlow(i int32) int32 {
+	p := c.pieceOf(i)
+	if p.nodes[i-p.lo].Last < 0 {
+		return -1
 	}
-	if int(s) < len(symKinds) {
-		return symKinds[s]
-	}
-	return KindOther
+	return i + 1
 }
 
 // Span returns the byte span of node i.
@@ -169,12 +203,6 @@ func (c *CST) Span(i int32) Span {
 	return c.spanSlow(i)
 }
 
-func (c *CST) spanSlow(i int32) Span {
-	p := c.pieceOf(i)
-	n := &p.nodes[i-p.lo]
-	return Span{int(n.Start + p.dPos), int(n.End + p.dPos)}
-}
-
 // Text returns the source text of node i.
 func (c *CST) Text(i int32) string {
 	sp := c.Span(i)
@@ -184,13 +212,12 @@ func (c *CST) Text(i int32) string {
 // FirstChild returns the first child of node i, or -1.
 func (c *CST) FirstChild(i int32) int32 {
 	if c.flat != nil {
-		return capsulang.FirstChild(c.flat, i)
+		if c.flat[i].Last < 0 {
+			return -1
+		}
+		return i + 1
 	}
-	p := c.pieceOf(i)
-	if p.nodes[i-p.lo].Last < 0 {
-		return -1
-	}
-	return i + 1
+	return c.firstChildSlow(i)
 }
 
 // Next returns the next sibling of node i, or -1.
@@ -198,8 +225,7 @@ func (c *CST) Next(i int32) int32 {
 	if c.flat != nil {
 		return c.flat[i].Next
 	}
-	p := c.pieceOf(i)
-	return p.next(i)
+	return c.nextSlow(i)
 }
 
 // Parent returns the parent of node i, or -1 for the root.
@@ -207,8 +233,7 @@ func (c *CST) Parent(i int32) int32 {
 	if c.flat != nil {
 		return c.flat[i].Parent
 	}
-	p := c.pieceOf(i)
-	return p.parentOf(i)
+	return c.parentSlow(i)
 }
 
 // ListHead returns the symbol that list node i starts with (comments
@@ -232,16 +257,12 @@ func (c *CST) ListHeadBytes(i int32) []byte {
 }
 
 // Missing reports whether node i was inserted by error recovery.
-func (c *CST) Missing(i int32) bool {
-	_, f := c.symbol(i)
-	return f&capsulang.FlagMissing != 0
-}
+func (c *CST) Missing(i int32) bool { return c.flags(i)&capsulang.FlagMissing != 0 }
 
 // HasError reports whether node i is an error or a missing node; for the
 // root (i == 0) whether the tree has an error anywhere.
 func (c *CST) HasError(i int32) bool {
-	_, f := c.symbol(i)
-	return f&(capsulang.FlagHasError|capsulang.FlagError|capsulang.FlagMissing) != 0
+	return c.flags(i)&(capsulang.FlagHasError|capsulang.FlagError|capsulang.FlagMissing) != 0
 }
 
 // Parser parses Capsulang source with tree-sitter. A Parser is not safe for
