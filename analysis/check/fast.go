@@ -217,22 +217,36 @@ func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, 
 func alignEnds(oldCST *syntax.CST, oldDecls []int32, olds []declState, cur *syntax.CST, curDecls []int32, news []declState, pre, suf int) []int {
 	nOld, n := len(oldDecls), len(curDecls)
 	delta := len(cur.Src) - len(oldCST.Src)
-	p := 0
-	for ; p < n && p < nOld; p++ {
-		a, b := cur.Span(curDecls[p]), oldCST.Span(oldDecls[p])
-		if a != b || a.End > pre {
-			break
-		}
-		news[p] = declState{start: a.Start, content: olds[p].content}
-	}
-	s := 0
-	for ; s < n-p && s < nOld-p; s++ {
-		i, j := n-1-s, nOld-1-s
+	// The runs before and after the edit: found by binary search and
+	// checked at their ends (the common prefix and suffix hold the same
+	// declarations), else compared one by one.
+	same := func(i, j, d int) bool {
 		a, b := cur.Span(curDecls[i]), oldCST.Span(oldDecls[j])
-		if a.Start != b.Start+delta || a.End != b.End+delta || b.Start < len(oldCST.Src)-suf {
-			break
+		return a.Start == b.Start+d && a.End == b.End+d
+	}
+	p := sort.Search(min(n, nOld), func(k int) bool { return oldCST.Span(oldDecls[k]).End > pre })
+	if p > 0 && !(same(0, 0, 0) && same(p-1, p-1, 0)) {
+		p = 0
+		for ; p < n && p < nOld; p++ {
+			if !same(p, p, 0) || oldCST.Span(oldDecls[p]).End > pre {
+				break
+			}
 		}
-		news[i] = declState{start: a.Start, content: olds[j].content}
+	}
+	for k := 0; k < p; k++ {
+		news[k] = declState{start: olds[k].start, content: olds[k].content}
+	}
+	s := min(n-p, nOld-sort.Search(nOld, func(j int) bool { return oldCST.Span(oldDecls[j]).Start >= len(oldCST.Src)-suf }), nOld-p)
+	if s > 0 && !(same(n-s, nOld-s, delta) && same(n-1, nOld-1, delta)) {
+		s = 0
+		for ; s < n-p && s < nOld-p; s++ {
+			if !same(n-1-s, nOld-1-s, delta) || oldCST.Span(oldDecls[nOld-1-s]).Start < len(oldCST.Src)-suf {
+				break
+			}
+		}
+	}
+	for k := 1; k <= s; k++ {
+		news[n-k] = declState{start: olds[nOld-k].start + delta, content: olds[nOld-k].content}
 	}
 	for i := p; i < n-s; i++ {
 		sp := cur.Span(curDecls[i])
