@@ -1,6 +1,9 @@
 package syntax
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // This file keeps an edited CST in pieces shared with the versions before
 // it, so that an edit costs time in proportion to the list it rescans and
@@ -140,7 +143,7 @@ func rescan(old *CST, src []byte, start, oldEnd, newEnd int, lines *Mapper) *CST
 		}
 	}
 	if list <= 0 {
-		return nil
+		return rescanTop(old, src, start, oldEnd, newEnd, lines)
 	}
 	delta := newEnd - oldEnd
 	sp := old.Span(list)
@@ -151,7 +154,7 @@ func rescan(old *CST, src []byte, start, oldEnd, newEnd int, lines *Mapper) *CST
 	}
 	oldSize := old.skip(list) - list
 	newSize := int32(len(fresh) - 1)
-	b := &pieceBuilder{old: old, list: list, listEnd: list + oldSize, dn: newSize - oldSize, pieces: make([]piece, 0, 16)}
+	b := &pieceBuilder{old: old, w0: list, w1: list + oldSize, dn: newSize - oldSize, pieces: make([]piece, 0, 16)}
 	var path []int32 // the list's ancestors, root first
 	for x := old.Parent(list); x >= 0; x = old.Parent(x) {
 		path = append(path, x)
@@ -169,7 +172,7 @@ func rescan(old *CST, src []byte, start, oldEnd, newEnd int, lines *Mapper) *CST
 		lo: list, hi: list + newSize, nodes: fresh[1:], rawLo: 1, dPos: uint32(sp.Start),
 		parent: path[len(path)-1], lastRoot: list, lastNext: b.mapID(old.Next(list)),
 	})
-	end := b.listEnd
+	end := b.w1
 	for k := len(path) - 1; k >= 0; k-- {
 		e := old.skip(path[k])
 		b.run(end, e, uint32(int32(delta))) // path[k]'s children after the path
@@ -183,19 +186,35 @@ func rescan(old *CST, src []byte, start, oldEnd, newEnd int, lines *Mapper) *CST
 
 // pieceBuilder collects the pieces of a rescanned CST.
 type pieceBuilder struct {
-	old           *CST
-	list, listEnd int32 // the rescanned list's old subtree
-	dn            int32 // new node count minus old
-	pieces        []piece
+	old    *CST
+	w0, w1 int32 // the old nodes rescanned: a list's subtree, or top-level forms
+	dn     int32 // new node count minus old
+	gone   bool  // nothing at or after w0 in the new tree
+	pieces []piece
 }
 
-// mapID converts an old node ID outside the rescanned list's subtree
-// (the list itself included) to the new one.
+// mapID converts an old node ID to the new one: those before the
+// rescanned nodes keep theirs, those after move by dn, and the first
+// rescanned one (the only one nodes outside refer to, as a next sibling
+// or as the rescanned list) is the first new one.
 func (b *pieceBuilder) mapID(id int32) int32 {
-	if id >= b.listEnd {
+	switch {
+	case id >= b.w1:
 		return id + b.dn
+	case id >= b.w0 && b.gone:
+		return -1
 	}
 	return id
+}
+
+// mapNext is mapID for the next sibling of a node before the rescanned
+// ones: when none were rescanned (w0 == w1) but some are new, that is
+// the first new node, not the old one after.
+func (b *pieceBuilder) mapNext(id int32) int32 {
+	if id == b.w1 && b.w0 == b.w1 && b.dn > 0 {
+		return b.w0
+	}
+	return b.mapID(id)
 }
 
 // spine appends old node a, an ancestor of the rescanned list, as a spine
@@ -231,7 +250,7 @@ func (b *pieceBuilder) run(from, to int32, dPos uint32) {
 			n := x.node(f)
 			n.Start += dPos
 			n.End += dPos
-			n.Parent, n.Next, n.Last = b.mapID(n.Parent), b.mapID(n.Next), b.mapID(n.Last)
+			n.Parent, n.Next, n.Last = b.mapID(n.Parent), b.mapNext(n.Next), b.mapID(n.Last)
 			g := b.mapID(f)
 			b.pieces = append(b.pieces, piece{lo: g, hi: g + 1, nodes: []Node{n}, rawLo: g, parent: n.Parent, lastRoot: g, lastNext: n.Next, spine: true})
 			continue
@@ -252,6 +271,89 @@ func (b *pieceBuilder) derive(x *piece, f, h int32, dPos uint32) {
 	g := b.mapID(f)
 	b.pieces = append(b.pieces, piece{
 		lo: g, hi: g + (h - f), nodes: x.nodes[f-x.lo : h-x.lo], rawLo: x.rawLo + (f - x.lo), dPos: x.dPos + dPos,
-		parent: b.mapID(parent), lastRoot: b.mapID(last), lastNext: b.mapID(old.Next(last)),
+		parent: b.mapID(parent), lastRoot: b.mapID(last), lastNext: b.mapNext(old.Next(last)),
 	})
+}
+
+// rescanTop is rescan for an edit outside every list: it scans the text
+// between the top-level forms around the edit, which must stay apart from
+// the forms before and after it (whitespace on both sides, and no comment
+// running into the next form).
+func rescanTop(old *CST, src []byte, start, oldEnd, newEnd int, lines *Mapper) *CST {
+	n := int32(old.Len())
+	delta := newEnd - oldEnd
+	// prev: the last top-level node ending before the edit; next: the
+	// first starting after it
+	prev, next := int32(-1), int32(-1)
+	for k := old.FirstChild(0); k >= 0; k = old.Next(k) {
+		sp := old.Span(k)
+		if sp.End < start {
+			prev = k
+		}
+		if sp.Start > oldEnd {
+			next = k
+			break
+		}
+	}
+	w0, w1 := int32(1), n
+	from, to := 0, len(old.Src) // the old text rescanned
+	if prev >= 0 {
+		w0, from = old.skip(prev), old.Span(prev).End
+	}
+	if next >= 0 {
+		w1, to = next, old.Span(next).Start
+	}
+	text := src[from : to+delta]
+	fresh := scan(text)
+	if fresh == nil {
+		return nil
+	}
+	if next >= 0 {
+		if len(text) == 0 || !isSpace(text[len(text)-1]) {
+			return nil // the next form could join a token at the end
+		}
+		if last := fresh[0].Last; last >= 0 && symKinds[fresh[last].Symbol] == KindComment &&
+			!bytes.ContainsAny(text[fresh[last].End:], "\n\r") {
+			return nil // a comment that runs on into the next form
+		}
+	}
+	newSize := int32(len(fresh) - 1)
+	b := &pieceBuilder{old: old, w0: w0, w1: w1, dn: newSize - (w1 - w0), gone: newSize == 0 && next < 0, pieces: make([]piece, 0, 8)}
+	root := old.Node(0)
+	root.End = uint32(len(src))
+	root.Next, root.Parent = -1, -1
+	switch {
+	case next >= 0:
+		root.Last += b.dn // the last top-level node is next or after it
+	case newSize > 0:
+		root.Last = w0 + fresh[0].Last - 1
+	case prev >= 0:
+		root.Last = prev
+	default:
+		root.Last = -1
+	}
+	if prev < 0 {
+		switch {
+		case newSize > 0:
+			root.Start = uint32(from) + fresh[1].Start
+		case next >= 0:
+			root.Start = uint32(int(old.Span(next).Start) + delta)
+		default:
+			root.Start = uint32(len(src))
+		}
+	}
+	b.pieces = append(b.pieces, piece{lo: 0, hi: 1, nodes: []Node{root}, rawLo: 0, parent: -1, lastRoot: 0, lastNext: -1, spine: true})
+	b.run(1, w0, 0)
+	if newSize > 0 {
+		after := int32(-1)
+		if next >= 0 {
+			after = next + b.dn
+		}
+		b.pieces = append(b.pieces, piece{
+			lo: w0, hi: w0 + newSize, nodes: fresh[1:], rawLo: 1, dPos: uint32(from),
+			parent: 0, lastRoot: w0 + fresh[0].Last - 1, lastNext: after,
+		})
+	}
+	b.run(w1, n, uint32(int32(delta)))
+	return newPieced(src, lines, b.pieces)
 }

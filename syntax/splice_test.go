@@ -90,12 +90,57 @@ func TestEditMatchesParse(t *testing.T) {
 		}
 		d.Close()
 	}
-	// Edits outside every list (the examples' header comments) scan the
-	// whole text instead.
-	if rescanned < clean*3/4 || clean < edits/3 {
+	if rescanned < clean*9/10 || clean < edits/3 {
 		t.Fatalf("%d of %d edits between error-free texts were rescanned (%d edits in all); the test does not exercise rescanning", rescanned, clean, edits)
 	}
 	t.Logf("%d edits, %d between error-free texts, %d of them rescanned", edits, clean, rescanned)
+}
+
+// TestEditTopLevel edits outside every list: between, before and after
+// top-level forms and comments, adding and removing whole forms; each
+// result must equal a full parse, and those that keep the forms apart
+// must be rescanned.
+func TestEditTopLevel(t *testing.T) {
+	const src = "; head\n(a 1) b  (c \"s\")\n; tail"
+	cases := []struct {
+		src        string
+		start, end int
+		text       string
+		rescanned  bool
+	}{
+		{src, 0, 0, " ", true},                 // before everything
+		{src, 6, 6, " more", true},             // at the end of the first comment
+		{src, 12, 12, " x", true},              // a new form between two
+		{src, 13, 14, "", true},                // the symbol b removed
+		{src, 14, 14, "; c", false},            // a comment running into (c "s")
+		{src, 14, 14, ";\n", true},             // a comment on its own line
+		{src, 7, 12, "", true},                 // the first list removed
+		{src, 24, 30, "", true},                // the last comment removed
+		{src, 30, 30, "\n(d)", true},           // a form at the end
+		{src, 0, 30, "", true},                 // everything removed
+		{src, 14, 14, "b", true},               // b grows into bb
+		{src, 19, 19, "(z)", true},             // inside a list
+		{"x(a)", 0, 0, "y", false},             // the list after is next to the edit
+		{"\ufeff(a) b", 7, 7, " (c)", true},    // after a byte order mark
+		{"(a)\r\n;c\r\n(b)", 3, 3, " x", true}, // CRLF lines
+	}
+	for _, tc := range cases {
+		d, err := NewDocument([]byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := d.CST()
+		if err := d.Edit(tc.start, tc.end, []byte(tc.text)); err != nil {
+			t.Fatal(err)
+		}
+		after := d.Text()
+		c := rescan(before, after, tc.start, tc.end, tc.start+len(tc.text), before.Lines.edit(after, tc.start, tc.end, len(tc.text)))
+		if (c != nil) != tc.rescanned {
+			t.Errorf("[%d,%d)->%q in %q: rescanned %v, want %v", tc.start, tc.end, tc.text, tc.src, c != nil, tc.rescanned)
+		}
+		checkNodes(t, d.CST(), treeSitterNodes(t, after))
+		d.Close()
+	}
 }
 
 // TestEditPieces edits a large module at many places in turn, so that the
