@@ -154,7 +154,7 @@ func rescan(old *CST, src []byte, start, oldEnd, newEnd int, lines *Mapper) *CST
 	}
 	oldSize := old.skip(list) - list
 	newSize := int32(len(fresh) - 1)
-	b := &pieceBuilder{old: old, w0: list, w1: list + oldSize, dn: newSize - oldSize, pieces: make([]piece, 0, 16)}
+	b := &pieceBuilder{old: old, w0: list, w1: list + oldSize, dn: newSize - oldSize, prev: -1, pieces: make([]piece, 0, 16)}
 	var path []int32 // the list's ancestors, root first
 	for x := old.Parent(list); x >= 0; x = old.Parent(x) {
 		path = append(path, x)
@@ -190,7 +190,10 @@ type pieceBuilder struct {
 	w0, w1 int32 // the old nodes rescanned: a list's subtree, or top-level forms
 	dn     int32 // new node count minus old
 	gone   bool  // nothing at or after w0 in the new tree
-	pieces []piece
+	// prev is the top-level node before rescanned top-level nodes (-1
+	// for a list), prevNext its new next sibling
+	prev, prevNext int32
+	pieces         []piece
 }
 
 // mapID converts an old node ID to the new one: those before the
@@ -207,12 +210,12 @@ func (b *pieceBuilder) mapID(id int32) int32 {
 	return id
 }
 
-// mapNext is mapID for the next sibling of a node before the rescanned
-// ones: when none were rescanned (w0 == w1) but some are new, that is
-// the first new node, not the old one after.
-func (b *pieceBuilder) mapNext(id int32) int32 {
-	if id == b.w1 && b.w0 == b.w1 && b.dn > 0 {
-		return b.w0
+// mapNext is mapID for the next sibling of old node x: that of the
+// top-level node before rescanned ones is set by rescanTop (the first new
+// node, or the one after them).
+func (b *pieceBuilder) mapNext(x, id int32) int32 {
+	if x == b.prev {
+		return b.prevNext
 	}
 	return b.mapID(id)
 }
@@ -250,7 +253,7 @@ func (b *pieceBuilder) run(from, to int32, dPos uint32) {
 			n := x.node(f)
 			n.Start += dPos
 			n.End += dPos
-			n.Parent, n.Next, n.Last = b.mapID(n.Parent), b.mapNext(n.Next), b.mapID(n.Last)
+			n.Parent, n.Next, n.Last = b.mapID(n.Parent), b.mapNext(f, n.Next), b.mapID(n.Last)
 			g := b.mapID(f)
 			b.pieces = append(b.pieces, piece{lo: g, hi: g + 1, nodes: []Node{n}, rawLo: g, parent: n.Parent, lastRoot: g, lastNext: n.Next, spine: true})
 			continue
@@ -271,7 +274,7 @@ func (b *pieceBuilder) derive(x *piece, f, h int32, dPos uint32) {
 	g := b.mapID(f)
 	b.pieces = append(b.pieces, piece{
 		lo: g, hi: g + (h - f), nodes: x.nodes[f-x.lo : h-x.lo], rawLo: x.rawLo + (f - x.lo), dPos: x.dPos + dPos,
-		parent: b.mapID(parent), lastRoot: b.mapID(last), lastNext: b.mapNext(old.Next(last)),
+		parent: b.mapID(parent), lastRoot: b.mapID(last), lastNext: b.mapNext(last, old.Next(last)),
 	})
 }
 
@@ -318,7 +321,13 @@ func rescanTop(old *CST, src []byte, start, oldEnd, newEnd int, lines *Mapper) *
 		}
 	}
 	newSize := int32(len(fresh) - 1)
-	b := &pieceBuilder{old: old, w0: w0, w1: w1, dn: newSize - (w1 - w0), gone: newSize == 0 && next < 0, pieces: make([]piece, 0, 8)}
+	b := &pieceBuilder{old: old, w0: w0, w1: w1, dn: newSize - (w1 - w0), gone: newSize == 0 && next < 0, prev: prev, prevNext: -1, pieces: make([]piece, 0, 8)}
+	switch {
+	case newSize > 0:
+		b.prevNext = w0
+	case next >= 0:
+		b.prevNext = next + b.dn
+	}
 	root := old.Node(0)
 	root.End = uint32(len(src))
 	root.Next, root.Parent = -1, -1
