@@ -74,10 +74,12 @@ type Range struct {
 // Mapper is immutable and safe for concurrent use.
 type Mapper struct {
 	text []byte
-	// segs hold the byte offset of the start of each line, in runs that
-	// later versions share (edit): one run for a text indexed afresh.
-	segs []lineSeg
-	n    int // line count
+	// starts holds the byte offset of the start of each line of a text
+	// indexed afresh; after edits segs holds them instead, in runs that
+	// later versions share (edit), and starts is nil.
+	starts []int
+	segs   []lineSeg
+	n      int // line count
 	// marks holds, for each line longer than markEvery bytes, the code
 	// units counted up to every markEvery bytes of it, so that a position
 	// on a long line is counted from the mark before it instead of from
@@ -100,21 +102,20 @@ const maxLineSegs = 64
 
 // newMapperStarts returns the mapper of text whose line starts are starts.
 func newMapperStarts(text []byte, starts []int) *Mapper {
-	return &Mapper{text: text, segs: []lineSeg{{starts: starts}}, n: len(starts)}
-}
-
-// seg returns the run holding line.
-func (l *Mapper) seg(line int) *lineSeg {
-	if len(l.segs) == 1 {
-		return &l.segs[0]
-	}
-	k := sort.Search(len(l.segs), func(k int) bool { return l.segs[k].first > line }) - 1
-	return &l.segs[k]
+	return &Mapper{text: text, starts: starts, segs: []lineSeg{{starts: starts}}, n: len(starts)}
 }
 
 // start returns the offset of the start of line.
 func (l *Mapper) start(line int) int {
-	sg := l.seg(line)
+	if l.starts != nil {
+		return l.starts[line]
+	}
+	return l.startSlow(line)
+}
+
+func (l *Mapper) startSlow(line int) int {
+	k := sort.Search(len(l.segs), func(k int) bool { return l.segs[k].first > line }) - 1
+	sg := &l.segs[k]
 	return sg.starts[line-sg.first] + sg.delta
 }
 
@@ -171,7 +172,7 @@ func NewMapper(text []byte) *Mapper {
 
 // markLongLines sets the marks of every line longer than markEvery bytes.
 func (l *Mapper) markLongLines() {
-	starts := l.segs[0].starts // one run: the mapper is new
+	starts := l.starts // the mapper is new
 	for line := range starts {
 		start, end := starts[line], l.lineEnd(line)
 		if end-start <= markEvery {
@@ -240,6 +241,18 @@ func (l *Mapper) lineEnd(line int) int {
 
 // Line returns the 0-based line holding byte offset off.
 func (l *Mapper) Line(off int) int {
+	if l.starts != nil {
+		lo, hi := 0, len(l.starts)
+		for hi-lo > 1 {
+			m := (lo + hi) / 2
+			if l.starts[m] <= off {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		return lo
+	}
 	sg := &l.segs[0]
 	if len(l.segs) > 1 {
 		// the last run whose first line starts at or before off
@@ -410,7 +423,7 @@ func (l *Mapper) edit(text []byte, start, end, n int) *Mapper {
 				all = append(all, p+sg.delta)
 			}
 		}
-		m.segs = []lineSeg{{starts: all}}
+		m.segs, m.starts = []lineSeg{{starts: all}}, all
 	}
 	first := max(lo-1, 0)
 	for line := first; line < m.n && (line == first || m.start(line) <= start+n+1); line++ {
