@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -359,10 +360,8 @@ func (d *Document) Edit(start, end int, text []byte) error {
 	if start < 0 || end < start || end > len(old.Src) {
 		return fmt.Errorf("edit range [%d, %d) is outside the document (%d bytes)", start, end, len(old.Src))
 	}
-	src := make([]byte, 0, len(old.Src)-(end-start)+len(text))
-	src = append(src, old.Src[:start]...)
-	src = append(src, text...)
-	src = append(src, old.Src[end:]...)
+	// bytes.Join allocates without zeroing what it then copies over
+	src := bytes.Join([][]byte{old.Src[:start], text, old.Src[end:]}, nil)
 	lines := old.Lines.edit(src, start, end, len(text))
 	newEnd := start + len(text)
 	if d.tree != nil {
