@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/lsp/lsptest"
 )
 
@@ -75,7 +76,8 @@ func peakRSS(t *testing.T, pid int) int {
 	return 0
 }
 
-// caps lsp sets a soft memory limit of 64 MiB unless GOMEMLIMIT is set.
+// caps lsp sets a soft memory limit of 64 MiB, or twice the live heap
+// when that is more, unless GOMEMLIMIT is set.
 func TestMemoryLimit(t *testing.T) {
 	limit := func() int64 {
 		t.Helper()
@@ -93,5 +95,35 @@ func TestMemoryLimit(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "200MiB")
 	if got := limit(); got != 200<<20 {
 		t.Errorf("with GOMEMLIMIT=200MiB: memory limit %d", got)
+	}
+}
+
+// The soft memory limit follows the live heap up: with a 100,000-line
+// document open (about 60 MB live) it is over 64 MiB, so the collector
+// does not run without pause; it stays near twice the heap in use.
+func TestMemoryLimitFollowsLiveHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens a 100,000-line document")
+	}
+	ts, err := gen.SpecTemplates("../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := gen.SpecShaped(100000, ts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, nil)
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "capsulang", "version": 1, "text": string(src)}})
+	waitDiags(t, c, 1)
+	var m struct {
+		MemoryLimit int64 `json:"memoryLimit"`
+		HeapInUse   int64 `json:"heapInUse"`
+	}
+	if err := c.Call("capsulang/debug.memory", nil, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.MemoryLimit <= 64<<20 || m.MemoryLimit > 5*m.HeapInUse/2 {
+		t.Errorf("memory limit %d MiB with %d MiB of heap in use; want over 64 MiB and under 2.5 times the heap", m.MemoryLimit>>20, m.HeapInUse>>20)
 	}
 }

@@ -192,7 +192,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		return nil, "no usable base"
 	}
 	old, cur := base.File.Source.CST, sn.cst
-	if len(old.Nodes) == 0 || len(cur.Nodes) == 0 || old.HasError(0) || cur.HasError(0) {
+	if old.Len() == 0 || cur.Len() == 0 || old.HasError(0) || cur.HasError(0) {
 		return nil, "a syntax error"
 	}
 	_, oldTop, oldUnits, ok := sn.cache.unitsOf(old)

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -116,4 +117,80 @@ func BenchmarkRead10k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		Read(c)
 	}
+}
+
+// BenchmarkEdit100k is a one-character edit through Document on a
+// 100,000-line module shaped like the spec's examples, alternately
+// inserting and deleting a space inside a declaration in the middle: the
+// per-edit cost of the language server's syntax layer (reparse, CST,
+// line table).
+func BenchmarkEdit100k(b *testing.B) {
+	src := specModule(b, 100000)
+	d, err := NewDocument(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	off := strings.Index(string(src[len(src)/2:]), "(transition ") + len(src)/2 + len("(transition")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var err error
+		if i%2 == 0 {
+			err = d.Edit(off, off, []byte(" "))
+		} else {
+			err = d.Edit(off, off+1, nil)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// specModule is bench/lspbench's module: lines lines shaped like the
+// spec's example modules.
+func specModule(b *testing.B, lines int) []byte {
+	templates, err := gen.SpecTemplates("../examples")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := gen.SpecShaped(lines, templates...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return src
+}
+
+// BenchmarkReparse100k is tree-sitter's incremental reparse alone after a
+// one-character edit in BenchmarkEdit100k's module: the floor of an edit.
+func BenchmarkReparse100k(b *testing.B) {
+	src := specModule(b, 100000)
+	p := sitter.NewParser()
+	defer p.Close()
+	p.SetLanguage(Language())
+	tree, _ := p.ParseCtx(context.Background(), nil, src)
+	off := strings.Index(string(src[len(src)/2:]), "(transition ") + len(src)/2 + len("(transition")
+	lines := NewMapper(src)
+	cur := src
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var next []byte
+		var e sitter.EditInput
+		pt := point(lines, off)
+		if i%2 == 0 {
+			next = append(append(append([]byte{}, cur[:off]...), ' '), cur[off:]...)
+			e = sitter.EditInput{StartIndex: uint32(off), OldEndIndex: uint32(off), NewEndIndex: uint32(off + 1), StartPoint: pt, OldEndPoint: pt, NewEndPoint: sitter.Point{Row: pt.Row, Column: pt.Column + 1}}
+		} else {
+			next = append(append([]byte{}, cur[:off]...), cur[off+1:]...)
+			e = sitter.EditInput{StartIndex: uint32(off), OldEndIndex: uint32(off + 1), NewEndIndex: uint32(off), StartPoint: pt, OldEndPoint: sitter.Point{Row: pt.Row, Column: pt.Column + 1}, NewEndPoint: pt}
+		}
+		tree.Edit(e)
+		nt, err := p.ParseCtx(context.Background(), tree, next)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tree.Close()
+		tree, cur = nt, next
+	}
+	tree.Close()
 }

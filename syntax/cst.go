@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -72,43 +73,169 @@ func Language() *sitter.Language { return language }
 type Node = capsulang.RawNode
 
 // CST is an immutable concrete syntax tree with its source text. Node 0 is
-// the root; children follow their parent in preorder.
+// the root; children follow their parent in preorder, so a node's ID is
+// its place in that order and its subtree's IDs follow it contiguously.
+//
+// The nodes are either one flat array (a fresh parse) or, after edits
+// through a Document, a sequence of pieces (piece.go) shared with the
+// versions before: an edit then costs time in proportion to the edited
+// list and the depth of the tree, not to the file. Read nodes through the
+// accessor methods (Kind, Span, Next, Node, ...), which answer the same
+// for both.
 type CST struct {
-	Src   []byte // never modified after parsing
-	Nodes []Node
+	Src []byte // never modified after parsing
 	// Lines is the position mapper of Src, built once with the tree.
 	Lines *Mapper
+
+	flat   []Node  // all the nodes, when the tree is not in pieces
+	pieces []piece // otherwise its pieces, in ID order
+	page   []int32 // page[i>>pageBits]: the piece holding node i<<pageBits
+	n      int32   // node count
+}
+
+// newFlat returns the CST of src whose nodes are nodes.
+func newFlat(src []byte, nodes []Node, lines *Mapper) *CST {
+	return &CST{Src: src, Lines: lines, flat: nodes, n: int32(len(nodes))}
+}
+
+// Len returns the number of nodes (0 for a CST without nodes).
+func (c *CST) Len() int {
+	if c.flat != nil {
+		return len(c.flat)
+	}
+	return int(c.n)
+}
+
+// Node returns node i with its links and offsets as they stand in this
+// tree.
+func (c *CST) Node(i int32) Node {
+	if c.flat != nil {
+		return c.flat[i]
+	}
+	p := c.pieceOf(i)
+	return p.node(i)
+}
+
+// Nodes returns all the nodes as one array in ID order: the CST's own
+// array when it has one (the caller must not modify it), else a copy
+// assembled from its pieces.
+func (c *CST) Nodes() []Node {
+	if c.flat != nil || c.n == 0 {
+		return c.flat
+	}
+	out := make([]Node, c.n)
+	for k := range c.pieces {
+		p := &c.pieces[k]
+		for g := p.lo; g < p.hi; g++ {
+			out[g] = p.node(g)
+		}
+	}
+	return out
+}
+
+// flags returns the flags of node i.
+func (c *CST) flags(i int32) uint16 {
+	if c.flat != nil {
+		return c.flat[i].Flags
+	}
+	return c.flagsSlow(i)
+}
+
+//go:noinline
+func (c *CST) flagsSlow(i int32) uint16 {
+	p := c.pieceOf(i)
+	return p.nodes[i-p.lo].Flags
 }
 
 // Kind returns the kind of node i.
 func (c *CST) Kind(i int32) Kind {
-	s := c.Nodes[i].Symbol
-	if s == 65535 { // ts_builtin_sym_error
-		return KindError
+	if c.flat != nil {
+		return kindOfSymbol[c.flat[i].Symbol]
 	}
-	if int(s) < len(symKinds) {
-		return symKinds[s]
+	return kindOfSymbol[c.symbolSlow(i)]
+}
+
+// kindOfSymbol is the kind of every possible symbol: one load instead of
+// tests keeps Kind small enough to inline.
+var kindOfSymbol = func() *[1 << 16]Kind {
+	var t [1 << 16]Kind
+	copy(t[:], symKinds)
+	t[65535] = KindError // ts_builtin_sym_error
+	return &t
+}()
+
+// The accessors read a flat CST inline and call these, kept out of line
+// so that the accessors stay small enough to inline, for a CST in pieces.
+
+//go:noinline
+func (c *CST) symbolSlow(i int32) uint16 {
+	p := c.pieceOf(i)
+	return p.nodes[i-p.lo].Symbol
+}
+
+//go:noinline
+func (c *CST) spanSlow(i int32) Span {
+	p := c.pieceOf(i)
+	n := &p.nodes[i-p.lo]
+	return Span{int(n.Start + p.dPos), int(n.End + p.dPos)}
+}
+
+//go:noinline
+func (c *CST) nextSlow(i int32) int32 { return c.pieceOf(i).next(i) }
+
+//go:noinline
+func (c *CST) parentSlow(i int32) int32 { return c.pieceOf(i).parentOf(i) }
+
+//go:noinline
+func (c *CST) firstChildSlow(i int32) int32 {
+	p := c.pieceOf(i)
+	if p.nodes[i-p.lo].Last < 0 {
+		return -1
 	}
-	return KindOther
+	return i + 1
 }
 
 // Span returns the byte span of node i.
 func (c *CST) Span(i int32) Span {
-	n := &c.Nodes[i]
-	return Span{int(n.Start), int(n.End)}
+	if c.flat != nil {
+		n := &c.flat[i]
+		return Span{int(n.Start), int(n.End)}
+	}
+	return c.spanSlow(i)
 }
 
 // Text returns the source text of node i.
 func (c *CST) Text(i int32) string {
-	n := &c.Nodes[i]
-	return string(c.Src[n.Start:n.End])
+	sp := c.Span(i)
+	return string(c.Src[sp.Start:sp.End])
 }
 
 // FirstChild returns the first child of node i, or -1.
-func (c *CST) FirstChild(i int32) int32 { return capsulang.FirstChild(c.Nodes, i) }
+func (c *CST) FirstChild(i int32) int32 {
+	if c.flat != nil {
+		if c.flat[i].Last < 0 {
+			return -1
+		}
+		return i + 1
+	}
+	return c.firstChildSlow(i)
+}
 
 // Next returns the next sibling of node i, or -1.
-func (c *CST) Next(i int32) int32 { return c.Nodes[i].Next }
+func (c *CST) Next(i int32) int32 {
+	if c.flat != nil {
+		return c.flat[i].Next
+	}
+	return c.nextSlow(i)
+}
+
+// Parent returns the parent of node i, or -1 for the root.
+func (c *CST) Parent(i int32) int32 {
+	if c.flat != nil {
+		return c.flat[i].Parent
+	}
+	return c.parentSlow(i)
+}
 
 // ListHead returns the symbol that list node i starts with (comments
 // before it skipped), or "" when its first item is not a symbol.
@@ -131,12 +258,12 @@ func (c *CST) ListHeadBytes(i int32) []byte {
 }
 
 // Missing reports whether node i was inserted by error recovery.
-func (c *CST) Missing(i int32) bool { return c.Nodes[i].Flags&capsulang.FlagMissing != 0 }
+func (c *CST) Missing(i int32) bool { return c.flags(i)&capsulang.FlagMissing != 0 }
 
 // HasError reports whether node i is an error or a missing node; for the
 // root (i == 0) whether the tree has an error anywhere.
 func (c *CST) HasError(i int32) bool {
-	return c.Nodes[i].Flags&(capsulang.FlagHasError|capsulang.FlagError|capsulang.FlagMissing) != 0
+	return c.flags(i)&(capsulang.FlagHasError|capsulang.FlagError|capsulang.FlagMissing) != 0
 }
 
 // Parser parses Capsulang source with tree-sitter. A Parser is not safe for
@@ -175,7 +302,7 @@ func newCST(tree *sitter.Tree, src []byte, lines *Mapper) *CST {
 	if lines == nil {
 		lines = NewMapper(src)
 	}
-	return &CST{Src: src, Nodes: capsulang.FlattenParallel(tree, nil), Lines: lines}
+	return newFlat(src, capsulang.FlattenParallel(tree, nil), lines)
 }
 
 // Parse is a convenience that parses src with a fresh parser (made only
@@ -189,19 +316,26 @@ func Parse(src []byte) (*CST, error) {
 	return p.Parse(src)
 }
 
-// Document is an editable source file whose tree is kept between edits, so
-// that each edit reparses incrementally. Every edit produces a new immutable
-// CST; earlier CSTs stay valid. A Document is not safe for concurrent use;
-// Close releases its C memory.
+// Document is an editable source file. Every edit produces a new
+// immutable CST; earlier CSTs stay valid. While the text is free of syntax
+// errors an edit rescans only the innermost list around it and shares
+// every other node with the CST before (rescan); text with errors is
+// parsed by tree-sitter, incrementally from the document's tree, which
+// exists from the first such text on and follows every edit after. A
+// Document is not safe for concurrent use; Close releases its C memory.
 type Document struct {
 	parser *Parser
-	tree   *sitter.Tree
+	tree   *sitter.Tree // nil until some text needs tree-sitter
 	cst    *CST
 }
 
 // NewDocument parses src and returns a document holding it.
 func NewDocument(src []byte) (*Document, error) {
 	d := &Document{parser: NewParser()}
+	if c := scanned(src); c != nil {
+		d.cst = c
+		return d, nil
+	}
 	tree, err := d.parser.p.ParseCtx(context.Background(), nil, src)
 	if err != nil {
 		d.parser.Close()
@@ -218,48 +352,62 @@ func (d *Document) CST() *CST { return d.cst }
 // Text returns the current text. The caller must not modify it.
 func (d *Document) Text() []byte { return d.cst.Src }
 
-// Edit replaces the bytes [start, end) with text and reparses incrementally.
+// Edit replaces the bytes [start, end) with text and parses the result:
+// by rescanning the list around the edit when it can, else by scanning
+// the whole text, else with tree-sitter.
 func (d *Document) Edit(start, end int, text []byte) error {
 	old := d.cst
 	if start < 0 || end < start || end > len(old.Src) {
 		return fmt.Errorf("edit range [%d, %d) is outside the document (%d bytes)", start, end, len(old.Src))
 	}
-	src := make([]byte, 0, len(old.Src)-(end-start)+len(text))
-	src = append(src, old.Src[:start]...)
-	src = append(src, text...)
-	src = append(src, old.Src[end:]...)
-	lines := NewMapper(src)
+	// bytes.Join allocates without zeroing what it then copies over
+	src := bytes.Join([][]byte{old.Src[:start], text, old.Src[end:]}, nil)
+	lines := old.Lines.edit(src, start, end, len(text))
 	newEnd := start + len(text)
-	d.tree.Edit(sitter.EditInput{
-		StartIndex:  uint32(start),
-		OldEndIndex: uint32(end),
-		NewEndIndex: uint32(newEnd),
-		StartPoint:  point(old.Lines, start),
-		OldEndPoint: point(old.Lines, end),
-		NewEndPoint: point(lines, newEnd),
-	})
+	if d.tree != nil {
+		d.tree.Edit(sitter.EditInput{
+			StartIndex:  uint32(start),
+			OldEndIndex: uint32(end),
+			NewEndIndex: uint32(newEnd),
+			StartPoint:  point(old.Lines, start),
+			OldEndPoint: point(old.Lines, end),
+			NewEndPoint: point(lines, newEnd),
+		})
+	}
+	if c := rescan(old, src, start, end, newEnd, lines); c != nil {
+		d.cst = c
+		return nil
+	}
+	if nodes := scan(src); nodes != nil {
+		d.cst = newFlat(src, nodes, lines)
+		return nil
+	}
 	tree, err := d.parser.p.ParseCtx(context.Background(), d.tree, src)
 	if err != nil {
 		return fmt.Errorf("reparse: %w", err)
 	}
-	nodes := splice(old, tree, start, end, newEnd)
-	d.tree.Close()
-	d.tree = tree
-	if nodes == nil {
-		d.cst = newCST(tree, src, lines)
-		return nil
+	if d.tree != nil {
+		d.tree.Close()
 	}
-	d.cst = &CST{Src: src, Nodes: nodes, Lines: lines}
+	d.tree = tree
+	d.cst = newCST(tree, src, lines)
 	return nil
 }
 
 // Replace swaps in a whole new text (a full-document change).
 func (d *Document) Replace(src []byte) error {
+	if d.tree != nil {
+		d.tree.Close()
+		d.tree = nil
+	}
+	if c := scanned(src); c != nil {
+		d.cst = c
+		return nil
+	}
 	tree, err := d.parser.p.ParseCtx(context.Background(), nil, src)
 	if err != nil {
 		return fmt.Errorf("parse: %w", err)
 	}
-	d.tree.Close()
 	d.tree = tree
 	d.cst = newCST(tree, src, nil)
 	return nil

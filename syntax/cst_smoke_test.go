@@ -11,7 +11,7 @@ func TestDeepNesting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Nodes) < 300000 {
-		t.Fatalf("nodes %d", len(c.Nodes))
+	if c.Len() < 300000 {
+		t.Fatalf("nodes %d", c.Len())
 	}
 }

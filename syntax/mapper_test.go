@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCursorAgreesWithMapper(t *testing.T) {
@@ -167,6 +169,21 @@ func TestPointOffset(t *testing.T) {
 			if back := m.Point(m.PointOffset(tc.p)); back.Line != tc.p.Line {
 				t.Errorf("Point(PointOffset(%v)) = %v", tc.p, back)
 			}
+		}
+	}
+}
+
+// TestMapperLongLineOfStrayBytes indexes a long line of continuation
+// bytes without a character start (the marks' search once went back to
+// the previous mark and never ended) and counts each stray byte as one
+// character, as the decoder does.
+func TestMapperLongLineOfStrayBytes(t *testing.T) {
+	text := []byte("(a " + strings.Repeat("\xbe", 3000) + "\xe2\x82\xac" + strings.Repeat("\xbe", 1500) + ")")
+	m := NewMapper(text)
+	for _, off := range []int{0, 1024, 2049, 3003, 3006, 4000, len(text)} {
+		want := utf8.RuneCount(text[:off])
+		if got := m.Position(off, UTF32); got != (Position{0, want}) {
+			t.Errorf("offset %d: %v, want 0:%d", off, got, want)
 		}
 	}
 }

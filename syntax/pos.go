@@ -73,14 +73,50 @@ type Range struct {
 // breaks are "\n", "\r\n" and a lone "\r", as in the LSP specification. A
 // Mapper is immutable and safe for concurrent use.
 type Mapper struct {
-	text   []byte
-	starts []int // byte offset of the start of each line
+	text []byte
+	// starts holds the byte offset of the start of each line of a text
+	// indexed afresh; after edits segs holds them instead, in runs that
+	// later versions share (edit), and starts is nil.
+	starts []int
+	segs   []lineSeg
+	n      int // line count
 	// marks holds, for each line longer than markEvery bytes, the code
 	// units counted up to every markEvery bytes of it, so that a position
 	// on a long line is counted from the mark before it instead of from
 	// the start of the line: converting every position of one very long
 	// line (100,000 unclosed lists) then costs linear time, not quadratic.
 	marks map[int][]mark
+}
+
+// lineSeg is a run of line starts: lines first, first+1, ... start at
+// starts[i]+delta.
+type lineSeg struct {
+	first  int
+	starts []int
+	delta  int
+}
+
+// maxLineSegs is the run count over which edit indexes the lines in one
+// run again.
+const maxLineSegs = 64
+
+// newMapperStarts returns the mapper of text whose line starts are starts.
+func newMapperStarts(text []byte, starts []int) *Mapper {
+	return &Mapper{text: text, starts: starts, segs: []lineSeg{{starts: starts}}, n: len(starts)}
+}
+
+// start returns the offset of the start of line.
+func (l *Mapper) start(line int) int {
+	if l.starts != nil {
+		return l.starts[line]
+	}
+	return l.startSlow(line)
+}
+
+func (l *Mapper) startSlow(line int) int {
+	k := sort.Search(len(l.segs), func(k int) bool { return l.segs[k].first > line }) - 1
+	sg := &l.segs[k]
+	return sg.starts[line-sg.first] + sg.delta
 }
 
 // mark is a place in a long line (the start of a character) and the code
@@ -129,15 +165,16 @@ func NewMapper(text []byte) *Mapper {
 			}
 		}
 	}
-	l := &Mapper{text: text, starts: starts}
+	l := newMapperStarts(text, starts)
 	l.markLongLines()
 	return l
 }
 
 // markLongLines sets the marks of every line longer than markEvery bytes.
 func (l *Mapper) markLongLines() {
-	for line := range l.starts {
-		start, end := l.starts[line], l.lineEnd(line)
+	starts := l.starts // the mapper is new
+	for line := range starts {
+		start, end := starts[line], l.lineEnd(line)
 		if end-start <= markEvery {
 			continue
 		}
@@ -147,8 +184,15 @@ func (l *Mapper) markLongLines() {
 		var ms []mark
 		pos, u16, u32 := start, 0, 0
 		for next := start + markEvery; next < end; next = pos + markEvery {
-			for next > pos && !utf8.RuneStart(l.text[next]) {
-				next-- // marks start characters, where counts add up
+			// Marks start characters, where counts add up: a character
+			// starts at most 3 bytes back, else next follows a run of
+			// stray continuation bytes, each a character of its own. (An
+			// unbounded search went back to pos there and never ended.)
+			for k := next; k > pos && next-k < utf8.UTFMax; k-- {
+				if utf8.RuneStart(l.text[k]) {
+					next = k
+					break
+				}
 			}
 			u16 += units(l.text[pos:next], UTF16)
 			u32 += units(l.text[pos:next], UTF32)
@@ -175,21 +219,21 @@ func (l *Mapper) unitsTo(line, start, off int, enc Encoding) int {
 }
 
 // Count returns the number of lines (a text always has at least one).
-func (l *Mapper) Count() int { return len(l.starts) }
+func (l *Mapper) Count() int { return l.n }
 
 // LineStart returns the byte offset at which line (0-based) starts.
-func (l *Mapper) LineStart(line int) int { return l.starts[line] }
+func (l *Mapper) LineStart(line int) int { return l.start(line) }
 
 // lineEnd returns the offset of the end of line's content, before its break.
 func (l *Mapper) lineEnd(line int) int {
-	if line+1 >= len(l.starts) {
+	if line+1 >= l.n {
 		return len(l.text)
 	}
-	end := l.starts[line+1]
+	end := l.start(line + 1)
 	if end > 0 && l.text[end-1] == '\n' {
 		end--
 	}
-	if end > l.starts[line] && l.text[end-1] == '\r' {
+	if end > l.start(line) && l.text[end-1] == '\r' {
 		end--
 	}
 	return end
@@ -197,16 +241,34 @@ func (l *Mapper) lineEnd(line int) int {
 
 // Line returns the 0-based line holding byte offset off.
 func (l *Mapper) Line(off int) int {
-	lo, hi := 0, len(l.starts)
+	if l.starts != nil {
+		lo, hi := 0, len(l.starts)
+		for hi-lo > 1 {
+			m := (lo + hi) / 2
+			if l.starts[m] <= off {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		return lo
+	}
+	sg := &l.segs[0]
+	if len(l.segs) > 1 {
+		// the last run whose first line starts at or before off
+		k := sort.Search(len(l.segs), func(k int) bool { return l.segs[k].starts[0]+l.segs[k].delta > off }) - 1
+		sg = &l.segs[max(k, 0)]
+	}
+	lo, hi := 0, len(sg.starts)
 	for hi-lo > 1 {
 		m := (lo + hi) / 2
-		if l.starts[m] <= off {
+		if sg.starts[m]+sg.delta <= off {
 			lo = m
 		} else {
 			hi = m
 		}
 	}
-	return lo
+	return sg.first + lo
 }
 
 // Position converts a byte offset to a Position in the given encoding. An
@@ -220,7 +282,7 @@ func (l *Mapper) Position(off int, enc Encoding) Position {
 		off = len(l.text)
 	}
 	line := l.Line(off)
-	start := l.starts[line]
+	start := l.start(line)
 	if end := l.lineEnd(line); off > end {
 		off = end // inside a CRLF pair
 	}
@@ -234,13 +296,13 @@ func (l *Mapper) Offset(p Position, enc Encoding) (int, error) {
 	if p.Line < 0 || p.Character < 0 {
 		return 0, fmt.Errorf("position %d:%d is negative", p.Line, p.Character)
 	}
-	if p.Line >= len(l.starts) {
-		if p.Line == len(l.starts) && p.Character == 0 {
+	if p.Line >= l.n {
+		if p.Line == l.n && p.Character == 0 {
 			return len(l.text), nil
 		}
-		return 0, fmt.Errorf("line %d is past the end of the document (%d lines)", p.Line, len(l.starts))
+		return 0, fmt.Errorf("line %d is past the end of the document (%d lines)", p.Line, l.n)
 	}
-	start, end := l.starts[p.Line], l.lineEnd(p.Line)
+	start, end := l.start(p.Line), l.lineEnd(p.Line)
 	if enc == UTF8 {
 		off := start + p.Character
 		if off > end {
@@ -315,4 +377,86 @@ func units(b []byte, enc Encoding) int {
 		i += size
 	}
 	return n
+}
+
+// edit returns the mapper of text, which is l's text after the edit that
+// replaced its bytes [start, end) with n bytes: l's line starts before
+// and after the edit, those after moved, around the starts found in the
+// edited bytes. A line start depends only on the two bytes around it, so
+// only starts next to the edit are looked for again. The starts before
+// and after are shared with l as runs (lineSeg), so an edit costs the
+// edited bytes plus the number of runs, which edit bounds by indexing
+// the lines again when there are more than maxLineSegs. It also indexes
+// text afresh when l has long lines (their marks are per line) or the
+// edit makes one.
+func (l *Mapper) edit(text []byte, start, end, n int) *Mapper {
+	if l.marks != nil {
+		return NewMapper(text)
+	}
+	delta := start + n - end
+	// old lines [0, lo) start before start and keep their place (text[p-1]
+	// and text[p] are unchanged), lines [hi, l.n) start after end and move
+	// by delta; line 0 starts at 0 always
+	lo := max(l.lineAtLeast(start), 1)
+	hi := l.lineAtLeast(end + 1)
+	var fresh []int
+	for q := max(start, 1); q <= start+n && q <= len(text); q++ {
+		switch text[q-1] {
+		case '\n':
+			fresh = append(fresh, q)
+		case '\r':
+			if q == len(text) || text[q] != '\n' {
+				fresh = append(fresh, q)
+			}
+		}
+	}
+	m := &Mapper{text: text, segs: make([]lineSeg, 0, len(l.segs)+2), n: lo + len(fresh) + l.n - hi}
+	m.segs = l.appendSegs(m.segs, 0, lo, 0, 0)
+	if len(fresh) > 0 {
+		m.segs = append(m.segs, lineSeg{first: lo, starts: fresh})
+	}
+	m.segs = l.appendSegs(m.segs, hi, l.n, lo+len(fresh)-hi, delta)
+	if len(m.segs) > maxLineSegs {
+		all := make([]int, 0, m.n)
+		for _, sg := range m.segs {
+			for _, p := range sg.starts {
+				all = append(all, p+sg.delta)
+			}
+		}
+		m.segs, m.starts = []lineSeg{{starts: all}}, all
+	}
+	first := max(lo-1, 0)
+	for line := first; line < m.n && (line == first || m.start(line) <= start+n+1); line++ {
+		if m.lineEnd(line)-m.start(line) > markEvery {
+			return NewMapper(text)
+		}
+	}
+	return m
+}
+
+// lineAtLeast returns the first line starting at or after off (l.n when
+// there is none).
+func (l *Mapper) lineAtLeast(off int) int {
+	k := sort.Search(len(l.segs), func(k int) bool {
+		sg := &l.segs[k]
+		return sg.starts[len(sg.starts)-1]+sg.delta >= off
+	})
+	if k == len(l.segs) {
+		return l.n
+	}
+	sg := &l.segs[k]
+	return sg.first + sort.Search(len(sg.starts), func(i int) bool { return sg.starts[i]+sg.delta >= off })
+}
+
+// appendSegs appends l's lines [from, to) to segs as runs sharing l's,
+// renumbered by dLine and moved by delta bytes.
+func (l *Mapper) appendSegs(segs []lineSeg, from, to, dLine, delta int) []lineSeg {
+	for _, sg := range l.segs {
+		a, b := max(from, sg.first), min(to, sg.first+len(sg.starts))
+		if a >= b {
+			continue
+		}
+		segs = append(segs, lineSeg{first: a + dLine, starts: sg.starts[a-sg.first : b-sg.first], delta: sg.delta + delta})
+	}
+	return segs
 }

@@ -11,7 +11,7 @@ import (
 // before long lines had marks.
 func naivePosition(l *Mapper, text []byte, off int, enc Encoding) Position {
 	line := l.Line(off)
-	start := l.starts[line]
+	start := l.start(line)
 	if end := l.lineEnd(line); off > end {
 		off = end
 	}
@@ -56,7 +56,7 @@ func TestLongLineMarks(t *testing.T) {
 	if len(ms) < 3*50000/markEvery-2 {
 		t.Fatalf("%d marks on a line of %d bytes", len(ms), 3*50000)
 	}
-	prev := l.starts[1]
+	prev := l.start(1)
 	for _, m := range ms {
 		if m.off-prev > markEvery || !utf8.RuneStart(text[m.off]) {
 			t.Fatalf("mark at %d after %d", m.off, prev)

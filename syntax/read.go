@@ -143,8 +143,8 @@ type token struct {
 
 // tok returns node i as a token.
 func (c *CST) tok(i int32) token {
-	n := &c.Nodes[i]
-	return token{start: n.Start, end: n.End, kind: c.Kind(i)}
+	sp := c.Span(i)
+	return token{start: uint32(sp.Start), end: uint32(sp.End), kind: c.Kind(i)}
 }
 
 // Read turns a CST into forms. Parentheses are matched as written; when they
@@ -198,12 +198,12 @@ func ReadNode(c *CST, i int32, depth int) *Source {
 
 // skip returns the index of the first node after node i's subtree.
 func (c *CST) skip(i int32) int32 {
-	for k := i; k >= 0; k = c.Nodes[k].Parent {
-		if n := c.Nodes[k].Next; n >= 0 {
+	for k := i; k >= 0; k = c.Parent(k) {
+		if n := c.Next(k); n >= 0 {
 			return n
 		}
 	}
-	return int32(len(c.Nodes))
+	return int32(c.Len())
 }
 
 func (s *Source) errorf(code string, sp Span, format string, args ...any) *Diagnostic {
@@ -214,7 +214,7 @@ func (s *Source) errorf(code string, sp Span, format string, args ...any) *Diagn
 // tokens lists the file's tokens in order and records comments and lexical
 // errors.
 func (s *Source) tokens() []token {
-	return s.tokensIn(0, int32(len(s.CST.Nodes)))
+	return s.tokensIn(0, int32(s.CST.Len()))
 }
 
 // tokensIn lists the tokens of nodes [from, to), a run of whole subtrees.
@@ -222,14 +222,13 @@ func (s *Source) tokensIn(from, to int32) []token {
 	c := s.CST
 	toks := make([]token, 0, to-from) // at most one token a node
 	for i := from; i < to; {
-		n := &c.Nodes[i]
 		switch c.Kind(i) {
 		case KindLParen, KindRParen:
 			if !c.Missing(i) {
 				toks = append(toks, c.tok(i))
 			}
 		case KindSymbol, KindNumber, KindString:
-			if !(c.Missing(i) && n.Start == n.End) {
+			if sp := c.Span(i); !(c.Missing(i) && sp.Start == sp.End) {
 				toks = append(toks, c.tok(i))
 			}
 			i = c.skip(i)
@@ -237,7 +236,7 @@ func (s *Source) tokensIn(from, to int32) []token {
 		case KindComment:
 			s.Comments = append(s.Comments, c.Span(i))
 		case KindError:
-			if p := n.Parent; p < 0 || c.Kind(p) != KindError {
+			if p := c.Parent(i); p < 0 || c.Kind(p) != KindError {
 				s.errorGaps(i)
 			}
 		case KindSource, KindList:
@@ -250,7 +249,7 @@ func (s *Source) tokensIn(from, to int32) []token {
 // errorGaps reports the text of an ERROR node that no child token covers.
 func (s *Source) errorGaps(i int32) {
 	c := s.CST
-	pos := int(c.Nodes[i].Start)
+	pos := c.Span(i).Start
 	report := func(a, b int) {
 		text := strings.TrimSpace(string(c.Src[a:b]))
 		if text == "" {
@@ -272,10 +271,10 @@ func (s *Source) errorGaps(i int32) {
 		case KindError:
 			s.errorGaps(k)
 		}
-		report(pos, int(c.Nodes[k].Start))
-		pos = int(c.Nodes[k].End)
+		report(pos, c.Span(k).Start)
+		pos = c.Span(k).End
 	}
-	report(pos, int(c.Nodes[i].End))
+	report(pos, c.Span(i).End)
 }
 
 // quoteText quotes stray source text in a message, clipped.

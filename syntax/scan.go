@@ -289,7 +289,7 @@ func scanned(src []byte) *CST {
 	if nodes == nil {
 		return nil
 	}
-	return &CST{Src: src, Nodes: nodes, Lines: NewMapper(src)}
+	return newFlat(src, nodes, NewMapper(src))
 }
 
 // scanTokens returns the tokens and the comments of src, as Read lists them

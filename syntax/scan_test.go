@@ -137,12 +137,12 @@ func TestParseUsesScanner(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := treeSitterNodes(t, []byte(s))
-		if len(c.Nodes) != len(want) {
-			t.Fatalf("%q: %d nodes, tree-sitter %d", s, len(c.Nodes), len(want))
+		if c.Len() != len(want) {
+			t.Fatalf("%q: %d nodes, tree-sitter %d", s, c.Len(), len(want))
 		}
 		for i := range want {
-			if c.Nodes[i] != want[i] {
-				t.Fatalf("%q: node %d: %+v, tree-sitter %+v", s, i, c.Nodes[i], want[i])
+			if c.Node(int32(i)) != want[i] {
+				t.Fatalf("%q: node %d: %+v, tree-sitter %+v", s, i, c.Node(int32(i)), want[i])
 			}
 		}
 	}

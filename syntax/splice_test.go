@@ -12,13 +12,35 @@ import (
 
 	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/syntax/edittest"
-	capsulang "github.com/capsulang/caps/tree-sitter-capsulang/golang"
 )
 
-// TestSpliceMatchesFlatten edits documents at random and checks after
-// every edit that the spliced node array equals a full flattening of the
-// same tree, node for node.
-func TestSpliceMatchesFlatten(t *testing.T) {
+// checkNodes checks every accessor of c against want, the nodes of a
+// full parse of the same text.
+func checkNodes(t *testing.T, c *CST, want []Node) {
+	t.Helper()
+	if c.Len() != len(want) {
+		t.Fatalf("%d nodes, a full parse has %d", c.Len(), len(want))
+	}
+	if got := c.Nodes(); !slices.Equal(want, got) {
+		t.Fatalf("the nodes differ from a full parse (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	for i := range want {
+		id, w := int32(i), want[i]
+		first := int32(-1)
+		if w.Last >= 0 {
+			first = id + 1
+		}
+		if c.Node(id) != w || c.Span(id) != (Span{int(w.Start), int(w.End)}) || c.Next(id) != w.Next || c.Parent(id) != w.Parent || c.FirstChild(id) != first {
+			t.Fatalf("node %d: accessors give %+v, span %v, next %d, parent %d, first child %d; a full parse %+v", i, c.Node(id), c.Span(id), c.Next(id), c.Parent(id), c.FirstChild(id), w)
+		}
+	}
+}
+
+// TestEditMatchesParse edits documents at random and checks after every
+// edit that the document's CST, pieced or not, equals a full parse of the
+// same text node for node, through every accessor; edits between
+// error-free texts must mostly be answered by rescanning one list.
+func TestEditMatchesParse(t *testing.T) {
 	srcs := map[string][]byte{"gen": gen.Module(400)}
 	files, _ := filepath.Glob("../examples/*.caps")
 	for _, f := range files {
@@ -28,7 +50,7 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 		}
 		srcs[filepath.Base(f)] = b
 	}
-	spliced, edits := 0, 0
+	rescanned, clean, edits := 0, 0, 0
 	for name, src := range srcs {
 		r := rand.New(rand.NewSource(int64(len(src))))
 		d, err := NewDocument(src)
@@ -47,17 +69,20 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 				t.Fatal(err)
 			}
 			edits++
-			want := capsulang.Flatten(d.tree, nil)
-			if got := d.CST().Nodes; !slices.Equal(want, got) {
-				t.Fatalf("%s: edit %d [%d,%d)->%q: the document's nodes differ from a full flatten (-want +got):\n%s", name, i, start, end, text, cmp.Diff(want, got))
+			t.Run("", func(t *testing.T) {
+				checkNodes(t, d.CST(), treeSitterNodes(t, d.Text()))
+				checkLines(t, d.CST().Lines, d.Text())
+			})
+			if t.Failed() {
+				t.Fatalf("%s: edit %d [%d,%d)->%q", name, i, start, end, text)
 			}
-			if got := splice(before, d.tree, start, end, start+len(text)); got != nil {
-				spliced++
-				if !slices.Equal(want, got) {
-					t.Fatalf("%s: edit %d [%d,%d)->%q: spliced nodes differ from a full flatten (-want +got):\n%s", name, i, start, end, text, cmp.Diff(want, got))
+			if !before.HasError(0) && !d.CST().HasError(0) {
+				clean++
+				if rescan(before, d.Text(), start, end, start+len(text), d.CST().Lines) != nil {
+					rescanned++
+				} else if testing.Verbose() {
+					t.Logf("%s: not rescanned: [%d,%d)->%q in %q", name, start, end, text, before.Src[max(start-20, 0):min(end+20, len(before.Src))])
 				}
-			} else if !before.HasError(0) && !d.CST().HasError(0) {
-				t.Fatalf("%s: edit %d [%d,%d)->%q between error-free trees was not spliced", name, i, start, end, text)
 			}
 			if !d.CST().HasError(0) {
 				good = d.Text()
@@ -65,16 +90,122 @@ func TestSpliceMatchesFlatten(t *testing.T) {
 		}
 		d.Close()
 	}
-	if spliced < edits/3 {
-		t.Fatalf("only %d of %d edits were spliced; the test does not exercise splicing", spliced, edits)
+	if rescanned < clean*9/10 || clean < edits/3 {
+		t.Fatalf("%d of %d edits between error-free texts were rescanned (%d edits in all); the test does not exercise rescanning", rescanned, clean, edits)
 	}
-	t.Logf("%d edits, %d spliced", edits, spliced)
+	t.Logf("%d edits, %d between error-free texts, %d of them rescanned", edits, clean, rescanned)
 }
 
-// TestSpliceDeepNesting edits the middle of 50,000 nested lists: splicing
-// stops descending at maxSpliceDepth (each level walks from the root), so
-// the edit stays fast, and the nodes still equal a full flatten.
-func TestSpliceDeepNesting(t *testing.T) {
+// TestEditTopLevel edits outside every list: between, before and after
+// top-level forms and comments, adding and removing whole forms; each
+// result must equal a full parse, and those that keep the forms apart
+// must be rescanned.
+func TestEditTopLevel(t *testing.T) {
+	const src = "; head\n(a 1) b  (c \"s\")\n; tail"
+	cases := []struct {
+		src        string
+		start, end int
+		text       string
+		rescanned  bool
+	}{
+		{src, 0, 0, " ", true},                 // before everything
+		{src, 6, 6, " more", true},             // at the end of the first comment
+		{src, 12, 12, " x", true},              // a new form between two
+		{src, 13, 14, "", true},                // the symbol b removed
+		{src, 14, 14, "; c", false},            // a comment running into (c "s")
+		{src, 14, 14, ";\n", true},             // a comment on its own line
+		{src, 7, 12, "", true},                 // the first list removed
+		{src, 24, 30, "", true},                // the last comment removed
+		{src, 30, 30, "\n(d)", true},           // a form at the end
+		{src, 0, 30, "", true},                 // everything removed
+		{src, 14, 14, "b", true},               // b grows into bb
+		{src, 19, 19, "(z)", true},             // inside a list
+		{"x(a)", 0, 0, "y", false},             // the list after is next to the edit
+		{"\ufeff(a) b", 7, 7, " (c)", true},    // after a byte order mark
+		{"(a)\r\n;c\r\n(b)", 3, 3, " x", true}, // CRLF lines
+	}
+	for _, tc := range cases {
+		d, err := NewDocument([]byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := d.CST()
+		if err := d.Edit(tc.start, tc.end, []byte(tc.text)); err != nil {
+			t.Fatal(err)
+		}
+		after := d.Text()
+		c := rescan(before, after, tc.start, tc.end, tc.start+len(tc.text), before.Lines.edit(after, tc.start, tc.end, len(tc.text)))
+		if (c != nil) != tc.rescanned {
+			t.Errorf("[%d,%d)->%q in %q: rescanned %v, want %v", tc.start, tc.end, tc.text, tc.src, c != nil, tc.rescanned)
+		}
+		checkNodes(t, d.CST(), treeSitterNodes(t, after))
+		d.Close()
+	}
+}
+
+// TestEditPieces edits a large module at many places in turn, so that the
+// CST is made of many pieces shared with earlier versions, and checks it
+// against a full parse after each edit; the earlier versions must stay
+// as they were.
+func TestEditPieces(t *testing.T) {
+	src := gen.Module(2000)
+	d, err := NewDocument(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	r := rand.New(rand.NewSource(7))
+	type version struct {
+		c     *CST
+		nodes []Node
+	}
+	var versions []version
+	pieced := 0
+	for i := 0; i < 300; i++ {
+		// the end of a random symbol followed by a space
+		c, cur := d.CST(), d.Text()
+		id := int32(r.Intn(c.Len()))
+		for c.Kind(id) != KindSymbol || cur[c.Span(id).End] != ' ' {
+			id = (id + 1) % int32(c.Len())
+		}
+		at := c.Span(id).End
+		var err error
+		switch i % 3 {
+		case 0:
+			err = d.Edit(at, at, []byte(" (f x)"))
+		case 1:
+			err = d.Edit(at, at+1, []byte("\n  "))
+		default:
+			err = d.Edit(at, at, []byte("abc"))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		c = d.CST()
+		if c.flat == nil {
+			pieced++
+		}
+		want := treeSitterNodes(t, d.Text())
+		if c.HasError(0) {
+			continue
+		}
+		checkNodes(t, c, want)
+		checkLines(t, c.Lines, d.Text())
+		if i%25 == 0 {
+			versions = append(versions, version{c, want})
+		}
+	}
+	for _, v := range versions {
+		checkNodes(t, v.c, v.nodes)
+	}
+	if pieced < 200 {
+		t.Fatalf("only %d of 300 versions were pieced", pieced)
+	}
+}
+
+// TestEditDeepNesting edits the middle of 50,000 nested lists: the nodes
+// still equal a full parse.
+func TestEditDeepNesting(t *testing.T) {
 	const depth = 50_000
 	src := []byte(strings.Repeat("(a ", depth) + strings.Repeat(")", depth))
 	d, err := NewDocument(src)
@@ -91,7 +222,92 @@ func TestSpliceDeepNesting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if want := capsulang.Flatten(d.tree, nil); !slices.Equal(want, d.CST().Nodes) {
-		t.Fatal("the document's nodes differ from a full flatten")
+	checkNodes(t, d.CST(), treeSitterNodes(t, d.Text()))
+}
+
+// TestEditPageBoundary edits a tree whose node count is a multiple of the
+// page size of the piece index (its last page once ran past the pieces).
+func TestEditPageBoundary(t *testing.T) {
+	n := 2 << pageBits
+	// root, the list, "(", "m" and ")" around n-5 symbols
+	src := []byte("(m" + strings.Repeat(" a", n-5) + ")")
+	d, err := NewDocument(src)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer d.Close()
+	if err := d.Edit(4, 4, []byte("b")); err != nil {
+		t.Fatal(err)
+	}
+	if d.CST().Len() != n || d.CST().flat != nil {
+		t.Fatalf("%d nodes, flat %v; want %d in pieces", d.CST().Len(), d.CST().flat != nil, n)
+	}
+	checkNodes(t, d.CST(), treeSitterNodes(t, d.Text()))
+}
+
+// lineStarts lists a mapper's line starts.
+func lineStarts(m *Mapper) []int {
+	var out []int
+	for i := 0; i < m.Count(); i++ {
+		out = append(out, m.LineStart(i))
+	}
+	return out
+}
+
+// checkLines checks a mapper derived by edits against one made afresh:
+// the same line starts, and the same line and position for offsets all
+// over the text.
+func checkLines(t *testing.T, m *Mapper, text []byte) {
+	t.Helper()
+	want := NewMapper(text)
+	if got, w := lineStarts(m), lineStarts(want); !slices.Equal(got, w) {
+		t.Fatalf("line starts %v, want %v", got, w)
+	}
+	for off := 0; off <= len(text); off += 1 + off%13 {
+		if m.Line(off) != want.Line(off) || m.Position(off, UTF16) != want.Position(off, UTF16) {
+			t.Fatalf("offset %d: line %d, position %v; want %d, %v", off, m.Line(off), m.Position(off, UTF16), want.Line(off), want.Position(off, UTF16))
+		}
+	}
+}
+
+// FuzzEdit applies a few edits to a document and checks every edit that
+// rescan answers against a full parse of the new text, node for node
+// and line for line, so that CSTs in pieces derived from CSTs in pieces
+// are covered. edits holds three bytes an edit: where (a fraction of the
+// text), how many bytes it replaces, and what it inserts.
+func FuzzEdit(f *testing.F) {
+	f.Add([]byte("(module m\n  (function f (x I64) (returns I64) x)\n  (store s (backend memory)))\n"), []byte{100, 0, 1, 40, 2, 0, 200, 1, 3})
+	f.Add(gen.Module(40), []byte{10, 0, 2, 128, 3, 5, 250, 0, 1, 60, 1, 0})
+	f.Add([]byte("; c\n(a (b \"s\\n\" 7) ; d\n (c))\r\n(e)"), []byte{30, 0, 4, 90, 1, 6, 5, 0, 7})
+	inserts := []string{" ", "x", "(f a)", "\n", ")", "(", "\"", "; c\n", "\r\n", "7m", "é", ""}
+	f.Fuzz(func(t *testing.T, src, edits []byte) {
+		if len(src) > 1<<16 || len(edits) > 30 {
+			return
+		}
+		d, err := NewDocument(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		for i := 0; i+2 < len(edits); i += 3 {
+			cur := d.Text()
+			start := int(edits[i]) * len(cur) / 255
+			end := min(start+int(edits[i+1]%8), len(cur))
+			text := inserts[int(edits[i+2])%len(inserts)]
+			before := d.CST()
+			lines := before.Lines
+			if err := d.Edit(start, end, []byte(text)); err != nil {
+				t.Fatal(err)
+			}
+			checkLines(t, d.CST().Lines, d.Text())
+			c := rescan(before, d.Text(), start, end, start+len(text), lines.edit(d.Text(), start, end, len(text)))
+			if c == nil {
+				continue
+			}
+			if c.HasError(0) {
+				t.Fatalf("rescan made a tree with an error")
+			}
+			checkNodes(t, c, treeSitterNodes(t, d.Text()))
+		}
+	})
 }

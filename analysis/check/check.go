@@ -221,10 +221,10 @@ func exprEstimate(f *ast.File) int {
 	if f.Exprs > 0 {
 		return f.Exprs
 	}
-	if f.Source == nil || f.Source.CST == nil || len(f.Source.CST.Nodes) == 0 {
+	if f.Source == nil || f.Source.CST == nil || f.Source.CST.Len() == 0 {
 		return 64
 	}
-	return len(f.Source.CST.Nodes) / 4
+	return f.Source.CST.Len() / 4
 }
 
 func sortDiagnostics(ds []syntax.Diagnostic) {

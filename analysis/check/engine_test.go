@@ -471,7 +471,7 @@ func TestCutFrom(t *testing.T) {
 		if gok != wok || gok && !cmp.Equal(want, got, cmp.AllowUnexported(layout{})) {
 			t.Errorf("%q -> %q: cutFrom = %+v, %v; cut = %+v, %v", e[0], e[1], got, gok, want, wok)
 		}
-		if len(c.Nodes) != len(oc.Nodes) {
+		if c.Len() != oc.Len() {
 			moved++
 		}
 		compared++

@@ -11,6 +11,7 @@ import (
 	"hash/maphash"
 	"maps"
 	"slices"
+	"sort"
 
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
@@ -100,29 +101,42 @@ var declKinds = func() map[string]bool {
 // declaration is not found where it should be.
 func cutFrom(l *layout, oc, c *syntax.CST, pre, suf int) (layout, bool) {
 	nOld := len(l.decls)
-	dn := int32(len(c.Nodes) - len(oc.Nodes))
+	dn := int32(c.Len() - oc.Len())
 	delta := len(c.Src) - len(oc.Src)
 	at := func(id int32, sp syntax.Span) bool {
-		return id >= 0 && int(id) < len(c.Nodes) && c.Kind(id) == syntax.KindList && c.Span(id) == sp
+		return id >= 0 && int(id) < c.Len() && c.Kind(id) == syntax.KindList && c.Span(id) == sp
 	}
-	p := 0
-	for p < nOld {
-		id := l.decls[p]
-		if sp := oc.Span(id); sp.End > pre || !at(id, sp) {
-			break
+	// The declarations before the edit: found by binary search, their
+	// nodes checked at the ends of the run (the IDs of nodes inside an
+	// unchanged prefix do not change), else one by one.
+	p := sort.Search(nOld, func(i int) bool { return oc.Span(l.decls[i]).End > pre })
+	if p > 0 && !(at(l.decls[0], oc.Span(l.decls[0])) && at(l.decls[p-1], oc.Span(l.decls[p-1]))) {
+		p = 0
+		for p < nOld {
+			id := l.decls[p]
+			if sp := oc.Span(id); sp.End > pre || !at(id, sp) {
+				break
+			}
+			p++
 		}
-		p++
 	}
 	if p == 0 {
 		return cut(c) // the header may have changed
 	}
-	s := 0
-	for s < nOld-p {
-		id := l.decls[nOld-1-s]
-		if sp := oc.Span(id); sp.Start < len(oc.Src)-suf || !at(id+dn, shift(sp, delta)) {
-			break
+	movedAt := func(k int) bool {
+		id := l.decls[k]
+		return at(id+dn, shift(oc.Span(id), delta))
+	}
+	s := nOld - max(p, sort.Search(nOld, func(i int) bool { return oc.Span(l.decls[i]).Start >= len(oc.Src)-suf }))
+	if s > 0 && !(movedAt(nOld-s) && movedAt(nOld-1)) {
+		s = 0
+		for s < nOld-p {
+			id := l.decls[nOld-1-s]
+			if sp := oc.Span(id); sp.Start < len(oc.Src)-suf || !at(id+dn, shift(sp, delta)) {
+				break
+			}
+			s++
 		}
-		s++
 	}
 	stop := int32(-1) // the first declaration after the edit
 	if s > 0 {
@@ -150,7 +164,9 @@ func cutFrom(l *layout, oc, c *syntax.CST, pre, suf int) (layout, bool) {
 	}
 	out.head = c.Span(out.decls[0]).Start
 	out.tail = c.Span(out.decls[len(out.decls)-1]).End
-	if len(oc.Src)-l.tail != len(c.Src)-out.tail || l.tail < len(oc.Src)-suf {
+	// the texts differ in old bytes [pre, len(oc.Src)-suf) and new bytes
+	// [pre, len(c.Src)-suf): does either reach past the last declaration?
+	if len(oc.Src)-l.tail != len(c.Src)-out.tail || max(pre, l.tail) < len(oc.Src)-suf || max(pre, out.tail) < len(c.Src)-suf {
 		return cut(c) // the text after the declarations changed: walk the file's top level too
 	}
 	return out, true
@@ -201,22 +217,36 @@ func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, 
 func alignEnds(oldCST *syntax.CST, oldDecls []int32, olds []declState, cur *syntax.CST, curDecls []int32, news []declState, pre, suf int) []int {
 	nOld, n := len(oldDecls), len(curDecls)
 	delta := len(cur.Src) - len(oldCST.Src)
-	p := 0
-	for ; p < n && p < nOld; p++ {
-		a, b := cur.Span(curDecls[p]), oldCST.Span(oldDecls[p])
-		if a != b || a.End > pre {
-			break
-		}
-		news[p] = declState{start: a.Start, content: olds[p].content}
-	}
-	s := 0
-	for ; s < n-p && s < nOld-p; s++ {
-		i, j := n-1-s, nOld-1-s
+	// The runs before and after the edit: found by binary search and
+	// checked at their ends (the common prefix and suffix hold the same
+	// declarations), else compared one by one.
+	same := func(i, j, d int) bool {
 		a, b := cur.Span(curDecls[i]), oldCST.Span(oldDecls[j])
-		if a.Start != b.Start+delta || a.End != b.End+delta || b.Start < len(oldCST.Src)-suf {
-			break
+		return a.Start == b.Start+d && a.End == b.End+d
+	}
+	p := sort.Search(min(n, nOld), func(k int) bool { return oldCST.Span(oldDecls[k]).End > pre })
+	if p > 0 && !(same(0, 0, 0) && same(p-1, p-1, 0)) {
+		p = 0
+		for ; p < n && p < nOld; p++ {
+			if !same(p, p, 0) || oldCST.Span(oldDecls[p]).End > pre {
+				break
+			}
 		}
-		news[i] = declState{start: a.Start, content: olds[j].content}
+	}
+	for k := 0; k < p; k++ {
+		news[k] = declState{start: olds[k].start, content: olds[k].content}
+	}
+	s := min(n-p, nOld-sort.Search(nOld, func(j int) bool { return oldCST.Span(oldDecls[j]).Start >= len(oldCST.Src)-suf }), nOld-p)
+	if s > 0 && !(same(n-s, nOld-s, delta) && same(n-1, nOld-1, delta)) {
+		s = 0
+		for ; s < n-p && s < nOld-p; s++ {
+			if !same(n-1-s, nOld-1-s, delta) || oldCST.Span(oldDecls[nOld-1-s]).Start < len(oldCST.Src)-suf {
+				break
+			}
+		}
+	}
+	for k := 1; k <= s; k++ {
+		news[n-k] = declState{start: olds[nOld-k].start + delta, content: olds[nOld-k].content}
 	}
 	for i := p; i < n-s; i++ {
 		sp := cur.Span(curDecls[i])

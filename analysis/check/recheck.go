@@ -110,7 +110,7 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 	if base == nil || base.eng != nil || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
 	}
-	if cur == nil || len(cur.Nodes) == 0 || cur.HasError(0) {
+	if cur == nil || cur.Len() == 0 || cur.HasError(0) {
 		return nil, nil, false
 	}
 	old := base.version(r.File.Source.CST)

@@ -27,8 +27,8 @@ func TestLoadKeepsNoNodes(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := p.File.Source.CST
-			if c.Nodes != nil {
-				t.Errorf("the loaded CST keeps %d nodes", len(c.Nodes))
+			if c.Len() != 0 {
+				t.Errorf("the loaded CST keeps %d nodes", c.Len())
 			}
 			if string(c.Src) != tc.src || c.Lines == nil || c.Lines.Count() != 3 {
 				t.Errorf("the loaded CST lost its text or lines")

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"io"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 
 	"github.com/capsulang/caps/cmd/caps/internal/cli"
@@ -63,9 +62,10 @@ FILE when the server exits (for benchmarking: bench/lspbench -cpuprofile).`,
 				}
 				if os.Getenv("GOMEMLIMIT") == "" {
 					// A soft limit keeps the heap near its live size while
-					// edits allocate fast; the Go runtime caps the extra GC
-					// work, and GOMEMLIMIT overrides it (docs/lsp.md).
-					debug.SetMemoryLimit(lspMemoryLimit)
+					// edits allocate fast: 64 MiB, or twice the live heap
+					// when that is more; GOMEMLIMIT overrides it
+					// (docs/lsp.md).
+					defer lsp.AdaptMemoryLimit(lspMemoryLimit)()
 				}
 				return lsp.Serve(context.Background(), c.Stdin, c.Stdout, lsp.Options{Debounce: *debounce, Log: logw, LogMessages: *logFile != "", Version: version})
 			}

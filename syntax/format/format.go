@@ -331,7 +331,7 @@ func load(src []byte) (*file, error) {
 	if len(rd.Diagnostics) > 0 {
 		return nil, &SyntaxError{Diagnostics: rd.Diagnostics, lines: cst.Lines}
 	}
-	if len(cst.Nodes) > 0 && cst.HasError(0) {
+	if cst.Len() > 0 && cst.HasError(0) {
 		// Read reports every error tree-sitter finds; this is a backstop.
 		return nil, &SyntaxError{Diagnostics: []syntax.Diagnostic{{
 			Code: syntax.CodeParse, Severity: syntax.Error, Span: firstError(cst),
@@ -346,7 +346,7 @@ func load(src []byte) (*file, error) {
 
 // firstError returns the span of the first error or missing node.
 func firstError(c *syntax.CST) syntax.Span {
-	for i := int32(0); i < int32(len(c.Nodes)); i++ {
+	for i := int32(0); i < int32(c.Len()); i++ {
 		if c.Kind(i) == syntax.KindError || c.Missing(i) {
 			return c.Span(i)
 		}
@@ -369,7 +369,7 @@ func same(f *file, text []byte) error {
 	if err != nil {
 		return err
 	}
-	if len(rd.Diagnostics) > 0 || len(rd.CST.Nodes) > 0 && rd.CST.HasError(0) {
+	if len(rd.Diagnostics) > 0 || rd.CST.Len() > 0 && rd.CST.HasError(0) {
 		return errors.New("the output has syntax errors")
 	}
 	if err := sameForms(f.src, text, f.read.Forms, rd.Forms); err != nil {

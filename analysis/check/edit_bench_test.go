@@ -1,0 +1,47 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/syntax"
+)
+
+// BenchmarkEditRecheck100k is the language server's per-edit work on a
+// 100,000-line module shaped like the spec's examples: a one-character
+// edit inside a transition through syntax.Document, then Recheck against
+// the full check of the text before the first edit.
+func BenchmarkEditRecheck100k(b *testing.B) {
+	ts, err := gen.SpecTemplates("../../examples")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := gen.SpecShaped(100000, ts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := syntax.NewDocument(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	base := checkCST(d.CST())
+	off := strings.Index(string(src[len(src)/2:]), "(transition ") + len(src)/2 + len("(transition")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var err error
+		if i%2 == 0 {
+			err = d.Edit(off, off, []byte(" "))
+		} else {
+			err = d.Edit(off, off+1, nil)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := base.Recheck(d.CST()); !ok {
+			b.Fatal("Recheck declined")
+		}
+	}
+}
