@@ -101,7 +101,7 @@ func (c *checker) importView(r *Result) *version {
 			v.decls[i] = declState{start: d.Base().Form.Span().Start, iface: ifaceHash(src, d)}
 		}
 		var bad []bool // the declarations read in doubt
-		if cst := r.File.Source.CST; len(cst.Nodes) > 0 {
+		if cst := r.File.Source.CST; cst.Len() > 0 {
 			if cst.HasError(0) {
 				bad = untrusted(cst, c.mod)
 			}
