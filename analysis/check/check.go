@@ -142,7 +142,7 @@ type Result struct {
 	Imports []*ImportInfo
 	// Types records the checked type of every expression. Integer literals
 	// get the type their context gave them (Int when nothing did).
-	Types map[ast.Expr]types.Type
+	Types *TypeMap
 	// FuncEffects lists the effects each function performs in its body.
 	FuncEffects map[*ast.Function][]EffectUse
 	// ZKProofs holds every zk-proof declaration of the module with its
@@ -189,7 +189,7 @@ func Check(f *ast.File, opts Options) *Result {
 		ndecls = len(f.Module.Decls)
 	}
 	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type, exprEstimate(f)), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
+		res:   &Result{Path: opts.Path, File: f, Types: NewTypeMap(exprEstimate(f)), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
 		opts:  opts,
 		decls: make(map[string]*Symbol, ndecls),
 	}
