@@ -325,6 +325,10 @@ type checker struct {
 	model *authority.Model
 	// headDiags are the module header's diagnostics (kept for Recheck).
 	headDiags []syntax.Diagnostic
+	// fnEnv and fnUsed are the environment of the inputs and the effects
+	// performed of the function whose body is being checked (function).
+	fnEnv  env
+	fnUsed []EffectUse
 }
 
 // declAt is where a problem with a whole declaration is reported: its

@@ -105,7 +105,11 @@ func (c *checker) functionSignature(fn *ast.Function) { c.signature(fn) }
 // function checks a function's clauses and body.
 func (c *checker) function(fn *ast.Function) {
 	sig := c.signature(fn)
-	inputs := &env{syms: sig.inputs}
+	// The inputs' environment and the effects the body performs live in
+	// the checker, reused from function to function: no check keeps an
+	// environment, and a large module has a function a line (issue 19).
+	c.fnEnv = env{syms: sig.inputs}
+	inputs := &c.fnEnv
 	if len(sig.inputs) > smallScope {
 		inputs = &env{names: make(map[string]*Symbol, len(sig.inputs))}
 		for _, in := range sig.inputs {
@@ -127,10 +131,11 @@ func (c *checker) function(fn *ast.Function) {
 		}
 	}
 	if fn.Body != nil {
-		var used []EffectUse
+		c.fnUsed = c.fnUsed[:0]
 		body := base
-		body.effects = &used
+		body.effects = &c.fnUsed
 		c.expr(body, fn.Body, sig.result)
+		used := append([]EffectUse(nil), c.fnUsed...) // nil when none
 		c.res.FuncEffects[fn] = used
 		for _, u := range used {
 			if !c.declaredEffect(fn, u) {
