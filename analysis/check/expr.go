@@ -516,13 +516,13 @@ func (c *checker) callFunction(x ectx, e *ast.Call, s *Symbol, fn *ast.Function)
 	} else {
 		sig = c.signature(fn)
 	}
-	if len(e.Args) != len(sig.params) {
-		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, found %d", fn.Name.Name, len(sig.params), plural(len(sig.params)), len(e.Args))
+	if len(e.Args) != len(sig.inputs) {
+		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, found %d", fn.Name.Name, len(sig.inputs), plural(len(sig.inputs)), len(e.Args))
 	}
 	for i, a := range e.Args {
 		var want types.Type
-		if i < len(sig.params) {
-			want = sig.params[i]
+		if i < len(sig.inputs) {
+			want = sig.param(i)
 		}
 		c.expr(x, a, want)
 	}

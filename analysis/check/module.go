@@ -309,11 +309,6 @@ func (c *checker) importedSignature(s *Symbol, fn *ast.Function) *signature {
 		}
 		for _, sym := range imp.Result.Symbols {
 			if sym.Parent == s && sym.Kind == SymInput {
-				t := sym.Type
-				if t == nil {
-					t = types.TInvalid
-				}
-				sig.params = append(sig.params, t)
 				sig.inputs = append(sig.inputs, sym)
 			}
 		}
