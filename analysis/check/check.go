@@ -143,7 +143,9 @@ type Result struct {
 	// Types records the checked type of every expression. Integer literals
 	// get the type their context gave them (Int when nothing did).
 	Types *TypeMap
-	// FuncEffects lists the effects each function performs in its body.
+	// FuncEffects lists the effects each function performs in its body,
+	// for the functions that perform any (a pure function has no entry,
+	// which reads as the empty list).
 	FuncEffects map[*ast.Function][]EffectUse
 	// ZKProofs holds every zk-proof declaration of the module with its
 	// typed inputs and claim (nil when there are none).
@@ -198,7 +200,7 @@ func Check(f *ast.File, opts Options) *Result {
 		ndecls = len(f.Module.Decls)
 	}
 	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: NewTypeMap(exprEstimate(f)), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
+		res:   &Result{Path: opts.Path, File: f, Types: NewTypeMap(exprEstimate(f)), FuncEffects: map[*ast.Function][]EffectUse{}},
 		opts:  opts,
 		decls: make(map[string]*Symbol, ndecls),
 	}

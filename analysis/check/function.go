@@ -144,8 +144,10 @@ func (c *checker) function(fn *ast.Function) {
 		body := base
 		body.effects = &c.fnUsed
 		c.expr(body, fn.Body, sig.result)
-		used := append([]EffectUse(nil), c.fnUsed...) // nil when none
-		c.res.FuncEffects[fn] = used
+		if len(c.fnUsed) > 0 {
+			c.res.FuncEffects[fn] = append([]EffectUse(nil), c.fnUsed...)
+		}
+		used := c.fnUsed
 		for _, u := range used {
 			if !c.declaredEffect(fn, u) {
 				target := ""
