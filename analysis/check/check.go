@@ -206,9 +206,24 @@ func Check(f *ast.File, opts Options) *Result {
 	}
 	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
 	if f.Module != nil {
+		// Sized once for what most modules have at least (the module, each
+		// declaration and function input; a reference a declaration):
+		// grown by appending, a large module's symbol and reference
+		// arrays leave four times their size in discarded copies.
+		nsyms := 1 + ndecls
+		for _, d := range f.Module.Decls {
+			if fn, ok := d.(*ast.Function); ok {
+				nsyms += len(fn.Inputs)
+			}
+		}
+		c.res.Symbols = make([]*Symbol, 0, nsyms)
+		c.res.Refs = make([]Ref, 0, ndecls)
 		c.module(f.Module)
 		if !opts.Once {
 			c.keepInterfaceDiagnostics()
+		}
+		if len(c.res.Refs) == 0 {
+			c.res.Refs = nil // as when nothing was appended
 		}
 	}
 	sortDiagnostics(c.res.Diagnostics)
