@@ -142,8 +142,10 @@ type Result struct {
 	Imports []*ImportInfo
 	// Types records the checked type of every expression. Integer literals
 	// get the type their context gave them (Int when nothing did).
-	Types map[ast.Expr]types.Type
-	// FuncEffects lists the effects each function performs in its body.
+	Types *TypeMap
+	// FuncEffects lists the effects each function performs in its body,
+	// for the functions that perform any (a pure function has no entry,
+	// which reads as the empty list).
 	FuncEffects map[*ast.Function][]EffectUse
 	// ZKProofs holds every zk-proof declaration of the module with its
 	// typed inputs and claim (nil when there are none).
@@ -180,6 +182,15 @@ type Options struct {
 	Path string
 	// Importer resolves imports; nil reports every import as not found.
 	Importer Importer
+	// Once says that the result will never be rechecked (a command line
+	// run): Check then keeps none of the state Recheck and Overlay need,
+	// not even while it runs (what each declaration looked up, its
+	// diagnostics kept apart, the declaration index), as if
+	// DropRecheckState were called when it returns, but without that
+	// state's share of the check's peak memory (about a fifth of it on
+	// a large module, issue 19). Everything else in the result is the
+	// same.
+	Once bool
 }
 
 // Check checks a parsed file.
@@ -189,18 +200,37 @@ func Check(f *ast.File, opts Options) *Result {
 		ndecls = len(f.Module.Decls)
 	}
 	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type, exprEstimate(f)), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
+		res:   &Result{Path: opts.Path, File: f, Types: NewTypeMap(exprEstimate(f)), FuncEffects: map[*ast.Function][]EffectUse{}},
 		opts:  opts,
 		decls: make(map[string]*Symbol, ndecls),
 	}
 	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
 	if f.Module != nil {
+		// Sized once for what most modules have at least (the module, each
+		// declaration and function input; a reference a declaration):
+		// grown by appending, a large module's symbol and reference
+		// arrays leave four times their size in discarded copies.
+		nsyms := 1 + ndecls
+		for _, d := range f.Module.Decls {
+			if fn, ok := d.(*ast.Function); ok {
+				nsyms += len(fn.Inputs)
+			}
+		}
+		c.res.Symbols = make([]*Symbol, 0, nsyms)
+		c.res.Refs = make([]Ref, 0, ndecls)
 		c.module(f.Module)
-		c.keepInterfaceDiagnostics()
+		if !opts.Once {
+			c.keepInterfaceDiagnostics()
+		}
+		if len(c.res.Refs) == 0 {
+			c.res.Refs = nil // as when nothing was appended
+		}
 	}
 	sortDiagnostics(c.res.Diagnostics)
 	rewriteMessages(c.res.Diagnostics)
-	c.res.checker = c
+	if !opts.Once {
+		c.res.checker = c
+	}
 	return c.res
 }
 
@@ -312,6 +342,10 @@ type checker struct {
 	model *authority.Model
 	// headDiags are the module header's diagnostics (kept for Recheck).
 	headDiags []syntax.Diagnostic
+	// fnEnv and fnUsed are the environment of the inputs and the effects
+	// performed of the function whose body is being checked (function).
+	fnEnv  env
+	fnUsed []EffectUse
 }
 
 // declAt is where a problem with a whole declaration is reported: its
@@ -365,7 +399,10 @@ func (c *checker) ref(sp syntax.Span, s *Symbol) {
 func (c *checker) define(s *Symbol) *Symbol {
 	s.File = c.opts.Path
 	c.res.Symbols = append(c.res.Symbols, s)
-	if s.Parent != nil {
+	// A function's inputs are never looked up as its members (members
+	// are fields, cases, states, events, collections, operations): a
+	// check that keeps nothing for Recheck does not index them.
+	if s.Parent != nil && !(c.opts.Once && s.Kind == SymInput) {
 		if c.children == nil {
 			c.children = map[*Symbol][]*Symbol{}
 		}
@@ -412,8 +449,7 @@ func (c *checker) newScope(what string) *scope {
 // a duplicate.
 func (s *scope) add(sym *Symbol) bool {
 	if prev := s.lookup(sym.Name); prev != nil {
-		d := s.c.errorf(DuplicateDecl, sym.Span, "%s `%s` is declared twice", s.what, sym.Name)
-		d.Related = []syntax.Related{{Span: prev.Span, Message: "first declared here"}}
+		s.c.duplicate(s.what, sym, prev)
 		s.c.define(sym)
 		return false
 	}
@@ -430,6 +466,12 @@ func (s *scope) add(sym *Symbol) bool {
 	}
 	s.c.define(sym)
 	return true
+}
+
+// duplicate reports sym, a what, as declared twice, first as prev.
+func (c *checker) duplicate(what string, sym, prev *Symbol) {
+	d := c.errorf(DuplicateDecl, sym.Span, "%s `%s` is declared twice", what, sym.Name)
+	d.Related = []syntax.Related{{Span: prev.Span, Message: "first declared here"}}
 }
 
 // lookup returns the symbol the scope holds for name, or nil.

@@ -79,7 +79,9 @@ type declInfo struct {
 // restores the previous one.
 func (c *checker) enter(i int) func() {
 	dep, p1 := c.dep, c.p1
-	c.dep, c.p1 = &c.info[i].p1, &c.info[i]
+	if c.info != nil { // nil for a check with Options.Once
+		c.dep, c.p1 = &c.info[i].p1, &c.info[i]
+	}
 	return func() { c.dep, c.p1 = dep, p1 }
 }
 
@@ -161,8 +163,11 @@ func (c *checker) body(i int, d ast.Decl) {
 		}
 		return
 	}
-	info := &c.info[i]
-	c.dep = &info.body
+	var info *declInfo
+	if c.info != nil { // nil for a check with Options.Once
+		info = &c.info[i]
+		c.dep = &info.body
+	}
 	n := len(c.res.Diagnostics)
 	switch d := d.(type) {
 	case *ast.Function:
@@ -196,7 +201,7 @@ func (c *checker) body(i int, d ast.Decl) {
 	// Keep the body's diagnostics relative to the declaration's start.
 	whole := d.Base().Form.Span()
 	fresh := c.res.Diagnostics[n:]
-	if len(fresh) == 0 {
+	if len(fresh) == 0 || info == nil {
 		return
 	}
 	info.diags = make([]syntax.Diagnostic, len(fresh))

@@ -97,18 +97,18 @@ func (c *checker) expr(x ectx, e ast.Expr, want types.Type) types.Type {
 // setType records e's type; an untyped literal left untyped defaults to Int.
 func (c *checker) setType(e ast.Expr, t types.Type) {
 	if t == types.TUntypedInt {
-		if prev, ok := c.res.Types[e]; ok && prev != types.TInt {
+		if prev, ok := c.res.Types.Lookup(e); ok && prev != types.TInt {
 			return // a context already typed it
 		}
 		t = types.TInt
 	}
-	c.res.Types[e] = t
+	c.res.Types.Set(e, t)
 	// An untyped arithmetic expression passes its type down to literals.
 	if call, ok := e.(*ast.Call); ok && types.IsInteger(t) {
 		switch call.Func.Text() {
 		case "+", "-", "*", "/", "%", "min", "max", "abs":
 			for _, a := range call.Args {
-				if prev := c.res.Types[a]; prev == types.TInt || prev == nil {
+				if prev := c.res.Types.Type(a); prev == types.TInt || prev == nil {
 					if isUntypedExpr(a) {
 						c.setType(a, t)
 					}
@@ -516,13 +516,13 @@ func (c *checker) callFunction(x ectx, e *ast.Call, s *Symbol, fn *ast.Function)
 	} else {
 		sig = c.signature(fn)
 	}
-	if len(e.Args) != len(sig.params) {
-		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, found %d", fn.Name.Name, len(sig.params), plural(len(sig.params)), len(e.Args))
+	if len(e.Args) != len(sig.inputs) {
+		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, found %d", fn.Name.Name, len(sig.inputs), plural(len(sig.inputs)), len(e.Args))
 	}
 	for i, a := range e.Args {
 		var want types.Type
-		if i < len(sig.params) {
-			want = sig.params[i]
+		if i < len(sig.inputs) {
+			want = sig.param(i)
 		}
 		c.expr(x, a, want)
 	}

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -683,7 +682,7 @@ func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header, 
 	base := r.checker
 	n := len(nm.Decls)
 	ch := &checker{
-		res:           &Result{Path: r.Path, File: &ast.File{Source: &syntax.Source{CST: cur}, Module: nm}, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
+		res:           &Result{Path: r.Path, File: &ast.File{Source: &syntax.Source{CST: cur}, Module: nm}, Types: &TypeMap{}, FuncEffects: map[*ast.Function][]EffectUse{}},
 		opts:          base.opts,
 		mod:           nm,
 		imports:       base.imports,

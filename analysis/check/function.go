@@ -11,10 +11,20 @@ import (
 )
 
 type signature struct {
-	params  []types.Type
 	result  types.Type
 	effects []EffectUse // declared effects
-	inputs  []*Symbol
+	// inputs are the input symbols, in order: their types are the
+	// parameter types (param).
+	inputs []*Symbol
+}
+
+// param returns the type of parameter i; TInvalid for an input whose
+// type is unknown.
+func (s *signature) param(i int) types.Type {
+	if t := s.inputs[i].Type; t != nil {
+		return t
+	}
+	return types.TInvalid
 }
 
 // signature resolves a function's parameter and result types and its
@@ -43,7 +53,6 @@ func (c *checker) signature(fn *ast.Function) *signature {
 	inputs := c.newScope("input")
 	for _, in := range fn.Inputs {
 		t := c.resolveType(in.Type)
-		sig.params = append(sig.params, t)
 		s := &Symbol{Kind: SymInput, Name: in.Name.Name, Span: in.Name.Span, Full: in.Form.Span(), Parent: parent, Type: t, Detail: in.Name.Name + " " + t.String()}
 		if in.Name.Name == "result" {
 			c.errorf(DuplicateDecl, in.Name.Span, "`result` names the return value in ensures; call this input something else")
@@ -82,7 +91,7 @@ func functionDetail(fn *ast.Function, sig *signature) string {
 		if i > 0 {
 			b.WriteString(" ")
 		}
-		b.WriteString(in.Name.Name + " " + sig.params[i].String())
+		b.WriteString(in.Name.Name + " " + sig.param(i).String())
 	}
 	b.WriteString(") -> " + sig.result.String())
 	if len(sig.effects) > 0 {
@@ -105,7 +114,11 @@ func (c *checker) functionSignature(fn *ast.Function) { c.signature(fn) }
 // function checks a function's clauses and body.
 func (c *checker) function(fn *ast.Function) {
 	sig := c.signature(fn)
-	inputs := &env{syms: sig.inputs}
+	// The inputs' environment and the effects the body performs live in
+	// the checker, reused from function to function: no check keeps an
+	// environment, and a large module has a function a line (issue 19).
+	c.fnEnv = env{syms: sig.inputs}
+	inputs := &c.fnEnv
 	if len(sig.inputs) > smallScope {
 		inputs = &env{names: make(map[string]*Symbol, len(sig.inputs))}
 		for _, in := range sig.inputs {
@@ -127,11 +140,14 @@ func (c *checker) function(fn *ast.Function) {
 		}
 	}
 	if fn.Body != nil {
-		var used []EffectUse
+		c.fnUsed = c.fnUsed[:0]
 		body := base
-		body.effects = &used
+		body.effects = &c.fnUsed
 		c.expr(body, fn.Body, sig.result)
-		c.res.FuncEffects[fn] = used
+		if len(c.fnUsed) > 0 {
+			c.res.FuncEffects[fn] = append([]EffectUse(nil), c.fnUsed...)
+		}
+		used := c.fnUsed
 		for _, u := range used {
 			if !c.declaredEffect(fn, u) {
 				target := ""
@@ -180,15 +196,15 @@ func (c *checker) example(x ectx, fn *ast.Function, sig *signature, e *ast.Examp
 	} else {
 		c.ref(e.Func.Span, c.declNamed(fn.Name.Name))
 	}
-	if len(e.Args) != len(sig.params) {
-		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, the example gives %d", fn.Name.Name, len(sig.params), plural(len(sig.params)), len(e.Args))
+	if len(e.Args) != len(sig.inputs) {
+		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, the example gives %d", fn.Name.Name, len(sig.inputs), plural(len(sig.inputs)), len(e.Args))
 	}
 	var effects []EffectUse
 	x.effects = &effects // examples may call effectful functions; the runtime records the intents
 	for i, a := range e.Args {
 		var want types.Type
-		if i < len(sig.params) {
-			want = sig.params[i]
+		if i < len(sig.inputs) {
+			want = sig.param(i)
 		}
 		c.expr(x, a, want)
 	}

@@ -50,23 +50,30 @@ func (c *checker) module(m *ast.Module) {
 	c.profiles(m)
 	c.importsOf(m)
 	c.head[1] = len(c.res.Diagnostics)
-	// Declarations: names are unique across kinds within a module.
-	top := c.newScope("declaration")
-	top.hint = len(m.Decls)
+	// Declarations: names are unique across kinds within a module. c.decls
+	// is their scope (a scope of its own would be a second index of every
+	// name, as large as c.decls, on a large module).
 	for _, d := range m.Decls {
 		b := d.Base()
 		if !b.Name.Valid() {
 			continue
 		}
 		sym := &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name}
-		if top.add(sym) {
+		if prev := c.decls[sym.Name]; prev != nil {
+			c.duplicate("declaration", sym, prev)
+		} else {
 			c.decls[sym.Name] = sym
 		}
+		c.define(sym)
 	}
-	c.info = make([]declInfo, len(m.Decls))
-	c.index = make(map[ast.Decl]int, len(m.Decls))
-	for i, d := range m.Decls {
-		c.index[d] = i
+	if !c.opts.Once {
+		// what each declaration looks up, for Recheck (not recorded
+		// when c.info is nil)
+		c.info = make([]declInfo, len(m.Decls))
+		c.index = make(map[ast.Decl]int, len(m.Decls))
+		for i, d := range m.Decls {
+			c.index[d] = i
+		}
 	}
 	c.interfaces(m, nil)
 	c.dep, c.p1 = nil, nil
@@ -307,11 +314,6 @@ func (c *checker) importedSignature(s *Symbol, fn *ast.Function) *signature {
 		}
 		for _, sym := range imp.Result.Symbols {
 			if sym.Parent == s && sym.Kind == SymInput {
-				t := sym.Type
-				if t == nil {
-					t = types.TInvalid
-				}
-				sig.params = append(sig.params, t)
 				sig.inputs = append(sig.inputs, sym)
 			}
 		}

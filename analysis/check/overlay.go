@@ -35,7 +35,7 @@ func (r *Result) Overlay(decls []ast.Decl) *Overlay {
 		return nil
 	}
 	ch := &checker{
-		res:           &Result{Path: r.Path, File: r.File, Types: map[ast.Expr]types.Type{}, FuncEffects: map[*ast.Function][]EffectUse{}},
+		res:           &Result{Path: r.Path, File: r.File, Types: &TypeMap{}, FuncEffects: map[*ast.Function][]EffectUse{}},
 		opts:          base.opts,
 		mod:           base.mod,
 		decls:         maps.Clone(base.decls), // names the overlay does not declare resolve as in r
@@ -119,4 +119,4 @@ func (o *Overlay) Check() (syms []*Symbol, refs []Ref) {
 
 // Type returns the checked type of an expression of the overlay's
 // declarations (after Check), nil when it has none.
-func (o *Overlay) Type(e ast.Expr) types.Type { return o.ch.res.Types[e] }
+func (o *Overlay) Type(e ast.Expr) types.Type { return o.ch.res.Types.Type(e) }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"sync"
 
-	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -139,7 +138,7 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 	}
 	ndecls := len(f.Module.Decls)
 	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
+		res:   &Result{Path: opts.Path, File: f, Types: &TypeMap{}, FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
 		opts:  opts,
 		decls: make(map[string]*Symbol, ndecls),
 		eng:   eng,

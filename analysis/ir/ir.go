@@ -14,11 +14,13 @@
 package ir
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/capsulang/caps/syntax"
@@ -158,8 +160,13 @@ func (o Options) module(m *ast.Module) (value, error) {
 	}
 	v.set("imports", sortByName(imps, names))
 
+	if o.Decls == nil {
+		v.set("decls", newDeclArray(m.Decls))
+		return v, nil
+	}
 	// Each declaration is encoded as soon as it is built, so that only the
-	// bytes of the declarations are held at once, not their value trees.
+	// bytes of the declarations are held at once, not their value trees
+	// (the declaration cache keeps them).
 	var enc encodings
 	decls := make([]keyed, 0, len(m.Decls))
 	// Each declaration's members are built in the one array, which its
@@ -186,11 +193,90 @@ func (o Options) module(m *ast.Module) (value, error) {
 		if kept != nil {
 			kept[d] = b
 		}
-		decls = append(decls, keyed{string(d.Kind()) + "\x00" + d.Base().Name.Name, b})
+		decls = append(decls, keyed{name: string(d.Kind()) + "\x00" + d.Base().Name.Name, enc: b})
 	}
 	o.Decls.replace(kept)
 	v.set("decls", sortKeyed(decls))
 	return v, nil
+}
+
+// declArray is a module's declarations in canonical order, built and
+// encoded one at a time as the array is written: a hash then holds one
+// declaration's value tree and bytes at a time, not the encodings of all
+// of them (on a large module they were a tenth of caps check's peak
+// memory, issue 19). The order is sortKeyed's: by kind and name, and
+// declarations with the same kind and name by their canonical bytes,
+// which only they are encoded ahead for.
+type declArray struct {
+	decls []ast.Decl
+	// tied holds the canonical bytes of the declarations whose kind and
+	// name another declaration shares, by index in decls.
+	tied map[int][]byte
+}
+
+func newDeclArray(decls []ast.Decl) *declArray {
+	a := &declArray{decls: make([]ast.Decl, 0, len(decls))}
+	for _, d := range decls {
+		if !isNil(d) {
+			a.decls = append(a.decls, d)
+		}
+	}
+	// Kind names contain no NUL: comparing kinds, then names, is
+	// comparing "kind\x00name" keys.
+	slices.SortStableFunc(a.decls, compareDeclKeys)
+	var members jobj
+	for i := 0; i < len(a.decls); {
+		j := i + 1
+		for j < len(a.decls) && compareDeclKeys(a.decls[i], a.decls[j]) == 0 {
+			j++
+		}
+		if j-i > 1 {
+			type encoded struct {
+				d   ast.Decl
+				enc []byte
+			}
+			run := make([]encoded, j-i)
+			for k := range run {
+				members = declInto(members, a.decls[i+k])
+				run[k] = encoded{a.decls[i+k], encodeValue(members)}
+			}
+			slices.SortStableFunc(run, func(x, y encoded) int { return bytes.Compare(x.enc, y.enc) })
+			if a.tied == nil {
+				a.tied = map[int][]byte{}
+			}
+			for k, r := range run {
+				a.decls[i+k] = r.d
+				a.tied[i+k] = r.enc
+			}
+		}
+		i = j
+	}
+	return a
+}
+
+func compareDeclKeys(x, y ast.Decl) int {
+	if c := strings.Compare(string(x.Kind()), string(y.Kind())); c != 0 {
+		return c
+	}
+	return strings.Compare(x.Base().Name.Name, y.Base().Name.Name)
+}
+
+func (a *declArray) encode(b *sink) {
+	b.WriteByte('[')
+	members := make(jobj, 0, 16) // each declaration's, reused
+	for i, d := range a.decls {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if enc, ok := a.tied[i]; ok {
+			b.Write(enc)
+		} else {
+			members = declInto(members, d)
+			members.encode(b)
+		}
+		b.spill()
+	}
+	b.WriteByte(']')
 }
 
 // isNil reports whether d is nil or a typed nil pointer.

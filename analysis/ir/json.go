@@ -290,7 +290,7 @@ func Indent(canonical []byte) []byte {
 func sortByName(items []value, names []string) jarr {
 	ks := make([]keyed, len(items))
 	for i, it := range items {
-		ks[i] = keyed{names[i], encodeValue(it)}
+		ks[i] = keyed{name: names[i], enc: encodeValue(it)}
 	}
 	return sortKeyed(ks)
 }

@@ -226,7 +226,7 @@ func (l *Loader) check(abs string, p *Package, hash bool) {
 	}
 	p.epoch = l.epoch
 	l.graph.begin(abs, p.File)
-	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*importer)(l)})
+	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*importer)(l), Once: l.OneShot})
 	l.afterCheck(p)
 	l.graph.end(abs, p.File)
 	if hash {
@@ -235,7 +235,8 @@ func (l *Loader) check(abs string, p *Package, hash bool) {
 }
 
 // afterCheck runs when p's check ends: a one-shot loader drops the state
-// only incremental rechecks read, and after a large file collects garbage.
+// only incremental rechecks read (its checks keep none: check.Options.Once
+// says so), and after a large file collects garbage.
 func (l *Loader) afterCheck(p *Package) {
 	if l.OneShot {
 		p.Result.DropRecheckState()
@@ -268,7 +269,7 @@ func (l *Loader) checkTop(abs string, p *Package, hash bool) {
 	p.epoch = l.epoch
 	l.graph.begin(abs, p.File)
 	l.mu.Unlock()
-	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*lockedImporter)(l)})
+	p.Result = check.Check(p.File, check.Options{Path: abs, Importer: (*lockedImporter)(l), Once: l.OneShot})
 	l.afterCheck(p)
 	l.mu.Lock()
 	l.graph.end(abs, p.File)

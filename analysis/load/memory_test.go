@@ -2,9 +2,12 @@ package load
 
 import (
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/bench/gen"
 )
 
 // TestLoadKeepsNoNodes checks that a loaded package keeps its text and line
@@ -91,5 +94,40 @@ func TestOneShotDropsRecheckState(t *testing.T) {
 	b, errB := oneShot.Load(main)
 	if errA != nil || errB != nil || a.Hash == "" || a.Hash != b.Hash {
 		t.Errorf("semantic hashes differ: %q (server) and %q (one-shot); errors %v, %v", a.Hash, b.Hash, errA, errB)
+	}
+}
+
+// TestOneShotCheckMemory bounds what a one-shot loader keeps of a large
+// file (a module of one-line functions, as issue 19's scaling benchmark
+// checks): the live heap after the load, the package held, per source
+// byte. It is about 33 bytes (the text, its forms, the AST and the
+// checker's result); keeping the recheck state as well would make it 41,
+// and the CST's node array another 10. The bound leaves room for the
+// collector's noise, not for such a regression.
+func TestOneShotCheckMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks a 2 MiB module")
+	}
+	src := gen.Functions(2 << 20)
+	path := write(t, t.TempDir(), "functions.caps", string(src))
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	l := Loader{OneShot: true}
+	p, err := l.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	perByte := (float64(ms.HeapAlloc) - float64(before)) / float64(len(src))
+	runtime.KeepAlive(p)
+	if p.Hash == "" || len(p.Result.Diagnostics) != 0 {
+		t.Fatalf("the module did not check cleanly: hash %q, %d diagnostics", p.Hash, len(p.Result.Diagnostics))
+	}
+	t.Logf("live heap after a one-shot load: %.1f bytes per source byte", perByte)
+	if perByte > 36 {
+		t.Errorf("a one-shot load keeps %.1f bytes per source byte of a module of one-line functions, more than 36", perByte)
 	}
 }

@@ -321,7 +321,7 @@ func (p *planner) declareContextField(d syntax.Diagnostic) (Option, bool) {
 		for _, t := range st.Transitions {
 			for _, a := range t.Assigns {
 				if a.Field.Span == d.Span {
-					if vt := p.in.Result.Types[a.Value]; vt != nil && !types.IsInvalid(vt) {
+					if vt := p.in.Result.Types.Type(a.Value); vt != nil && !types.IsInvalid(vt) {
 						typ = vt.String()
 					}
 				}

@@ -549,7 +549,7 @@ func (s scope) with(name string, v svar) scope {
 }
 
 func (e *encoder) typeOf(x ast.Expr) types.Type {
-	t := e.cur.res.Types[x]
+	t := e.cur.res.Types.Type(x)
 	if t == nil {
 		return types.TInvalid
 	}

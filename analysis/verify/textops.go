@@ -93,7 +93,7 @@ func collectTextFacts(mods map[*ast.Function]*modctx, root *check.Result) *textF
 	}
 	lits := map[string]bool{}
 	for r := range results {
-		for x := range r.Types {
+		for x := range r.Types.All() {
 			if s, ok := x.(*ast.StringLit); ok {
 				lits[s.Value] = true
 			}

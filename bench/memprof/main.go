@@ -9,9 +9,10 @@
 //	go tool pprof -sample_index=inuse_space -top /tmp/memprof/3check.prof
 //
 // The phases follow analysis/load's checkSource with a one-shot loader's
-// choices (the CST's node array dropped after the AST is built, the
-// recheck state after the check). With -write FILE it only writes the
-// generated module to FILE, for measuring the caps binary on it.
+// choices (the CST's node array dropped after the AST is built, a check
+// that keeps no recheck state: check.Options.Once). With -write FILE it
+// only writes the generated module to FILE, for measuring the caps binary
+// on it.
 package main
 
 import (
@@ -54,8 +55,7 @@ func main() {
 	f := ast.Build(rd)
 	f.Source.CST = &syntax.CST{Src: src, Lines: f.Source.CST.Lines}
 	snap(*dir, "2ast", n)
-	res := check.Check(f, check.Options{Path: filepath.Join(*dir, "functions.caps")})
-	res.DropRecheckState()
+	res := check.Check(f, check.Options{Path: filepath.Join(*dir, "functions.caps"), Once: true})
 	snap(*dir, "3check", n)
 	hash, err := load.IROptions(res).Hash(f.Module)
 	must(err)

@@ -129,10 +129,22 @@ func formsJSON(text []byte, lines *syntax.Mapper, forms []*syntax.Form) []*formJ
 // the starts again in preorder. Both passes convert offsets in
 // nondecreasing order, so the cost is linear even for one very long line,
 // and no line is held in memory before it is written.
+// countForms returns the number of forms in forms and their items, at
+// every depth.
+func countForms(forms []*syntax.Form) int {
+	n := len(forms)
+	for _, f := range forms {
+		n += countForms(f.Items())
+	}
+	return n
+}
+
 func printOutline(c *cli.Context, text []byte, lines *syntax.Mapper, forms []*syntax.Form) {
 	starts := lines.Cursor(syntax.UTF32)
 	ends := lines.Cursor(syntax.UTF32)
-	var endPos []outlinePos // by form, in preorder
+	// endPos is sized once: grown by appending, on a large file its
+	// discarded copies were most of caps parse's peak memory (issue 19).
+	endPos := make([]outlinePos, 0, countForms(forms)) // by form, in preorder
 	width := 0
 	var measure func(f *syntax.Form)
 	measure = func(f *syntax.Form) {

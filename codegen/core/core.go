@@ -567,7 +567,7 @@ func (l *lowerer) unsupported(sp syntax.Span, format string, args ...any) {
 }
 
 func (l *lowerer) typeOf(e ast.Expr) (Kind, bool) {
-	t := l.res.Types[e]
+	t := l.res.Types.Type(e)
 	if t == nil {
 		return Invalid, false
 	}
@@ -695,7 +695,7 @@ func (l *lowerer) expr(e ast.Expr) Expr {
 }
 
 func (l *lowerer) typeFeature(e ast.Expr) string {
-	t := l.res.Types[e]
+	t := l.res.Types.Type(e)
 	if t == nil {
 		return "an expression without a checked type"
 	}

@@ -25,7 +25,6 @@ package noir
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -553,11 +552,10 @@ func (p *Proof) Eval(vals map[string]value.Value) (bool, error) {
 		return false, fmt.Errorf("the proof %s has no claim the interpreter can evaluate here", p.Name)
 	}
 	r := *p.res
-	r.Types = maps.Clone(p.res.Types)
-	if r.Types == nil {
-		r.Types = map[ast.Expr]types.Type{}
+	r.Types = p.res.Types.Clone()
+	for e, t := range p.types {
+		r.Types.Set(e, t)
 	}
-	maps.Copy(r.Types, p.types)
 	in := interp.New(&r)
 	v, err := in.EvalExpr(p.Claim, interp.Env{Vars: vals})
 	if err != nil {

@@ -58,7 +58,7 @@ func (j *JS) unsupported(e ast.Expr, format string, args ...any) string {
 	return "caps.unsupported()"
 }
 
-func (j *JS) typeOf(e ast.Expr) types.Type { return types.Default(j.res.Types[e]) }
+func (j *JS) typeOf(e ast.Expr) types.Type { return types.Default(j.res.Types.Type(e)) }
 
 // IntKindName returns the wrap kind of an integer type: I32, I64, U32, U64.
 func IntKindName(t types.Type) string {

@@ -69,7 +69,7 @@ func (c *compiler) lookup(name string) (binding, bool) {
 	return binding{}, false
 }
 
-func (c *compiler) typeOf(e ast.Expr) types.Type { return c.mod.res.Types[e] }
+func (c *compiler) typeOf(e ast.Expr) types.Type { return c.mod.res.Types.Type(e) }
 
 func (c *compiler) hasVar(name string) bool {
 	if c.env == nil {
@@ -120,9 +120,9 @@ func (in *Interp) compileExpr(e ast.Expr, env *Env) *compiled {
 		return cached
 	}
 	mod := in.root
-	if _, ok := mod.res.Types[e]; !ok {
+	if _, ok := mod.res.Types.Lookup(e); !ok {
 		for _, f := range in.byDecl {
-			if _, ok := f.mod.res.Types[e]; ok {
+			if _, ok := f.mod.res.Types.Lookup(e); ok {
 				mod = f.mod
 				break
 			}

@@ -130,6 +130,7 @@ type Clause struct {
 type StringLit struct {
 	Value string
 	Span  Span
+	id    ExprID
 }
 
 // Field is a name with a type: (claim_id U64).
@@ -395,22 +396,35 @@ func (d *ClauseDecl) Kind() DeclKind { return d.DeclKind }
 // Expr is an expression.
 type Expr interface {
 	ExprSpan() Span
+	// ExprID is the expression's number in the file Build made it for
+	// (1, 2, ... in build order), 0 for one made any other way: tables
+	// keyed by expression, such as the checker's types, index by it
+	// instead of hashing the expression.
+	ExprID() ExprID
 }
+
+// An ExprID numbers an expression within its file (see Expr.ExprID). IDs
+// from different builds (BuildDecl, BuildExpr) may coincide: a table
+// indexed by ID must check that the expression it finds is the one asked
+// for.
+type ExprID uint32
 
 // IntLit is an integer literal. Its magnitude is kept unsigned so that the
 // whole U64 range is representable; Overflow is set when it does not fit.
 type IntLit struct {
 	Span     Span
 	Text     string
-	Neg      bool
 	Mag      uint64
+	Neg      bool
 	Overflow bool
+	id       ExprID
 }
 
 // DecimalLit is a decimal literal such as 0.5.
 type DecimalLit struct {
 	Span Span
 	Text string
+	id   ExprID
 }
 
 // Duration is a duration literal such as 30m; Millis is its length.
@@ -418,22 +432,28 @@ type Duration struct {
 	Span   Span
 	Text   string
 	Millis int64
+	id     ExprID
 }
 
 // BoolLit is true or false.
 type BoolLit struct {
 	Span  Span
 	Value bool
+	id    ExprID
 }
 
 // NoneLit is none.
-type NoneLit struct{ Span Span }
+type NoneLit struct {
+	Span Span
+	id   ExprID
+}
 
 // Name is a name or a dotted path: x, event.claim_id, Status.open,
 // operational.claims. Parts hold each segment with its own span.
 type Name struct {
 	Span  Span
 	Parts []Ident
+	id    ExprID
 }
 
 // Text returns the dotted text of the name.
@@ -454,12 +474,14 @@ type Call struct {
 	Form *syntax.Form
 	Func *Name
 	Args []Expr
+	id   ExprID
 }
 
 // If is (if cond then else).
 type If struct {
 	Form             *syntax.Form
 	Cond, Then, Else Expr
+	id               ExprID
 }
 
 // Let is (let ((x e)...) body).
@@ -467,6 +489,7 @@ type Let struct {
 	Form     *syntax.Form
 	Bindings []*Binding
 	Body     Expr
+	id       ExprID
 }
 
 // Binding is one (x e) of a let.
@@ -479,6 +502,7 @@ type Binding struct {
 type Do struct {
 	Form  *syntax.Form
 	Exprs []Expr
+	id    ExprID
 }
 
 // RecordLit is (record Type (field e)...).
@@ -486,6 +510,7 @@ type RecordLit struct {
 	Form   *syntax.Form
 	Type   Ident
 	Fields []*FieldInit
+	id     ExprID
 }
 
 // FieldInit is one (field e) of a record literal.
@@ -499,6 +524,7 @@ type Match struct {
 	Form    *syntax.Form
 	Subject Expr
 	Arms    []*Arm
+	id      ExprID
 }
 
 // Arm is one (pattern body) of a match.
@@ -530,7 +556,10 @@ type Pattern struct {
 }
 
 // BadExpr stands for a malformed expression that was already reported.
-type BadExpr struct{ Span Span }
+type BadExpr struct {
+	Span Span
+	id   ExprID
+}
 
 // StringLit is also an expression.
 func (e *StringLit) ExprSpan() Span  { return e.Span }
@@ -547,3 +576,52 @@ func (e *Do) ExprSpan() Span         { return e.Form.Span() }
 func (e *RecordLit) ExprSpan() Span  { return e.Form.Span() }
 func (e *Match) ExprSpan() Span      { return e.Form.Span() }
 func (e *BadExpr) ExprSpan() Span    { return e.Span }
+
+func (e *StringLit) ExprID() ExprID  { return e.id }
+func (e *IntLit) ExprID() ExprID     { return e.id }
+func (e *DecimalLit) ExprID() ExprID { return e.id }
+func (e *Duration) ExprID() ExprID   { return e.id }
+func (e *BoolLit) ExprID() ExprID    { return e.id }
+func (e *NoneLit) ExprID() ExprID    { return e.id }
+func (e *Name) ExprID() ExprID       { return e.id }
+func (e *Call) ExprID() ExprID       { return e.id }
+func (e *If) ExprID() ExprID         { return e.id }
+func (e *Let) ExprID() ExprID        { return e.id }
+func (e *Do) ExprID() ExprID         { return e.id }
+func (e *RecordLit) ExprID() ExprID  { return e.id }
+func (e *Match) ExprID() ExprID      { return e.id }
+func (e *BadExpr) ExprID() ExprID    { return e.id }
+
+// setExprID numbers e (see Expr.ExprID).
+func setExprID(e Expr, id ExprID) {
+	switch e := e.(type) {
+	case *StringLit:
+		e.id = id
+	case *IntLit:
+		e.id = id
+	case *DecimalLit:
+		e.id = id
+	case *Duration:
+		e.id = id
+	case *BoolLit:
+		e.id = id
+	case *NoneLit:
+		e.id = id
+	case *Name:
+		e.id = id
+	case *Call:
+		e.id = id
+	case *If:
+		e.id = id
+	case *Let:
+		e.id = id
+	case *Do:
+		e.id = id
+	case *RecordLit:
+		e.id = id
+	case *Match:
+		e.id = id
+	case *BadExpr:
+		e.id = id
+	}
+}

@@ -364,7 +364,7 @@ func (b *builder) protocol(c *Clause) *Protocol {
 	p.Name, _ = b.ident(c.Args[0], "protocol name")
 	if len(c.Args) == 2 {
 		if c.Args[1].Kind == syntax.FormString {
-			p.Version = &StringLit{c.Args[1].Text(), c.Args[1].Span()}
+			p.Version = &StringLit{Value: c.Args[1].Text(), Span: c.Args[1].Span()}
 		} else {
 			b.errorf(CodeBadLiteral, c.Args[1].Span(), "a protocol version is a string, e.g. \"v0.9\"")
 		}

@@ -98,8 +98,17 @@ func nameExpr(f *syntax.Form) *Name {
 // NameOf returns the dotted name of a symbol form.
 func NameOf(f *syntax.Form) *Name { return nameExpr(f) }
 
+// expr builds the expression f and numbers it (Expr.ExprID): an
+// expression's ID is its place in build order, counted in File.Exprs.
 func (b *builder) expr(f *syntax.Form) Expr {
 	b.file.Exprs++
+	id := ExprID(b.file.Exprs)
+	e := b.expr1(f)
+	setExprID(e, id)
+	return e
+}
+
+func (b *builder) expr1(f *syntax.Form) Expr {
 	switch f.Kind {
 	case syntax.FormNumber:
 		return b.number(f)

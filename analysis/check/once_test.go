@@ -1,0 +1,109 @@
+package check_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// checkedFacts is what a check result tells its readers, in comparable
+// form: symbols and references by name and span, types by expression.
+type checkedFacts struct {
+	Diagnostics []syntax.Diagnostic
+	Symbols     []string
+	Refs        []string
+	Types       []string
+	FuncEffects []string
+	Examples    int
+}
+
+func factsOf(res *check.Result) checkedFacts {
+	var f checkedFacts
+	f.Diagnostics = res.Diagnostics
+	for _, s := range res.Symbols {
+		parent := ""
+		if s.Parent != nil {
+			parent = s.Parent.Name
+		}
+		typ := "<nil>"
+		if s.Type != nil {
+			typ = s.Type.String()
+		}
+		f.Symbols = append(f.Symbols, fmt.Sprintf("%s %q %v %v parent=%q type=%s detail=%q doc=%q file=%q decl=%v",
+			s.Kind, s.Name, s.Span, s.Full, parent, typ, s.Detail, s.Doc, s.File, s.Decl != nil))
+	}
+	for _, r := range res.Refs {
+		f.Refs = append(f.Refs, fmt.Sprintf("%v -> %s %q %v", r.Span, r.Sym.Kind, r.Sym.Name, r.Sym.Span))
+	}
+	for e, t := range res.Types.All() {
+		f.Types = append(f.Types, fmt.Sprintf("%T %v %d: %v", e, e.ExprSpan(), e.ExprID(), t))
+	}
+	if len(f.Types) != res.Types.Len() {
+		panic("TypeMap.All and Len disagree")
+	}
+	for fn, uses := range res.FuncEffects {
+		f.FuncEffects = append(f.FuncEffects, fmt.Sprintf("%s %v", fn.Name.Name, uses))
+	}
+	sort.Strings(f.Types)       // expressions outside the dense table come in a map's order
+	sort.Strings(f.FuncEffects) // a map's order
+	f.Examples = len(res.Examples)
+	return f
+}
+
+// TestOnceKeepsResults: a check with Options.Once (what the command line
+// runs) reports exactly what a full check reports, for every checker
+// fixture and example; only Recheck and Overlay decline on its result.
+func TestOnceKeepsResults(t *testing.T) {
+	var files []string
+	for _, pat := range []string{fixtureDir + "/*.caps", "../../examples/*.caps"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 40 {
+		t.Fatalf("found %d files; the fixtures or examples moved", len(files))
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".caps"), func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check1 := func(once bool) (*check.Result, *syntax.CST) {
+				cst, err := syntax.Parse(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := ast.Build(syntax.Read(cst))
+				var stack []string
+				if f.Module != nil {
+					stack = []string{f.Module.Name.Name}
+				}
+				im := &fixtureImporter{stack: stack, cache: map[string]*check.Imported{}}
+				return check.Check(f, check.Options{Path: file, Importer: im, Once: once}), cst
+			}
+			full, _ := check1(false)
+			once, cst := check1(true)
+			if diff := cmp.Diff(factsOf(full), factsOf(once)); diff != "" {
+				t.Errorf("Once changed the result (-full +once):\n%s", diff)
+			}
+			if _, ok := once.Recheck(cst); ok {
+				t.Error("Recheck of a result checked with Once reported ok; it has no state to recheck with")
+			}
+			if once.File.Module != nil && once.Overlay(nil) != nil {
+				t.Error("Overlay of a result checked with Once is not nil")
+			}
+		})
+	}
+}
