@@ -10,7 +10,6 @@ import (
 	"hash/maphash"
 	"strings"
 
-	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -167,7 +166,7 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	eng := &engineRun{old: old, src: old.src, whole: true, sameTree: true}
 	ndecls := len(f.Module.Decls)
 	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: make(map[ast.Expr]types.Type), FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
+		res:   &Result{Path: opts.Path, File: f, Types: &TypeMap{}, FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
 		opts:  opts,
 		decls: make(map[string]*Symbol, ndecls),
 		eng:   eng,
