@@ -56,34 +56,7 @@ func editPoint(src []byte) int {
 // one-character edit in a 10,000-line file.
 func BenchmarkReparse10k(b *testing.B) {
 	src := gen.Module(10000)
-	p := sitter.NewParser()
-	defer p.Close()
-	p.SetLanguage(Language())
-	tree, _ := p.ParseCtx(context.Background(), nil, src)
-	off := editPoint(src)
-	lines := NewMapper(src)
-	cur := src
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		var next []byte
-		var e sitter.EditInput
-		pt := point(lines, off)
-		if i%2 == 0 {
-			next = append(append(append([]byte{}, cur[:off]...), ' '), cur[off:]...)
-			e = sitter.EditInput{StartIndex: uint32(off), OldEndIndex: uint32(off), NewEndIndex: uint32(off + 1), StartPoint: pt, OldEndPoint: pt, NewEndPoint: sitter.Point{Row: pt.Row, Column: pt.Column + 1}}
-		} else {
-			next = append(append([]byte{}, cur[:off]...), cur[off+1:]...)
-			e = sitter.EditInput{StartIndex: uint32(off), OldEndIndex: uint32(off + 1), NewEndIndex: uint32(off), StartPoint: pt, OldEndPoint: sitter.Point{Row: pt.Row, Column: pt.Column + 1}, NewEndPoint: pt}
-		}
-		tree.Edit(e)
-		nt, err := p.ParseCtx(context.Background(), tree, next)
-		if err != nil {
-			b.Fatal(err)
-		}
-		tree.Close()
-		tree, cur = nt, next
-	}
-	tree.Close()
+	benchReparse(b, src, editPoint(src))
 }
 
 // BenchmarkIncrementalEdit10k is a one-character edit through Document:
@@ -165,11 +138,17 @@ func specModule(b *testing.B, lines int) []byte {
 // one-character edit in BenchmarkEdit100k's module: the floor of an edit.
 func BenchmarkReparse100k(b *testing.B) {
 	src := specModule(b, 100000)
+	off := strings.Index(string(src[len(src)/2:]), "(transition ") + len(src)/2 + len("(transition")
+	benchReparse(b, src, off)
+}
+
+// benchReparse times tree-sitter's incremental reparse of src after a
+// one-character edit at off, inserted and deleted in turn.
+func benchReparse(b *testing.B, src []byte, off int) {
 	p := sitter.NewParser()
 	defer p.Close()
 	p.SetLanguage(Language())
 	tree, _ := p.ParseCtx(context.Background(), nil, src)
-	off := strings.Index(string(src[len(src)/2:]), "(transition ") + len(src)/2 + len("(transition")
 	lines := NewMapper(src)
 	cur := src
 	b.ResetTimer()
