@@ -261,6 +261,12 @@ type version struct {
 	layoutOK bool
 	policy   [][]syntax.Diagnostic
 	policyOK bool
+	// built holds, when builtOK is set (a fast Recheck's version, whose
+	// trees keep older offsets), each declaration's read and build
+	// diagnostics relative to its start, and headBuilt the header's.
+	built     [][]syntax.Diagnostic
+	headBuilt []syntax.Diagnostic
+	builtOK   bool
 	// rev indexes the declarations by what they depend on (the base's).
 	rev *revIndex
 	// untrusted marks declarations whose diagnostics cannot be reused
@@ -640,7 +646,10 @@ func (e *engineRun) plan(c *checker) {
 		if a.content != b.content {
 			return false
 		}
+		// (a base that was a fast Recheck's keeps trees whose offsets
+		// are older texts': its text starts where its state says)
 		as, bs := m.Decls[i].Base().Form.Span(), e.old.mod.Decls[j].Base().Form.Span()
+		bs = shift(bs, b.start-bs.Start)
 		return bytes.Equal(e.src[as.Start:as.End], e.old.src[bs.Start:bs.End])
 	}
 	// The declarations before and after the edited region keep their

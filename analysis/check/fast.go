@@ -255,7 +255,7 @@ func alignEnds(oldCST *syntax.CST, oldDecls []int32, olds []declState, cur *synt
 // pre and suf are the lengths of the common prefix and suffix of the
 // base's text and cur's (commonEnds): the declarations inside them are
 // the base's, moved, without comparing or hashing their text again.
-func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diagnostic, eng *engineRun, handled bool) {
+func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *engineRun, handled bool) {
 	base := r.checker
 	oldCST := r.File.Source.CST
 	om := r.File.Module
@@ -290,7 +290,18 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 	// must lie in the header, which did not move.
 	built := make([][]syntax.Diagnostic, len(om.Decls))
 	var headBuilt []syntax.Diagnostic
+	if old.builtOK {
+		// a fast Recheck's answer: its trees are not all at their text's
+		// offsets, the diagnostics were kept by declaration
+		built = old.built
+		if head == nil {
+			headBuilt = old.headBuilt
+		}
+	}
 	for _, d := range r.File.Diagnostics {
+		if old.builtOK {
+			break
+		}
 		j := declAtOffset(om, d.Span)
 		if j < 0 {
 			if d.Span.End > ol.head || d.Span == (syntax.Span{}) {
@@ -488,6 +499,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 	}
 	bodies(false)
 	bodies(true)
+	polFrom := len(out) // the policy conditions' diagnostics follow
 	// The authority policies' conditions: the base's, moved, when no
 	// governance declaration or machine was resolved again; else checked
 	// over the new module, positions in the base's trees moved as they go
@@ -507,9 +519,10 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 				out = moved(old.policy[j], cv.decls[i].start, out)
 			}
 		}
+		pol := append([]syntax.Diagnostic(nil), out[polFrom:]...)
 		out = eng.unusedAcceptance(ch, nm, fresh, out)
 		sortDiagnostics(out)
-		return out, eng, true
+		return r.chain(ch, &chainParts{cur: cur, eng: eng, layout: nl, fresh: fresh, built: built, newBuilt: newBuilt, headBuilt: headBuilt, head: head != nil, policy: pol}, out), eng, true
 	}
 	ch.shiftOf = map[ast.Decl]int{}
 	shiftOf := func(i int) {
@@ -590,9 +603,10 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 			}
 		}
 	}
+	pol := append([]syntax.Diagnostic(nil), out[polFrom:]...)
 	out = eng.unusedAcceptance(ch, nm, fresh, out)
 	sortDiagnostics(out)
-	return out, eng, true
+	return r.chain(ch, &chainParts{cur: cur, eng: eng, layout: nl, fresh: fresh, built: built, newBuilt: newBuilt, headBuilt: headBuilt, head: head != nil, policy: pol}, out), eng, true
 }
 
 // sameProfiles reports whether two modules list the same profiles.

@@ -1,0 +1,142 @@
+package check
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/edittest"
+)
+
+// chained rechecks c against base and compares with a full check, as
+// differential does; it returns the base for the next edit: the
+// engine's answer when it answered (the server keeps no full check in
+// between), the full check otherwise.
+func chained(t *testing.T, what string, base *Result, c *syntax.CST, s *share) (*Result, bool) {
+	t.Helper()
+	full := checkCST(c)
+	got, eng, ok := base.recheckResult(c)
+	if !c.HasError(0) {
+		s.valid++
+		if ok {
+			s.answered++
+		}
+	}
+	if !ok {
+		return full, false
+	}
+	if eng.whole && !c.HasError(0) {
+		s.whole++
+	}
+	s.bodies += eng.rechecked + eng.reused
+	s.rechecked += eng.rechecked
+	if diff := cmp.Diff(full.Diagnostics, got.Diagnostics); diff != "" {
+		t.Fatalf("%s: Recheck (base %s) differs from Check (-check +recheck):\n%s", what, baseKind(base), diff)
+	}
+	if got.checker == nil {
+		return full, true // a file without a module: nothing to chain
+	}
+	return got, true
+}
+
+// baseKind says what a base was, for failure messages.
+func baseKind(r *Result) string {
+	switch {
+	case r.checker == nil:
+		return "without checker"
+	case r.checker.next != nil || r.checker.ver != nil && r.checker.ver.builtOK:
+		return fmt.Sprintf("a fast Recheck's, depth %d", r.checker.depth)
+	case r.checker.importLog != nil || r.checker.verState.ver != nil:
+		return "a check"
+	}
+	return "a check"
+}
+
+// TestEngineChainedTyping is TestEngineRandomTyping with the base the
+// engine's own last answer: every Recheck's base is the previous
+// Recheck's result (a full check only where the engine declined), and
+// after every edit the diagnostics are a full check's. At least 95% of
+// the edits that leave the file syntactically valid must be answered.
+func TestEngineChainedTyping(t *testing.T) {
+	srcs := allSources(t)
+	names := make([]string, 0, len(srcs))
+	for n := range srcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var total share
+	for _, name := range names {
+		src := srcs[name]
+		r := rand.New(rand.NewSource(int64(len(src)) + 29))
+		d, err := syntax.NewDocument(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := checkCST(d.CST())
+		good := src
+		for i := 0; i < 60; i++ {
+			cur := d.Text()
+			start, end, text := bodyEdit(r, cur)
+			if d.CST().HasError(0) && r.Intn(3) > 0 {
+				start, end, text = edittest.Undo(cur, good)
+			}
+			if err := d.Edit(start, end, []byte(text)); err != nil {
+				t.Fatal(err)
+			}
+			next, _ := chained(t, fmt.Sprintf("%s: edit %d [%d,%d) -> %q", name, i, start, end, text), base, d.CST(), &total)
+			if !d.CST().HasError(0) {
+				// (a text with a syntax error is answered in full: the
+				// server keeps the last base that had none)
+				base = next
+				good = d.Text()
+			}
+		}
+		d.Close()
+	}
+	t.Logf("chained random typing over %d modules: %s", len(names), total)
+	if total.answered*100 < total.valid*95 {
+		t.Fatalf("only %s", total)
+	}
+}
+
+// TestEngineChainedMutations applies structured mutations one after
+// another, each Recheck against the previous one's result, comparing
+// with a full check after every step. Every edit that leaves the file
+// syntactically valid must be answered.
+func TestEngineChainedMutations(t *testing.T) {
+	srcs := allSources(t)
+	names := make([]string, 0, len(srcs))
+	for n := range srcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var total share
+	for _, name := range names {
+		src := srcs[name]
+		base := checkCST(mustParse(t, src))
+		r := rand.New(rand.NewSource(int64(len(src)) + 3))
+		cur, curFull := src, base
+		for i := 0; i < 24; i++ {
+			ms := structuredMutations(cur, curFull, 6)
+			if len(ms) == 0 {
+				break
+			}
+			m := ms[r.Intn(len(ms))]
+			text := m.apply(cur)
+			next := mustParse(t, text)
+			if next.HasError(0) {
+				continue
+			}
+			res, ok := chained(t, fmt.Sprintf("%s: chain %d: %s", name, i, m.name), base, next, &total)
+			if !ok {
+				t.Errorf("%s: chain %d: %s: Recheck declined (base %s)", name, i, m.name, baseKind(base))
+			}
+			cur, curFull, base = text, checkCST(next), res
+		}
+	}
+	t.Logf("chained structured mutations over %d modules: %s", len(names), total)
+}
