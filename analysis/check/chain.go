@@ -138,6 +138,7 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 		ch.governed = base.governed
 	}
 	ch.shiftOf, ch.strShift = nil, 0
+	ch.kept = true
 	ch.depth = base.depth + 1
 	if ch.depth > maxChain {
 		ch.flatten()
@@ -196,3 +197,25 @@ func declAtStart(v *version, nm *ast.Module, sp syntax.Span) int {
 	}
 	return -1
 }
+
+// MayRunExamples reports whether a full check of r's text may be one
+// whose examples are evaluated (diagnose.RunsExamples: no error, and an
+// example listed): r has no error and a function of its module has an
+// example. For a Recheck's answer, whose Examples list only the
+// declarations it checked again, it tells whether the examples must be
+// evaluated from a full check.
+func (r *Result) MayRunExamples() bool {
+	if r == nil || r.HasErrors() || r.File == nil || r.File.Module == nil {
+		return false
+	}
+	for _, d := range r.File.Module.Decls {
+		if fn, ok := d.(*ast.Function); ok && len(fn.Examples) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Rechecks reports whether r can be the base of a Recheck (it kept its
+// checker's state): a check's, or a Recheck's answer of a module.
+func (r *Result) Rechecks() bool { return r != nil && r.checker != nil }

@@ -40,8 +40,18 @@ func chained(t *testing.T, what string, base *Result, c *syntax.CST, s *share) (
 	if got.checker == nil {
 		return full, true // a file without a module: nothing to chain
 	}
+	if got.checker.depth == maxChain {
+		deepChains++
+	}
+	if got.checker.depth == 0 && got.checker.next != nil {
+		flattened++
+	}
 	return got, true
 }
+
+// deepChains and flattened count the answers whose chain of bases
+// reached maxChain, and those merged past it.
+var deepChains, flattened int
 
 // baseKind says what a base was, for failure messages.
 func baseKind(r *Result) string {
@@ -138,5 +148,8 @@ func TestEngineChainedMutations(t *testing.T) {
 			cur, curFull, base = text, checkCST(next), res
 		}
 	}
-	t.Logf("chained structured mutations over %d modules: %s", len(names), total)
+	t.Logf("chained structured mutations over %d modules: %s; %d chains %d deep, %d merged", len(names), total, deepChains, maxChain, flattened)
+	if deepChains == 0 || flattened == 0 {
+		t.Fatalf("no chain of bases reached %d (%d) or was merged (%d)", maxChain, deepChains, flattened)
+	}
 }

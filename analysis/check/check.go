@@ -302,6 +302,11 @@ type checker struct {
 	// depth counts the bases below a checker that was a fast Recheck's
 	// (chain.go): its lookups walk them.
 	depth int
+	// kept is set on a fast Recheck's checker: its module keeps trees
+	// built from older texts (their offsets are those texts'), so that
+	// only Recheck may read it (RecheckImports and Overlay, which check
+	// or read its trees, decline).
+	kept bool
 	// next is the version a fast Recheck's checker holds for the
 	// Recheck after it (chain.go), finished on first use.
 	next *version
