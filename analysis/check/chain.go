@@ -16,8 +16,6 @@ package check
 // the trees).
 
 import (
-	"maps"
-
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -78,7 +76,8 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 		info.body.keys = uniq(info.body.keys)
 	}
 
-	cv.layout, cv.layoutOK = &p.layout, true
+	l := p.layout // (a copy: p holds the run, and the run its base)
+	cv.layout, cv.layoutOK = &l, true
 	cv.acceptance = eng.acceptance
 	cv.built, cv.builtOK = make([][]syntax.Diagnostic, n), true
 	cv.headBuilt = p.headBuilt
@@ -151,27 +150,54 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	// Types, Refs and Symbols hold only what the declarations checked
 	// again recorded
 	res.checker = ch
+	// the checkers after it reach ch through their chain of bases, which
+	// reads its tables, never its result: the result (and the tree and
+	// text it holds) is not kept alive by theirs
+	ch.res = nil
 	return res
 }
 
 // flatten merges the tables of ch's chain of bases into ch's own, so
-// that it no longer needs them.
+// that it no longer needs them, keeping only the entries of the module's
+// current declarations (those of declarations an edit replaced would keep
+// their trees, and the texts they point into, alive).
 func (ch *checker) flatten() {
-	var chain []*checker
+	chain := []*checker{ch}
 	for b := ch.base; b != nil; b = b.base {
 		chain = append(chain, b)
+	}
+	live := func(d ast.Decl) bool {
+		_, ok := ch.index[d]
+		return ok
 	}
 	sigs := map[*ast.Function]*signature{}
 	children := map[*Symbol][]*Symbol{}
 	typeCache := map[*ast.TypeDecl]types.Type{}
-	for k := len(chain) - 1; k >= 0; k-- { // oldest first: newer entries win
-		maps.Copy(sigs, chain[k].sigs)
-		maps.Copy(children, chain[k].children)
-		maps.Copy(typeCache, chain[k].typeCache)
+	for _, b := range chain { // newest first: the first entry found wins
+		for fn, s := range b.sigs {
+			if _, ok := sigs[fn]; !ok && live(fn) {
+				sigs[fn] = s
+			}
+		}
+		for td, t := range b.typeCache {
+			if _, ok := typeCache[td]; !ok && live(td) {
+				typeCache[td] = t
+			}
+		}
+		for s, m := range b.children {
+			if _, ok := children[s]; ok {
+				continue
+			}
+			root := s
+			for root.Parent != nil {
+				root = root.Parent
+			}
+			// (members of other modules' symbols are kept)
+			if root.Decl == nil || root.File != ch.opts.Path || live(root.Decl) {
+				children[s] = m
+			}
+		}
 	}
-	maps.Copy(sigs, ch.sigs)
-	maps.Copy(children, ch.children)
-	maps.Copy(typeCache, ch.typeCache)
 	ch.sigs, ch.children, ch.typeCache = sigs, children, typeCache
 	ch.base, ch.depth = nil, 0
 }
