@@ -29,8 +29,10 @@ import (
 const fullCheckDelay = 120 * time.Millisecond
 
 // quickChecks counts the diagnostics the server computed incrementally,
-// for tests and the debug request.
-var quickChecks atomic.Int64
+// for tests and the debug request; chainedChecks those of them whose base
+// was the engine's previous answer, and idleFullChecks the full checks
+// run after an incremental answer (publishFull).
+var quickChecks, chainedChecks, idleFullChecks atomic.Int64
 
 // scheduleDiagnostics checks the document's current snapshot after the
 // debounce and publishes its diagnostics if it is still current.
@@ -47,7 +49,7 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		if s.opts.Debounce > 0 {
 			time.Sleep(s.opts.Debounce)
 		}
-		snap, base := s.current(u, seq)
+		snap, base, fromEngine := s.currentBase(u, seq)
 		if snap == nil {
 			return
 		}
@@ -63,6 +65,9 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		var examples bool
 		if quick {
 			quickChecks.Add(1)
+			if fromEngine {
+				chainedChecks.Add(1)
+			}
 			diags = res.Diagnostics
 			// the answer is the next edit's base: no full check is needed
 			// to refresh it
@@ -97,15 +102,22 @@ func (s *Server) scheduleDiagnostics(d *document) {
 // engine's last answer, else the last full check) if the snapshot is
 // still the one numbered seq, else nil.
 func (s *Server) current(u protocol.DocumentURI, seq uint64) (*snapshot, *check.Result) {
+	snap, base, _ := s.currentBase(u, seq)
+	return snap, base
+}
+
+// currentBase is current, also reporting whether the base is the engine's
+// answer.
+func (s *Server) currentBase(u protocol.DocumentURI, seq uint64) (*snapshot, *check.Result, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d, ok := s.docs[u]; ok && d.snap != nil && d.snap.seq == seq {
 		if d.engine != nil {
-			return d.snap, d.engine
+			return d.snap, d.engine, true
 		}
-		return d.snap, d.base
+		return d.snap, d.base, false
 	}
-	return nil, nil
+	return nil, nil, false
 }
 
 // setEngineBase makes res, the engine's answer for snap over base, the
@@ -168,6 +180,7 @@ func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
 // cleanly, as the version's final ones: they replace what an incremental
 // check published, so that the full check always has the last word.
 func (s *Server) publishFull(snap *snapshot) {
+	idleFullChecks.Add(1)
 	s.setBase(snap)
 	s.publish(snap, s.diagnostics(snap, snap.runsExamples()), true)
 }
