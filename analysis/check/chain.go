@@ -16,6 +16,8 @@ package check
 // the trees).
 
 import (
+	"sort"
+
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -142,6 +144,16 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	if ch.depth > maxChain {
 		ch.flatten()
 	}
+	if ch.depth > 0 && eng.sameNames && eng.old.rev != nil {
+		// every declaration at its index: the index is the base's, but
+		// for the declarations read again
+		cv.revParent, cv.revOld = eng.old.rev, eng.old.info
+		for i, f := range p.fresh {
+			if f {
+				cv.revChanged = append(cv.revChanged, i)
+			}
+		}
+	}
 	ch.next = cv
 
 	res := ch.res
@@ -245,3 +257,139 @@ func (r *Result) MayRunExamples() bool {
 // Rechecks reports whether r can be the base of a Recheck (it kept its
 // checker's state): a check's, or a Recheck's answer of a module.
 func (r *Result) Rechecks() bool { return r != nil && r.checker != nil }
+
+// Which of a revIndex's maps lookup reads.
+const (
+	revP1Names = iota
+	revBodyNames
+	revP1Keys
+	revBodyKeys
+)
+
+func (x *revIndex) table(which int) map[string][]int {
+	switch which {
+	case revP1Names:
+		return x.p1Names
+	case revBodyNames:
+		return x.bodyNames
+	case revP1Keys:
+		return x.p1Keys
+	}
+	return x.bodyKeys
+}
+
+// lookup returns the declarations listed under key in the map which
+// says, looking through the parents.
+func (x *revIndex) lookup(which int, key string) []int {
+	for r := x; r != nil; r = r.parent {
+		if l, ok := r.table(which)[key]; ok {
+			return l
+		}
+	}
+	return nil
+}
+
+// reverseFrom builds v's index over parent, the index of a version whose
+// declarations are v's at the same indices, with the same records but
+// for those changed lists (whose records there were old's): only their
+// lists are made anew.
+func (v *version) reverseFrom(parent *revIndex, old []declInfo, changed []int) *revIndex {
+	x := &revIndex{p1Names: map[string][]int{}, bodyNames: map[string][]int{}, p1Keys: map[string][]int{}, bodyKeys: map[string][]int{}, parent: parent, keys: parent.keys}
+	isChanged := make(map[int]bool, len(changed))
+	for _, i := range changed {
+		isChanged[i] = true
+	}
+	// every key some changed declaration read, before or now, gets its
+	// list anew: the parent's without the changed declarations, with
+	// those that read it now
+	touch := func(which int, key string) {
+		m := x.table(which)
+		if _, ok := m[key]; ok {
+			return
+		}
+		var l []int
+		for _, j := range parent.lookup(which, key) {
+			if !isChanged[j] {
+				l = append(l, j)
+			}
+		}
+		m[key] = l
+	}
+	for _, i := range changed {
+		for _, info := range []*declInfo{&old[i], &v.info[i]} {
+			for _, n := range info.p1.names {
+				touch(revP1Names, n)
+			}
+			for _, n := range info.body.names {
+				touch(revBodyNames, n)
+			}
+			for _, k := range info.p1.keys {
+				touch(revP1Keys, k)
+			}
+			for _, k := range info.body.keys {
+				touch(revBodyKeys, k)
+			}
+		}
+	}
+	add := func(which int, key string, j int) {
+		m := x.table(which)
+		l := m[key]
+		at := 0
+		for at < len(l) && l[at] < j {
+			at++
+		}
+		if at < len(l) && l[at] == j {
+			return
+		}
+		m[key] = append(l[:at], append([]int{j}, l[at:]...)...)
+	}
+	newKeys := false
+	for _, i := range changed {
+		info := &v.info[i]
+		for _, n := range info.p1.names {
+			add(revP1Names, n, i)
+		}
+		for _, n := range info.body.names {
+			add(revBodyNames, n, i)
+		}
+		for _, k := range info.p1.keys {
+			add(revP1Keys, k, i)
+		}
+		for _, k := range info.body.keys {
+			add(revBodyKeys, k, i)
+		}
+		if len(info.p1.keys)+len(info.body.keys) > 0 {
+			newKeys = true
+		}
+	}
+	if newKeys {
+		// (a superset: a fact no declaration reads any more lists none)
+		seen := make(map[string]bool, len(parent.keys))
+		for _, k := range parent.keys {
+			seen[k] = true
+		}
+		x.keys = append([]string(nil), parent.keys...)
+		for _, i := range changed {
+			for _, ks := range [][]string{v.info[i].p1.keys, v.info[i].body.keys} {
+				for _, k := range ks {
+					if !seen[k] {
+						seen[k] = true
+						x.keys = append(x.keys, k)
+					}
+				}
+			}
+		}
+	}
+	for _, j := range parent.pinned {
+		if !isChanged[j] {
+			x.pinned = append(x.pinned, j)
+		}
+	}
+	for _, i := range changed {
+		if v.info[i].pinned || v.info[i].p1pinned {
+			x.pinned = append(x.pinned, i)
+		}
+	}
+	sort.Ints(x.pinned)
+	return x
+}

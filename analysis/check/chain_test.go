@@ -40,6 +40,10 @@ func chained(t *testing.T, what string, base *Result, c *syntax.CST, s *share) (
 	if got.checker == nil {
 		return full, true // a file without a module: nothing to chain
 	}
+	if v := got.checker.next; v != nil && v.revParent != nil {
+		revChecked++
+		checkReverseFrom(t, what, v)
+	}
 	if got.checker.depth == maxChain {
 		deepChains++
 	}
@@ -47,6 +51,43 @@ func chained(t *testing.T, what string, base *Result, c *syntax.CST, s *share) (
 		flattened++
 	}
 	return got, true
+}
+
+// revChecked counts the indexes checkReverseFrom compared.
+var revChecked int
+
+// checkReverseFrom compares a version's index built over its base's
+// (reverseFrom) with one built from scratch.
+func checkReverseFrom(t *testing.T, what string, v *version) {
+	t.Helper()
+	got := v.reverseFrom(v.revParent, v.revOld, v.revChanged)
+	want := v.reverse()
+	for which, m := range []map[string][]int{want.p1Names, want.bodyNames, want.p1Keys, want.bodyKeys} {
+		for k, l := range m {
+			if diff := cmp.Diff(l, got.lookup(which, k)); diff != "" {
+				t.Fatalf("%s: reverseFrom: table %d, %q (-reverse +reverseFrom):\n%s", what, which, k, diff)
+			}
+		}
+	}
+	for _, k := range got.keys {
+		for _, which := range []int{revP1Keys, revBodyKeys} {
+			if l := got.lookup(which, k); len(l) > 0 && !cmp.Equal(l, want.table(which)[k]) {
+				t.Fatalf("%s: reverseFrom: table %d, %q lists %v, want %v", what, which, k, l, want.table(which)[k])
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, k := range got.keys {
+		seen[k] = true
+	}
+	for _, k := range want.keys {
+		if !seen[k] {
+			t.Fatalf("%s: reverseFrom: fact %q missing", what, k)
+		}
+	}
+	if diff := cmp.Diff(want.pinned, got.pinned); diff != "" {
+		t.Fatalf("%s: reverseFrom: pinned (-reverse +reverseFrom):\n%s", what, diff)
+	}
 }
 
 // deepChains and flattened count the answers whose chain of bases
@@ -149,7 +190,8 @@ func TestEngineChainedMutations(t *testing.T) {
 		}
 	}
 	t.Logf("chained structured mutations over %d modules: %s; %d chains %d deep, %d merged", len(names), total, deepChains, maxChain, flattened)
-	if deepChains == 0 || flattened == 0 {
+	t.Logf("%d indexes built over their base's compared with reverse", revChecked)
+	if deepChains == 0 || flattened == 0 || revChecked == 0 {
 		t.Fatalf("no chain of bases reached %d (%d) or was merged (%d)", maxChain, deepChains, flattened)
 	}
 }

@@ -269,6 +269,11 @@ type version struct {
 	builtOK   bool
 	// rev indexes the declarations by what they depend on (the base's).
 	rev *revIndex
+	// revParent, revOld and revChanged, when revParent is set, are what
+	// a fast Recheck's version builds its rev from (reverseFrom).
+	revParent  *revIndex
+	revOld     []declInfo
+	revChanged []int
 	// untrusted marks declarations whose diagnostics cannot be reused
 	// (nil when all can).
 	untrusted []bool

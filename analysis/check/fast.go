@@ -827,6 +827,9 @@ type revIndex struct {
 	p1Names, bodyNames, p1Keys, bodyKeys map[string][]int
 	keys                                 []string // every fact some declaration read
 	pinned                               []int    // declarations with a diagnostic outside them
+	// parent, when not nil, holds the lists this index does not
+	// (chain.go: a fast Recheck's version indexes only what changed).
+	parent *revIndex
 }
 
 // reverse builds the index of v's dependencies.
@@ -923,23 +926,23 @@ func (e *engineRun) candidates(nm, om *ast.Module) []bool {
 		if e.stable || old.keyValue(k) == cv.keyValue(k) {
 			continue
 		}
-		for _, j := range rev.p1Keys[k] {
+		for _, j := range rev.lookup(revP1Keys, k) {
 			if add(j) {
 				mark(om.Decls[j]) // its interface may have changed
 			}
 		}
-		for _, j := range rev.bodyKeys[k] {
+		for _, j := range rev.lookup(revBodyKeys, k) {
 			add(j)
 		}
 	}
 	for q := 0; q < len(dirty); q++ {
 		n := dirty[q]
-		for _, j := range rev.p1Names[n] {
+		for _, j := range rev.lookup(revP1Names, n) {
 			if add(j) {
 				mark(om.Decls[j])
 			}
 		}
-		for _, j := range rev.bodyNames[n] {
+		for _, j := range rev.lookup(revBodyNames, n) {
 			add(j)
 		}
 	}

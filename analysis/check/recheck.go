@@ -187,7 +187,12 @@ func (c *checker) version(cst *syntax.CST) *version {
 		if c.next != nil {
 			// a fast Recheck's checker (chain.go)
 			c.ver, c.next = c.next, nil
-			c.ver.rev = c.ver.reverse()
+			if v := c.ver; v.revParent != nil {
+				v.rev = v.reverseFrom(v.revParent, v.revOld, v.revChanged)
+				v.revParent, v.revOld, v.revChanged = nil, nil, nil
+			} else {
+				v.rev = v.reverse()
+			}
 			return
 		}
 		c.compactOnce.Do(func() { compact(c.info) })
