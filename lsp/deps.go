@@ -454,6 +454,8 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 // kept as they were.
 var importStats struct {
 	rechecked, engine, examples, kept atomic.Int64
+	// final counts the engine's answers no full check followed
+	final atomic.Int64
 }
 
 // engineBase returns the base of an engine check of sn after an import
@@ -512,6 +514,7 @@ func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps
 		d.deps = deps
 		if !full {
 			d.engine = res
+			importStats.final.Add(1)
 		}
 	}
 	s.mu.Unlock()
