@@ -50,8 +50,11 @@ import (
 // Recheck reads and builds all of cur, and still checks again only what
 // changed.
 //
-// Recheck reports ok=false, and the caller checks cur in full, only when
-// r is not a full check, when cur has a syntax error (the reader's
+// r may be a full check, or the answer of an earlier RecheckResult or
+// RecheckImports (chain.go): a run of edits needs no full check in
+// between. Recheck reports ok=false, and the caller checks cur in full,
+// only when r kept no checker state (DropRecheckState, a file without a
+// module), when cur has a syntax error (the reader's
 // recovery may regroup forms around it; when r's text had one, a
 // declaration of r keeps its diagnostics only if reading it alone gives
 // the same form), or when cur imports a module r's check did not
