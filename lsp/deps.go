@@ -273,7 +273,7 @@ func (s *Server) importersOf(x *document) {
 		if d == x || d.snap == nil {
 			continue
 		}
-		if d.deps == nil && !importsAnything(d.base) {
+		if d.deps == nil && !importsAnything(d.base) && !importsAnything(d.engine) {
 			continue
 		}
 		if d.deps != nil && !d.deps.failed {
@@ -281,7 +281,7 @@ func (s *Server) importersOf(x *document) {
 				continue
 			}
 		}
-		d.base = nil
+		d.base, d.engine = nil, nil
 		cands = append(cands, u)
 	}
 	if len(cands) == 0 {
@@ -389,14 +389,15 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	// A document whose text is its last check's is checked by the engine
 	// first (check.Result.RecheckImports: only the declarations that read
 	// a changed member of an import are checked again); its answer
-	// answers the imports of the next levels' engine checks (answers), and
-	// a full check follows after fullCheckDelay, as after an incremental
-	// check of an edit (the examples, the base of requests). When the
+	// answers the imports of the next levels' engine checks (answers) and
+	// is the base of the document's next incremental check; a full check
+	// follows after fullCheckDelay only when its examples may run or
+	// other documents import it (needsFull). When the
 	// engine declines, the document is checked in full, and offered to the
 	// loader when other documents import it.
 	var mu sync.Mutex
 	answers := map[string]*check.Result{}
-	engine := map[*snapshot]bool{}
+	engine := map[*snapshot]*check.Result{}
 	for _, level := range importLevels(recheck, deps) {
 		mu.Lock()
 		known := maps.Clone(answers)
@@ -407,9 +408,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 					importStats.engine.Add(1)
 					mu.Lock()
 					answers[absPath(sn.path)] = res
-					engine[sn] = true
+					engine[sn] = res
 					mu.Unlock()
-					s.engineAnswered(sn, res, deps[sn])
+					s.engineAnswered(sn, res, deps[sn], needsFull(res, imported[sn.path]))
 					return
 				}
 			}
@@ -427,8 +428,10 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	var full, answered []*snapshot
 	for _, sn := range recheck {
 		checked[sn] = true
-		if engine[sn] {
-			answered = append(answered, sn)
+		if res := engine[sn]; res != nil {
+			if needsFull(res, imported[sn.path]) {
+				answered = append(answered, sn)
+			}
 		} else {
 			full = append(full, sn)
 		}
@@ -451,6 +454,8 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 // kept as they were.
 var importStats struct {
 	rechecked, engine, examples, kept atomic.Int64
+	// final counts the engine's answers no full check followed
+	final atomic.Int64
 }
 
 // engineBase returns the base of an engine check of sn after an import
@@ -479,12 +484,24 @@ func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[st
 	return s.loader.RecheckImports(sn.path, base, answers)
 }
 
+// needsFull reports whether a document the engine answered after an
+// import changed is checked in full after fullCheckDelay: when its
+// examples may run (they are evaluated over a full check), or when other
+// open documents import it (the loader answers their later checks from a
+// full check's package; the engine's answer cannot be offered to it).
+// Otherwise the engine's answer is final and the base of the document's
+// next incremental check.
+func needsFull(res *check.Result, imported bool) bool {
+	return imported || res.MayRunExamples()
+}
+
 // engineAnswered publishes the engine's diagnostics for sn (checked again
 // after an import changed), makes its answer the base of the next such
 // check (its dependencies read from it: old's reach stays, since the
-// examples were not evaluated), and schedules a full check, as after an
-// incremental check of an edit.
-func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps) {
+// examples were not evaluated) and, unless full (a full check follows,
+// needsFull), of the next incremental check of an edit; its publish is
+// then the version's final one.
+func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps, full bool) {
 	deps := s.keys.depsOf(res)
 	if old != nil {
 		deps.reach = old.reach
@@ -495,9 +512,13 @@ func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps
 	s.mu.Lock()
 	if d, ok := s.docs[sn.uri]; ok && d.snap == sn {
 		d.deps = deps
+		if !full {
+			d.engine = res
+			importStats.final.Add(1)
+		}
 	}
 	s.mu.Unlock()
-	s.publishChanged(sn, s.toProtocol(sn, res.Diagnostics), false)
+	s.publishChanged(sn, s.toProtocol(sn, res.Diagnostics), !full)
 }
 
 // fullAfterEngine checks in full, fullCheckDelay from now, the documents

@@ -1,7 +1,8 @@
 package lsp
 
 // This file computes and publishes diagnostics: incrementally after an
-// edit, then in full once the edits pause.
+// edit (each answer the base of the next), in full when the engine
+// declines, and in full once the edits pause only to evaluate examples.
 
 import (
 	"context"
@@ -21,14 +22,17 @@ import (
 )
 
 // fullCheckDelay is how long the server waits, after publishing
-// diagnostics it re-checked incrementally, before it checks the version in
-// full (to evaluate the examples and to refresh the incremental base): a
-// new edit within it makes the full check unnecessary.
+// diagnostics it re-checked incrementally for a file that may have
+// examples to evaluate, before it checks the version in full (the
+// examples are evaluated over a full check): a new edit within it makes
+// the full check unnecessary.
 const fullCheckDelay = 120 * time.Millisecond
 
 // quickChecks counts the diagnostics the server computed incrementally,
-// for tests and the debug request.
-var quickChecks atomic.Int64
+// for tests and the debug request; chainedChecks those of them whose base
+// was the engine's previous answer, and idleFullChecks the full checks
+// run after an incremental answer (publishFull).
+var quickChecks, chainedChecks, idleFullChecks atomic.Int64
 
 // scheduleDiagnostics checks the document's current snapshot after the
 // debounce and publishes its diagnostics if it is still current.
@@ -45,7 +49,7 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		if s.opts.Debounce > 0 {
 			time.Sleep(s.opts.Debounce)
 		}
-		snap, base := s.current(u, seq)
+		snap, base, fromEngine := s.currentBase(u, seq)
 		if snap == nil {
 			return
 		}
@@ -54,41 +58,85 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		// checking in full otherwise.
 		quick := false
 		var diags []syntax.Diagnostic
+		var res *check.Result
 		if base != nil {
-			diags, quick = s.recheck(base, snap)
+			res, quick = s.recheck(base, snap)
 		}
+		var examples bool
 		if quick {
 			quickChecks.Add(1)
+			if fromEngine {
+				chainedChecks.Add(1)
+			}
+			diags = res.Diagnostics
+			// the answer is the next edit's base: no full check is needed
+			// to refresh it
+			s.setEngineBase(snap, base, res)
+			examples = res.MayRunExamples()
 		} else {
 			diags = snap.Package().Result.Diagnostics
 			s.setBase(snap)
+			examples = snap.runsExamples()
 		}
-		// A full check of a file whose examples do not run has the last
-		// word already: its publish is the version's final one.
-		if !s.publish(snap, s.toProtocol(snap, diags), !quick && !snap.runsExamples()) {
+		// A check (full or incremental) of a file whose examples do not
+		// run has the last word already: its publish is the version's
+		// final one.
+		if !s.publish(snap, s.toProtocol(snap, diags), !examples) {
 			return
 		}
 		// Phase 2: the examples' results when the file checks cleanly and
 		// has examples (a later publish of the same version replaces the
-		// earlier one); after an incremental phase 1, a full check once the
-		// edits pause.
+		// earlier one); after an incremental phase 1, from a full check
+		// once the edits pause.
 		if quick {
-			s.scheduleFullCheck(snap.uri, snap.seq)
+			if examples {
+				s.scheduleFullCheck(snap.uri, snap.seq)
+			}
 			return
 		}
 		s.publishExamples(snap)
 	}()
 }
 
-// current returns the document's snapshot and incremental base if the
-// snapshot is still the one numbered seq, else nil.
+// current returns the document's snapshot and incremental base (the
+// engine's last answer, else the last full check) if the snapshot is
+// still the one numbered seq, else nil.
 func (s *Server) current(u protocol.DocumentURI, seq uint64) (*snapshot, *check.Result) {
+	snap, base, _ := s.currentBase(u, seq)
+	return snap, base
+}
+
+// currentBase is current, also reporting whether the base is the engine's
+// answer.
+func (s *Server) currentBase(u protocol.DocumentURI, seq uint64) (*snapshot, *check.Result, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d, ok := s.docs[u]; ok && d.snap != nil && d.snap.seq == seq {
-		return d.snap, d.base
+		if d.engine != nil {
+			return d.snap, d.engine, true
+		}
+		return d.snap, d.base, false
 	}
-	return nil, nil
+	return nil, nil, false
+}
+
+// setEngineBase makes res, the engine's answer for snap over base, the
+// base of the document's next incremental check, if snap is still its
+// current snapshot and base still its base (an import that changed
+// meanwhile dropped it: res, which read the old one, must not return).
+func (s *Server) setEngineBase(snap *snapshot, base, res *check.Result) {
+	if !res.Rechecks() {
+		return // (a file without a module) the base stays
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[snap.uri]
+	if !ok || d.snap != snap {
+		return
+	}
+	if cur := d.engine; cur == base || cur == nil && d.base == base {
+		d.engine = res
+	}
 }
 
 // scheduleFullCheck checks the document in full fullCheckDelay from now,
@@ -132,6 +180,7 @@ func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
 // cleanly, as the version's final ones: they replace what an incremental
 // check published, so that the full check always has the last word.
 func (s *Server) publishFull(snap *snapshot) {
+	idleFullChecks.Add(1)
 	s.setBase(snap)
 	s.publish(snap, s.diagnostics(snap, snap.runsExamples()), true)
 }
@@ -147,14 +196,14 @@ func (s *Server) publishExamples(snap *snapshot) {
 
 // recheck re-checks snap incrementally against base; a panic in it is
 // logged and answered by the full check instead.
-func (s *Server) recheck(base *check.Result, snap *snapshot) (diags []syntax.Diagnostic, ok bool) {
+func (s *Server) recheck(base *check.Result, snap *snapshot) (res *check.Result, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Printf("panic in an incremental check of %s (checking in full): %v\n%s", snap.uri, r, debug.Stack())
-			diags, ok = nil, false
+			res, ok = nil, false
 		}
 	}()
-	return base.Recheck(snap.cst)
+	return base.RecheckResult(snap.cst)
 }
 
 // setBase makes the snapshot's full check the base of later incremental
@@ -182,7 +231,7 @@ func (s *Server) setBase(snap *snapshot) {
 		s.scheduleDiagnostics(d)
 		return
 	}
-	d.base, d.deps = res, deps
+	d.base, d.deps, d.engine = res, deps, nil
 }
 
 // staleImports reports whether a check read, for an open document in its

@@ -38,6 +38,12 @@ type document struct {
 	// versions are re-checked incrementally (check.Result.Recheck); nil
 	// when there is none or another file it imports may have changed.
 	base *check.Result
+	// engine, when not nil, is the engine's answer for a later version
+	// than base's (check.Result.RecheckResult, or RecheckImports after an
+	// import changed): the base of the next incremental check, which
+	// needs no full check in between. Requests read base (view.go), never
+	// engine.
+	engine *check.Result
 	// fullCheck is the pending full check after incremental ones.
 	fullCheck *time.Timer
 	// cache is what requests remember about the document, shared with
@@ -82,10 +88,10 @@ func (d *document) close() {
 // after the usual pause.
 func (s *Server) refreshImporters(except *document) {
 	for _, d := range s.docs {
-		if d == except || !importsAnything(d.base) && !importsOthers(d.deps) {
+		if d == except || !importsAnything(d.base) && !importsAnything(d.engine) && !importsOthers(d.deps) {
 			continue
 		}
-		d.base = nil
+		d.base, d.engine = nil, nil
 		d.snap = s.newSnapshot(d, d.snap.version)
 		d.published, d.publishedFinal = d.snap.version-1, false
 		s.scheduleFullCheckLocked(d, d.snap.seq)

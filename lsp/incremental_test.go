@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/capsulang/caps/bench/gen"
 )
@@ -69,5 +70,63 @@ func TestIncrementalDiagnosticsMatchFresh(t *testing.T) {
 		t.Fatalf("only %d of %d versions were checked incrementally", quick, edits)
 	} else {
 		t.Logf("%d of %d versions were checked incrementally", quick, edits)
+	}
+}
+
+// TestIncrementalChainsWithoutFullCheck types into a generated module
+// whose functions have no examples, pausing longer than fullCheckDelay
+// now and then, and checks every version's diagnostics against a fresh
+// check of the text: each incremental answer is the next one's base
+// (check.Result.RecheckResult), and no full check runs after one.
+func TestIncrementalChainsWithoutFullCheck(t *testing.T) {
+	c := startInProcess(t)
+	const uri = "file:///tmp/incr/chained.caps"
+	var kept []string
+	for _, l := range strings.Split(string(gen.Module(150)), "\n") {
+		if !strings.Contains(l, "(example ") {
+			kept = append(kept, l)
+		}
+	}
+	text := strings.Join(kept, "\n")
+	if strings.Contains(text, "(example") {
+		t.Fatal("the module still has examples")
+	}
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "capsulang", "version": 1, "text": text}})
+	if diff := diagnosticsVsFresh(t, c, 1, text); diff != "" {
+		t.Fatalf("version 1: diagnostics differ from a fresh check (-fresh +server):\n%s", diff)
+	}
+	r := rand.New(rand.NewSource(11))
+	quick0, chained0, full0 := quickChecks.Load(), chainedChecks.Load(), idleFullChecks.Load()
+	edits := 80
+	if testing.Short() {
+		edits = 30
+	}
+	inserts := []string{" ", "x", " (+ 1 2)", "1"}
+	for version := 2; version < edits+2; version++ {
+		// an insertion inside a function body: after "(if (<"
+		const anchor = "(if (<"
+		at := 0
+		for k := r.Intn(strings.Count(text, anchor)); k >= 0; k-- {
+			at += strings.Index(text[at:], anchor) + len(anchor)
+		}
+		ins := inserts[r.Intn(len(inserts))]
+		change := map[string]any{"text": ins, "range": map[string]any{"start": utf16Pos(text, at), "end": utf16Pos(text, at)}}
+		text = text[:at] + ins + text[at:]
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		if diff := diagnosticsVsFresh(t, c, version, text); diff != "" {
+			t.Fatalf("version %d (%q at %d): diagnostics differ from a fresh check (-fresh +server):\n%s", version, ins, at, diff)
+		}
+		if version%10 == 0 {
+			time.Sleep(fullCheckDelay + 80*time.Millisecond) // a pause in typing
+		}
+	}
+	time.Sleep(fullCheckDelay + 80*time.Millisecond)
+	quick, chained, full := quickChecks.Load()-quick0, chainedChecks.Load()-chained0, idleFullChecks.Load()-full0
+	t.Logf("%d of %d versions checked incrementally, %d of them over the previous incremental answer; %d full checks after one", quick, edits, chained, full)
+	if quick < int64(edits)*9/10 || chained < quick-2 {
+		t.Fatalf("only %d of %d versions checked incrementally, %d over the previous answer", quick, edits, chained)
+	}
+	if full != 0 {
+		t.Fatalf("%d full checks ran after incremental answers of a module without examples", full)
 	}
 }

@@ -91,7 +91,7 @@ func (d *document) edit(sp syntax.Span, text []byte, whole bool) error {
 func (d *document) keepTextOnly() {
 	d.large = bytes.Clone(d.doc.Text())
 	d.close()
-	d.doc, d.snap, d.base = nil, nil, nil
+	d.doc, d.snap, d.base, d.engine = nil, nil, nil, nil
 }
 
 // parseIfSmall parses the kept text of a large document that is back under

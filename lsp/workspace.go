@@ -240,8 +240,8 @@ func didChangeWatchedFiles(s *Server, params json.RawMessage) error {
 		if d.snap == nil {
 			continue // over the size limit: not analysed
 		}
-		if importsAnything(d.base) {
-			d.base = nil
+		if importsAnything(d.base) || importsAnything(d.engine) {
+			d.base, d.engine = nil, nil
 		}
 		d.snap = s.newSnapshot(d, d.snap.version)
 		d.published, d.publishedFinal = d.snap.version-1, false

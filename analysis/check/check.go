@@ -329,6 +329,17 @@ type checker struct {
 	// types, signatures and members are looked up in base, which is
 	// never written.
 	base *checker
+	// depth counts the bases below a checker that was a fast Recheck's
+	// (chain.go): its lookups walk them.
+	depth int
+	// kept is set on a fast Recheck's checker: its module keeps trees
+	// built from older texts (their offsets are those texts'), so that
+	// only Recheck may read it (RecheckImports and Overlay, which check
+	// or read its trees, decline).
+	kept bool
+	// next is the version a fast Recheck's checker holds for the
+	// Recheck after it (chain.go), finished on first use.
+	next *version
 	// shiftOf gives, in Recheck's fast path, how far each declaration
 	// whose base tree it kept moved; strShift is the one policy
 	// conditions are read with now.
@@ -370,8 +381,12 @@ func (c *checker) cachedSig(fn *ast.Function) (*signature, bool) {
 	if s, ok := c.sigs[fn]; ok || c.base == nil {
 		return s, ok
 	}
-	s, ok := c.base.sigs[fn]
-	return s, ok
+	for b := c.base; b != nil; b = b.base {
+		if s, ok := b.sigs[fn]; ok {
+			return s, true
+		}
+	}
+	return nil, false
 }
 
 func (c *checker) report(code string, sev syntax.Severity, sp syntax.Span, format string, args ...any) *syntax.Diagnostic {
@@ -416,7 +431,12 @@ func (c *checker) members(s *Symbol) []*Symbol {
 	if m, ok := c.children[s]; ok || c.base == nil {
 		return m
 	}
-	return c.base.children[s]
+	for b := c.base; b != nil; b = b.base {
+		if m, ok := b.children[s]; ok {
+			return m
+		}
+	}
+	return nil
 }
 
 // didYouMean suggests the nearest of candidates to name: as an argument

@@ -266,8 +266,19 @@ type version struct {
 	layoutOK bool
 	policy   [][]syntax.Diagnostic
 	policyOK bool
+	// built holds, when builtOK is set (a fast Recheck's version, whose
+	// trees keep older offsets), each declaration's read and build
+	// diagnostics relative to its start, and headBuilt the header's.
+	built     [][]syntax.Diagnostic
+	headBuilt []syntax.Diagnostic
+	builtOK   bool
 	// rev indexes the declarations by what they depend on (the base's).
 	rev *revIndex
+	// revParent, revOld and revChanged, when revParent is set, are what
+	// a fast Recheck's version builds its rev from (reverseFrom).
+	revParent  *revIndex
+	revOld     []declInfo
+	revChanged []int
 	// untrusted marks declarations whose diagnostics cannot be reused
 	// (nil when all can).
 	untrusted []bool
@@ -645,7 +656,10 @@ func (e *engineRun) plan(c *checker) {
 		if a.content != b.content {
 			return false
 		}
+		// (a base that was a fast Recheck's keeps trees whose offsets
+		// are older texts': its text starts where its state says)
 		as, bs := m.Decls[i].Base().Form.Span(), e.old.mod.Decls[j].Base().Form.Span()
+		bs = shift(bs, b.start-bs.Start)
 		return bytes.Equal(e.src[as.Start:as.End], e.old.src[bs.Start:bs.End])
 	}
 	// The declarations before and after the edited region keep their

@@ -284,7 +284,7 @@ func alignEnds(oldCST *syntax.CST, oldDecls []int32, olds []declState, cur *synt
 // pre and suf are the lengths of the common prefix and suffix of the
 // base's text and cur's (commonEnds): the declarations inside them are
 // the base's, moved, without comparing or hashing their text again.
-func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diagnostic, eng *engineRun, handled bool) {
+func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *engineRun, handled bool) {
 	base := r.checker
 	oldCST := r.File.Source.CST
 	om := r.File.Module
@@ -319,7 +319,18 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 	// must lie in the header, which did not move.
 	built := make([][]syntax.Diagnostic, len(om.Decls))
 	var headBuilt []syntax.Diagnostic
+	if old.builtOK {
+		// a fast Recheck's answer: its trees are not all at their text's
+		// offsets, the diagnostics were kept by declaration
+		built = old.built
+		if head == nil {
+			headBuilt = old.headBuilt
+		}
+	}
 	for _, d := range r.File.Diagnostics {
+		if old.builtOK {
+			break
+		}
 		j := declAtOffset(om, d.Span)
 		if j < 0 {
 			if d.Span.End > ol.head || d.Span == (syntax.Span{}) {
@@ -517,6 +528,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 	}
 	bodies(false)
 	bodies(true)
+	polFrom := len(out) // the policy conditions' diagnostics follow
 	// The authority policies' conditions: the base's, moved, when no
 	// governance declaration or machine was resolved again; else checked
 	// over the new module, positions in the base's trees moved as they go
@@ -536,9 +548,10 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 				out = moved(old.policy[j], cv.decls[i].start, out)
 			}
 		}
+		pol := append([]syntax.Diagnostic(nil), out[polFrom:]...)
 		out = eng.unusedAcceptance(ch, nm, fresh, out)
 		sortDiagnostics(out)
-		return out, eng, true
+		return r.chain(ch, &chainParts{cur: cur, eng: eng, layout: nl, fresh: fresh, built: built, newBuilt: newBuilt, headBuilt: headBuilt, head: head != nil, policy: pol}, out), eng, true
 	}
 	ch.shiftOf = map[ast.Decl]int{}
 	shiftOf := func(i int) {
@@ -619,9 +632,10 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 			}
 		}
 	}
+	pol := append([]syntax.Diagnostic(nil), out[polFrom:]...)
 	out = eng.unusedAcceptance(ch, nm, fresh, out)
 	sortDiagnostics(out)
-	return out, eng, true
+	return r.chain(ch, &chainParts{cur: cur, eng: eng, layout: nl, fresh: fresh, built: built, newBuilt: newBuilt, headBuilt: headBuilt, head: head != nil, policy: pol}, out), eng, true
 }
 
 // sameProfiles reports whether two modules list the same profiles.
@@ -842,6 +856,9 @@ type revIndex struct {
 	p1Names, bodyNames, p1Keys, bodyKeys map[string][]int
 	keys                                 []string // every fact some declaration read
 	pinned                               []int    // declarations with a diagnostic outside them
+	// parent, when not nil, holds the lists this index does not
+	// (chain.go: a fast Recheck's version indexes only what changed).
+	parent *revIndex
 }
 
 // reverse builds the index of v's dependencies.
@@ -938,23 +955,23 @@ func (e *engineRun) candidates(nm, om *ast.Module) []bool {
 		if e.stable || old.keyValue(k) == cv.keyValue(k) {
 			continue
 		}
-		for _, j := range rev.p1Keys[k] {
+		for _, j := range rev.lookup(revP1Keys, k) {
 			if add(j) {
 				mark(om.Decls[j]) // its interface may have changed
 			}
 		}
-		for _, j := range rev.bodyKeys[k] {
+		for _, j := range rev.lookup(revBodyKeys, k) {
 			add(j)
 		}
 	}
 	for q := 0; q < len(dirty); q++ {
 		n := dirty[q]
-		for _, j := range rev.p1Names[n] {
+		for _, j := range rev.lookup(revP1Names, n) {
 			if add(j) {
 				mark(om.Decls[j])
 			}
 		}
-		for _, j := range rev.bodyNames[n] {
+		for _, j := range rev.lookup(revBodyNames, n) {
 			add(j)
 		}
 	}

@@ -154,7 +154,7 @@ func (r *Result) RecheckImports(imp Importer) (res *Result, ok bool) {
 // recheckImports is RecheckImports, also returning the run's counts.
 func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	base := r.checker
-	if base == nil || base.base != nil || imp == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+	if base == nil || base.base != nil || base.kept || imp == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
 	}
 	// the base as importers see it: no layout or reverse index is needed
@@ -187,6 +187,9 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	c.viewOnce.Do(func() { c.view = eng.cur })
 	// the base (and the imports it read) is not kept alive by its answer
 	eng.old = nil
+	// the answer is a full check's but for the bodies it reused (their
+	// records are the base's): a base for Recheck too
+	c.eng = nil
 	return c.res, eng, true
 }
 

@@ -198,6 +198,13 @@ func TestRecheckImportsMatchesCheck(t *testing.T) {
 					t.Fatalf("%s: %s: RecheckImports differs from Check (-check +recheck):\n%s", what, u, diff)
 				}
 				eng[u] = got
+				// the answer is a base for Recheck too: an edit of the
+				// importer's own text, rechecked over it (its imports
+				// answered as the answer resolved them) and chained once
+				// more, is a full check's
+				if r.Intn(2) == 0 {
+					recheckAfterImports(t, what+": "+u, r, u, got, full)
+				}
 				// the next base: now and then the full check (as the
 				// server's deferred full check makes it), else the engine's
 				if r.Intn(4) == 0 {
@@ -212,7 +219,10 @@ func TestRecheckImportsMatchesCheck(t *testing.T) {
 		}
 		d.Close()
 	}
-	t.Logf("%d of %d importer checks answered by RecheckImports; %s of their bodies checked again", answered, checks, pct(rechecked, bodies))
+	t.Logf("%d of %d importer checks answered by RecheckImports; %s of their bodies checked again; %d Rechecks over their answers", answered, checks, pct(rechecked, bodies), recheckedOverImports)
+	if recheckedOverImports == 0 {
+		t.Fatal("no Recheck over a RecheckImports answer was compared")
+	}
 	if answered*100 < checks*80 {
 		t.Fatalf("RecheckImports answered only %d of %d importer checks", answered, checks)
 	}
@@ -371,3 +381,35 @@ func TestRecheckImportsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// recheckAfterImports edits the importer u twice (body edits), each time
+// rechecking over the previous answer, from base, a RecheckImports
+// answer, and compares with a full check with the same imports.
+func recheckAfterImports(t *testing.T, what string, r *rand.Rand, u string, base *Result, imp Importer) {
+	t.Helper()
+	src := base.File.Source.CST.Src
+	for k := 0; k < 2; k++ {
+		start, end, text := bodyEdit(r, src)
+		src = append(append(append([]byte(nil), src[:start]...), text...), src[end:]...)
+		c, err := syntax.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := base.RecheckResult(c)
+		if !ok {
+			return // a syntax error, say: the server checks in full
+		}
+		want := checkAs(u, src, imp)
+		if diff := cmp.Diff(want.Diagnostics, got.Diagnostics); diff != "" {
+			t.Fatalf("%s: Recheck %d over a RecheckImports answer differs from Check (-check +recheck):\n%s", what, k, diff)
+		}
+		recheckedOverImports++
+		if !got.Rechecks() {
+			return
+		}
+		base = got
+	}
+}
+
+// recheckedOverImports counts the Rechecks recheckAfterImports compared.
+var recheckedOverImports int

@@ -435,8 +435,8 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 	if t, ok := c.typeCache[td]; ok {
 		return t
 	}
-	if c.base != nil {
-		if t, ok := c.base.typeCache[td]; ok {
+	for b := c.base; b != nil; b = b.base {
+		if t, ok := b.typeCache[td]; ok {
 			return t // a declaration a Recheck did not resolve again
 		}
 	}

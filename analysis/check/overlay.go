@@ -31,7 +31,7 @@ type Overlay struct {
 // a later version of r's file; nil when r keeps no module state.
 func (r *Result) Overlay(decls []ast.Decl) *Overlay {
 	base := r.checker
-	if base == nil || base.base != nil || base.mod == nil {
+	if base == nil || base.base != nil || base.kept || base.mod == nil {
 		return nil
 	}
 	ch := &checker{

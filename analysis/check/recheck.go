@@ -49,8 +49,11 @@ import (
 // Recheck reads and builds all of cur, and still checks again only what
 // changed.
 //
-// Recheck reports ok=false, and the caller checks cur in full, only when
-// r is not a full check, when cur has a syntax error (the reader's
+// r may be a full check, or the answer of an earlier RecheckResult or
+// RecheckImports (chain.go): a run of edits needs no full check in
+// between. Recheck reports ok=false, and the caller checks cur in full,
+// only when r kept no checker state (DropRecheckState, a file without a
+// module), when cur has a syntax error (the reader's
 // recovery may regroup forms around it; when r's text had one, a
 // declaration of r keeps its diagnostics only if reading it alone gives
 // the same form), or when cur imports a module r's check did not
@@ -103,8 +106,29 @@ func commonEnds(a, b []byte) (pre, suf int) {
 	return pre, suf
 }
 
+// RecheckResult is Recheck returning a Result: its Diagnostics are
+// Recheck's, and it is a base for the next Recheck (chain.go), so that a
+// language server answers a run of edits without checking in full. It is
+// not a full check's Result otherwise: Types, Refs, Symbols and the
+// trees of the declarations it kept (which keep the offsets of the text
+// they were built from) are not for requests; check the text in full for
+// those.
+func (r *Result) RecheckResult(cur *syntax.CST) (*Result, bool) {
+	res, _, ok := r.recheckResult(cur)
+	return res, ok
+}
+
 // recheck is Recheck, also returning the run's counts (for tests).
 func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool) {
+	res, eng, ok := r.recheckResult(cur)
+	if !ok {
+		return nil, nil, false
+	}
+	return res.Diagnostics, eng, true
+}
+
+// recheckResult is RecheckResult, also returning the run's counts.
+func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
 	base := r.checker
 	if base == nil || base.eng != nil || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
@@ -114,15 +138,16 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 	}
 	old := base.version(r.File.Source.CST)
 	pre, suf := commonEnds(old.src, cur.Src)
-	if diags, eng, ok := r.fastRecheck(cur, pre, suf); ok {
-		return diags, eng, true
+	if res, eng, ok := r.fastRecheck(cur, pre, suf); ok {
+		return res, eng, true
 	}
 	f := ast.Build(syntax.Read(cur))
 	if f.Module == nil {
 		// nothing to check beyond reading and building
 		diags := append([]syntax.Diagnostic(nil), f.Diagnostics...)
 		sortDiagnostics(diags)
-		return diags, &engineRun{whole: true}, true
+		// (no checker: not a base for the next Recheck)
+		return &Result{Path: r.Path, File: f, Diagnostics: diags}, &engineRun{whole: true}, true
 	}
 	eng := &engineRun{old: old, src: cur.Src, whole: true}
 	// When the imports changed, every body is checked again (a body's
@@ -148,14 +173,30 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 	if replay != nil && replay.missed {
 		return nil, nil, false
 	}
+	// The check is a full check's but for the bodies it reused (their
+	// records are the base's): a base for the next Recheck.
+	c.keepInterfaceDiagnostics()
 	sortDiagnostics(c.res.Diagnostics)
-	return c.res.Diagnostics, eng, true
+	c.eng = nil
+	c.res.checker = c
+	return c.res, eng, true
 }
 
 // version returns what the engine needs of the check that c ended (built
 // once, on the first Recheck against it).
 func (c *checker) version(cst *syntax.CST) *version {
 	c.verOnce.Do(func() {
+		if c.next != nil {
+			// a fast Recheck's checker (chain.go)
+			c.ver, c.next = c.next, nil
+			if v := c.ver; v.revParent != nil {
+				v.rev = v.reverseFrom(v.revParent, v.revOld, v.revChanged)
+				v.revParent, v.revOld, v.revChanged = nil, nil, nil
+			} else {
+				v.rev = v.reverse()
+			}
+			return
+		}
 		c.compactOnce.Do(func() { compact(c.info) })
 		m := c.mod
 		if m == nil {

@@ -1,0 +1,395 @@
+package check
+
+// This file makes a fast Recheck's answer a base for the next Recheck,
+// so that a run of edits is answered without a full check in between.
+//
+// The answer's checker is the overlay that resolved and checked the
+// declarations read again; the others' types, signatures and members are
+// its base's, looked up through the chain of bases (depth counts them;
+// past maxChain the chain is merged into the newest checker). Its
+// version is the one the run built (hashes, names, what each
+// declaration looked up, its diagnostics relative to its start), plus
+// what a full check's version computes from the text: the layout, the
+// policy conditions' diagnostics and the read and build diagnostics by
+// declaration (the kept declarations' trees keep the offsets of the text
+// they were built from, so positions are kept relative, never read off
+// the trees).
+
+import (
+	"sort"
+
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// maxChain is how many bases a fast Recheck's checker looks through
+// before they are merged into it.
+const maxChain = 8
+
+// chainParts is what fastRecheck hands to chain.
+type chainParts struct {
+	cur    *syntax.CST
+	eng    *engineRun
+	layout layout
+	fresh  []bool
+	// built holds the base's read and build diagnostics by base
+	// declaration (relative), newBuilt the fresh declarations' (absolute),
+	// headBuilt the header's.
+	built     [][]syntax.Diagnostic
+	newBuilt  [][]syntax.Diagnostic
+	headBuilt []syntax.Diagnostic
+	// head is set when the header was read again (its diagnostics are
+	// then the overlay's).
+	head bool
+	// policy are the policy conditions' diagnostics (absolute).
+	policy []syntax.Diagnostic
+}
+
+// chain returns the Result of a fast Recheck whose overlay checker is ch
+// and whose diagnostics are out: a base for the next Recheck.
+func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Result {
+	base := r.checker
+	eng, cv := p.eng, p.eng.cur
+	nm := cv.mod
+	n := len(nm.Decls)
+	span := func(i int) syntax.Span { // declaration i's text in cur
+		sp := nm.Decls[i].Base().Form.Span()
+		return shift(sp, cv.decls[i].start-sp.Start)
+	}
+
+	// the fresh declarations' records, as a full check keeps them
+	for i, f := range p.fresh {
+		if !f {
+			continue
+		}
+		info := &cv.info[i]
+		if len(info.p1idx) > 0 {
+			whole := span(i)
+			info.p1diags = make([]syntax.Diagnostic, len(info.p1idx))
+			for k, at := range info.p1idx {
+				var o bool
+				info.p1diags[k], o = relative(ch.res.Diagnostics[at], whole)
+				info.p1pinned = info.p1pinned || o
+			}
+			info.p1idx = nil
+		}
+		info.body.names = uniq(info.body.names)
+		info.body.keys = uniq(info.body.keys)
+	}
+
+	l := p.layout // (a copy: p holds the run, and the run its base)
+	cv.layout, cv.layoutOK = &l, true
+	cv.acceptance = eng.acceptance
+	cv.built, cv.builtOK = make([][]syntax.Diagnostic, n), true
+	cv.headBuilt = p.headBuilt
+	fileDiags := append([]syntax.Diagnostic(nil), cv.headBuilt...)
+	for i, j := range eng.align {
+		if p.fresh[i] {
+			for _, d := range p.newBuilt[i] {
+				rd, o := relative(d, span(i))
+				if o {
+					cv.builtOK = false
+				}
+				cv.built[i] = append(cv.built[i], rd)
+			}
+		} else {
+			cv.built[i] = p.built[j]
+		}
+		fileDiags = moved(cv.built[i], cv.decls[i].start, fileDiags)
+	}
+	cv.policy, cv.policyOK = make([][]syntax.Diagnostic, n), true
+	for _, d := range p.policy {
+		i := declAtStart(cv, nm, d.Span)
+		if i < 0 {
+			cv.policyOK = false
+			break
+		}
+		rd, o := relative(d, span(i))
+		if o {
+			cv.policyOK = false
+			break
+		}
+		cv.policy[i] = append(cv.policy[i], rd)
+	}
+	if !cv.builtOK {
+		// a fresh declaration's read diagnostic outside it: the next
+		// Recheck declines the fast path and reads the whole file
+		cv.layoutOK = false
+	}
+
+	// the checker's tables, complete for the new version
+	ch.info = cv.info
+	ch.index = make(map[ast.Decl]int, n)
+	for i, d := range nm.Decls {
+		ch.index[d] = i
+	}
+	if ch.importLog == nil {
+		ch.importLog = base.importLog
+	}
+	if p.head {
+		ch.headDiags = append([]syntax.Diagnostic(nil), ch.res.Diagnostics[ch.head[0]:ch.head[1]]...)
+	} else {
+		ch.headDiags = base.headDiags
+	}
+	if ch.model == nil {
+		ch.model = base.model
+	}
+	if ch.governed == nil {
+		ch.governed = base.governed
+	}
+	ch.shiftOf, ch.strShift = nil, 0
+	ch.kept = true
+	ch.depth = base.depth + 1
+	if ch.depth > maxChain {
+		ch.flatten()
+	}
+	if ch.depth > 0 && eng.sameNames && eng.old.rev != nil {
+		// every declaration at its index: the index is the base's, but
+		// for the declarations read again
+		cv.revParent, cv.revOld = eng.old.rev, eng.old.info
+		for i, f := range p.fresh {
+			if f {
+				cv.revChanged = append(cv.revChanged, i)
+			}
+		}
+	}
+	ch.next = cv
+
+	res := ch.res
+	res.Diagnostics = out
+	res.File = &ast.File{Source: &syntax.Source{CST: p.cur}, Module: nm, Diagnostics: fileDiags}
+	// Types, Refs and Symbols hold only what the declarations checked
+	// again recorded
+	res.checker = ch
+	// the checkers after it reach ch through their chain of bases, which
+	// reads its tables, never its result: the result (and the tree and
+	// text it holds) is not kept alive by theirs
+	ch.res = nil
+	return res
+}
+
+// flatten merges the tables of ch's chain of bases into ch's own, so
+// that it no longer needs them, keeping only the entries of the module's
+// current declarations (those of declarations an edit replaced would keep
+// their trees, and the texts they point into, alive).
+func (ch *checker) flatten() {
+	chain := []*checker{ch}
+	for b := ch.base; b != nil; b = b.base {
+		chain = append(chain, b)
+	}
+	live := func(d ast.Decl) bool {
+		_, ok := ch.index[d]
+		return ok
+	}
+	sigs := map[*ast.Function]*signature{}
+	children := map[*Symbol][]*Symbol{}
+	typeCache := map[*ast.TypeDecl]types.Type{}
+	for _, b := range chain { // newest first: the first entry found wins
+		for fn, s := range b.sigs {
+			if _, ok := sigs[fn]; !ok && live(fn) {
+				sigs[fn] = s
+			}
+		}
+		for td, t := range b.typeCache {
+			if _, ok := typeCache[td]; !ok && live(td) {
+				typeCache[td] = t
+			}
+		}
+		for s, m := range b.children {
+			if _, ok := children[s]; ok {
+				continue
+			}
+			root := s
+			for root.Parent != nil {
+				root = root.Parent
+			}
+			// (members of other modules' symbols are kept)
+			if root.Decl == nil || root.File != ch.opts.Path || live(root.Decl) {
+				children[s] = m
+			}
+		}
+	}
+	ch.sigs, ch.children, ch.typeCache = sigs, children, typeCache
+	ch.base, ch.depth = nil, 0
+}
+
+// declAtStart returns the declaration of version v (module nm) whose
+// text holds sp, or -1: the declarations' offsets are v's, not their
+// trees'.
+func declAtStart(v *version, nm *ast.Module, sp syntax.Span) int {
+	lo, hi := 0, len(nm.Decls)
+	end := func(i int) int { return v.decls[i].start + nm.Decls[i].Base().Form.Span().Len() }
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if end(mid) < sp.Start {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	for k := lo; k < len(nm.Decls) && k <= lo+1; k++ {
+		if v.decls[k].start <= sp.Start && sp.End <= end(k) {
+			return k
+		}
+	}
+	return -1
+}
+
+// MayRunExamples reports whether a full check of r's text may be one
+// whose examples are evaluated (diagnose.RunsExamples: no error, and an
+// example listed): r has no error and a function of its module has an
+// example. For a Recheck's answer, whose Examples list only the
+// declarations it checked again, it tells whether the examples must be
+// evaluated from a full check.
+func (r *Result) MayRunExamples() bool {
+	if r == nil || r.HasErrors() || r.File == nil || r.File.Module == nil {
+		return false
+	}
+	for _, d := range r.File.Module.Decls {
+		if fn, ok := d.(*ast.Function); ok && len(fn.Examples) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Rechecks reports whether r can be the base of a Recheck (it kept its
+// checker's state): a check's, or a Recheck's answer of a module.
+func (r *Result) Rechecks() bool { return r != nil && r.checker != nil }
+
+// Which of a revIndex's maps lookup reads.
+const (
+	revP1Names = iota
+	revBodyNames
+	revP1Keys
+	revBodyKeys
+)
+
+func (x *revIndex) table(which int) map[string][]int {
+	switch which {
+	case revP1Names:
+		return x.p1Names
+	case revBodyNames:
+		return x.bodyNames
+	case revP1Keys:
+		return x.p1Keys
+	}
+	return x.bodyKeys
+}
+
+// lookup returns the declarations listed under key in the map which
+// says, looking through the parents.
+func (x *revIndex) lookup(which int, key string) []int {
+	for r := x; r != nil; r = r.parent {
+		if l, ok := r.table(which)[key]; ok {
+			return l
+		}
+	}
+	return nil
+}
+
+// reverseFrom builds v's index over parent, the index of a version whose
+// declarations are v's at the same indices, with the same records but
+// for those changed lists (whose records there were old's): only their
+// lists are made anew.
+func (v *version) reverseFrom(parent *revIndex, old []declInfo, changed []int) *revIndex {
+	x := &revIndex{p1Names: map[string][]int{}, bodyNames: map[string][]int{}, p1Keys: map[string][]int{}, bodyKeys: map[string][]int{}, parent: parent, keys: parent.keys}
+	isChanged := make(map[int]bool, len(changed))
+	for _, i := range changed {
+		isChanged[i] = true
+	}
+	// every key some changed declaration read, before or now, gets its
+	// list anew: the parent's without the changed declarations, with
+	// those that read it now
+	touch := func(which int, key string) {
+		m := x.table(which)
+		if _, ok := m[key]; ok {
+			return
+		}
+		var l []int
+		for _, j := range parent.lookup(which, key) {
+			if !isChanged[j] {
+				l = append(l, j)
+			}
+		}
+		m[key] = l
+	}
+	for _, i := range changed {
+		for _, info := range []*declInfo{&old[i], &v.info[i]} {
+			for _, n := range info.p1.names {
+				touch(revP1Names, n)
+			}
+			for _, n := range info.body.names {
+				touch(revBodyNames, n)
+			}
+			for _, k := range info.p1.keys {
+				touch(revP1Keys, k)
+			}
+			for _, k := range info.body.keys {
+				touch(revBodyKeys, k)
+			}
+		}
+	}
+	add := func(which int, key string, j int) {
+		m := x.table(which)
+		l := m[key]
+		at := 0
+		for at < len(l) && l[at] < j {
+			at++
+		}
+		if at < len(l) && l[at] == j {
+			return
+		}
+		m[key] = append(l[:at], append([]int{j}, l[at:]...)...)
+	}
+	newKeys := false
+	for _, i := range changed {
+		info := &v.info[i]
+		for _, n := range info.p1.names {
+			add(revP1Names, n, i)
+		}
+		for _, n := range info.body.names {
+			add(revBodyNames, n, i)
+		}
+		for _, k := range info.p1.keys {
+			add(revP1Keys, k, i)
+		}
+		for _, k := range info.body.keys {
+			add(revBodyKeys, k, i)
+		}
+		if len(info.p1.keys)+len(info.body.keys) > 0 {
+			newKeys = true
+		}
+	}
+	if newKeys {
+		// (a superset: a fact no declaration reads any more lists none)
+		seen := make(map[string]bool, len(parent.keys))
+		for _, k := range parent.keys {
+			seen[k] = true
+		}
+		x.keys = append([]string(nil), parent.keys...)
+		for _, i := range changed {
+			for _, ks := range [][]string{v.info[i].p1.keys, v.info[i].body.keys} {
+				for _, k := range ks {
+					if !seen[k] {
+						seen[k] = true
+						x.keys = append(x.keys, k)
+					}
+				}
+			}
+		}
+	}
+	for _, j := range parent.pinned {
+		if !isChanged[j] {
+			x.pinned = append(x.pinned, j)
+		}
+	}
+	for _, i := range changed {
+		if v.info[i].pinned || v.info[i].p1pinned {
+			x.pinned = append(x.pinned, i)
+		}
+	}
+	sort.Ints(x.pinned)
+	return x
+}
