@@ -164,15 +164,7 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	opts := base.opts
 	opts.Importer = imp
 	eng := &engineRun{old: old, src: old.src, whole: true, sameTree: true}
-	ndecls := len(f.Module.Decls)
-	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: &TypeMap{}, FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
-		opts:  opts,
-		decls: make(map[string]*Symbol, ndecls),
-		eng:   eng,
-	}
-	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
-	c.module(f.Module)
+	c := runEngine(opts, f, eng)
 	if !sameResolution(base, c) {
 		return nil, nil, false
 	}

@@ -161,15 +161,7 @@ func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
 		replay = &replayImporter{log: base.importLog}
 		opts.Importer = replay
 	}
-	ndecls := len(f.Module.Decls)
-	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: &TypeMap{}, FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
-		opts:  opts,
-		decls: make(map[string]*Symbol, ndecls),
-		eng:   eng,
-	}
-	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
-	c.module(f.Module)
+	c := runEngine(opts, f, eng)
 	if replay != nil && replay.missed {
 		return nil, nil, false
 	}
@@ -308,4 +300,20 @@ type verState struct {
 	// compactOnce compacts the body dependencies once, for version and
 	// importView alike.
 	compactOnce sync.Once
+}
+
+// runEngine runs the module pass over f with eng deciding, declaration by
+// declaration, what is checked again and what is taken from its base: the
+// whole-file Recheck and RecheckImports both end here.
+func runEngine(opts Options, f *ast.File, eng *engineRun) *checker {
+	ndecls := len(f.Module.Decls)
+	c := &checker{
+		res:   &Result{Path: opts.Path, File: f, Types: &TypeMap{}, FuncEffects: make(map[*ast.Function][]EffectUse, ndecls)},
+		opts:  opts,
+		decls: make(map[string]*Symbol, ndecls),
+		eng:   eng,
+	}
+	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
+	c.module(f.Module)
+	return c
 }
