@@ -291,7 +291,10 @@ type checker struct {
 	// bind, and variantCases its variant types by case name (both built
 	// on first use).
 	boundSurfaces map[string][]*ast.Surface
-	variantCases  map[string][]variantCase
+	// boundScanned says an incremental run already looked up one
+	// machine's surfaces by a scan; the next lookup builds the index.
+	boundScanned bool
+	variantCases map[string][]variantCase
 	// governed indexes the machines by the policies that decide their
 	// intents (built on first use).
 	governed map[string][]*ast.Machine

@@ -495,7 +495,13 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 		out = append(out, base.headDiags...)
 	}
 	if sameNames {
-		out = duplicatesAt(nm, cv, old.duplicates(), out)
+		// the same names at the same indexes: the same duplicates, which
+		// the next edit's version then need not find again
+		dups := old.duplicates()
+		cv.mu.Lock()
+		cv.dups, cv.dupsDone = dups, true
+		cv.mu.Unlock()
+		out = duplicatesAt(nm, cv, dups, out)
 	} else {
 		out = duplicates(nm, cv, out)
 	}

@@ -301,6 +301,18 @@ func eventWord(id ast.Ident) string {
 // one each.
 func (c *checker) surfacesBoundTo(name string) []*ast.Surface {
 	c.uses(keyBound + name)
+	if c.boundSurfaces == nil && c.eng != nil && !c.boundScanned {
+		// An incremental run usually checks one machine: look for its
+		// surfaces alone rather than index every surface of the module.
+		c.boundScanned = true
+		var out []*ast.Surface
+		for _, d := range c.mod.Decls {
+			if s, ok := d.(*ast.Surface); ok && s.Bind.Name == name {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
 	if c.boundSurfaces == nil {
 		c.boundSurfaces = map[string][]*ast.Surface{}
 		for _, d := range c.mod.Decls {
