@@ -316,8 +316,10 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 		}
 	}
 	// The base's read and build diagnostics, by declaration; the others
-	// must lie in the header, which did not move.
-	built := make([][]syntax.Diagnostic, len(om.Decls))
+	// must lie in the header, which did not move. (Few declarations have
+	// any: a map, not an array as long as the module, for less garbage
+	// per edit.)
+	var built map[int][]syntax.Diagnostic
 	var headBuilt []syntax.Diagnostic
 	for _, d := range r.File.Diagnostics {
 		j := declAtOffset(om, d.Span)
@@ -333,6 +335,9 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 		rd, out := relative(d, om.Decls[j].Base().Form.Span())
 		if out {
 			return nil, nil, false
+		}
+		if built == nil {
+			built = map[int][]syntax.Diagnostic{}
 		}
 		built[j] = append(built[j], rd)
 	}
@@ -351,7 +356,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (diags []syntax.Diag
 	nm := &ast.Module{Form: hm.Form, Name: hm.Name, Doc: hm.Doc, Capsule: hm.Capsule, Profiles: hm.Profiles, Imports: hm.Imports, Decls: make([]ast.Decl, n)}
 	cv.mod = nm
 	fresh := make([]bool, n)
-	newBuilt := make([][]syntax.Diagnostic, n)
+	newBuilt := map[int][]syntax.Diagnostic{} // the fresh declarations'
 	rebuild := func(i int) bool {
 		src := syntax.ReadNode(cur, nl.decls[i], 1)
 		if len(src.Forms) != 1 {
