@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -91,6 +92,48 @@ type CST struct {
 	pieces []piece // otherwise its pieces, in ID order
 	page   []int32 // page[i>>pageBits]: the piece holding node i<<pageBits
 	n      int32   // node count
+
+	id   atomic.Uint64 // ID, assigned on first use
+	edit *ListEdit     // how the tree follows from its parent's (Rescanned)
+}
+
+// cstIDs numbers the trees that ask for an ID.
+var cstIDs atomic.Uint64
+
+// ID returns a number that identifies this tree among all trees of the
+// process (assigned on first use): a later tree's Rescanned names the
+// tree it was edited from by its ID, without keeping that tree alive.
+func (c *CST) ID() uint64 {
+	if id := c.id.Load(); id != 0 {
+		return id
+	}
+	c.id.CompareAndSwap(0, cstIDs.Add(1))
+	return c.id.Load()
+}
+
+// ListEdit says how a tree that a Document edit rescanned follows from
+// the tree before the edit: the subtree of one list, node From.List, was
+// read again from the new text; every node before it in ID order keeps
+// its ID, offsets and links (the list's ancestors' ends and next links
+// aside), and every node after its subtree is the same node, its ID moved
+// by NodeDelta and its offsets by ByteDelta.
+type ListEdit struct {
+	From      uint64 // the ID of the tree before the edit
+	List      int32  // the list read again (the same ID in both trees)
+	Span      Span   // its span in the tree before the edit
+	NodeDelta int32  // its subtree's node count after, minus before
+	ByteDelta int    // its length after, minus before
+}
+
+// Rescanned reports how the tree follows from the one before the edit
+// that made it, when that edit read one list again and took every other
+// node from the tree before (see ListEdit); ok is false otherwise (the
+// first tree, a full scan or parse, an edit between top-level forms).
+func (c *CST) Rescanned() (e ListEdit, ok bool) {
+	if c.edit == nil {
+		return ListEdit{}, false
+	}
+	return *c.edit, true
 }
 
 // newFlat returns the CST of src whose nodes are nodes.
@@ -375,6 +418,9 @@ func (d *Document) Edit(start, end int, text []byte) error {
 		})
 	}
 	if c := rescan(old, src, start, end, newEnd, lines); c != nil {
+		if c.edit != nil {
+			c.edit.From = old.ID()
+		}
 		d.cst = c
 		return nil
 	}
