@@ -199,7 +199,10 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	if !ok {
 		return nil, "no module form"
 	}
-	curMod, top, units, ok := moduleUnits(cur)
+	curMod, top, units, ok := sn.cache.unitsAfter(cur)
+	if !ok {
+		curMod, top, units, ok = moduleUnits(cur)
+	}
 	if !ok {
 		return nil, "no module form"
 	}
@@ -437,6 +440,88 @@ func (dc *docCache) keepUnits(c *syntax.CST, mod int32, top, units []vunit) {
 	if len(dc.units) > 4 {
 		dc.units = append(dc.units[:0:0], dc.units[len(dc.units)-4:]...)
 	}
+}
+
+// unitsAfter returns the units of c derived from those kept for the tree
+// c was edited from, when c says that edit read one list again inside a
+// module child (syntax.CST.Rescanned): the units before that list are the
+// same nodes, those after it the same nodes moved, and only the unit
+// holding it is cut again, so that the tree is not walked. ok is false
+// when those units are not kept or the edit was elsewhere (moduleUnits
+// then cuts c). The units are fresh (their read state and forms are c's
+// own), and the same as moduleUnits would return.
+func (dc *docCache) unitsAfter(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
+	e, ok := c.Rescanned()
+	if !ok {
+		return -1, nil, nil, false
+	}
+	var prev cstUnits
+	dc.mu.Lock()
+	for _, k := range dc.units {
+		if k.cst.ID() == e.From {
+			prev, ok = k, true
+		}
+	}
+	dc.mu.Unlock()
+	if !ok || e.List <= prev.mod {
+		return -1, nil, nil, false // the module's own list, or outside it
+	}
+	inModule := false
+	for _, t := range prev.top {
+		if t.node == prev.mod && t.span.Start < e.Span.Start && e.Span.End < t.span.End {
+			inModule = true
+		}
+	}
+	if !inModule {
+		return -1, nil, nil, false
+	}
+	top = make([]vunit, len(prev.top))
+	for i, u := range prev.top {
+		top[i] = movedUnit(c, u, e, &unitRead{}, &syntax.Form{})
+	}
+	n := len(prev.units)
+	units = make([]vunit, n)
+	reads := make([]unitRead, n)
+	forms := make([]syntax.Form, n)
+	for i, u := range prev.units {
+		units[i] = movedUnit(c, u, e, &reads[i], &forms[i])
+	}
+	return prev.mod, top, units, true
+}
+
+// movedUnit returns unit u of the tree before edit e as a unit of c, the
+// tree after it: the same node before the list e read again, the node
+// moved after it, the node holding it cut again.
+func movedUnit(c *syntax.CST, u vunit, e syntax.ListEdit, rd *unitRead, f *syntax.Form) vunit {
+	switch {
+	case u.span.End <= e.Span.Start:
+	case e.Span.End <= u.span.Start:
+		u.node += e.NodeDelta
+		u.span = syntax.Span{Start: u.span.Start + e.ByteDelta, End: u.span.End + e.ByteDelta}
+	default:
+		nu := unitIn(c, u.node, rd, f)
+		nu.item = u.item
+		return nu
+	}
+	text := ""
+	if u.form != nil && (u.kind == syntax.KindSymbol || u.kind == syntax.KindNumber) {
+		text = u.form.Text()
+	}
+	nu := vunit{node: u.node, span: u.span, kind: u.kind, head: u.head, item: u.item, rd: rd}
+	switch u.kind {
+	case syntax.KindList:
+		*f = syntax.ListForm(u.span, nil, true)
+	case syntax.KindSymbol:
+		*f = syntax.AtomForm(syntax.FormSymbol, u.span, text)
+	case syntax.KindNumber:
+		*f = syntax.AtomForm(syntax.FormNumber, u.span, text)
+	case syntax.KindString:
+		*f = syntax.AtomForm(syntax.FormString, u.span, "")
+	default:
+		return nu
+	}
+	nu.form = f
+	return nu
 }
 
 // moduleUnits finds the file's module list (the first list headed
