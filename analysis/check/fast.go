@@ -208,6 +208,20 @@ func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, 
 	return align
 }
 
+// editedEnds returns the lengths of a common prefix and suffix of the
+// texts of base and cur, the tree Recheck is given: when a Document edit
+// made cur from base by reading one list again (syntax.CST.Rescanned),
+// the text before that list and after it, without comparing the texts;
+// else their longest ones (commonEnds). Recheck's steps read them as
+// bytes known to be equal, not as the longest such runs: shorter ones only
+// compare more declarations.
+func editedEnds(base, cur *syntax.CST) (pre, suf int) {
+	if e, ok := cur.Rescanned(); ok && e.From == base.ID() && e.Span.End <= len(base.Src) {
+		return e.Span.Start, len(base.Src) - e.Span.End
+	}
+	return commonEnds(base.Src, cur.Src)
+}
+
 // alignEnds aligns the new declarations (nodes curDecls of cur) with
 // the base's (nodes oldDecls of oldCST, states olds) and fills their
 // states (news): the declarations inside the texts' common prefix (pre

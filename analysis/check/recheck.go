@@ -113,7 +113,7 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 		return nil, nil, false
 	}
 	old := base.version(r.File.Source.CST)
-	pre, suf := commonEnds(old.src, cur.Src)
+	pre, suf := editedEnds(r.File.Source.CST, cur)
 	if diags, eng, ok := r.fastRecheck(cur, pre, suf); ok {
 		return diags, eng, true
 	}
