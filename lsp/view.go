@@ -418,7 +418,7 @@ type cstUnits struct {
 }
 
 // unitsOf returns the units of c (the base's text): those kept when c was
-// a snapshot's, else cut now. Only their spans, kinds, heads and item
+// a snapshot's or the last base's, else cut now (and kept as the base's). Only their spans, kinds, heads and item
 // numbers are read.
 func (dc *docCache) unitsOf(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 	dc.mu.Lock()
@@ -428,8 +428,20 @@ func (dc *docCache) unitsOf(c *syntax.CST) (mod int32, top, units []vunit, ok bo
 			return k.mod, k.top, k.units, true
 		}
 	}
+	if k := dc.baseUnits; k.cst == c {
+		dc.mu.Unlock()
+		return k.mod, k.top, k.units, true
+	}
 	dc.mu.Unlock()
-	return moduleUnits(c)
+	mod, top, units, ok = moduleUnits(c)
+	if ok {
+		// kept apart from the last versions': a base stays the base of
+		// many versions, while typing, until the next full check
+		dc.mu.Lock()
+		dc.baseUnits = cstUnits{c, mod, top, units}
+		dc.mu.Unlock()
+	}
+	return mod, top, units, ok
 }
 
 // keepUnits keeps the units of the last few versions.
