@@ -68,11 +68,11 @@ type view struct {
 // vunit is one child node of the module list.
 type vunit struct {
 	node    int32
-	span    syntax.Span
 	kind    syntax.Kind
-	head    string // a list's head symbol
-	item    int    // the index among the module's items (not parentheses or comments), -1 for those
 	changed bool
+	span    syntax.Span
+	head    string       // a list's head symbol
+	item    int          // the index among the module's items (not parentheses or comments), -1 for those
 	shift   int          // from the base's offsets (unchanged units)
 	form    *syntax.Form // the unit's shallow form (lists and atoms)
 	decl    ast.Decl     // a changed declaration, built from the current text
@@ -314,11 +314,11 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 // the module, or a child of the module.
 type seg struct {
 	span     syntax.Span
+	shift    int   // from the old version's offsets to the new one's (ok)
+	unit     int32 // the index among the module's children (inModule)
 	kind     syntax.Kind
 	inModule bool
-	unit     int  // the index among the module's children (inModule)
 	ok       bool // matched with a unit of the same text in the other version
-	shift    int  // from the old version's offsets to the new one's (ok)
 }
 
 // segments lists a version's units in order.
@@ -327,7 +327,7 @@ func segments(top, units []vunit) []seg {
 	for _, t := range top {
 		if len(units) > 0 && t.span.Start <= units[0].span.Start && units[len(units)-1].span.End <= t.span.End && t.kind == syntax.KindList {
 			for i, u := range units {
-				out = append(out, seg{span: u.span, kind: u.kind, inModule: true, unit: i})
+				out = append(out, seg{span: u.span, kind: u.kind, inModule: true, unit: int32(i)})
 			}
 			continue
 		}
