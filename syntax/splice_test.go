@@ -400,3 +400,47 @@ func TestRescanned(t *testing.T) {
 		checkListEdit(t, before, d.CST(), e)
 	}
 }
+
+// TestCommonEnds types into a document and checks, after every edit, the
+// ends its tree says it shares with each earlier tree: they are shared,
+// known for the last maxSince trees, unknown before them and after
+// Replace.
+func TestCommonEnds(t *testing.T) {
+	d, err := NewDocument(gen.Module(30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	r := rand.New(rand.NewSource(5))
+	inserts := []string{"", " ", "x", "(f a)", "\n", ")", "(", "\"", "; c\n"}
+	var trees []*CST
+	for k := 0; k < 150; k++ {
+		trees = append(trees, d.CST())
+		cur := d.Text()
+		start := r.Intn(len(cur) + 1)
+		end := min(start+r.Intn(6), len(cur))
+		if err := d.Edit(start, end, []byte(inserts[r.Intn(len(inserts))])); err != nil {
+			t.Fatal(err)
+		}
+		c := d.CST()
+		for i, b := range trees {
+			pre, suf, ok := c.CommonEnds(b)
+			if want := len(trees)-i <= maxSince; ok != want {
+				t.Fatalf("edit %d: CommonEnds with the tree %d edits before: ok %v, want %v", k, len(trees)-i, ok, want)
+			}
+			if !ok {
+				continue
+			}
+			a, n := b.Src, c.Src
+			if pre+suf > min(len(a), len(n)) || !bytes.Equal(a[:pre], n[:pre]) || !bytes.Equal(a[len(a)-suf:], n[len(n)-suf:]) {
+				t.Fatalf("edit %d: CommonEnds with the tree %d edits before: %d, %d: not shared", k, len(trees)-i, pre, suf)
+			}
+		}
+	}
+	if err := d.Replace(d.Text()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := d.CST().CommonEnds(trees[len(trees)-1]); ok {
+		t.Fatalf("a replaced text says it shares ends with the tree before")
+	}
+}

@@ -209,15 +209,15 @@ func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, 
 }
 
 // editedEnds returns the lengths of a common prefix and suffix of the
-// texts of base and cur, the tree Recheck is given: when a Document edit
-// made cur from base by reading one list again (syntax.CST.Rescanned),
-// the text before that list and after it, without comparing the texts;
-// else their longest ones (commonEnds). Recheck's steps read them as
-// bytes known to be equal, not as the longest such runs: shorter ones only
+// texts of base and cur, the tree Recheck is given: when cur was made
+// from base by a Document's edits, the text outside the bytes they
+// replaced (syntax.CST.CommonEnds), without comparing the texts; else
+// their longest ones (commonEnds). Recheck's steps read them as bytes
+// known to be equal, not as the longest such runs: shorter ones only
 // compare more declarations.
 func editedEnds(base, cur *syntax.CST) (pre, suf int) {
-	if e, ok := cur.Rescanned(); ok && e.From == base.ID() && e.Span.End <= len(base.Src) {
-		return e.Span.Start, len(base.Src) - e.Span.End
+	if pre, suf, ok := cur.CommonEnds(base); ok && pre+suf <= min(len(base.Src), len(cur.Src)) {
+		return pre, suf
 	}
 	return commonEnds(base.Src, cur.Src)
 }
