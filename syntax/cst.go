@@ -105,8 +105,10 @@ type sharedEnds struct {
 	pre, suf int
 }
 
-// maxSince bounds how many earlier trees a tree knows its shared ends with.
-const maxSince = 64
+// maxSince bounds how many earlier trees a tree knows its shared ends with
+// (the language server checks a document in full once typing pauses: its
+// base may be a few hundred edits old).
+const maxSince = 256
 
 // CommonEnds returns the lengths of a prefix and a suffix that c's text
 // shares with base's (pre+suf at most the shorter text's length), known

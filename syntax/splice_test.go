@@ -414,7 +414,7 @@ func TestCommonEnds(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	inserts := []string{"", " ", "x", "(f a)", "\n", ")", "(", "\"", "; c\n"}
 	var trees []*CST
-	for k := 0; k < 150; k++ {
+	for k := 0; k < maxSince+40; k++ {
 		trees = append(trees, d.CST())
 		cur := d.Text()
 		start := r.Intn(len(cur) + 1)
