@@ -298,8 +298,11 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		}
 		v.newDecls = append(v.newDecls, u.decl)
 	}
+	// (the declarations' starts and ends only grow: the search for their
+	// units resumes where the last one stopped)
+	from := 0
 	for _, d := range base.File.Module.Decls {
-		sp, ok := v.spanFromOld(d.Base().Form.Span())
+		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
 		if !ok || changedAt[sp.Start] {
 			v.replaced[d] = true
 		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
@@ -701,6 +704,23 @@ func (v *view) inEdit(off int) bool {
 // picks a matched one, else a changed one.
 func segAt(segs []seg, p int, preferMatched bool) (seg, bool) {
 	i := sort.Search(len(segs), func(k int) bool { return segs[k].span.End >= p })
+	return segFrom(segs, i, p, preferMatched)
+}
+
+// segAfter is segAt for offsets asked in increasing order: *from, where
+// the search starts, is where the last one ended.
+func segAfter(segs []seg, p int, preferMatched bool, from *int) (seg, bool) {
+	i := *from
+	for i < len(segs) && segs[i].span.End < p {
+		i++
+	}
+	*from = i
+	return segFrom(segs, i, p, preferMatched)
+}
+
+// segFrom is segAt once i, the first unit that ends at or after p, is
+// found.
+func segFrom(segs []seg, i, p int, preferMatched bool) (seg, bool) {
 	var best seg
 	found := false
 	for ; i < len(segs) && segs[i].span.Start <= p; i++ {
@@ -743,6 +763,17 @@ func (v *view) spanFromOld(sp syntax.Span) (syntax.Span, bool) {
 	s, ok1 := v.fromOld(sp.Start)
 	e, ok2 := v.fromOld(sp.End)
 	return syntax.Span{Start: s, End: e}, ok1 && ok2
+}
+
+// spanFromOldAfter is spanFromOld for spans asked in the base's order
+// (segAfter).
+func (v *view) spanFromOldAfter(sp syntax.Span, from *int) (syntax.Span, bool) {
+	a, ok1 := segAfter(v.oldSegs, sp.Start, true, from)
+	b, ok2 := segAfter(v.oldSegs, sp.End, true, from)
+	if !ok1 || !a.ok || !ok2 || !b.ok {
+		return syntax.Span{}, false
+	}
+	return syntax.Span{Start: sp.Start + a.shift, End: sp.End + b.shift}, true
 }
 
 // check checks the changed declarations against the base (once). When
