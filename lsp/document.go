@@ -68,6 +68,8 @@ type docCache struct {
 	// of the last versions viewed (view.go).
 	base  *baseInfo
 	units []cstUnits
+	// baseUnits are the units of the last base whose units were cut.
+	baseUnits cstUnits
 }
 
 // close releases the document's tree and stops its pending full check.

@@ -68,11 +68,11 @@ type view struct {
 // vunit is one child node of the module list.
 type vunit struct {
 	node    int32
-	span    syntax.Span
 	kind    syntax.Kind
-	head    string // a list's head symbol
-	item    int    // the index among the module's items (not parentheses or comments), -1 for those
 	changed bool
+	span    syntax.Span
+	head    string       // a list's head symbol
+	item    int          // the index among the module's items (not parentheses or comments), -1 for those
 	shift   int          // from the base's offsets (unchanged units)
 	form    *syntax.Form // the unit's shallow form (lists and atoms)
 	decl    ast.Decl     // a changed declaration, built from the current text
@@ -199,7 +199,10 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	if !ok {
 		return nil, "no module form"
 	}
-	curMod, top, units, ok := moduleUnits(cur)
+	curMod, top, units, ok := sn.cache.unitsAfter(cur)
+	if !ok {
+		curMod, top, units, ok = moduleUnits(cur)
+	}
 	if !ok {
 		return nil, "no module form"
 	}
@@ -295,8 +298,11 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		}
 		v.newDecls = append(v.newDecls, u.decl)
 	}
+	// (the declarations' starts and ends only grow: the search for their
+	// units resumes where the last one stopped)
+	from := 0
 	for _, d := range base.File.Module.Decls {
-		sp, ok := v.spanFromOld(d.Base().Form.Span())
+		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
 		if !ok || changedAt[sp.Start] {
 			v.replaced[d] = true
 		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
@@ -311,11 +317,11 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 // the module, or a child of the module.
 type seg struct {
 	span     syntax.Span
+	shift    int   // from the old version's offsets to the new one's (ok)
+	unit     int32 // the index among the module's children (inModule)
 	kind     syntax.Kind
 	inModule bool
-	unit     int  // the index among the module's children (inModule)
 	ok       bool // matched with a unit of the same text in the other version
-	shift    int  // from the old version's offsets to the new one's (ok)
 }
 
 // segments lists a version's units in order.
@@ -324,7 +330,7 @@ func segments(top, units []vunit) []seg {
 	for _, t := range top {
 		if len(units) > 0 && t.span.Start <= units[0].span.Start && units[len(units)-1].span.End <= t.span.End && t.kind == syntax.KindList {
 			for i, u := range units {
-				out = append(out, seg{span: u.span, kind: u.kind, inModule: true, unit: i})
+				out = append(out, seg{span: u.span, kind: u.kind, inModule: true, unit: int32(i)})
 			}
 			continue
 		}
@@ -415,7 +421,7 @@ type cstUnits struct {
 }
 
 // unitsOf returns the units of c (the base's text): those kept when c was
-// a snapshot's, else cut now. Only their spans, kinds, heads and item
+// a snapshot's or the last base's, else cut now (and kept as the base's). Only their spans, kinds, heads and item
 // numbers are read.
 func (dc *docCache) unitsOf(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 	dc.mu.Lock()
@@ -425,8 +431,20 @@ func (dc *docCache) unitsOf(c *syntax.CST) (mod int32, top, units []vunit, ok bo
 			return k.mod, k.top, k.units, true
 		}
 	}
+	if k := dc.baseUnits; k.cst == c {
+		dc.mu.Unlock()
+		return k.mod, k.top, k.units, true
+	}
 	dc.mu.Unlock()
-	return moduleUnits(c)
+	mod, top, units, ok = moduleUnits(c)
+	if ok {
+		// kept apart from the last versions': a base stays the base of
+		// many versions, while typing, until the next full check
+		dc.mu.Lock()
+		dc.baseUnits = cstUnits{c, mod, top, units}
+		dc.mu.Unlock()
+	}
+	return mod, top, units, ok
 }
 
 // keepUnits keeps the units of the last few versions.
@@ -437,6 +455,88 @@ func (dc *docCache) keepUnits(c *syntax.CST, mod int32, top, units []vunit) {
 	if len(dc.units) > 4 {
 		dc.units = append(dc.units[:0:0], dc.units[len(dc.units)-4:]...)
 	}
+}
+
+// unitsAfter returns the units of c derived from those kept for the tree
+// c was edited from, when c says that edit read one list again inside a
+// module child (syntax.CST.Rescanned): the units before that list are the
+// same nodes, those after it the same nodes moved, and only the unit
+// holding it is cut again, so that the tree is not walked. ok is false
+// when those units are not kept or the edit was elsewhere (moduleUnits
+// then cuts c). The units are fresh (their read state and forms are c's
+// own), and the same as moduleUnits would return.
+func (dc *docCache) unitsAfter(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
+	e, ok := c.Rescanned()
+	if !ok {
+		return -1, nil, nil, false
+	}
+	var prev cstUnits
+	dc.mu.Lock()
+	for _, k := range dc.units {
+		if k.cst.ID() == e.From {
+			prev, ok = k, true
+		}
+	}
+	dc.mu.Unlock()
+	if !ok || e.List <= prev.mod {
+		return -1, nil, nil, false // the module's own list, or outside it
+	}
+	inModule := false
+	for _, t := range prev.top {
+		if t.node == prev.mod && t.span.Start < e.Span.Start && e.Span.End < t.span.End {
+			inModule = true
+		}
+	}
+	if !inModule {
+		return -1, nil, nil, false
+	}
+	top = make([]vunit, len(prev.top))
+	for i, u := range prev.top {
+		top[i] = movedUnit(c, u, e, &unitRead{}, &syntax.Form{})
+	}
+	n := len(prev.units)
+	units = make([]vunit, n)
+	reads := make([]unitRead, n)
+	forms := make([]syntax.Form, n)
+	for i, u := range prev.units {
+		units[i] = movedUnit(c, u, e, &reads[i], &forms[i])
+	}
+	return prev.mod, top, units, true
+}
+
+// movedUnit returns unit u of the tree before edit e as a unit of c, the
+// tree after it: the same node before the list e read again, the node
+// moved after it, the node holding it cut again.
+func movedUnit(c *syntax.CST, u vunit, e syntax.ListEdit, rd *unitRead, f *syntax.Form) vunit {
+	switch {
+	case u.span.End <= e.Span.Start:
+	case e.Span.End <= u.span.Start:
+		u.node += e.NodeDelta
+		u.span = syntax.Span{Start: u.span.Start + e.ByteDelta, End: u.span.End + e.ByteDelta}
+	default:
+		nu := unitIn(c, u.node, rd, f)
+		nu.item = u.item
+		return nu
+	}
+	text := ""
+	if u.form != nil && (u.kind == syntax.KindSymbol || u.kind == syntax.KindNumber) {
+		text = u.form.Text()
+	}
+	nu := vunit{node: u.node, span: u.span, kind: u.kind, head: u.head, item: u.item, rd: rd}
+	switch u.kind {
+	case syntax.KindList:
+		*f = syntax.ListForm(u.span, nil, true)
+	case syntax.KindSymbol:
+		*f = syntax.AtomForm(syntax.FormSymbol, u.span, text)
+	case syntax.KindNumber:
+		*f = syntax.AtomForm(syntax.FormNumber, u.span, text)
+	case syntax.KindString:
+		*f = syntax.AtomForm(syntax.FormString, u.span, "")
+	default:
+		return nu
+	}
+	nu.form = f
+	return nu
 }
 
 // moduleUnits finds the file's module list (the first list headed
@@ -604,6 +704,23 @@ func (v *view) inEdit(off int) bool {
 // picks a matched one, else a changed one.
 func segAt(segs []seg, p int, preferMatched bool) (seg, bool) {
 	i := sort.Search(len(segs), func(k int) bool { return segs[k].span.End >= p })
+	return segFrom(segs, i, p, preferMatched)
+}
+
+// segAfter is segAt for offsets asked in increasing order: *from, where
+// the search starts, is where the last one ended.
+func segAfter(segs []seg, p int, preferMatched bool, from *int) (seg, bool) {
+	i := *from
+	for i < len(segs) && segs[i].span.End < p {
+		i++
+	}
+	*from = i
+	return segFrom(segs, i, p, preferMatched)
+}
+
+// segFrom is segAt once i, the first unit that ends at or after p, is
+// found.
+func segFrom(segs []seg, i, p int, preferMatched bool) (seg, bool) {
 	var best seg
 	found := false
 	for ; i < len(segs) && segs[i].span.Start <= p; i++ {
@@ -646,6 +763,17 @@ func (v *view) spanFromOld(sp syntax.Span) (syntax.Span, bool) {
 	s, ok1 := v.fromOld(sp.Start)
 	e, ok2 := v.fromOld(sp.End)
 	return syntax.Span{Start: s, End: e}, ok1 && ok2
+}
+
+// spanFromOldAfter is spanFromOld for spans asked in the base's order
+// (segAfter).
+func (v *view) spanFromOldAfter(sp syntax.Span, from *int) (syntax.Span, bool) {
+	a, ok1 := segAfter(v.oldSegs, sp.Start, true, from)
+	b, ok2 := segAfter(v.oldSegs, sp.End, true, from)
+	if !ok1 || !a.ok || !ok2 || !b.ok {
+		return syntax.Span{}, false
+	}
+	return syntax.Span{Start: sp.Start + a.shift, End: sp.End + b.shift}, true
 }
 
 // check checks the changed declarations against the base (once). When

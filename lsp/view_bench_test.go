@@ -6,7 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
+
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/syntax"
 )
 
 // BenchmarkRequestAfterEdit measures completion and hover sent right after
@@ -53,4 +57,49 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 			}
 		})
 	}
+	// The same completion, the edited version following from the base's
+	// tree through one syntax.Document, as in the server: the units of the
+	// version before are kept, and the view derives the new ones.
+	b.Run("completion-typed", func(b *testing.B) {
+		doc, err := syntax.NewDocument([]byte(text))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer doc.Close()
+		path := "/tmp/spec.caps"
+		baseSn := &snapshot{uri: protocol.DocumentURI("file://" + path), path: path, cst: doc.CST(), loader: &load.Loader{}, enc: syntax.UTF16, cache: &docCache{}}
+		base := baseSn.Package().Result
+		from, to := "awaiting_human_decision", "awaiting_review"
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			cache := &docCache{}
+			prev := doc.CST()
+			for _, c := range []*syntax.CST{base.File.Source.CST, prev} {
+				if mod, top, units, ok := moduleUnits(c); ok {
+					cache.keepUnits(c, mod, top, units)
+				}
+			}
+			if err := doc.Edit(at, at+len(from), []byte(to)); err != nil {
+				b.Fatal(err)
+			}
+			sn := &snapshot{uri: baseSn.uri, path: path, cst: doc.CST(), loader: &load.Loader{}, enc: syntax.UTF16, cache: cache, base: base}
+			b.StartTimer()
+			t0 := time.Now()
+			sn.view()
+			t1 := time.Now()
+			if _, err := completion(ctx, sn, at+3); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(t1.Sub(t0).Microseconds()), "view-µs")
+			b.ReportMetric(float64(time.Since(t1).Microseconds()), "request-µs")
+			if sn.done.Load() {
+				b.Fatal("answered from a full check")
+			}
+			b.StopTimer()
+			if err := doc.Edit(at, at+len(to), []byte(from)); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	})
 }

@@ -204,3 +204,115 @@ func TestViewMatchesFullCheck(t *testing.T) {
 		t.Errorf("only %d of %d versions were answered from the base", quick, versions)
 	}
 }
+
+// TestUnitsAfterEdit types into every example and a spec-shaped module
+// through one syntax.Document, as the server does, and checks that the
+// units derived from the version before (unitsAfter) are the units a walk
+// of the new tree cuts (moduleUnits), field for field.
+func TestUnitsAfterEdit(t *testing.T) {
+	files, err := filepath.Glob("../examples/*.caps")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	ts, err := gen.SpecTemplates("../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := gen.SpecShaped(300, ts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := [][]byte{spec}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, src)
+	}
+	type flat struct {
+		Node      int32
+		Span      syntax.Span
+		Kind      syntax.Kind
+		Head      string
+		Item      int
+		Form      bool
+		FormKind  syntax.FormKind
+		FormSpan  syntax.Span
+		FormText  string
+		FormItems int
+	}
+	flatten := func(us []vunit) []flat {
+		out := make([]flat, len(us))
+		for i, u := range us {
+			out[i] = flat{Node: u.node, Span: u.span, Kind: u.kind, Head: u.head, Item: u.item}
+			if u.form != nil {
+				out[i].Form, out[i].FormKind, out[i].FormSpan, out[i].FormText, out[i].FormItems = true, u.form.Kind, u.form.Span(), u.form.Text(), len(u.form.Items())
+			}
+			if u.rd == nil || u.changed || u.shift != 0 || u.decl != nil {
+				t.Fatalf("unit %d: not a fresh unit: %+v", i, u)
+			}
+		}
+		return out
+	}
+	r := rand.New(rand.NewSource(19))
+	steps, derived, valid := 200, 0, 0
+	if testing.Short() {
+		steps = 60
+	}
+	for _, src := range texts {
+		doc, err := syntax.NewDocument(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dc := &docCache{}
+		for k := 0; k < steps; k++ {
+			prev := doc.CST()
+			if mod, top, units, ok := moduleUnits(prev); ok {
+				dc.keepUnits(prev, mod, top, units)
+			}
+			text := string(doc.Text())
+			next := viewEdit(r, text)
+			pre := 0
+			for pre < len(text) && pre < len(next) && text[pre] == next[pre] {
+				pre++
+			}
+			suf := 0
+			for suf < len(text)-pre && suf < len(next)-pre && text[len(text)-1-suf] == next[len(next)-1-suf] {
+				suf++
+			}
+			if err := doc.Edit(pre, len(text)-suf, []byte(next[pre:len(next)-suf])); err != nil {
+				t.Fatal(err)
+			}
+			cur := doc.CST()
+			if cur.HasError(0) {
+				// undone, as the view declines text with errors
+				if err := doc.Replace([]byte(text)); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			valid++
+			mod, top, units, ok := dc.unitsAfter(cur)
+			if !ok {
+				continue
+			}
+			derived++
+			wmod, wtop, wunits, wok := moduleUnits(cur)
+			if !wok || mod != wmod {
+				t.Fatalf("edit %d: derived module %d, a walk finds %d (%v)", k, mod, wmod, wok)
+			}
+			if d := cmp.Diff(flatten(wtop), flatten(top)); d != "" {
+				t.Fatalf("edit %d: top-level units differ (-walk +derived):\n%s", k, d)
+			}
+			if d := cmp.Diff(flatten(wunits), flatten(units)); d != "" {
+				t.Fatalf("edit %d: module units differ (-walk +derived):\n%s", k, d)
+			}
+		}
+		doc.Close()
+	}
+	t.Logf("%d of %d edits that left the text without errors had their units derived from the version before", derived, valid)
+	if derived < valid/2 {
+		t.Errorf("only %d of %d edits had their units derived", derived, valid)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -91,6 +92,96 @@ type CST struct {
 	pieces []piece // otherwise its pieces, in ID order
 	page   []int32 // page[i>>pageBits]: the piece holding node i<<pageBits
 	n      int32   // node count
+
+	id    atomic.Uint64 // ID, assigned on first use
+	edit  *ListEdit     // how the tree follows from its parent's (Rescanned)
+	since []sharedEnds  // the text's ends shared with earlier trees (CommonEnds)
+}
+
+// sharedEnds says that a tree's text and the text of an earlier tree of
+// the same Document (by ID) share their first pre and last suf bytes.
+type sharedEnds struct {
+	id       uint64
+	pre, suf int
+}
+
+// maxSince bounds how many earlier trees a tree knows its shared ends with
+// (the language server checks a document in full once typing pauses: its
+// base may be a few hundred edits old).
+const maxSince = 256
+
+// CommonEnds returns the lengths of a prefix and a suffix that c's text
+// shares with base's (pre+suf at most the shorter text's length), known
+// without comparing the texts when base is one of the last trees of the
+// Document that made c by edits (Edit): the text outside the bytes those
+// edits replaced. They need not be the longest such runs (an edit may
+// put back the bytes it replaced). ok is false when c does not know base.
+func (c *CST) CommonEnds(base *CST) (pre, suf int, ok bool) {
+	if len(c.since) == 0 {
+		return 0, 0, false
+	}
+	id := base.ID()
+	for _, e := range c.since {
+		if e.id == id {
+			return e.pre, e.suf, true
+		}
+	}
+	return 0, 0, false
+}
+
+// sinceAfter returns the shared ends of a tree made from old by replacing
+// its bytes [start, end): with old itself, and with each tree old knows,
+// the run before the edit and the run after it.
+func sinceAfter(old *CST, start, end int) []sharedEnds {
+	after := len(old.Src) - end
+	out := make([]sharedEnds, 0, min(len(old.since)+1, maxSince))
+	out = append(out, sharedEnds{id: old.ID(), pre: start, suf: after})
+	for _, e := range old.since {
+		if len(out) == maxSince {
+			break
+		}
+		out = append(out, sharedEnds{id: e.id, pre: min(e.pre, start), suf: min(e.suf, after)})
+	}
+	return out
+}
+
+// cstIDs numbers the trees that ask for an ID.
+var cstIDs atomic.Uint64
+
+// ID returns a number that identifies this tree among all trees of the
+// process (assigned on first use): a later tree's Rescanned names the
+// tree it was edited from by its ID, without keeping that tree alive.
+func (c *CST) ID() uint64 {
+	if id := c.id.Load(); id != 0 {
+		return id
+	}
+	c.id.CompareAndSwap(0, cstIDs.Add(1))
+	return c.id.Load()
+}
+
+// ListEdit says how a tree that a Document edit rescanned follows from
+// the tree before the edit: the subtree of one list, node From.List, was
+// read again from the new text; every node before it in ID order keeps
+// its ID, offsets and links (the list's ancestors' ends and next links
+// aside), and every node after its subtree is the same node, its ID moved
+// by NodeDelta and its offsets by ByteDelta.
+type ListEdit struct {
+	From      uint64 // the ID of the tree before the edit
+	List      int32  // the list read again (the same ID in both trees)
+	Span      Span   // its span in the tree before the edit
+	NodeDelta int32  // its subtree's node count after, minus before
+	ByteDelta int    // its length after, minus before
+}
+
+// Rescanned reports how the tree follows from the one before the edit
+// that made it, when that edit read one list again and took every other
+// node from the tree before (see ListEdit); ok is false otherwise (the
+// first tree, a full scan or parse, an edit between top-level forms).
+func (c *CST) Rescanned() (e ListEdit, ok bool) {
+	if c.edit == nil {
+		return ListEdit{}, false
+	}
+	return *c.edit, true
 }
 
 // newFlat returns the CST of src whose nodes are nodes.
@@ -374,12 +465,18 @@ func (d *Document) Edit(start, end int, text []byte) error {
 			NewEndPoint: point(lines, newEnd),
 		})
 	}
+	since := sinceAfter(old, start, end)
 	if c := rescan(old, src, start, end, newEnd, lines); c != nil {
+		if c.edit != nil {
+			c.edit.From = old.ID()
+		}
+		c.since = since
 		d.cst = c
 		return nil
 	}
 	if nodes := scan(src); nodes != nil {
 		d.cst = newFlat(src, nodes, lines)
+		d.cst.since = since
 		return nil
 	}
 	tree, err := d.parser.p.ParseCtx(context.Background(), d.tree, src)
@@ -391,6 +488,7 @@ func (d *Document) Edit(start, end int, text []byte) error {
 	}
 	d.tree = tree
 	d.cst = newCST(tree, src, lines)
+	d.cst.since = since
 	return nil
 }
 

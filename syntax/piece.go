@@ -181,7 +181,9 @@ func rescan(old *CST, src []byte, start, oldEnd, newEnd int, lines *Mapper) *CST
 	if end != int32(old.Len()) || len(b.pieces) == 0 {
 		return nil // cannot happen: the pieces cover the tree
 	}
-	return newPieced(src, lines, b.pieces)
+	c := newPieced(src, lines, b.pieces)
+	c.edit = &ListEdit{List: list, Span: sp, NodeDelta: newSize - oldSize, ByteDelta: delta} // From: set by Document.Edit
+	return c
 }
 
 // pieceBuilder collects the pieces of a rescanned CST.

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -300,6 +301,9 @@ func FuzzEdit(f *testing.F) {
 				t.Fatal(err)
 			}
 			checkLines(t, d.CST().Lines, d.Text())
+			if e, ok := d.CST().Rescanned(); ok {
+				checkListEdit(t, before, d.CST(), e)
+			}
 			c := rescan(before, d.Text(), start, end, start+len(text), lines.edit(d.Text(), start, end, len(text)))
 			if c == nil {
 				continue
@@ -310,4 +314,133 @@ func FuzzEdit(f *testing.F) {
 			checkNodes(t, c, treeSitterNodes(t, d.Text()))
 		}
 	})
+}
+
+// checkListEdit checks what Rescanned says of after, edited from before:
+// the nodes before the list are before's, the nodes after its subtree
+// before's moved.
+func checkListEdit(t *testing.T, before, after *CST, e ListEdit) {
+	t.Helper()
+	if e.From != before.ID() || before.Span(e.List) != e.Span || before.Kind(e.List) != KindList || after.Kind(e.List) != KindList {
+		t.Fatalf("Rescanned %+v: not list %d of tree %d (%v)", e, e.List, before.ID(), before.Span(e.List))
+	}
+	if got, want := after.Len()-before.Len(), int(e.NodeDelta); got != want {
+		t.Fatalf("Rescanned: node delta %d, want %d", want, got)
+	}
+	if got, want := len(after.Src)-len(before.Src), e.ByteDelta; got != want {
+		t.Fatalf("Rescanned: byte delta %d, want %d", want, got)
+	}
+	isAncestor := func(i int32) bool {
+		for x := e.List; x >= 0; x = before.Parent(x) {
+			if x == i {
+				return true
+			}
+		}
+		return false
+	}
+	for i := int32(0); i < e.List; i++ {
+		if isAncestor(i) {
+			if after.Kind(i) != before.Kind(i) || after.Span(i).Start != before.Span(i).Start {
+				t.Fatalf("ancestor %d: %v %v, was %v %v", i, after.Kind(i), after.Span(i), before.Kind(i), before.Span(i))
+			}
+			continue
+		}
+		if after.Kind(i) != before.Kind(i) || after.Span(i) != before.Span(i) {
+			t.Fatalf("node %d before the list: %v %v, was %v %v", i, after.Kind(i), after.Span(i), before.Kind(i), before.Span(i))
+		}
+	}
+	for i := before.skip(e.List); i < int32(before.Len()); i++ {
+		j := i + e.NodeDelta
+		sp := before.Span(i)
+		want := Span{Start: sp.Start + e.ByteDelta, End: sp.End + e.ByteDelta}
+		if after.Kind(j) != before.Kind(i) || after.Span(j) != want {
+			t.Fatalf("node %d after the list (now %d): %v %v, want %v %v", i, j, after.Kind(j), after.Span(j), before.Kind(i), want)
+		}
+	}
+}
+
+// TestRescanned checks when a document's tree says it was rescanned
+// from the tree before, and what it says.
+func TestRescanned(t *testing.T) {
+	src := []byte("; c\n(module m\n  (function f (x I64) (returns I64) x)\n  (store s (backend memory)))\n(b)\n")
+	d, err := NewDocument(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, ok := d.CST().Rescanned(); ok {
+		t.Fatalf("a new document's tree says it was rescanned")
+	}
+	for _, tc := range []struct {
+		from, to string
+		ok       bool
+		list     string // the list rescanned, before the edit
+	}{
+		{"memory", "postgres", true, "(backend memory)"},
+		{"(returns I64) x", "(returns I64) (+ x 1)", true, "(function f (x I64) (returns I64) x)"},
+		{"(b)", "(b) (c)", false, ""}, // between top-level forms
+		{"(store s", "(store t", true, "(module m\n  (function f (x I64) (returns I64) (+ x 1))\n  (store s (backend postgres)))"},
+		{"function f", "function g", true, "(function f (x I64) (returns I64) (+ x 1))"},
+	} {
+		before := d.CST()
+		at := bytes.Index(d.Text(), []byte(tc.from))
+		if err := d.Edit(at, at+len(tc.from), []byte(tc.to)); err != nil {
+			t.Fatal(err)
+		}
+		e, ok := d.CST().Rescanned()
+		if ok != tc.ok {
+			t.Fatalf("%q -> %q: Rescanned ok %v, want %v", tc.from, tc.to, ok, tc.ok)
+		}
+		if !ok {
+			continue
+		}
+		if got := string(before.Src[e.Span.Start:e.Span.End]); got != tc.list {
+			t.Errorf("%q -> %q: rescanned %q, want %q", tc.from, tc.to, got, tc.list)
+		}
+		checkListEdit(t, before, d.CST(), e)
+	}
+}
+
+// TestCommonEnds types into a document and checks, after every edit, the
+// ends its tree says it shares with each earlier tree: they are shared,
+// known for the last maxSince trees, unknown before them and after
+// Replace.
+func TestCommonEnds(t *testing.T) {
+	d, err := NewDocument(gen.Module(30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	r := rand.New(rand.NewSource(5))
+	inserts := []string{"", " ", "x", "(f a)", "\n", ")", "(", "\"", "; c\n"}
+	var trees []*CST
+	for k := 0; k < maxSince+40; k++ {
+		trees = append(trees, d.CST())
+		cur := d.Text()
+		start := r.Intn(len(cur) + 1)
+		end := min(start+r.Intn(6), len(cur))
+		if err := d.Edit(start, end, []byte(inserts[r.Intn(len(inserts))])); err != nil {
+			t.Fatal(err)
+		}
+		c := d.CST()
+		for i, b := range trees {
+			pre, suf, ok := c.CommonEnds(b)
+			if want := len(trees)-i <= maxSince; ok != want {
+				t.Fatalf("edit %d: CommonEnds with the tree %d edits before: ok %v, want %v", k, len(trees)-i, ok, want)
+			}
+			if !ok {
+				continue
+			}
+			a, n := b.Src, c.Src
+			if pre+suf > min(len(a), len(n)) || !bytes.Equal(a[:pre], n[:pre]) || !bytes.Equal(a[len(a)-suf:], n[len(n)-suf:]) {
+				t.Fatalf("edit %d: CommonEnds with the tree %d edits before: %d, %d: not shared", k, len(trees)-i, pre, suf)
+			}
+		}
+	}
+	if err := d.Replace(d.Text()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := d.CST().CommonEnds(trees[len(trees)-1]); ok {
+		t.Fatalf("a replaced text says it shares ends with the tree before")
+	}
 }

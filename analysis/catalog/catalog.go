@@ -7,6 +7,7 @@ package catalog
 import (
 	_ "embed"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -116,11 +117,12 @@ func (c *Construct) Keys() []string {
 }
 
 var (
-	effects    map[string]*Effect
-	effectList []*Effect
-	profiles   map[string]*Profile
-	profList   []*Profile
-	constructs map[string]*Construct
+	effects     map[string]*Effect
+	effectList  []*Effect
+	performable []string // PerformableEffectNames
+	profiles    map[string]*Profile
+	profList    []*Profile
+	constructs  map[string]*Construct
 )
 
 func init() {
@@ -140,6 +142,7 @@ func init() {
 		effects[x.Name] = x
 	}
 	effectList = e.Effects
+	performable = performableNames()
 	profiles = map[string]*Profile{}
 	for _, x := range p.Profiles {
 		profiles[x.Name] = x
@@ -169,8 +172,12 @@ func EffectNames() []string {
 
 // PerformableEffectNames returns, sorted, the names of the effects a
 // function or transition may perform: every effect but the budget-only
-// ones.
-func PerformableEffectNames() []string {
+// ones. The list is computed once and shared (the checker asks for it on
+// every effect it resolves): the caller must not modify it.
+func PerformableEffectNames() []string { return performable }
+
+// performableNames computes PerformableEffectNames' list.
+func performableNames() []string {
 	out := make([]string, 0, len(effectList))
 	for _, e := range effectList {
 		if !e.BudgetOnly {
@@ -178,7 +185,7 @@ func PerformableEffectNames() []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return slices.Clip(out)
 }
 
 // LookupProfile returns the profile, or nil.

@@ -36,8 +36,8 @@ type chainParts struct {
 	// built holds the base's read and build diagnostics by base
 	// declaration (relative), newBuilt the fresh declarations' (absolute),
 	// headBuilt the header's.
-	built     [][]syntax.Diagnostic
-	newBuilt  [][]syntax.Diagnostic
+	built     map[int][]syntax.Diagnostic
+	newBuilt  map[int][]syntax.Diagnostic
 	headBuilt []syntax.Diagnostic
 	// head is set when the header was read again (its diagnostics are
 	// then the overlay's).
@@ -81,7 +81,7 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	l := p.layout // (a copy: p holds the run, and the run its base)
 	cv.layout, cv.layoutOK = &l, true
 	cv.acceptance = eng.acceptance
-	cv.built, cv.builtOK = make([][]syntax.Diagnostic, n), true
+	cv.built, cv.builtOK = map[int][]syntax.Diagnostic{}, true
 	cv.headBuilt = p.headBuilt
 	fileDiags := append([]syntax.Diagnostic(nil), cv.headBuilt...)
 	for i, j := range eng.align {
@@ -93,8 +93,8 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 				}
 				cv.built[i] = append(cv.built[i], rd)
 			}
-		} else {
-			cv.built[i] = p.built[j]
+		} else if b := p.built[j]; len(b) > 0 {
+			cv.built[i] = b
 		}
 		fileDiags = moved(cv.built[i], cv.decls[i].start, fileDiags)
 	}

@@ -268,8 +268,9 @@ type version struct {
 	policyOK bool
 	// built holds, when builtOK is set (a fast Recheck's version, whose
 	// trees keep older offsets), each declaration's read and build
-	// diagnostics relative to its start, and headBuilt the header's.
-	built     [][]syntax.Diagnostic
+	// diagnostics relative to its start (by index; few declarations have
+	// any), and headBuilt the header's.
+	built     map[int][]syntax.Diagnostic
 	headBuilt []syntax.Diagnostic
 	builtOK   bool
 	// rev indexes the declarations by what they depend on (the base's).

@@ -208,6 +208,20 @@ func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, 
 	return align
 }
 
+// editedEnds returns the lengths of a common prefix and suffix of the
+// texts of base and cur, the tree Recheck is given: when cur was made
+// from base by a Document's edits, the text outside the bytes they
+// replaced (syntax.CST.CommonEnds), without comparing the texts; else
+// their longest ones (commonEnds). Recheck's steps read them as bytes
+// known to be equal, not as the longest such runs: shorter ones only
+// compare more declarations.
+func editedEnds(base, cur *syntax.CST) (pre, suf int) {
+	if pre, suf, ok := cur.CommonEnds(base); ok && pre+suf <= min(len(base.Src), len(cur.Src)) {
+		return pre, suf
+	}
+	return commonEnds(base.Src, cur.Src)
+}
+
 // alignEnds aligns the new declarations (nodes curDecls of cur) with
 // the base's (nodes oldDecls of oldCST, states olds) and fills their
 // states (news): the declarations inside the texts' common prefix (pre
@@ -316,8 +330,10 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 		}
 	}
 	// The base's read and build diagnostics, by declaration; the others
-	// must lie in the header, which did not move.
-	built := make([][]syntax.Diagnostic, len(om.Decls))
+	// must lie in the header, which did not move. (Few declarations have
+	// any: a map, not an array as long as the module, for less garbage
+	// per edit.)
+	var built map[int][]syntax.Diagnostic
 	var headBuilt []syntax.Diagnostic
 	if old.builtOK {
 		// a fast Recheck's answer: its trees are not all at their text's
@@ -345,6 +361,9 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 		if out {
 			return nil, nil, false
 		}
+		if built == nil {
+			built = map[int][]syntax.Diagnostic{}
+		}
 		built[j] = append(built[j], rd)
 	}
 
@@ -362,7 +381,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 	nm := &ast.Module{Form: hm.Form, Name: hm.Name, Doc: hm.Doc, Capsule: hm.Capsule, Profiles: hm.Profiles, Imports: hm.Imports, Decls: make([]ast.Decl, n)}
 	cv.mod = nm
 	fresh := make([]bool, n)
-	newBuilt := make([][]syntax.Diagnostic, n)
+	newBuilt := map[int][]syntax.Diagnostic{} // the fresh declarations'
 	rebuild := func(i int) bool {
 		src := syntax.ReadNode(cur, nl.decls[i], 1)
 		if len(src.Forms) != 1 {

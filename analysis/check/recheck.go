@@ -137,7 +137,7 @@ func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
 		return nil, nil, false
 	}
 	old := base.version(r.File.Source.CST)
-	pre, suf := commonEnds(old.src, cur.Src)
+	pre, suf := editedEnds(r.File.Source.CST, cur)
 	if res, eng, ok := r.fastRecheck(cur, pre, suf); ok {
 		return res, eng, true
 	}
