@@ -3,13 +3,11 @@ package check
 import (
 	"fmt"
 	"math/rand"
-	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/capsulang/caps/syntax"
-	"github.com/capsulang/caps/syntax/edittest"
 )
 
 // chained rechecks c against base and compares with a full check, as
@@ -114,11 +112,7 @@ func baseKind(r *Result) string {
 // the edits that leave the file syntactically valid must be answered.
 func TestEngineChainedTyping(t *testing.T) {
 	srcs := allSources(t)
-	names := make([]string, 0, len(srcs))
-	for n := range srcs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := sortedNames(srcs)
 	var total share
 	for _, name := range names {
 		src := srcs[name]
@@ -128,24 +122,14 @@ func TestEngineChainedTyping(t *testing.T) {
 			t.Fatal(err)
 		}
 		base := checkCST(d.CST())
-		good := src
-		for i := 0; i < 60; i++ {
-			cur := d.Text()
-			start, end, text := bodyEdit(r, cur)
-			if d.CST().HasError(0) && r.Intn(3) > 0 {
-				start, end, text = edittest.Undo(cur, good)
-			}
-			if err := d.Edit(start, end, []byte(text)); err != nil {
-				t.Fatal(err)
-			}
-			next, _ := chained(t, fmt.Sprintf("%s: edit %d [%d,%d) -> %q", name, i, start, end, text), base, d.CST(), &total)
-			if !d.CST().HasError(0) {
+		typeAtRandom(t, d, r, 60, func(edit string, c *syntax.CST) {
+			next, _ := chained(t, name+": "+edit, base, c, &total)
+			if !c.HasError(0) {
 				// (a text with a syntax error is answered in full: the
 				// server keeps the last base that had none)
 				base = next
-				good = d.Text()
 			}
-		}
+		})
 		d.Close()
 	}
 	t.Logf("chained random typing over %d modules: %s", len(names), total)
@@ -160,11 +144,7 @@ func TestEngineChainedTyping(t *testing.T) {
 // syntactically valid must be answered.
 func TestEngineChainedMutations(t *testing.T) {
 	srcs := allSources(t)
-	names := make([]string, 0, len(srcs))
-	for n := range srcs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := sortedNames(srcs)
 	var total share
 	for _, name := range names {
 		src := srcs[name]

@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -14,7 +13,6 @@ import (
 
 	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/syntax"
-	"github.com/capsulang/caps/syntax/edittest"
 )
 
 // allSources returns every module the engine's differential tests edit:
@@ -96,11 +94,7 @@ func differential(t *testing.T, what string, base *Result, c *syntax.CST, s *sha
 // answered incrementally.
 func TestEngineRandomTyping(t *testing.T) {
 	srcs := allSources(t)
-	names := make([]string, 0, len(srcs))
-	for n := range srcs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := sortedNames(srcs)
 	var total share
 	for _, name := range names {
 		src := srcs[name]
@@ -110,24 +104,12 @@ func TestEngineRandomTyping(t *testing.T) {
 			t.Fatal(err)
 		}
 		base := checkCST(d.CST())
-		good := src
-		for i := 0; i < 40; i++ {
-			cur := d.Text()
-			start, end, text := bodyEdit(r, cur)
-			if d.CST().HasError(0) && r.Intn(3) > 0 {
-				start, end, text = edittest.Undo(cur, good)
-			}
-			if err := d.Edit(start, end, []byte(text)); err != nil {
-				t.Fatal(err)
-			}
-			full, ok := differential(t, fmt.Sprintf("%s: edit %d [%d,%d) -> %q", name, i, start, end, text), base, d.CST(), &total)
+		typeAtRandom(t, d, r, 40, func(edit string, c *syntax.CST) {
+			full, ok := differential(t, name+": "+edit, base, c, &total)
 			if !ok || r.Intn(6) == 0 {
 				base = full
 			}
-			if !d.CST().HasError(0) {
-				good = d.Text()
-			}
-		}
+		})
 		d.Close()
 	}
 	t.Logf("random typing over %d modules: %s", len(names), total)
@@ -264,11 +246,7 @@ func wordByte(c byte) bool {
 // syntactically valid must be answered.
 func TestEngineStructuredMutations(t *testing.T) {
 	srcs := allSources(t)
-	names := make([]string, 0, len(srcs))
-	for n := range srcs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := sortedNames(srcs)
 	var total share
 	for _, name := range names {
 		src := srcs[name]
@@ -418,11 +396,7 @@ func TestEnginePolicyConditions(t *testing.T) {
 func TestCutFrom(t *testing.T) {
 	r := rand.New(rand.NewSource(17))
 	srcs := seedSources(t, 600)
-	names := make([]string, 0, len(srcs))
-	for n := range srcs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := sortedNames(srcs)
 	compared := 0
 	for _, name := range names {
 		src := srcs[name]

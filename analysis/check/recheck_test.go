@@ -2,9 +2,11 @@ package check
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +53,40 @@ func bodyEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 
 // seedSources returns the files Recheck is tested on, by name: the
 // examples, the checker's fixtures and two generated modules (the
+
+// typeAtRandom makes n edits to d, as bodyEdit makes them, except that
+// while the text has a syntax error it goes back towards the last text
+// without one (two times in three), as someone typing does. After each
+// edit it calls step with the edit, described, and the new tree.
+func typeAtRandom(t *testing.T, d *syntax.Document, r *rand.Rand, n int, step func(edit string, c *syntax.CST)) {
+	t.Helper()
+	good := d.Text()
+	for i := 0; i < n; i++ {
+		cur := d.Text()
+		start, end, text := bodyEdit(r, cur)
+		if d.CST().HasError(0) && r.Intn(3) > 0 {
+			start, end, text = edittest.Undo(cur, good)
+		}
+		if err := d.Edit(start, end, []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+		step(fmt.Sprintf("edit %d [%d,%d) -> %q", i, start, end, text), d.CST())
+		if !d.CST().HasError(0) {
+			good = d.Text()
+		}
+	}
+}
+
+// sortedNames returns the names of srcs in order.
+func sortedNames(srcs map[string][]byte) []string {
+	names := make([]string, 0, len(srcs))
+	for n := range srcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // benchmark's and the spec-shaped one) of about genLines lines.
 func seedSources(t testing.TB, genLines int) map[string][]byte {
 	srcs := map[string][]byte{"gen": gen.Module(genLines), "spec": gen.SpecModule(genLines)}
@@ -80,18 +116,8 @@ func TestRecheckMatchesCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		base := checkCST(d.CST())
-		good := src
-		for i := 0; i < 60; i++ {
-			cur := d.Text()
-			start, end, text := bodyEdit(r, cur)
-			if d.CST().HasError(0) && r.Intn(3) > 0 {
-				start, end, text = edittest.Undo(cur, good)
-			}
-			if err := d.Edit(start, end, []byte(text)); err != nil {
-				t.Fatal(err)
-			}
+		typeAtRandom(t, d, r, 60, func(edit string, c *syntax.CST) {
 			edits++
-			c := d.CST()
 			full := checkCST(c)
 			want := full.Diagnostics
 			got, ok := base.Recheck(c)
@@ -104,13 +130,10 @@ func TestRecheckMatchesCheck(t *testing.T) {
 					withDiags++
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
-					t.Fatalf("%s: edit %d [%d,%d)->%q: Recheck differs from Check (-check +recheck):\n%s", name, i, start, end, text, diff)
+					t.Fatalf("%s: %s: Recheck differs from Check (-check +recheck):\n%s", name, edit, diff)
 				}
 			}
-			if !c.HasError(0) {
-				good = d.Text()
-			}
-		}
+		})
 		d.Close()
 	}
 	if answered < edits/3 || withDiags < answered/10 {
