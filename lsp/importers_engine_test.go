@@ -372,24 +372,9 @@ func summary(ds []protocol.Diagnostic) []string {
 // until every module has its diagnostics: the workspace part of
 // bench/lspbench, in this process, for profiling.
 func BenchmarkImporterInterfaceEdit(b *testing.B) {
-	dir := b.TempDir()
-	texts := wsModules(b, dir, 200, 60)
-	s, c := wsServer(b, dir)
-	uris := openAll(b, s, c, dir, texts)
-	text := texts[0]
-	at := strings.Index(text, "(function clamp_0")
-	at += strings.Index(text[at:], "(output I64)") + len("(output ")
-	version := 1
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		from, to := "I64", "Bool"
-		if !strings.HasPrefix(text[at:], from) {
-			from, to = to, from
-		}
-		version++
-		text = replaceText(c, uris[0], version, text, at, at+len(from), to)
+	benchInterfaceEdit(b, func(s *Server, c *lsptest.Client, uris []protocol.DocumentURI, version int) {
 		s.settled(b, uris[0], version)
-	}
+	})
 }
 
 // BenchmarkImporterInterfaceEditPublished is BenchmarkImporterInterfaceEdit
@@ -397,24 +382,8 @@ func BenchmarkImporterInterfaceEdit(b *testing.B) {
 // target's measure: the full checks that follow are not timed), and
 // reports how many importers the engine answered per edit.
 func BenchmarkImporterInterfaceEditPublished(b *testing.B) {
-	dir := b.TempDir()
-	texts := wsModules(b, dir, 200, 60)
-	s, c := wsServer(b, dir)
-	uris := openAll(b, s, c, dir, texts)
-	text := texts[0]
-	at := strings.Index(text, "(function clamp_0")
-	at += strings.Index(text[at:], "(output I64)") + len("(output ")
-	version := 1
 	engine := importStats.engine.Load()
-	c.Drain()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		from, to := "I64", "Bool"
-		if !strings.HasPrefix(text[at:], from) {
-			from, to = to, from
-		}
-		version++
-		text = replaceText(c, uris[0], version, text, at, at+len(from), to)
+	benchInterfaceEdit(b, func(s *Server, c *lsptest.Client, uris []protocol.DocumentURI, version int) {
 		pending := map[string]bool{}
 		for _, u := range uris {
 			pending[string(u)] = true
@@ -439,8 +408,34 @@ func BenchmarkImporterInterfaceEditPublished(b *testing.B) {
 		s.settled(b, uris[0], version)
 		c.Drain()
 		b.StartTimer()
-	}
+	})
 	b.ReportMetric(float64(importStats.engine.Load()-engine)/float64(b.N), "engine-answers/op")
+}
+
+// benchInterfaceEdit opens the 200-module workspace and times b.N edits
+// of the module all others import, toggling the output type of the
+// function every importer calls between I64 and Bool; wait returns when
+// the edit at version counts as done.
+func benchInterfaceEdit(b *testing.B, wait func(s *Server, c *lsptest.Client, uris []protocol.DocumentURI, version int)) {
+	dir := b.TempDir()
+	texts := wsModules(b, dir, 200, 60)
+	s, c := wsServer(b, dir)
+	uris := openAll(b, s, c, dir, texts)
+	text := texts[0]
+	at := strings.Index(text, "(function clamp_0")
+	at += strings.Index(text[at:], "(output I64)") + len("(output ")
+	version := 1
+	c.Drain()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		from, to := "I64", "Bool"
+		if !strings.HasPrefix(text[at:], from) {
+			from, to = to, from
+		}
+		version++
+		text = replaceText(c, uris[0], version, text, at, at+len(from), to)
+		wait(s, c, uris, version)
+	}
 }
 
 // TestClosingAnImportAfterABodyEdit edits the body of an open module
