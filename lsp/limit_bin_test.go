@@ -105,11 +105,7 @@ func TestMemoryLimitFollowsLiveHeap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens a 100,000-line document")
 	}
-	ts, err := gen.SpecTemplates("../examples")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := gen.SpecShaped(100000, ts...)
+	src, err := gen.SpecShapedFrom("../examples", 100000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,7 @@ import (
 // an edit of a 10,000-line spec-shaped module: a view on the previous full
 // check and the edited declaration, as the server answers them.
 func BenchmarkRequestAfterEdit(b *testing.B) {
-	ts, err := gen.SpecTemplates("../examples")
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, err := gen.SpecShaped(10000, ts...)
+	src, err := gen.SpecShapedFrom("../examples", 10000)
 	if err != nil {
 		b.Fatal(err)
 	}

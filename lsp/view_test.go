@@ -94,11 +94,7 @@ func TestViewMatchesFullCheck(t *testing.T) {
 		t.Fatalf("no examples: %v", err)
 	}
 	// and a module shaped like the spec's, as the bench edits
-	ts, err := gen.SpecTemplates("../examples")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := gen.SpecShaped(600, ts...)
+	spec, err := gen.SpecShapedFrom("../examples", 600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,11 +210,7 @@ func TestUnitsAfterEdit(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples: %v", err)
 	}
-	ts, err := gen.SpecTemplates("../examples")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := gen.SpecShaped(300, ts...)
+	spec, err := gen.SpecShapedFrom("../examples", 300)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,11 +123,7 @@ func BenchmarkEdit100k(b *testing.B) {
 // specModule is bench/lspbench's module: lines lines shaped like the
 // spec's example modules.
 func specModule(b *testing.B, lines int) []byte {
-	templates, err := gen.SpecTemplates("../examples")
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, err := gen.SpecShaped(lines, templates...)
+	src, err := gen.SpecShapedFrom("../examples", lines)
 	if err != nil {
 		b.Fatal(err)
 	}

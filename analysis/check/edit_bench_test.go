@@ -13,11 +13,7 @@ import (
 // edit inside a transition through syntax.Document, then Recheck against
 // the full check of the text before the first edit.
 func BenchmarkEditRecheck100k(b *testing.B) {
-	ts, err := gen.SpecTemplates("../../examples")
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, err := gen.SpecShaped(100000, ts...)
+	src, err := gen.SpecShapedFrom("../../examples", 100000)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -33,6 +33,16 @@ func SpecTemplates(dir string) ([][]byte, error) {
 	return out, nil
 }
 
+// SpecShapedFrom is SpecShaped with the templates read from the examples
+// directory dir (SpecTemplates).
+func SpecShapedFrom(dir string, lines int) ([]byte, error) {
+	ts, err := SpecTemplates(dir)
+	if err != nil {
+		return nil, err
+	}
+	return SpecShaped(lines, ts...)
+}
+
 // SpecShaped returns a module of about lines lines shaped like the spec's
 // example modules: the declarations of the templates (stores, agents,
 // ports, surfaces bound to machines, machines, functions, governance
