@@ -57,39 +57,54 @@ func EvaluateWith(in *interp.Interp, res *check.Result) []Outcome {
 		src = res.File.Source.CST.Src
 	}
 	for _, ex := range res.Examples {
-		o := Outcome{Example: ex, Call: callText(src, ex)}
-		o.Err = func() error {
-			want, _, err := in.Eval(ex.Example.Expected, interp.Env{})
-			if err != nil {
-				return err
-			}
-			o.Want = want
-			for _, a := range ex.Example.Args {
-				v, _, err := in.Eval(a, interp.Env{})
-				if err != nil {
-					return err
-				}
-				o.Args = append(o.Args, v)
-			}
-			got, effects, err := in.CallDecl(ex.Function, o.Args)
-			if err != nil {
-				return err
-			}
-			o.Got, o.Effects = got, effects
-			return nil
-		}()
-		o.Passed = o.Err == nil && value.Equal(o.Got, o.Want)
-		out = append(out, o)
+		out = append(out, EvaluateOne(in, ex, callText(src, ex, 0)))
 	}
 	return out
 }
 
+// EvaluateOne evaluates one example with in (see EvaluateWith); call is
+// the example's call as written (Outcome.Call, see CallText).
+func EvaluateOne(in *interp.Interp, ex *check.ExampleInfo, call string) Outcome {
+	o := Outcome{Example: ex, Call: call}
+	o.Err = func() error {
+		want, _, err := in.Eval(ex.Example.Expected, interp.Env{})
+		if err != nil {
+			return err
+		}
+		o.Want = want
+		for _, a := range ex.Example.Args {
+			v, _, err := in.Eval(a, interp.Env{})
+			if err != nil {
+				return err
+			}
+			o.Args = append(o.Args, v)
+		}
+		got, effects, err := in.CallDecl(ex.Function, o.Args)
+		if err != nil {
+			return err
+		}
+		o.Got, o.Effects = got, effects
+		return nil
+	}()
+	o.Passed = o.Err == nil && value.Equal(o.Got, o.Want)
+	return o
+}
+
+// CallText returns the example's call as written in src, whose text
+// starts shift bytes after the offsets of the example's tree (a tree
+// built from an older text of the file), with white space runs collapsed:
+// (abs_i64 -7).
+func CallText(src []byte, ex *check.ExampleInfo, shift int) string {
+	return callText(src, ex, shift)
+}
+
 // callText returns the example's call as written, with white space runs
 // collapsed: (abs_i64 -7).
-func callText(src []byte, ex *check.ExampleInfo) string {
+func callText(src []byte, ex *check.ExampleInfo, shift int) string {
 	f := ex.Example.Form
 	if f != nil && len(f.Items()) >= 2 {
 		sp := f.Items()[1].Span()
+		sp.Start, sp.End = sp.Start+shift, sp.End+shift
 		if src != nil && sp.Start >= 0 && sp.End <= len(src) && sp.Start <= sp.End {
 			return strings.Join(strings.Fields(string(src[sp.Start:sp.End])), " ")
 		}

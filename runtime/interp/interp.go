@@ -55,6 +55,12 @@ type Interp struct {
 	MaxSteps int64
 	// MaxDepth bounds nested function calls (0 means DefaultMaxDepth).
 	MaxDepth int
+	// Shift, when set, says how many bytes after its tree's offsets the
+	// text of a function of the module given to New starts in that
+	// module's source (a declaration whose tree was built from an older
+	// text of the file, as the checker's engine keeps them): messages that
+	// quote a clause read it there.
+	Shift func(fn *ast.Function) int
 
 	root    *module
 	notRun  *Error // set when the module cannot run
@@ -570,7 +576,7 @@ func (t *thread) run(f *function) (value.Value, error) {
 		}
 		if !ok.AsBool() {
 			return value.Value{}, t.errorAt(RequiresFailed, f.reqExprs[i].ExprSpan(), "%s: requires %s does not hold%s",
-				f.name, f.mod.text(f.reqExprs[i].ExprSpan()), t.argsText(f, false))
+				f.name, t.in.text(f, f.reqExprs[i].ExprSpan()), t.argsText(f, false))
 		}
 	}
 	v, err := f.body.eval(t)
@@ -585,7 +591,7 @@ func (t *thread) run(f *function) (value.Value, error) {
 		}
 		if !ok.AsBool() {
 			return value.Value{}, t.errorAt(EnsuresFailed, f.ensExprs[i].ExprSpan(), "%s: ensures %s does not hold%s",
-				f.name, f.mod.text(f.ensExprs[i].ExprSpan()), t.argsText(f, true))
+				f.name, t.in.text(f, f.ensExprs[i].ExprSpan()), t.argsText(f, true))
 		}
 	}
 	return v, nil
@@ -617,6 +623,16 @@ func clip(s string) string {
 		return s[:197] + "..."
 	}
 	return s
+}
+
+// text returns the source text of sp, a span of f's tree, with runs of
+// white space collapsed (see Shift).
+func (in *Interp) text(f *function, sp syntax.Span) string {
+	if in.Shift != nil && f.mod == in.root {
+		d := in.Shift(f.decl)
+		sp = syntax.Span{Start: sp.Start + d, End: sp.End + d}
+	}
+	return f.mod.text(sp)
 }
 
 // text returns the source text of sp with runs of white space collapsed.

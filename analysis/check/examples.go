@@ -1,0 +1,267 @@
+package check
+
+// This file lets a function's examples be evaluated from any Result the
+// engine keeps (a full check's, a Recheck's answer, a RecheckImports
+// answer) without checking the file in full: each function with
+// examples gets a key, a hash of everything its examples' outcomes
+// depend on (its reach), and ExampleScope checks only the declarations
+// the functions to evaluate reach, as a module of their own, so that
+// the interpreter can run them (analysis/diagnose.ExampleCache).
+//
+// The reach of a function is the closure of the declarations its
+// interface and body looked up by name (declInfo), with every type
+// declaration when one of them read the variants fact (bare variant
+// constructors), the facts they read (the profile line's admissions, say)
+// and, for the imported members they read, the whole text of the
+// imported module and of the modules it imports: an example runs the
+// bodies of the imported functions it reaches, which an importer's
+// check never reads.
+
+import (
+	"hash/maphash"
+	"sort"
+	"strings"
+
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// ExampleFunc is a function with examples in a checked version of a
+// module.
+type ExampleFunc struct {
+	// Fn is its declaration's tree. A declaration a Recheck kept has the
+	// tree of the text it was built from: its offsets are that text's
+	// (Shift says how far it moved since).
+	Fn *ast.Function
+	// Index is its declaration's index in the module.
+	Index int
+	// Shift is how many bytes its declaration's text starts after its
+	// tree's offsets: add it to a span of the tree to get a span of the
+	// current text.
+	Shift int
+	// Key hashes what its examples' outcomes depend on: the text of every
+	// declaration it reaches (its own, examples included), the module
+	// facts they read and the imported modules they reach. Equal keys in
+	// two versions of a file (in one process) mean equal outcomes,
+	// relative to the declaration.
+	Key uint64
+}
+
+// ExampleFuncs lists the functions of r's module that have examples, in
+// declaration order, with their keys; ok is false when r keeps no engine
+// state (a check with Options.Once, or a file without a module).
+func (r *Result) ExampleFuncs() (fns []ExampleFunc, ok bool) {
+	v := r.exampleVersion()
+	if v == nil {
+		return nil, false
+	}
+	imports := map[*Result]uint64{}
+	for i, d := range v.mod.Decls {
+		fn, isFn := d.(*ast.Function)
+		if !isFn || len(fn.Examples) == 0 {
+			continue
+		}
+		key := v.exampleKey(i, imports)
+		fns = append(fns, ExampleFunc{Fn: fn, Index: i, Shift: v.decls[i].start - fn.Form.Span().Start, Key: key})
+	}
+	return fns, true
+}
+
+// DeclStarts returns where the module's declarations start in r's text,
+// by name (the first declaration of each name); nil when r keeps no
+// engine state. (A kept declaration's tree may have other offsets: see
+// ExampleFunc.Shift.)
+func (r *Result) DeclStarts() map[string]int {
+	v := r.exampleVersion()
+	if v == nil {
+		return nil
+	}
+	out := make(map[string]int, len(v.first))
+	for name, i := range v.first {
+		out[name] = v.decls[i].start
+	}
+	return out
+}
+
+// exampleVersion returns the engine's version of r, nil when there is
+// none.
+func (r *Result) exampleVersion() *version {
+	if r == nil || r.checker == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return nil
+	}
+	v := r.checker.version(r.File.Source.CST)
+	if v == nil || v.mod == nil || len(v.info) != len(v.mod.Decls) {
+		return nil
+	}
+	return v
+}
+
+// reach returns the declarations the declarations roots reach (roots
+// included), in index order, and the facts they read (sorted).
+func (v *version) reach(roots []int) (decls []int, keys []string) {
+	seen := map[int]bool{}
+	facts := map[string]bool{}
+	stack := append([]int(nil), roots...)
+	for _, i := range roots {
+		seen[i] = true
+	}
+	allTypes := false
+	visit := func(names []string) {
+		for _, n := range names {
+			if j, ok := v.first[n]; ok && !seen[j] {
+				seen[j] = true
+				stack = append(stack, j)
+			}
+		}
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		info := &v.info[i]
+		visit(info.p1.names)
+		visit(info.body.names)
+		for _, ks := range [][]string{info.p1.keys, info.body.keys} {
+			for _, k := range ks {
+				if facts[k] {
+					continue
+				}
+				facts[k] = true
+				if k == keyVariants && !allTypes {
+					allTypes = true
+					for j, d := range v.mod.Decls {
+						if _, ok := d.(*ast.TypeDecl); ok && !seen[j] {
+							seen[j] = true
+							stack = append(stack, j)
+						}
+					}
+				}
+			}
+		}
+	}
+	for i := range seen {
+		decls = append(decls, i)
+	}
+	sort.Ints(decls)
+	for k := range facts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return decls, keys
+}
+
+// exampleKey is the key of function root's examples (ExampleFunc.Key);
+// imports caches the imported modules' hashes.
+func (v *version) exampleKey(root int, imports map[*Result]uint64) uint64 {
+	decls, keys := v.reach([]int{root})
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for _, j := range decls {
+		if j == root {
+			h.WriteByte(1)
+		}
+		h.WriteString(v.mod.Decls[j].Base().Name.Name)
+		h.WriteByte(0)
+		writeUint(&h, v.decls[j].content)
+	}
+	for _, k := range keys {
+		h.WriteString(k)
+		h.WriteByte(0)
+		switch {
+		case k == keyVariants:
+			// every type declaration is in the reach
+		case strings.HasPrefix(k, keyImport):
+			alias, _, _ := strings.Cut(k[len(keyImport):], ".")
+			if imp := v.imports[alias]; imp != nil && imp.Imported != nil && imp.Result != nil {
+				writeUint(&h, importedText(imp.Result, imports))
+			} else {
+				writeUint(&h, versions.Add(1)) // never the same
+			}
+		default:
+			writeUint(&h, v.keyValue(k))
+		}
+	}
+	return h.Sum64()
+}
+
+// importedText hashes the text of an imported module and of every module
+// it imports, transitively; a module without its text hashes to a value
+// no other has.
+func importedText(r *Result, memo map[*Result]uint64) uint64 {
+	if x, ok := memo[r]; ok {
+		return x
+	}
+	memo[r] = mix(versions.Add(1), 9) // (an import cycle: never the same)
+	if r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return memo[r]
+	}
+	x := mix(10, maphash.Bytes(seed, r.File.Source.CST.Src), hashString(r.Path))
+	var imps []*ImportInfo
+	if r.checker != nil && len(r.checker.imports) > 0 {
+		for _, im := range r.checker.imports {
+			imps = append(imps, im)
+		}
+	} else {
+		imps = r.Imports
+	}
+	sort.Slice(imps, func(i, j int) bool { return imps[i].Name < imps[j].Name })
+	for _, im := range imps {
+		if im.Imported != nil && im.Result != nil {
+			x = mix(x, hashString(im.Name), importedText(im.Result, memo))
+		}
+	}
+	memo[r] = x
+	return x
+}
+
+// ExampleScope checks, as a module of their own, the declarations the
+// given functions of r's module reach (ExampleFuncs), under r's module
+// header and with r's imports, and returns that check: the interpreter
+// runs the functions' examples from it as it would from a full check of
+// the file, without the declarations they cannot reach. The trees are
+// r's (a kept declaration's offsets are those of the text it was built
+// from: the result's diagnostics and spans are not the file's). ok is
+// false when r keeps no engine state, or when the scope does not check
+// without errors (the reach missed something the examples need: the
+// caller evaluates them from a full check).
+func (r *Result) ExampleScope(fns []ExampleFunc) (*Result, bool) {
+	v := r.exampleVersion()
+	if v == nil {
+		return nil, false
+	}
+	roots := make([]int, len(fns))
+	for k, f := range fns {
+		if f.Index < 0 || f.Index >= len(v.mod.Decls) || v.mod.Decls[f.Index] != f.Fn {
+			return nil, false
+		}
+		roots[k] = f.Index
+	}
+	decls, _ := v.reach(roots)
+	sub := *v.mod
+	sub.Decls = make([]ast.Decl, len(decls))
+	for k, j := range decls {
+		sub.Decls[k] = v.mod.Decls[j]
+	}
+	imp := scopeImporter{}
+	for _, im := range r.checker.imports {
+		if im.Imported != nil && im.Import != nil {
+			imp[im.Import.Path.Name] = im.Imported
+		}
+	}
+	// (the file's source: the interpreter quotes clauses from it, see
+	// interp.Interp.Shift)
+	res := Check(&ast.File{Source: r.File.Source, Module: &sub}, Options{Path: r.Path, Importer: imp, Once: true})
+	if res.HasErrors() {
+		return nil, false
+	}
+	return res, true
+}
+
+// scopeImporter answers the imports as the check of the whole file
+// resolved them.
+type scopeImporter map[string]*Imported
+
+func (s scopeImporter) Import(from, path string) (*Imported, error) {
+	if imp := s[path]; imp != nil {
+		return imp, nil
+	}
+	return nil, &ImportError{Code: "E_IMPORT_NOT_FOUND", Message: "not resolved by the file's check: " + path}
+}

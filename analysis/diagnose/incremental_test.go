@@ -1,0 +1,185 @@
+package diagnose_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/diagnose"
+	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+	"github.com/capsulang/caps/syntax/edittest"
+)
+
+// exampleSources returns the modules with function examples the
+// differential test types over, by path: every example, checker fixture
+// and spec module (testdata/spec) that has one, and the spec-shaped
+// generated module.
+func exampleSources(t *testing.T) map[string][]byte {
+	t.Helper()
+	srcs := map[string][]byte{}
+	for _, pattern := range []string{"../../examples/*.caps", "../../examples/lib/*.caps", "../../testdata/check/*.caps", "../../testdata/spec/*.caps"} {
+		files, _ := filepath.Glob(pattern)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(b, []byte("(example ")) {
+				abs, _ := filepath.Abs(f)
+				srcs[abs] = b
+			}
+		}
+	}
+	if len(srcs) < 8 {
+		t.Fatalf("only %d modules with examples found", len(srcs))
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec_shaped.caps")
+	if b := gen.SpecModule(400); bytes.Contains(b, []byte("(example ")) {
+		srcs[spec] = b
+	}
+	return srcs
+}
+
+// exampleEdit returns a random edit of src that often changes what an
+// example computes or expects (a digit in an example or a body), or
+// moves declarations (a line inserted or removed before one), and
+// otherwise one of edittest.Random's.
+func exampleEdit(r *rand.Rand, src []byte) (start, end int, text string) {
+	n := len(src)
+	at := r.Intn(n + 1)
+	digitAfter := func(from int) int {
+		for i := from; i < n; i++ {
+			if src[i] >= '0' && src[i] <= '9' {
+				return i
+			}
+		}
+		return -1
+	}
+	switch r.Intn(8) {
+	case 0, 1: // a digit of an example
+		if i := bytes.Index(src[at:], []byte("(example ")); i >= 0 {
+			if j := digitAfter(at + i); j >= 0 {
+				return j, j + 1, string(rune('0' + r.Intn(10)))
+			}
+		}
+	case 2: // a digit anywhere (a body a callee's example reaches)
+		if j := digitAfter(at); j >= 0 {
+			return j, j + 1, string(rune('0' + r.Intn(10)))
+		}
+	case 3: // a line before a declaration: the ones after it move
+		if i := bytes.Index(src[at:], []byte("\n  (")); i >= 0 {
+			return at + i, at + i, "\n  ; moved\n"
+		}
+	case 4: // a line inserted earlier removed again
+		if i := bytes.Index(src, []byte("\n  ; moved\n")); i >= 0 {
+			return i, i + len("\n  ; moved\n"), ""
+		}
+	}
+	return edittest.Random(r, src)
+}
+
+// TestIncrementalExamplesMatchFullCheck types at random over every module
+// with examples and compares, after every edit the engine answers, the
+// diagnostics of its answer with those of the incrementally evaluated
+// examples (ExampleCache, over the engine's answer, each answer the base
+// of the next) with what a fresh full check of the text through the
+// pipeline (Run) reports: codes, messages, ranges and related places.
+func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
+	srcs := exampleSources(t)
+	var paths []string
+	for p := range srcs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	edits, answered, clean, withFailures, related := 0, 0, 0, 0, 0
+	var evaluated, reused, examplesRun int
+	for _, path := range paths {
+		src := srcs[path]
+		r := rand.New(rand.NewSource(int64(len(src))))
+		d, err := syntax.NewDocument(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loader := &load.Loader{}
+		full := func(c *syntax.CST) *check.Result {
+			return loader.CheckFileNoHash(path, ast.Build(syntax.Read(c))).Result
+		}
+		base := full(d.CST())
+		cache := &diagnose.ExampleCache{}
+		if _, _, ok := cache.Diagnostics(base, nil); !ok {
+			t.Fatalf("%s: the examples of a full check are not evaluated incrementally", path)
+		}
+		name := filepath.Base(path)
+		// (as someone typing does, the edits go back towards the last text
+		// without errors two times in three while there are some)
+		good, broken := d.Text(), base.HasErrors()
+		for i := 0; i < 80; i++ {
+			cur := d.Text()
+			start, end, text := exampleEdit(r, cur)
+			if broken && r.Intn(3) > 0 {
+				start, end, text = edittest.Undo(cur, good)
+			}
+			if err := d.Edit(start, end, []byte(text)); err != nil {
+				t.Fatal(err)
+			}
+			edit := fmt.Sprintf("%s: edit %d [%d,%d) -> %q", name, i, start, end, text)
+			c := d.CST()
+			edits++
+			res, ok := base.RecheckResult(c)
+			oracle := full(c)
+			if broken = oracle.HasErrors(); !broken {
+				good = d.Text()
+			}
+			if !ok || !res.Rechecks() {
+				base = oracle // the server checks in full when the engine declines
+				if _, _, ok := cache.Diagnostics(base, nil); !ok {
+					t.Fatalf("%s: the examples of a full check are not evaluated incrementally", edit)
+				}
+				continue
+			}
+			answered++
+			base = res
+			exds, st, ok := cache.Diagnostics(res, nil)
+			if !ok {
+				t.Fatalf("%s: the examples of the engine's answer were not evaluated", edit)
+			}
+			evaluated += st.Evaluated
+			reused += st.Reused
+			examplesRun += st.Examples
+			want := diagnose.Sorted(diagnose.Run(oracle).Diagnostics)
+			got := diagnose.Sorted(append(append([]syntax.Diagnostic(nil), res.Diagnostics...), exds...))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%s: incremental examples differ from a full check (-full +incremental):\n%s", edit, diff)
+			}
+			if !oracle.HasErrors() && len(oracle.Examples) > 0 {
+				clean++
+			}
+			if len(exds) > 0 {
+				withFailures++
+				for _, x := range exds {
+					if len(x.Related) > 0 {
+						related++
+						break
+					}
+				}
+			}
+		}
+		d.Close()
+	}
+	t.Logf("%d modules, %d edits, %d answered by the engine (%d clean with examples, %d with failing examples, %d with a runtime error's place); functions' examples evaluated %d times, reused %d times (%d examples run)",
+		len(paths), edits, answered, clean, withFailures, related, evaluated, reused, examplesRun)
+	if clean < answered/4 || withFailures < clean/10 || reused < 4*evaluated {
+		t.Fatalf("the test does not exercise the cache: %d clean, %d failing, %d evaluated, %d reused", clean, withFailures, evaluated, reused)
+	}
+}
