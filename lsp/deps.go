@@ -339,6 +339,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	// the documents the engine may answer: those whose last check (its
 	// base) read the text they still have
 	engineBase := map[*snapshot]*check.Result{}
+	exDeps := map[*snapshot]*importDeps{}
 	s.mu.Lock()
 	for _, u := range cands {
 		d, ok := s.docs[u]
@@ -365,6 +366,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 			}
 		case seen && d.deps.reach[xs.path] && d.publishedFinal:
 			examples = append(examples, d.snap)
+			exDeps[d.snap] = d.deps
 		default:
 			if d.published != d.snap.version || !d.publishedFinal {
 				s.scheduleDiagnostics(d) // its own check was still to come
@@ -375,6 +377,10 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	importStats.rechecked.Add(int64(len(recheck)))
 	importStats.examples.Add(int64(len(examples)))
 	importStats.kept.Add(int64(len(cands) - len(recheck) - len(examples)))
+	// the documents whose examples must run again are answered by the
+	// engine too, when it can (examples.go): their diagnostics stand, and
+	// only the functions whose examples reach x run again
+	recheck, examples, viaEngine := examplesByEngine(recheck, examples, deps, engineBase, exDeps)
 	// check in import order, a level at a time; a document the next
 	// levels import is hashed here, in parallel, and answers their imports
 	imported := map[string]bool{}
@@ -405,7 +411,11 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 		s.parallel(level, func(sn *snapshot) {
 			if b := engineBase[sn]; b != nil {
 				if res, ok := s.recheckImports(sn, b, known); ok {
-					importStats.engine.Add(1)
+					if viaEngine[sn] {
+						importStats.exampleEngine.Add(1)
+					} else {
+						importStats.engine.Add(1)
+					}
 					mu.Lock()
 					answers[absPath(sn.path)] = res
 					engine[sn] = res
@@ -443,7 +453,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 		if !checked[sn] {
 			s.setBase(sn)
 		}
-		s.publishChanged(sn, s.diagnostics(sn, sn.runsExamples()), true)
+		s.publishChangedFull(sn)
 	})
 }
 
@@ -454,6 +464,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 // kept as they were.
 var importStats struct {
 	rechecked, engine, examples, kept atomic.Int64
+	// exampleEngine counts the documents whose examples were evaluated
+	// again from the engine's answer (examples.go)
+	exampleEngine atomic.Int64
 	// final counts the engine's answers no full check followed
 	final atomic.Int64
 }
@@ -485,14 +498,13 @@ func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[st
 }
 
 // needsFull reports whether a document the engine answered after an
-// import changed is checked in full after fullCheckDelay: when its
-// examples may run (they are evaluated over a full check), or when other
+// import changed is checked in full after fullCheckDelay: when other
 // open documents import it (the loader answers their later checks from a
 // full check's package; the engine's answer cannot be offered to it).
 // Otherwise the engine's answer is final and the base of the document's
 // next incremental check.
 func needsFull(res *check.Result, imported bool) bool {
-	return imported || res.MayRunExamples()
+	return imported
 }
 
 // engineAnswered publishes the engine's diagnostics for sn (checked again
@@ -518,6 +530,10 @@ func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps
 		}
 	}
 	s.mu.Unlock()
+	if !full && res.MayRunExamples() {
+		s.publishEngineAnswerExamples(sn, res)
+		return
+	}
 	s.publishChanged(sn, s.toProtocol(sn, res.Diagnostics), !full)
 }
 
@@ -539,7 +555,7 @@ func (s *Server) fullAfterEngine(sns []*snapshot, deps map[*snapshot]*importDeps
 					s.loader.OfferHashed(pkg)
 				}
 				s.setBase(sn)
-				s.publishChanged(sn, s.diagnostics(sn, sn.runsExamples()), true)
+				s.publishChangedFull(sn)
 			})
 		}
 	})

@@ -62,7 +62,11 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		if base != nil {
 			res, quick = s.recheck(base, snap)
 		}
-		var examples bool
+		// examples: the full check's examples are evaluated next;
+		// ranExamples: exds are the engine answer's examples' results;
+		// pending: they are evaluated once the edits pause
+		var examples, ranExamples, pending bool
+		var exds []syntax.Diagnostic
 		if quick {
 			quickChecks.Add(1)
 			if fromEngine {
@@ -72,29 +76,46 @@ func (s *Server) scheduleDiagnostics(d *document) {
 			// the answer is the next edit's base: no full check is needed
 			// to refresh it
 			s.setEngineBase(snap, base, res)
-			examples = res.MayRunExamples()
+			if res.MayRunExamples() {
+				// the examples' results from the engine's answer: in this
+				// publish when every function's outcome is known, else
+				// once the edits pause (examples.go)
+				if ds, ok := s.knownExamples(snap, res); ok {
+					exds, ranExamples = ds, true
+					inlineExamples.Add(1)
+					engineExamples.Add(1)
+				} else {
+					pending = true
+				}
+			}
 		} else {
 			diags = snap.Package().Result.Diagnostics
 			s.setBase(snap)
 			examples = snap.runsExamples()
 		}
 		// A check (full or incremental) of a file whose examples do not
-		// run has the last word already: its publish is the version's
-		// final one.
-		if !s.publish(snap, s.toProtocol(snap, diags), !examples) {
+		// run, or ran already, has the last word: its publish is the
+		// version's final one.
+		var out []protocol.Diagnostic
+		if ranExamples {
+			out = s.withExamples(snap, res, exds)
+		} else {
+			out = s.toProtocol(snap, diags)
+		}
+		if !s.publish(snap, out, !examples && !pending) {
 			return
 		}
 		// Phase 2: the examples' results when the file checks cleanly and
 		// has examples (a later publish of the same version replaces the
-		// earlier one); after an incremental phase 1, from a full check
-		// once the edits pause.
-		if quick {
-			if examples {
-				s.scheduleFullCheck(snap.uri, snap.seq)
-			}
+		// earlier one): after an incremental phase 1, from the engine's
+		// answer once the edits pause.
+		if pending {
+			s.scheduleExamples(snap, res, s.publish)
 			return
 		}
-		s.publishExamples(snap)
+		if !quick {
+			s.publishExamples(snap)
+		}
 	}()
 }
 
@@ -182,6 +203,9 @@ func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
 func (s *Server) publishFull(snap *snapshot) {
 	idleFullChecks.Add(1)
 	s.setBase(snap)
+	if snap.runsExamples() && s.publishFullExamples(snap, s.publish) {
+		return
+	}
 	s.publish(snap, s.diagnostics(snap, snap.runsExamples()), true)
 }
 
@@ -189,6 +213,9 @@ func (s *Server) publishFull(snap *snapshot) {
 // results when it checks cleanly and has examples.
 func (s *Server) publishExamples(snap *snapshot) {
 	if !snap.runsExamples() || !s.isCurrent(snap) {
+		return
+	}
+	if s.publishFullExamples(snap, s.publish) {
 		return
 	}
 	s.publish(snap, s.diagnostics(snap, true), true)

@@ -242,6 +242,7 @@ func didClose(s *Server, params json.RawMessage) error {
 	}
 	delete(s.docs, p.TextDocument.URI)
 	d.close()
+	s.exCaches.drop(p.TextDocument.URI)
 	s.forgetSource(d.path)
 	s.loader.Forget(d.path) // back to the disk's text
 	if len(s.docs) == 0 {

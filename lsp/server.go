@@ -78,6 +78,8 @@ type Server struct {
 	// (Forget), or the two wait for each other.
 	srcMu sync.Mutex
 	srcs  map[string]openSource
+	// exCaches are the open documents' example outcomes (examples.go).
+	exCaches exampleCaches
 	// keys caches imported modules' interface keys (deps.go);
 	// importJobs counts the importer jobs under way.
 	keys       keyCache

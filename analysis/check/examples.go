@@ -55,12 +55,13 @@ func (r *Result) ExampleFuncs() (fns []ExampleFunc, ok bool) {
 		return nil, false
 	}
 	imports := map[*Result]uint64{}
+	broken := hashString(brokenImport(r.checker.imports))
 	for i, d := range v.mod.Decls {
 		fn, isFn := d.(*ast.Function)
 		if !isFn || len(fn.Examples) == 0 {
 			continue
 		}
-		key := v.exampleKey(i, imports)
+		key := mix(v.exampleKey(i, imports), broken)
 		fns = append(fns, ExampleFunc{Fn: fn, Index: i, Shift: v.decls[i].start - fn.Form.Span().Start, Key: key})
 	}
 	return fns, true
@@ -180,6 +181,38 @@ func (v *version) exampleKey(root int, imports map[*Result]uint64) uint64 {
 		}
 	}
 	return h.Sum64()
+}
+
+// brokenImport returns the file of the first module (by file name) with
+// errors among those imports reach, transitively, or "": the interpreter
+// runs no example of a module that imports one (the message names it),
+// whether its function reaches that module or not.
+func brokenImport(imports map[string]*ImportInfo) string {
+	seen := map[*Result]bool{}
+	var files []string
+	var walk func(ims []*ImportInfo)
+	walk = func(ims []*ImportInfo) {
+		for _, im := range ims {
+			if im.Imported == nil || im.Result == nil || seen[im.Result] {
+				continue
+			}
+			seen[im.Result] = true
+			if im.Result.HasErrors() {
+				files = append(files, im.File)
+			}
+			walk(im.Result.Imports)
+		}
+	}
+	var root []*ImportInfo
+	for _, im := range imports {
+		root = append(root, im)
+	}
+	walk(root)
+	if len(files) == 0 {
+		return ""
+	}
+	sort.Strings(files)
+	return files[0]
 }
 
 // importedText hashes the text of an imported module and of every module
