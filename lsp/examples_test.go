@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/diagnose"
 	"github.com/capsulang/caps/analysis/load"
@@ -202,5 +204,153 @@ func TestEditsWithExamplesWithoutFullCheck(t *testing.T) {
 	}
 	if quick != int64(edits) || engine < int64(edits)/2 || inline == 0 || failing < edits/10 {
 		t.Fatalf("the edits did not exercise the engine path: %d of %d answered, %d examples' publishes (%d inline), %d versions with failing examples", quick, edits, engine, inline, failing)
+	}
+}
+
+// TestExampleFailureRangesAfterMoves checks the exact ranges of an example
+// failure (on the expected value, with the place in another declaration
+// where the runtime error stopped) through edits that move the
+// declarations: the failure is kept from an earlier evaluation (relative
+// to its declaration, whose tree the engine keeps with an older text's
+// offsets) or evaluated again, and lands where a full check puts it.
+func TestExampleFailureRangesAfterMoves(t *testing.T) {
+	c := startInProcess(t)
+	const uri = "file:///tmp/incr/moves.caps"
+	text := `(module m
+  (capsule "1.0")
+  (function pad (input (x I64)) (output I64) (effects pure) (body x))
+  (function pick (input (x I64)) (output I64)
+    (effects pure)
+    (body (guard x))
+    (example (pick 1) 1)
+    (example (pick 0) 5))
+  (function guard (input (x I64)) (output I64)
+    (effects pure)
+    (requires (> x 0))
+    (body x)))
+`
+	const msg = "example (pick 0) expected 5, but evaluation failed: guard: requires (> x 0) does not hold for x = 0"
+	rng := func(line, start, end int) syntax.Range {
+		return syntax.Range{Start: syntax.Position{Line: line, Character: start}, End: syntax.Position{Line: line, Character: end}}
+	}
+	failure := func(line, char, relLine int) []pubDiag {
+		return []pubDiag{{Code: "E_EXAMPLE_FAILED", Message: msg, Range: rng(line, char, char+1), Related: []syntax.Range{rng(relLine, 14, 21)}}}
+	}
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "capsulang", "version": 1, "text": text}})
+	waitDiagnostics(t, c, 1, failure(7, 22, 10), "version 1")
+	edits := []struct {
+		what     string
+		from, to string // the first from becomes to
+		want     []pubDiag
+		inline   bool // the failure is in the edit's first publish
+	}{
+		{"a line before every declaration", "  (function pad", "  ;; moved down\n  (function pad", failure(8, 22, 11), true},
+		{"pad's body (the others keep their trees)", "(body x))\n  (function pick", "(body (+ x 0)))\n  (function pick", failure(8, 22, 11), true},
+		{"a line inside guard (evaluated again)", "    (requires", "    ;; why\n    (requires", failure(8, 22, 12), false},
+		{"a space in the example's call", "(pick 0) 5", "(pick  0) 5", failure(8, 23, 12), false},
+		{"lines before pick removed", "  ;; moved down\n", "", failure(7, 23, 11), true},
+	}
+	for i, e := range edits {
+		version := i + 2
+		a := strings.Index(text, e.from)
+		if a < 0 {
+			t.Fatalf("%s: %q not found", e.what, e.from)
+		}
+		inline0 := inlineExamples.Load()
+		change := map[string]any{"text": e.to, "range": map[string]any{"start": utf16Pos(text, a), "end": utf16Pos(text, a+len(e.from))}}
+		text = text[:a] + e.to + text[a+len(e.from):]
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		if full := pipelineDiagnostics("/tmp/incr/moves.caps", text); !cmp.Equal(full, e.want) {
+			t.Fatalf("%s: the test's expectation is not a full check's (-full +want):\n%s", e.what, cmp.Diff(full, e.want))
+		}
+		waitDiagnostics(t, c, version, e.want, e.what)
+		if inline := inlineExamples.Load() > inline0; inline != e.inline {
+			t.Errorf("%s: the examples' results were in the edit's first publish: %v, want %v", e.what, inline, e.inline)
+		}
+	}
+}
+
+// TestImporterExamplesWithoutFullCheck edits the body of a function that
+// an importer's examples call (through its own function) and checks that
+// the importer publishes its examples' new results, exactly as caps
+// check reports them, without a full check of the importer: the engine
+// answers it (RecheckImports) and only the function whose examples reach
+// the edited module runs again.
+func TestImporterExamplesWithoutFullCheck(t *testing.T) {
+	dir := t.TempDir()
+	lib := `(module lib
+  (capsule "1.0")
+  (function bump (input (x I64)) (output I64) (effects pure) (body (+ x 1))))
+`
+	app := `(module app
+  (capsule "1.0")
+  (import lib)
+  (function twice (input (x I64)) (output I64) (effects pure) (body (* x 2))
+    (example (twice 2) 4))
+  (function up (input (x I64)) (output I64) (effects pure) (body (lib.bump x))
+    (example (up 1) 2)))
+`
+	for name, text := range map[string]string{"lib.caps": lib, "app.caps": app} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, c := wsServer(t, dir)
+	libURI := protocol.DocumentURI("file://" + filepath.Join(dir, "lib.caps"))
+	appURI := protocol.DocumentURI("file://" + filepath.Join(dir, "app.caps"))
+	appPath := filepath.Join(dir, "app.caps")
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": libURI, "languageId": "capsulang", "version": 1, "text": lib}})
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "capsulang", "version": 1, "text": app}})
+	s.settled(t, appURI, 1)
+	s.settled(t, libURI, 1)
+	var appChecks atomic.Int64
+	load.CheckHook = func(abs string) {
+		if abs == appPath {
+			appChecks.Add(1)
+		}
+	}
+	defer func() { load.CheckHook = nil }()
+	// what caps check reports for app.caps, given lib's text
+	appWants := func(libText string) []pubDiag {
+		want := filepath.Join(t.TempDir(), "app.caps")
+		os.WriteFile(filepath.Join(filepath.Dir(want), "lib.caps"), []byte(libText), 0o644)
+		f, _ := ast.Parse([]byte(app))
+		res := (&load.Loader{}).CheckFile(want, f).Result
+		var out []pubDiag
+		for _, x := range diagnose.Sorted(diagnose.Run(res).Diagnostics) {
+			out = append(out, pubDiag{Code: x.Code, Message: x.Message, Range: f.Source.CST.Lines.Range(x.Span, syntax.UTF16)})
+		}
+		return out
+	}
+	ev0, ex0 := importStats.exampleEngine.Load(), engineExamples.Load()
+	text := lib
+	bodies := []string{"(+ x 2)", "(+ x 1)", "(- x 1)", "(+ x 1)"}
+	for i, body := range bodies {
+		version := i + 2
+		a := strings.Index(text, "(body ") + len("(body ")
+		b := strings.LastIndex(text, ")))")
+		text = replaceText(c, libURI, version, text, a, b, body)
+		s.settled(t, libURI, version)
+		want := appWants(text)
+		s.mu.Lock()
+		got := s.docs[appURI].lastDiags
+		s.mu.Unlock()
+		raw, _ := json.Marshal(map[string]any{"version": 1, "diagnostics": got})
+		_, have := publishedDiags(raw)
+		if diff := cmp.Diff(want, have); diff != "" {
+			t.Fatalf("lib's body %s: app.caps's diagnostics differ from caps check's (-check +published):\n%s", body, diff)
+		}
+		failing := len(want) > 0
+		if failing != (body != "(+ x 1)") {
+			t.Fatalf("lib's body %s: app.caps's example failures %v", body, want)
+		}
+	}
+	ev, ex := importStats.exampleEngine.Load()-ev0, engineExamples.Load()-ex0
+	t.Logf("%d edits of lib: app.caps answered by the engine %d times, its examples published from the engine's answer %d times; %d full checks of app.caps", len(bodies), ev, ex, appChecks.Load())
+	if n := appChecks.Load(); n != 0 {
+		t.Fatalf("app.caps was checked in full %d times", n)
+	}
+	if ev != int64(len(bodies)) || ex < int64(len(bodies)) {
+		t.Fatalf("app.caps was answered by the engine %d times, its examples published from it %d times, for %d edits", ev, ex, len(bodies))
 	}
 }
