@@ -63,8 +63,9 @@ func (s *Server) scheduleDiagnostics(d *document) {
 			res, quick = s.recheck(base, snap)
 		}
 		// examples: the full check's examples are evaluated next;
-		// ranExamples: exds are the engine answer's examples' results;
-		// pending: they are evaluated once the edits pause
+		// ranExamples: exds are the engine answer's examples' results
+		// known already; pending: the others are evaluated once the edits
+		// pause
 		var examples, ranExamples, pending bool
 		var exds []syntax.Diagnostic
 		if quick {
@@ -78,14 +79,14 @@ func (s *Server) scheduleDiagnostics(d *document) {
 			s.setEngineBase(snap, base, res)
 			if res.MayRunExamples() {
 				// the examples' results from the engine's answer: in this
-				// publish when every function's outcome is known, else
-				// once the edits pause (examples.go)
-				if ds, ok := s.knownExamples(snap, res); ok {
-					exds, ranExamples = ds, true
+				// publish those whose outcome is known (all of them, when
+				// the edit changed no example's reach), the others' once
+				// the edits pause (examples.go)
+				ds, complete, ok := s.knownExamples(snap, res)
+				exds, ranExamples, pending = ds, ok, !ok || !complete
+				if ok && complete {
 					inlineExamples.Add(1)
 					engineExamples.Add(1)
-				} else {
-					pending = true
 				}
 			}
 		} else {

@@ -63,11 +63,11 @@ func (c *exampleCaches) drop(u protocol.DocumentURI) {
 }
 
 // knownExamples returns the diagnostics of the examples of res, snap's
-// engine answer, when every function's outcome is known already (nothing
-// is evaluated): ok is false when some must run.
-func (s *Server) knownExamples(snap *snapshot, res *check.Result) ([]syntax.Diagnostic, bool) {
-	ds, _, ok := s.exCaches.of(snap.uri).Diagnostics(res, func() bool { return true })
-	return ds, ok
+// engine answer, whose outcome is known already (nothing is evaluated),
+// and whether those are all of them; ok is false when res keeps no engine
+// state.
+func (s *Server) knownExamples(snap *snapshot, res *check.Result) (ds []syntax.Diagnostic, complete, ok bool) {
+	return s.exCaches.of(snap.uri).Known(res)
 }
 
 // withExamples returns the protocol diagnostics of snap checked as res

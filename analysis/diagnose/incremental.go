@@ -69,20 +69,37 @@ func (c *ExampleCache) Counts() (evaluated, reused int64) {
 // no engine state or the examples cannot be evaluated without a full
 // check (the caller then runs the pipeline on a full check).
 func (c *ExampleCache) Diagnostics(res *check.Result, stop func() bool) (diags []syntax.Diagnostic, st ExampleStats, ok bool) {
+	diags, st, _, ok = c.diagnostics(res, stop, true)
+	return diags, st, ok
+}
+
+// Known returns the diagnostics of the examples of res whose outcome the
+// cache holds, evaluating none: complete reports whether those are all of
+// them (Diagnostics would return the same). ok is false when res keeps no
+// engine state.
+func (c *ExampleCache) Known(res *check.Result) (diags []syntax.Diagnostic, complete, ok bool) {
+	diags, _, complete, ok = c.diagnostics(res, nil, false)
+	return diags, complete, ok
+}
+
+// diagnostics is Diagnostics, evaluating the examples whose outcome the
+// cache lacks only when evaluate is set (complete reports whether none
+// was left out).
+func (c *ExampleCache) diagnostics(res *check.Result, stop func() bool, evaluate bool) (diags []syntax.Diagnostic, st ExampleStats, complete, ok bool) {
 	if res == nil {
-		return nil, st, false
+		return nil, st, false, false
 	}
 	if res.HasErrors() {
-		return nil, st, true // no examples run
+		return nil, st, true, true // no examples run
 	}
 	fns, ok := res.ExampleFuncs()
 	if !ok {
-		return nil, st, false
+		return nil, st, false, false
 	}
 	st.Functions = len(fns)
 	if len(fns) == 0 {
 		c.keep(nil, nil)
-		return nil, st, true
+		return nil, st, true, true
 	}
 	c.mu.Lock()
 	known := make(map[uint64][]relDiag, len(fns))
@@ -90,18 +107,22 @@ func (c *ExampleCache) Diagnostics(res *check.Result, stop func() bool) (diags [
 	for _, f := range fns {
 		if ds, ok := c.outs[f.Key]; ok {
 			known[f.Key] = ds
-		} else if _, dup := known[f.Key]; !dup {
+		} else {
 			todo = append(todo, f)
 		}
 	}
 	c.mu.Unlock()
+	complete = len(todo) == 0
+	if !evaluate {
+		todo = nil
+	}
 	if len(todo) > 0 {
 		if stop != nil && stop() {
-			return nil, st, false
+			return nil, st, false, false
 		}
 		scope, ok := res.ExampleScope(todo)
 		if !ok {
-			return nil, st, false
+			return nil, st, false, false
 		}
 		in := interp.New(scope)
 		var starts map[string]int
@@ -128,7 +149,7 @@ func (c *ExampleCache) Diagnostics(res *check.Result, stop func() bool) (diags [
 		}
 		for _, f := range todo {
 			if stop != nil && stop() {
-				return nil, st, false
+				return nil, st, false, false
 			}
 			var ds []relDiag
 			for _, ex := range f.Fn.Examples {
@@ -144,11 +165,20 @@ func (c *ExampleCache) Diagnostics(res *check.Result, stop func() bool) (diags [
 			st.Evaluated++
 		}
 	}
+	if !evaluate {
+		return c.assemble(res, fns, known), st, complete, true
+	}
+	complete = true
 	st.Reused = st.Functions - st.Evaluated
 	c.evaluated.Add(int64(st.Evaluated))
 	c.reused.Add(int64(st.Reused))
 	c.keep(fns, known)
+	return c.assemble(res, fns, known), st, true, true
+}
 
+// assemble returns the diagnostics of the functions fns of res whose
+// outcomes known holds, moved to where their declarations are in res.
+func (c *ExampleCache) assemble(res *check.Result, fns []check.ExampleFunc, known map[uint64][]relDiag) (diags []syntax.Diagnostic) {
 	var starts map[string]int // (only when a diagnostic has related spans)
 	for _, f := range fns {
 		at := f.Fn.Form.Span().Start + f.Shift
@@ -169,7 +199,7 @@ func (c *ExampleCache) Diagnostics(res *check.Result, stop func() bool) (diags [
 			diags = append(diags, d)
 		}
 	}
-	return diags, st, true
+	return diags
 }
 
 // keep makes the cache hold the outcomes of fns' keys only.

@@ -150,6 +150,7 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 			}
 			answered++
 			base = res
+			knownds, complete, kok := cache.Known(res)
 			exds, st, ok := cache.Diagnostics(res, nil)
 			if !ok {
 				t.Fatalf("%s: the examples of the engine's answer were not evaluated", edit)
@@ -161,6 +162,17 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 			got := diagnose.Sorted(append(append([]syntax.Diagnostic(nil), res.Diagnostics...), exds...))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("%s: incremental examples differ from a full check (-full +incremental):\n%s", edit, diff)
+			}
+			if !kok {
+				t.Fatalf("%s: Known declined the engine's answer", edit)
+			}
+			if complete != (st.Evaluated == 0) {
+				t.Fatalf("%s: Known says complete %v, but Diagnostics evaluated %d functions", edit, complete, st.Evaluated)
+			}
+			if complete {
+				if diff := cmp.Diff(exds, knownds); diff != "" {
+					t.Fatalf("%s: Known differs from Diagnostics though complete (-diagnostics +known):\n%s", edit, diff)
+				}
 			}
 			if !oracle.HasErrors() && len(oracle.Examples) > 0 {
 				clean++
