@@ -195,3 +195,100 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 		t.Fatalf("the test does not exercise the cache: %d clean, %d failing, %d evaluated, %d reused", clean, withFailures, evaluated, reused)
 	}
 }
+
+// TestIncrementalExamplesAfterImportEdits types at random in an imported
+// module (examples/lib/money.caps) and compares, after every edit, the
+// examples of its importer (examples/17_imports.caps, whose examples call
+// the imported functions) evaluated from the engine's answer
+// (Loader.RecheckImports over the previous answer) through the cache
+// with a fresh full check of the importer through the pipeline.
+func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
+	importer, _ := filepath.Abs("../../examples/17_imports.caps")
+	libPath, _ := filepath.Abs("../../examples/lib/money.caps")
+	lib, err := os.ReadFile(libPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appSrc, err := os.ReadFile(importer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	libText := lib
+	readFile := func(p string) ([]byte, error) {
+		if abs, _ := filepath.Abs(p); abs == libPath {
+			return libText, nil
+		}
+		return load.ReadSource(p)
+	}
+	checkApp := func(l *load.Loader) *check.Result {
+		d, err := syntax.NewDocument(appSrc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.CheckFileNoHash(importer, ast.Build(syntax.Read(d.CST()))).Result
+	}
+	loader := &load.Loader{ReadFile: readFile}
+	base := checkApp(loader)
+	cache := &diagnose.ExampleCache{}
+	if _, _, ok := cache.Diagnostics(base, nil); !ok {
+		t.Fatal("the importer's examples are not evaluated incrementally")
+	}
+	r := rand.New(rand.NewSource(3))
+	good, broken := libText, false
+	edits, answered, clean, withFailures := 0, 0, 0, 0
+	var evaluated, reused int
+	for i := 0; i < 150; i++ {
+		start, end, text := exampleEdit(r, libText)
+		if broken && r.Intn(3) > 0 {
+			start, end, text = edittest.Undo(libText, good)
+		}
+		libText = append(append(append([]byte(nil), libText[:start]...), text...), libText[end:]...)
+		edit := fmt.Sprintf("edit %d of money.caps [%d,%d) -> %q", i, start, end, text)
+		edits++
+		loader.Forget(libPath)
+		oracle := checkApp(&load.Loader{ReadFile: readFile})
+		// (the edits go back towards the last text of money.caps without
+		// errors two times in three while it has some)
+		broken = false
+		for _, im := range oracle.Imports {
+			if im.Result != nil && im.Result.HasErrors() {
+				broken = true
+			}
+		}
+		if !broken {
+			good = libText
+		}
+		res, ok := loader.RecheckImports(importer, base, nil)
+		if !ok {
+			base = checkApp(loader)
+			if _, _, ok := cache.Diagnostics(base, nil); !ok {
+				t.Fatalf("%s: the examples of a full check are not evaluated incrementally", edit)
+			}
+			continue
+		}
+		answered++
+		base = res
+		exds, st, ok := cache.Diagnostics(res, nil)
+		if !ok {
+			t.Fatalf("%s: the examples of the engine's answer were not evaluated", edit)
+		}
+		evaluated += st.Evaluated
+		reused += st.Reused
+		want := diagnose.Sorted(diagnose.Run(oracle).Diagnostics)
+		got := diagnose.Sorted(append(append([]syntax.Diagnostic(nil), res.Diagnostics...), exds...))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s: the importer's incremental examples differ from a full check (-full +incremental):\n%s", edit, diff)
+		}
+		if !oracle.HasErrors() {
+			clean++
+		}
+		if len(exds) > 0 {
+			withFailures++
+		}
+	}
+	t.Logf("%d edits of money.caps, %d answered by the engine for 17_imports.caps (%d clean, %d with failing examples); its functions' examples evaluated %d times, reused %d times",
+		edits, answered, clean, withFailures, evaluated, reused)
+	if answered < edits/2 || clean < answered/4 || withFailures == 0 || reused == 0 || evaluated == 0 {
+		t.Fatalf("the test does not exercise the importer path: %d answered, %d clean, %d failing, %d evaluated, %d reused", answered, clean, withFailures, evaluated, reused)
+	}
+}
