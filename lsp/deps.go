@@ -397,8 +397,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	// a changed member of an import are checked again); its answer
 	// answers the imports of the next levels' engine checks (answers) and
 	// is the base of the document's next incremental check; a full check
-	// follows after fullCheckDelay only when its examples may run or
-	// other documents import it (needsFull). When the
+	// follows after fullCheckDelay only when other documents import it
+	// (needsFull); its examples' results come from the answer
+	// (examples.go). When the
 	// engine declines, the document is checked in full, and offered to the
 	// loader when other documents import it.
 	var mu sync.Mutex

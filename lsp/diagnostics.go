@@ -1,8 +1,8 @@
 package lsp
 
 // This file computes and publishes diagnostics: incrementally after an
-// edit (each answer the base of the next), in full when the engine
-// declines, and in full once the edits pause only to evaluate examples.
+// edit (each answer the base of the next, the examples' results from it:
+// examples.go), and in full when the engine declines.
 
 import (
 	"context"
@@ -21,11 +21,11 @@ import (
 	"github.com/capsulang/caps/syntax"
 )
 
-// fullCheckDelay is how long the server waits, after publishing
-// diagnostics it re-checked incrementally for a file that may have
-// examples to evaluate, before it checks the version in full (the
-// examples are evaluated over a full check): a new edit within it makes
-// the full check unnecessary.
+// fullCheckDelay is how long the server waits before a full check that
+// is off the path to an edit's diagnostics (documents whose imports may
+// resolve differently, importers other documents import), and before it
+// evaluates the examples an edit changed (exampleDelay): a new edit
+// within it makes the work unnecessary.
 const fullCheckDelay = 120 * time.Millisecond
 
 // quickChecks counts the diagnostics the server computed incrementally,
@@ -161,22 +161,13 @@ func (s *Server) setEngineBase(snap *snapshot, base, res *check.Result) {
 	}
 }
 
-// scheduleFullCheck checks the document in full fullCheckDelay from now,
-// if its snapshot is then still the one numbered seq, and publishes the
-// result as the version's final diagnostics (see publishFull). A later call
-// for the document replaces an earlier one; a call for a snapshot that is
-// no longer current does nothing. Only the document's name and the
-// snapshot's number wait, not the snapshot, so that a burst of edits keeps
-// no old versions alive.
-func (s *Server) scheduleFullCheck(u protocol.DocumentURI, seq uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d, ok := s.docs[u]; ok {
-		s.scheduleFullCheckLocked(d, seq)
-	}
-}
-
-// scheduleFullCheckLocked is scheduleFullCheck with s.mu held.
+// scheduleFullCheckLocked checks the document in full fullCheckDelay
+// from now, if its snapshot is then still the one numbered seq, and
+// publishes the result as the version's final diagnostics (see
+// publishFull); s.mu is held. A later call for the document replaces an
+// earlier one; a call for a snapshot that is no longer current does
+// nothing. Only the document's name and the snapshot's number wait, not
+// the snapshot, so that a burst of edits keeps no old versions alive.
 func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
 	if d.snap == nil || d.snap.seq != seq {
 		return
