@@ -240,8 +240,8 @@ func declAtStart(v *version, nm *ast.Module, sp syntax.Span) int {
 // whose examples are evaluated (diagnose.RunsExamples: no error, and an
 // example listed): r has no error and a function of its module has an
 // example. For a Recheck's answer, whose Examples list only the
-// declarations it checked again, it tells whether the examples must be
-// evaluated from a full check.
+// declarations it checked again, it tells whether examples are to be
+// evaluated (ExampleFuncs, examples.go).
 func (r *Result) MayRunExamples() bool {
 	if r == nil || r.HasErrors() || r.File == nil || r.File.Module == nil {
 		return false
