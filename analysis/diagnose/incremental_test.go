@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -290,5 +291,74 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 		edits, answered, clean, withFailures, evaluated, reused)
 	if answered < edits/2 || clean < answered/4 || withFailures == 0 || reused == 0 || evaluated == 0 {
 		t.Fatalf("the test does not exercise the importer path: %d answered, %d clean, %d failing, %d evaluated, %d reused", answered, clean, withFailures, evaluated, reused)
+	}
+}
+
+// TestExampleCacheReach checks which functions' examples an edit makes
+// run again: those whose reach (the declarations they look up,
+// transitively) the edit changed, and no other.
+func TestExampleCacheReach(t *testing.T) {
+	const src = `(module m
+  (capsule "1.0")
+  (type Score I64)
+  (function limit (output I64) (body 10))
+  (function low (input (x Score)) (output Bool) (body (< x (limit)))
+    (example (low 3) true))
+  (function twice (input (x I64)) (output I64) (body (* x 2))
+    (example (twice 2) 4))
+  (function quad (input (x I64)) (output I64) (body (twice (twice x)))
+    (example (quad 1) 4))
+  (machine M
+    (context (n I64))
+    (event Go)
+    (initial idle)
+    (state idle (on Go (target idle)))))
+`
+	tests := []struct {
+		name, from, to    string
+		evaluated, reused int
+		failures          int
+	}{
+		{"a comment between declarations", "  (function twice", "  ;; note\n  (function twice", 0, 3, 0},
+		{"the machine", "(state idle", "(state  idle", 0, 3, 0},
+		{"the function low calls", "(body 10)", "(body 2)", 1, 2, 1},
+		{"the type low's input names", "(type Score I64)", "(type Score  I64)", 1, 2, 0},
+		{"twice's body: twice and quad run again", "(* x 2)", "(* x 3)", 2, 1, 2},
+		{"quad's example only", "(quad 1) 4", "(quad 1) 5", 1, 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := syntax.NewDocument([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			base := check.Check(ast.Build(syntax.Read(d.CST())), check.Options{Path: "/virtual/reach.caps"})
+			if base.HasErrors() {
+				t.Fatalf("the module has errors: %v", base.Diagnostics)
+			}
+			cache := &diagnose.ExampleCache{}
+			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 3 {
+				t.Fatalf("first evaluation: ok %v, %+v", ok, st)
+			}
+			at := strings.Index(src, tt.from)
+			if at < 0 {
+				t.Fatalf("%q not found", tt.from)
+			}
+			if err := d.Edit(at, at+len(tt.from), []byte(tt.to)); err != nil {
+				t.Fatal(err)
+			}
+			res, ok := base.RecheckResult(d.CST())
+			if !ok {
+				t.Fatal("the engine declined the edit")
+			}
+			ds, st, ok := cache.Diagnostics(res, nil)
+			if !ok {
+				t.Fatal("the examples were not evaluated from the engine's answer")
+			}
+			if st.Evaluated != tt.evaluated || st.Reused != tt.reused || len(ds) != tt.failures {
+				t.Errorf("evaluated %d, reused %d, %d failures; want %d, %d, %d", st.Evaluated, st.Reused, len(ds), tt.evaluated, tt.reused, tt.failures)
+			}
+		})
 	}
 }
