@@ -168,6 +168,12 @@ func (c *ExampleCache) diagnostics(res *check.Result, stop func() bool, evaluate
 	if !evaluate {
 		return c.assemble(res, fns, known), st, complete, true
 	}
+	if stop != nil && stop() {
+		// (a newer version is being answered: its keys, not these, are
+		// the ones to keep; these outcomes are only added)
+		c.add(known)
+		return nil, st, false, false
+	}
 	complete = true
 	st.Reused = st.Functions - st.Evaluated
 	c.evaluated.Add(int64(st.Evaluated))
@@ -211,6 +217,18 @@ func (c *ExampleCache) keep(fns []check.ExampleFunc, known map[uint64][]relDiag)
 	c.mu.Lock()
 	c.outs = outs
 	c.mu.Unlock()
+}
+
+// add adds outcomes to the cache, dropping none.
+func (c *ExampleCache) add(known map[uint64][]relDiag) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.outs == nil {
+		c.outs = map[uint64][]relDiag{}
+	}
+	for k, ds := range known {
+		c.outs[k] = ds
+	}
 }
 
 // relative returns the diagnostic of a failed outcome of one of f's
