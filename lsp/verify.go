@@ -96,7 +96,15 @@ func runVerify(sn *snapshot, jobs int) (*verify.Report, error) {
 // publishVerified publishes the snapshot's diagnostics again, now with
 // its verification, if it is still its document's current snapshot.
 func (s *Server) publishVerified(sn *snapshot) {
-	diags := s.diagnostics(sn, sn.runsExamples())
+	var diags []protocol.Diagnostic
+	res := sn.Package().Result
+	if exds, _, ok := s.exCaches.of(sn.uri).Diagnostics(res, nil); ok && sn.runsExamples() {
+		// (the examples' outcomes of the document's cache: only those
+		// whose key it lacks run)
+		diags = s.withExamples(sn, res, exds)
+	} else {
+		diags = s.diagnostics(sn, sn.runsExamples())
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, ok := s.docs[sn.uri]
