@@ -63,11 +63,8 @@ func (s *Server) scheduleDiagnostics(d *document) {
 			res, quick = s.recheck(base, snap)
 		}
 		// examples: the full check's examples are evaluated next;
-		// ranExamples: exds are the engine answer's examples' results
-		// known already; pending: the others are evaluated once the edits
-		// pause
-		var examples, ranExamples, pending bool
-		var exds []syntax.Diagnostic
+		// engineExamples: the engine answer's are
+		var examples, fromAnswer bool
 		if quick {
 			quickChecks.Add(1)
 			if fromEngine {
@@ -77,41 +74,25 @@ func (s *Server) scheduleDiagnostics(d *document) {
 			// the answer is the next edit's base: no full check is needed
 			// to refresh it
 			s.setEngineBase(snap, base, res)
-			if res.MayRunExamples() {
-				// the examples' results from the engine's answer: in this
-				// publish those whose outcome is known (all of them, when
-				// the edit changed no example's reach), the others' once
-				// the edits pause (examples.go)
-				ds, complete, ok := s.knownExamples(snap, res)
-				exds, ranExamples, pending = ds, ok, !ok || !complete
-				if ok && complete {
-					inlineExamples.Add(1)
-					engineExamples.Add(1)
-				}
-			}
+			fromAnswer = res.MayRunExamples()
 		} else {
 			diags = snap.Package().Result.Diagnostics
 			s.setBase(snap)
 			examples = snap.runsExamples()
 		}
 		// A check (full or incremental) of a file whose examples do not
-		// run, or ran already, has the last word: its publish is the
-		// version's final one.
-		var out []protocol.Diagnostic
-		if ranExamples {
-			out = s.withExamples(snap, res, exds)
-		} else {
-			out = s.toProtocol(snap, diags)
-		}
-		if !s.publish(snap, out, !examples && !pending) {
+		// run has the last word: its publish is the version's final one.
+		if !s.publish(snap, s.toProtocol(snap, diags), !examples && !fromAnswer) {
 			return
 		}
 		// Phase 2: the examples' results when the file checks cleanly and
 		// has examples (a later publish of the same version replaces the
-		// earlier one): after an incremental phase 1, from the engine's
-		// answer once the edits pause.
-		if pending {
-			s.scheduleExamples(snap, res, s.publish)
+		// earlier one). After an incremental phase 1, from the engine's
+		// answer (examples.go): at once, those whose outcome is known (all
+		// of them when the edit changed no example's reach: that publish
+		// is the version's final one), the others once the edits pause.
+		if fromAnswer {
+			s.publishKnownExamples(snap, res)
 			return
 		}
 		if !quick {

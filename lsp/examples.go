@@ -3,11 +3,12 @@ package lsp
 // This file publishes the results of a document's function examples from
 // the engine's answers, without a full check: each open document keeps
 // its examples' outcomes by function key (diagnose.ExampleCache), and an
-// edit evaluates only the functions whose reach it changed. When every
-// function's outcome is known the examples' diagnostics go out with the
-// edit's first publish; otherwise the first publish has the checker's
-// diagnostics only, and the examples are evaluated once the edits pause
-// (exampleDelay), abandoned as soon as a newer version exists.
+// edit evaluates only the functions whose reach it changed. Right after
+// the edit's first publish (the checker's diagnostics) a second one adds
+// the outcomes known already; when those are all of them (the edit
+// changed no example's reach) it is the version's final publish,
+// otherwise the others are evaluated once the edits pause (exampleDelay),
+// abandoned as soon as a newer version exists.
 
 import (
 	"runtime/debug"
@@ -28,8 +29,8 @@ import (
 const exampleDelay = fullCheckDelay
 
 // Counters for tests and the debug request: engineExamples counts the
-// examples' publishes made from an engine answer (inline: in the edit's
-// first publish, every outcome reused), exampleFallbacks the times the
+// examples' publishes made from an engine answer (inline: right after the
+// checker's, every outcome reused), exampleFallbacks the times the
 // examples of an engine answer could not be evaluated from it and a full
 // check was run instead.
 var engineExamples, inlineExamples, exampleFallbacks atomic.Int64
@@ -62,12 +63,27 @@ func (c *exampleCaches) drop(u protocol.DocumentURI) {
 	delete(c.m, u)
 }
 
-// knownExamples returns the diagnostics of the examples of res, snap's
-// engine answer, whose outcome is known already (nothing is evaluated),
-// and whether those are all of them; ok is false when res keeps no engine
-// state.
-func (s *Server) knownExamples(snap *snapshot, res *check.Result) (ds []syntax.Diagnostic, complete, ok bool) {
-	return s.exCaches.of(snap.uri).Known(res)
+// publishKnownExamples publishes, right after the checker's diagnostics
+// of snap (res, the engine's answer), those with the results of the
+// examples whose outcome is known already (nothing is evaluated; only if
+// they differ from what was published): as the version's final
+// diagnostics when those are all of them, else the others are evaluated
+// once the edits pause (scheduleExamples). Computing the keys reads the
+// engine's version of the answer, which the next edit's check reads too:
+// it is done after the first publish, so that the checker's diagnostics
+// never wait for it.
+func (s *Server) publishKnownExamples(snap *snapshot, res *check.Result) {
+	ds, complete, ok := s.exCaches.of(snap.uri).Known(res)
+	if ok {
+		if complete {
+			inlineExamples.Add(1)
+			engineExamples.Add(1)
+		}
+		s.publishChanged(snap, s.withExamples(snap, res, ds), complete)
+	}
+	if !ok || !complete {
+		s.scheduleExamples(snap, res, s.publish)
+	}
 }
 
 // withExamples returns the protocol diagnostics of snap checked as res

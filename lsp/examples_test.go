@@ -197,7 +197,7 @@ func TestEditsWithExamplesWithoutFullCheck(t *testing.T) {
 	}
 	full, quick, idle, fall := fullChecks.Load()-full0, quickChecks.Load()-quick0, idleFullChecks.Load()-idle0, exampleFallbacks.Load()-fall0
 	engine, inline := engineExamples.Load()-engine0, inlineExamples.Load()-inline0
-	t.Logf("%d edits (%d with failing examples besides pick's): %d answered by the engine; the examples' results published from its answers %d times (%d in the edit's first publish, every outcome reused); %d full checks of the file, %d after an engine answer, %d fallbacks",
+	t.Logf("%d edits (%d with failing examples besides pick's): %d answered by the engine; the examples' results published from its answers %d times (%d at once, every outcome reused); %d full checks of the file, %d after an engine answer, %d fallbacks",
 		edits, failing, quick, engine, inline, full, idle, fall)
 	if full != 0 || idle != 0 || fall != 0 {
 		t.Fatalf("%d full checks of the file ran while editing (%d after an engine answer, %d example fallbacks)", full, idle, fall)
@@ -242,7 +242,7 @@ func TestExampleFailureRangesAfterMoves(t *testing.T) {
 		what     string
 		from, to string // the first from becomes to
 		want     []pubDiag
-		inline   bool // the failure is in the edit's first publish
+		inline   bool // the failure is published at once (its outcome reused)
 	}{
 		{"a line before every declaration", "  (function pad", "  ;; moved down\n  (function pad", failure(8, 22, 11), true},
 		{"pad's body (the others keep their trees)", "(body x))\n  (function pick", "(body (+ x 0)))\n  (function pick", failure(8, 22, 11), true},
@@ -265,7 +265,7 @@ func TestExampleFailureRangesAfterMoves(t *testing.T) {
 		}
 		waitDiagnostics(t, c, version, e.want, e.what)
 		if inline := inlineExamples.Load() > inline0; inline != e.inline {
-			t.Errorf("%s: the examples' results were in the edit's first publish: %v, want %v", e.what, inline, e.inline)
+			t.Errorf("%s: the examples' results were published at once, reused: %v, want %v", e.what, inline, e.inline)
 		}
 	}
 }
