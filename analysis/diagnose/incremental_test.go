@@ -23,12 +23,12 @@ import (
 
 // exampleSources returns the modules with function examples the
 // differential test types over, by path: every example, checker fixture
-// and spec module (testdata/spec) that has one, and the spec-shaped
-// generated module.
+// and pipeline fixture (failing examples) that has one, and the
+// spec-shaped generated module.
 func exampleSources(t *testing.T) map[string][]byte {
 	t.Helper()
 	srcs := map[string][]byte{}
-	for _, pattern := range []string{"../../examples/*.caps", "../../examples/lib/*.caps", "../../testdata/check/*.caps", "../../testdata/spec/*.caps"} {
+	for _, pattern := range []string{"../../examples/*.caps", "../../examples/lib/*.caps", "../../testdata/check/*.caps", "../../testdata/pipeline/*.caps"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
 			b, err := os.ReadFile(f)
