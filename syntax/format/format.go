@@ -117,11 +117,27 @@ func Source(src []byte) ([]byte, error) {
 		// collector's next scheduled run.
 		runtime.GC()
 	}
+	phase("read")
 	out := f.print()
+	phase("print")
+	if bytes.Equal(out, src) {
+		return out, nil // reads as src did: nothing to verify
+	}
 	if err := verify(f, out); err != nil {
 		return nil, err
 	}
+	phase("verify")
 	return out, nil
+}
+
+// phaseHook, when set (by tests), is called at the end of each phase of
+// Source and before each collection that verify runs.
+var phaseHook func(phase string)
+
+func phase(name string) {
+	if phaseHook != nil {
+		phaseHook(name)
+	}
 }
 
 // collectAfterRead is the smallest source, in bytes, after whose reading
@@ -359,7 +375,7 @@ func load(src []byte) (*file, error) {
 	}
 	f := &file{src: src, read: rd}
 	b := &builder{f: f, src: src, lines: cst.Lines, comments: rd.Comments}
-	_, f.after, _, _ = b.seq(rd.Forms, nil, len(src))
+	_, f.after, _ = b.seq(rd.Forms, nil, len(src))
 	// The line index was for attaching comments and finding blank
 	// lines, which the notes now hold: let the collector have it.
 	rd.CST = &syntax.CST{Src: src}

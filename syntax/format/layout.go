@@ -252,8 +252,30 @@ func (p *printer) lineStart(indent int, blank bool) {
 }
 
 func (p *printer) comment(c *comment) {
-	p.out = append(p.out, c.text...)
-	p.col += utf8.RuneCount(c.text)
+	t := trimComment(p.src[c.start:c.end])
+	p.out = append(p.out, t...)
+	p.col += utf8.RuneCount(t)
+}
+
+// inner reports whether a comment is attached inside list n: then it must
+// break. It is asked only of lists that fit on a line, so it reads at most
+// about a line's worth of forms.
+func (p *printer) inner(n *syntax.Form) bool {
+	if len(p.f.notes) == 0 {
+		return false
+	}
+	if c := p.f.c(n); c.open != nil || len(c.after) > 0 {
+		return true
+	}
+	for _, it := range n.Items() {
+		if c := p.f.c(it); c.trailing != nil || len(c.leading) > 0 {
+			return true
+		}
+		if !isAtom(it) && p.inner(it) {
+			return true
+		}
+	}
+	return false
 }
 
 // print formats the whole file, and records in f where the top-level forms
@@ -278,8 +300,8 @@ func (p *printer) node(n *syntax.Form, trail int, parent string) {
 		return
 	}
 	s, h := classify(n, parent)
-	if s != shapeBlock && !p.f.c(n).inner {
-		if room := maxWidth - p.col - trail; p.width(n, room) <= room {
+	if s != shapeBlock {
+		if room := maxWidth - p.col - trail; p.width(n, room) <= room && !p.inner(n) {
 			p.flat(n)
 			return
 		}

@@ -9,14 +9,13 @@ import (
 
 // comment is a line comment attached to a form.
 type comment struct {
-	text       []byte // source text, trailing whitespace trimmed
-	start, end int32  // the comment's span in the source
-	blank      bool   // a blank line precedes it
+	start, end int32 // the comment's span in the source
+	blank      bool  // a blank line precedes it
 }
 
 // notes are what the layout needs to know about a form besides the form
-// itself: its attached comments and flags. Only forms that have a comment
-// attached, are preceded by a blank line or enclose an attached comment
+// itself: its attached comments and whether a blank line precedes it.
+// Only forms that have a comment attached or are preceded by a blank line
 // have notes (in file.notes); every other form is laid out from its form
 // alone. There is no per-form layout record: a large file's layout costs
 // nothing beyond its forms but for its comments (issue 19).
@@ -27,7 +26,6 @@ type notes struct {
 	trailing *comment  // comment on the same line after this item
 
 	blank bool // a blank line precedes this item (after its leading comments)
-	inner bool // a comment is attached inside the list: it must break
 }
 
 // noNotes is the notes of every form without any. It is never written:
@@ -116,7 +114,7 @@ func (b *builder) line(off int) int {
 }
 
 func (b *builder) comment(sp syntax.Span) comment {
-	return comment{text: trimComment(b.src[sp.Start:sp.End]), start: int32(sp.Start), end: int32(sp.End)}
+	return comment{start: int32(sp.Start), end: int32(sp.End)}
 }
 
 func trimComment(t []byte) []byte {
@@ -125,10 +123,9 @@ func trimComment(t []byte) []byte {
 
 // seq attaches the comments of a sequence of forms: the items of list l, or
 // the top-level forms when l is nil. end is the offset of the list's ")" or
-// the end of the file. It returns the open and after comments, the comment
-// that moves out of the list to trail it, and whether a comment is
-// attached to an item or inside one (the list must break).
-func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (open *comment, after []comment, bubble *comment, inner bool) {
+// the end of the file. It returns the open and after comments and the
+// comment that moves out of the list to trail it.
+func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (open *comment, after []comment, bubble *comment) {
 	// last is the offset of the last byte of the previous token or comment
 	// (-1 at the start of the file); tokLine is the line of the previous
 	// token (-1 when there is none).
@@ -172,7 +169,6 @@ func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (open *comm
 				bubble = trail // the last thing before ")": it moves out
 			case prev != nil:
 				b.f.edit(prev).trailing = trail
-				inner = true
 			default:
 				open = trail
 			}
@@ -185,21 +181,16 @@ func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (open *comm
 			last = sp.End - 1
 		}
 		if i == len(forms) {
-			return open, own, bubble, inner
+			return open, own, bubble
 		}
 		f := forms[i]
 		blank := last >= 0 && b.line(f.Span().Start)-lastLine(b, last) >= 2
-		out, in := b.build(f)
+		out := b.build(f)
 		if own != nil {
 			b.f.edit(f).leading = own
-			inner = true
 		}
 		if blank {
 			b.f.edit(f).blank = true
-		}
-		if in {
-			b.f.edit(f).inner = true
-			inner = true
 		}
 		prev, pend = f, out
 		last = f.Span().End - 1
@@ -216,16 +207,15 @@ func lastLine(b *builder, off int) int {
 }
 
 // build attaches the comments inside f. It returns the comment that moves
-// out of f, and whether a comment is attached inside f (f must break).
-func (b *builder) build(f *syntax.Form) (*comment, bool) {
+// out of f.
+func (b *builder) build(f *syntax.Form) *comment {
 	if f.Kind != syntax.FormList {
-		return nil, false
+		return nil
 	}
-	open, after, bubble, inner := b.seq(f.Items(), f, f.Span().End-1)
+	open, after, bubble := b.seq(f.Items(), f, f.Span().End-1)
 	if open != nil || after != nil {
 		c := b.f.edit(f)
 		c.open, c.after = open, after
-		inner = true
 	}
-	return bubble, inner
+	return bubble
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"runtime"
 
 	"github.com/capsulang/caps/syntax"
 )
@@ -77,7 +78,18 @@ func (f *file) sameInParts(out []byte) bool {
 	at := make([]int, len(ps)) // where each placeholder is in skel
 	var reads [][]syntax.Span  // each part's comments, in part offsets
 	last := 0
+	// Each part read leaves garbage of about twenty times its size: for a
+	// large output, collect it every eighth of the output, or the heap
+	// would grow to twice the file's forms before the collector runs.
+	unread := 0
 	for k, p := range ps {
+		if len(out) >= collectAfterRead {
+			if unread += int(p.out.end - p.out.start); unread > len(out)/8 {
+				phase("part")
+				runtime.GC()
+				unread = 0
+			}
+		}
 		a, b := int(p.out.start), int(p.out.end)
 		if a > 0 && out[a-1] != '\n' && out[a-1] != ' ' {
 			return false
