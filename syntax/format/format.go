@@ -6,7 +6,14 @@
 // rewritten, and every result is checked before it is returned: the output
 // is parsed again and must hold the same forms (kinds, atom texts exactly as
 // written, nesting) and the same comment texts in the same order as the
-// input, or an error is returned instead of text.
+// input, or an error is returned instead of text. The output is read back
+// in parts of about 64 KB (runs of top-level forms, or of a module's
+// items, each read alone, then the text around them with each part
+// replaced by a placeholder), which checks the same for a fraction of the
+// memory that reading it whole would take. The layout keeps no record per
+// form: only forms with comments or a blank line before them have notes,
+// and widths are measured when a layout decision needs them, never more
+// than a line's worth of forms at a time.
 //
 // # Layout
 //
