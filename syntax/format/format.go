@@ -130,8 +130,23 @@ func Source(src []byte) ([]byte, error) {
 	if bytes.Equal(out, src) {
 		return out, nil // reads as src did: nothing to verify
 	}
-	if err := verify(f, out); err != nil {
-		return nil, err
+	// The plan is all that verifying needs of f: once it is made, the
+	// collector can have the forms, most of the memory of a large file.
+	pl := f.plan()
+	f = nil
+	if len(src) >= collectAfterRead {
+		runtime.GC()
+	}
+	if !pl.matches(out) {
+		// Read the source again, to compare the output whole and say how
+		// it differs.
+		f, err := load(src)
+		if err != nil {
+			return nil, err
+		}
+		if err := same(f, out); err != nil {
+			return nil, notPreserved(err)
+		}
 	}
 	phase("verify")
 	return out, nil
@@ -409,9 +424,13 @@ func verify(f *file, out []byte) error {
 		return nil
 	}
 	if err := same(f, out); err != nil {
-		return fmt.Errorf("format: internal error: %w: %v; the file was not changed", ErrNotPreserved, err)
+		return notPreserved(err)
 	}
 	return nil
+}
+
+func notPreserved(err error) error {
+	return fmt.Errorf("format: internal error: %w: %v; the file was not changed", ErrNotPreserved, err)
 }
 
 // same reports how text differs from f in forms or comments, or nil.

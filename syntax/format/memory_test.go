@@ -43,7 +43,7 @@ func commented(src []byte) []byte {
 // peak since the previous one; above the heap that syntax.ReadText's
 // result holds alone, it must stay within maxExtra bytes per source byte.
 func TestFormatMemory(t *testing.T) {
-	const maxExtra = 6.5
+	const maxExtra = 5.0
 	for _, tc := range []struct {
 		name string
 		src  []byte

@@ -1,8 +1,9 @@
 package format
 
 import (
-	"bytes"
+	"hash/maphash"
 	"runtime"
+	"slices"
 
 	"github.com/capsulang/caps/syntax"
 )
@@ -59,28 +60,147 @@ func (f *file) parts() []part {
 // placeholder stands for a part in the skeleton.
 const placeholder = "0"
 
+// plan is what verify compares the output with, so that the source's
+// forms can be let go first: the parts, and digests of the forms of each
+// part, of the skeleton's forms (f's with each part's items replaced by
+// a placeholder) and of the comments. A digest is a seeded 64-bit hash of
+// an unambiguous encoding (see hashForms), so two different texts have
+// the same digest with a chance of about 2^-64.
+type plan struct {
+	parts    []part
+	sums     []uint64 // the forms of each part
+	skel     uint64   // the skeleton's forms
+	comments []uint64 // a digest of each comment's text, in order
+}
+
+var seed = maphash.MakeSeed()
+
+func newHash() *maphash.Hash {
+	h := &maphash.Hash{}
+	h.SetSeed(seed)
+	return h
+}
+
+// The bytes that encode a list's parentheses and a placeholder; an atom is
+// its kind (a FormKind, below these), its length and its text.
+const (
+	hashOpen  = 0xF0
+	hashClose = 0xF1
+	hashPart  = 0xFF
+)
+
+// hashForms writes the forms xs of src to h. isPart, when not nil,
+// reports the atoms that are placeholders.
+func hashForms(h *maphash.Hash, src []byte, xs []*syntax.Form, isPart func(x *syntax.Form) bool) {
+	for _, x := range xs {
+		switch {
+		case x.Kind == syntax.FormList:
+			h.WriteByte(hashOpen)
+			hashForms(h, src, x.Items(), isPart)
+			h.WriteByte(hashClose)
+		case isPart != nil && isPart(x):
+			h.WriteByte(hashPart)
+		default:
+			hashText(h, byte(x.Kind), src[x.Span().Start:x.Span().End])
+		}
+	}
+}
+
+// commentSum returns the digest of comment c of src, its trailing
+// whitespace trimmed.
+func commentSum(h *maphash.Hash, src []byte, c syntax.Span) uint64 {
+	h.Reset()
+	h.Write(trimComment(src[c.Start:c.End]))
+	return h.Sum64()
+}
+
+func hashText(h *maphash.Hash, kind byte, t []byte) {
+	var n [5]byte
+	n[0] = kind
+	n[1], n[2], n[3], n[4] = byte(len(t)>>24), byte(len(t)>>16), byte(len(t)>>8), byte(len(t))
+	h.Write(n[:])
+	h.Write(t)
+}
+
+// plan returns f's plan; f must be printed.
+func (f *file) plan() *plan {
+	pl := &plan{parts: f.parts()}
+	h := newHash()
+	var top []part
+	inner := map[int][]part{}
+	for _, p := range pl.parts {
+		items := f.read.Forms
+		if p.list >= 0 {
+			items = items[p.list].Items()
+			inner[p.list] = append(inner[p.list], p)
+		} else {
+			top = append(top, p)
+		}
+		h.Reset()
+		hashForms(h, f.src, items[p.from:p.to], nil)
+		pl.sums = append(pl.sums, h.Sum64())
+	}
+	h.Reset()
+	collapsed(f.read.Forms, top, h, func(i int, x *syntax.Form) {
+		mine := inner[i]
+		if len(mine) == 0 {
+			hashForms(h, f.src, []*syntax.Form{x}, nil)
+			return
+		}
+		h.WriteByte(hashOpen)
+		collapsed(x.Items(), mine, h, func(_ int, y *syntax.Form) {
+			hashForms(h, f.src, []*syntax.Form{y}, nil)
+		})
+		h.WriteByte(hashClose)
+	})
+	pl.skel = h.Sum64()
+	pl.comments = make([]uint64, len(f.read.Comments))
+	for i, c := range f.read.Comments {
+		pl.comments[i] = commentSum(h, f.src, c)
+	}
+	return pl
+}
+
+// collapsed writes xs to h with the items of each of ps (in order, all of
+// this list) as one placeholder, and each other form through each, given
+// its index in xs.
+func collapsed(xs []*syntax.Form, ps []part, h *maphash.Hash, each func(i int, x *syntax.Form)) {
+	for i := 0; i < len(xs); {
+		if len(ps) > 0 && ps[0].from == i {
+			h.WriteByte(hashPart)
+			i = ps[0].to
+			ps = ps[1:]
+			continue
+		}
+		each(i, xs[i])
+		i++
+	}
+}
+
 // sameInParts reports whether out, read again, holds the same forms and
-// comments as f, reading it in parts: each part alone, then the skeleton,
-// the output with every part replaced by a placeholder atom. Reading the
-// output whole gives the same forms and comments as the parts and the
-// skeleton when every part starts after a line break or a space, ends
-// before one, a space or a ")", or, when it ends with a comment, before a
-// line break: then no token or comment crosses a part's edges. A false
-// answer may be wrong (the caller then reads the output whole); a true
-// one is not.
-func (f *file) sameInParts(out []byte) bool {
-	ps := f.parts()
-	in := f.read.Comments
-	ci := 0 // the next comment of f to match
+// comments as f (see plan.matches).
+func (f *file) sameInParts(out []byte) bool { return f.plan().matches(out) }
+
+// matches reports whether out, read again, holds the forms and comments
+// the plan was made from, reading it in parts: each part alone, then the
+// skeleton, the output with every part replaced by a placeholder atom.
+// Reading the output whole gives the same forms and comments as the parts
+// and the skeleton when every part starts after a line break or a space,
+// ends before one, a space or a ")", or, when it ends with a comment,
+// before a line break: then no token or comment crosses a part's edges.
+// A false answer may be wrong (the caller then reads the output whole); a
+// true one is not, but for a hash collision.
+func (pl *plan) matches(out []byte) bool {
+	h := newHash()
 	var skel []byte
-	at := make([]int, len(ps)) // where each placeholder is in skel
-	var reads [][]syntax.Span  // each part's comments, in part offsets
+	at := make([]int, len(pl.parts))            // where each placeholder is in skel
+	comments := make([][]uint64, len(pl.parts)) // each part's comments
 	last := 0
 	// Each part read leaves garbage of about twenty times its size: for a
-	// large output, collect it every eighth of the output, or the heap
-	// would grow to twice the file's forms before the collector runs.
+	// large output, collect it every eighth of the output, so that the heap
+	// stays near what is live.
 	unread := 0
-	for k, p := range ps {
+	for k, p := range pl.parts {
 		if len(out) >= collectAfterRead {
 			if unread += int(p.out.end - p.out.start); unread > len(out)/8 {
 				phase("part")
@@ -103,14 +223,14 @@ func (f *file) sameInParts(out []byte) bool {
 		if n := len(rd.Comments); n > 0 && rd.Comments[n-1].End == len(text) && b < len(out) && out[b] != '\n' {
 			return false
 		}
-		items := f.read.Forms
-		if p.list >= 0 {
-			items = items[p.list].Items()
-		}
-		if sameForms(f.src, text, items[p.from:p.to], rd.Forms) != nil {
+		h.Reset()
+		hashForms(h, text, rd.Forms, nil)
+		if h.Sum64() != pl.sums[k] {
 			return false
 		}
-		reads = append(reads, rd.Comments)
+		for _, c := range rd.Comments {
+			comments[k] = append(comments[k], commentSum(h, text, c))
+		}
 		skel = append(skel, out[last:a]...)
 		at[k] = len(skel)
 		skel = append(skel, placeholder...)
@@ -122,89 +242,43 @@ func (f *file) sameInParts(out []byte) bool {
 	if err != nil || len(rd.Diagnostics) > 0 || rd.CST.Len() > 0 && rd.CST.HasError(0) {
 		return false
 	}
-	// Comments: the skeleton's and the parts', in output order, are f's.
-	match := func(t []byte, sp syntax.Span) bool {
-		if ci >= len(in) {
+	// Forms: the skeleton's, with the placeholders' atoms as parts.
+	isPart := func(x *syntax.Form) bool {
+		k, ok := slices.BinarySearch(at, x.Span().Start)
+		return ok && x.Kind == syntax.FormNumber && x.Span().End == at[k]+len(placeholder)
+	}
+	h.Reset()
+	hashForms(h, skel, rd.Forms, isPart)
+	if h.Sum64() != pl.skel {
+		return false
+	}
+	// Comments: the skeleton's and the parts', in output order.
+	want := pl.comments
+	match := func(sum uint64) bool {
+		if len(want) == 0 || want[0] != sum {
 			return false
 		}
-		c := in[ci]
-		ci++
-		return bytes.Equal(trimComment(f.src[c.Start:c.End]), trimComment(t[sp.Start:sp.End]))
+		want = want[1:]
+		return true
 	}
 	sc := rd.Comments
-	for k, p := range ps {
+	for k := range pl.parts {
 		for len(sc) > 0 && sc[0].Start < at[k] {
-			if !match(skel, sc[0]) {
+			if !match(commentSum(h, skel, sc[0])) {
 				return false
 			}
 			sc = sc[1:]
 		}
-		text := out[p.out.start:p.out.end]
-		for _, sp := range reads[k] {
-			if !match(text, sp) {
+		for _, sum := range comments[k] {
+			if !match(sum) {
 				return false
 			}
 		}
 	}
-	for _, sp := range sc {
-		if !match(skel, sp) {
+	for _, c := range sc {
+		if !match(commentSum(h, skel, c)) {
 			return false
 		}
 	}
-	if ci != len(in) {
-		return false
-	}
-	// Forms: the skeleton's are f's with each part's items replaced by
-	// the placeholder.
-	var top, inner []part
-	for _, p := range ps {
-		if p.list < 0 {
-			top = append(top, p)
-		} else {
-			inner = append(inner, p)
-		}
-	}
-	return sameCollapsed(f.src, skel, f.read.Forms, rd.Forms, top, func(i int, x, y *syntax.Form) bool {
-		var mine []part
-		for _, p := range inner {
-			if p.list == i {
-				mine = append(mine, p)
-			}
-		}
-		if len(mine) == 0 {
-			return sameForms(f.src, skel, []*syntax.Form{x}, []*syntax.Form{y}) == nil
-		}
-		return x.Kind == syntax.FormList && y.Kind == syntax.FormList &&
-			sameCollapsed(f.src, skel, x.Items(), y.Items(), mine, func(_ int, x, y *syntax.Form) bool {
-				return sameForms(f.src, skel, []*syntax.Form{x}, []*syntax.Form{y}) == nil
-			})
-	})
-}
-
-// sameCollapsed reports whether got, read from the skeleton skel, are the
-// forms xs of src with the items of each of ps (in order, all of this
-// list) replaced by one placeholder; each other pair of forms is compared
-// by same, given the index in xs.
-func sameCollapsed(src, skel []byte, xs, got []*syntax.Form, ps []part, same func(i int, x, y *syntax.Form) bool) bool {
-	g := 0
-	for i := 0; i < len(xs); {
-		if g >= len(got) {
-			return false
-		}
-		y := got[g]
-		g++
-		if len(ps) > 0 && ps[0].from == i {
-			if y.Kind != syntax.FormNumber || string(skel[y.Span().Start:y.Span().End]) != placeholder {
-				return false
-			}
-			i = ps[0].to
-			ps = ps[1:]
-			continue
-		}
-		if !same(i, xs[i], y) {
-			return false
-		}
-		i++
-	}
-	return g == len(got) && len(ps) == 0
+	return len(want) == 0
 }
