@@ -198,7 +198,9 @@ func (pl *plan) matches(out []byte) bool {
 	last := 0
 	// Each part read leaves garbage of about twenty times its size: for a
 	// large output, collect it every eighth of the output, so that the heap
-	// stays near what is live.
+	// stays near what is live. Source lets the source's forms go first, so
+	// a collection here marks little more than the source and the output
+	// (leaving it to the collector's pacing costs about 5 MB more at 4 MB).
 	unread := 0
 	for k, p := range pl.parts {
 		if len(out) >= collectAfterRead {
