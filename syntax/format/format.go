@@ -233,11 +233,11 @@ func Range(src []byte, start, end int) (newStart, newEnd int, text []byte, err e
 	}
 	items := f.units(f.read.Forms, f.top)
 	var tops []unit
-	top := -1 // index of the first selected top-level form
+	first := -1 // index of the first selected top-level form
 	for i, u := range items {
 		if hits(u) {
-			if top < 0 {
-				top = i
+			if first < 0 {
+				first = i
 			}
 			tops = append(tops, u)
 		}
@@ -250,8 +250,8 @@ func Range(src []byte, start, end int) (newStart, newEnd int, text []byte, err e
 	}
 	var tries [][]unit
 	if len(tops) == 1 {
-		if h := moduleBody(tops[0].form); h > 0 && f.body[top] != nil {
-			body := f.units(tops[0].form.Items()[h:], f.body[top][h:])
+		if h := moduleBody(tops[0].form); h > 0 && f.body[first] != nil {
+			body := f.units(tops[0].form.Items()[h:], f.body[first][h:])
 			var sel []unit
 			for _, u := range body {
 				if hits(u) {
