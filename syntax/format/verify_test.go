@@ -110,3 +110,28 @@ func checkParts(t *testing.T, src []byte) {
 		}
 	}
 }
+
+// TestSourceReadsWhole checks that Source's fallback, reading the source
+// again and comparing the output whole when the parts do not match, gives
+// the same output as the parts do.
+func TestSourceReadsWhole(t *testing.T) {
+	srcs := [][]byte{commented(gen.Module(3000)), gen.Functions(100 << 10)}
+	ins, _ := filepath.Glob(filepath.Join(goldenDir, "*.in.caps"))
+	for _, in := range ins {
+		src, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, src)
+	}
+	defer func() { wholeOnly = false }()
+	for i, src := range srcs {
+		wholeOnly = false
+		want, werr := Source(src)
+		wholeOnly = true
+		got, gerr := Source(src)
+		if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) {
+			t.Errorf("source %d: reading whole gave %d bytes (%v), in parts %d bytes (%v)", i, len(got), gerr, len(want), werr)
+		}
+	}
+}
