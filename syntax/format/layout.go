@@ -1,6 +1,8 @@
 package format
 
 import (
+	"cmp"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/capsulang/caps/syntax"
@@ -262,6 +264,13 @@ func (p *printer) comment(c *comment) {
 // about a line's worth of forms.
 func (p *printer) inner(n *syntax.Form) bool {
 	if len(p.f.notes) == 0 {
+		return false
+	}
+	// Most lists hold no comment at all: no need to look at their forms.
+	cs := p.f.read.Comments
+	sp := n.Span()
+	k, _ := slices.BinarySearchFunc(cs, sp.Start, func(c syntax.Span, off int) int { return cmp.Compare(c.Start, off) })
+	if k == len(cs) || cs[k].Start >= sp.End {
 		return false
 	}
 	if c := p.f.c(n); c.open != nil || len(c.after) > 0 {
