@@ -6,7 +6,7 @@
 // 19's scaling targets; the Go benchmarks (BenchmarkCheckScaling and its
 // siblings in cmd/caps) give the in-process times.
 //
-//	go run ./bench/scaling -caps build/caps [-sizes 1,2,4,15] [-runs 1] [-o build/scaling.txt]
+//	go run ./bench/scaling -caps build/caps [-sizes 1,2,4,15] [-runs 1] [-only fmt] [-o build/scaling.txt]
 //
 // With -o it also writes each run as a line in the format of `go test
 // -bench`, which bench/summary reads:
@@ -56,7 +56,28 @@ func main() {
 	runs := flag.Int("runs", 1, "runs of each measurement; the fastest is reported")
 	parens := flag.Int("parens", 100_000, "nested lists in the unclosed-lists runs (0: none)")
 	out := flag.String("o", "", "also write the results, in go test -bench format, to this file")
+	only := flag.String("only", "", "measure only these commands (comma-separated: check,parse,fmt); the unclosed-lists runs are check's")
 	flag.Parse()
+	if *only != "" {
+		want := map[string]bool{}
+		for _, name := range strings.Split(*only, ",") {
+			want[strings.TrimSpace(name)] = true
+		}
+		var cs []command
+		for _, c := range commands {
+			if want[c.name] {
+				cs = append(cs, c)
+			}
+		}
+		if len(cs) == 0 {
+			fmt.Fprintf(os.Stderr, "scaling: -only %q names none of check, parse, fmt\n", *only)
+			os.Exit(2)
+		}
+		commands = cs
+		if !want["check"] {
+			*parens = 0
+		}
+	}
 
 	dir, err := os.MkdirTemp("", "caps-scaling")
 	must(err)
@@ -73,8 +94,8 @@ func main() {
 
 	empty := write(dir, "empty.caps", []byte("(module scaling (capsule \"1.0\"))\n"))
 	base := measure(*caps, commands[0], empty, *runs)
-	fmt.Printf("%-28s %27s %7.0f MB peak (the process's own footprint)\n", "check/empty", "", float64(base.peak)/1e6)
-	lines = append(lines, fmt.Sprintf("BenchmarkProcess/check/empty 1 %d ns/op %.1f peak-MB", base.wall.Nanoseconds(), float64(base.peak)/1e6))
+	fmt.Printf("%-28s %27s %7.0f MB peak (the process's own footprint)\n", commands[0].name+"/empty", "", float64(base.peak)/1e6)
+	lines = append(lines, fmt.Sprintf("BenchmarkProcess/%s/empty 1 %d ns/op %.1f peak-MB", commands[0].name, base.wall.Nanoseconds(), float64(base.peak)/1e6))
 
 	for _, s := range strings.Split(*sizes, ",") {
 		mib, err := strconv.Atoi(strings.TrimSpace(s))

@@ -6,7 +6,14 @@
 // rewritten, and every result is checked before it is returned: the output
 // is parsed again and must hold the same forms (kinds, atom texts exactly as
 // written, nesting) and the same comment texts in the same order as the
-// input, or an error is returned instead of text.
+// input, or an error is returned instead of text. The output is read back
+// in parts of about 64 KB (runs of top-level forms, or of a module's
+// items, each read alone, then the text around them with each part
+// replaced by a placeholder), which checks the same for a fraction of the
+// memory that reading it whole would take. The layout keeps no record per
+// form: only forms with comments or a blank line before them have notes,
+// and widths are measured when a layout decision needs them, never more
+// than a line's worth of forms at a time.
 //
 // # Layout
 //
@@ -111,32 +118,72 @@ func Source(src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := f.print()
-	f.dropLayout()
-	if len(src) >= collectAfterLayout {
-		// Collect the layout tree now, so that verify's re-read of the
-		// output reuses its memory instead of growing the heap by as much
-		// again before the collector's next scheduled run.
+	if len(src) >= collectAfterRead {
+		// Collect the reader's tokens now, so that the output reuses
+		// their memory instead of growing the heap before the
+		// collector's next scheduled run.
 		runtime.GC()
 	}
-	if err := verify(f, out); err != nil {
-		return nil, err
+	phase("read")
+	out := f.print()
+	phase("print")
+	if bytes.Equal(out, src) {
+		return out, nil // reads as src did: nothing to verify
 	}
+	// The plan is all that verifying needs of f: once it is made, the
+	// collector can have the forms, most of the memory of a large file.
+	pl := f.plan()
+	f = nil
+	if len(src) >= collectAfterRead {
+		runtime.GC()
+	}
+	if !pl.matches(out) {
+		// Read the source again, to compare the output whole and say how
+		// it differs.
+		f, err := load(src)
+		if err != nil {
+			return nil, err
+		}
+		if err := same(f, out); err != nil {
+			return nil, notPreserved(err)
+		}
+	}
+	phase("verify")
 	return out, nil
 }
 
-// collectAfterLayout is the smallest source, in bytes, after whose layout
+// phaseHook, when set (by tests), is called at the end of each phase of
+// Source and before each collection that verify runs.
+var phaseHook func(phase string)
+
+func phase(name string) {
+	if phaseHook != nil {
+		phaseHook(name)
+	}
+}
+
+// collectAfterRead is the smallest source, in bytes, after whose reading
 // Source runs the garbage collector (a collection costs a millisecond or
 // so on a small file, and there is nothing to gain there).
-const collectAfterLayout = 1 << 20
+const collectAfterRead = 1 << 20
 
-// dropLayout lets go of what verify does not read once f is printed: the
-// layout tree and the CST's node array, most of the memory of a large
-// file, which verify's own parse of the output can then reuse.
-func (f *file) dropLayout() {
-	f.items, f.after = nil, nil
-	f.cst = nil
-	f.read.CST = nil
+// unit is an item that Range may format alone: a top-level form, or an
+// item of one, with where it is in the source and in the output, both
+// with its attached comments.
+type unit struct {
+	form             *syntax.Form
+	srcStart, srcEnd int
+	out              outSpan
+}
+
+// units returns the items of a list as units, given where they are in
+// the output.
+func (f *file) units(items []*syntax.Form, spans []outSpan) []unit {
+	us := make([]unit, len(items))
+	for i, it := range items {
+		us[i] = unit{form: it, srcStart: f.srcStart(it), srcEnd: f.srcEnd(it), out: spans[i]}
+	}
+	return us
 }
 
 // Range formats the part of src that the byte range [start, end) touches,
@@ -178,31 +225,37 @@ func Range(src []byte, start, end int) (newStart, newEnd int, text []byte, err e
 		}
 		return 0, len(src), out, nil
 	}
-	hits := func(n *node) bool {
+	hits := func(u unit) bool {
 		if start == end {
-			return int(n.srcStart) <= start && start <= int(n.srcEnd)
+			return u.srcStart <= start && start <= u.srcEnd
 		}
-		return int(n.srcStart) < end && start < int(n.srcEnd)
+		return u.srcStart < end && start < u.srcEnd
 	}
-	var tops []*node
-	for _, n := range f.items {
-		if hits(n) {
-			tops = append(tops, n)
+	items := f.units(f.read.Forms, f.top)
+	var tops []unit
+	first := -1 // index of the first selected top-level form
+	for i, u := range items {
+		if hits(u) {
+			if first < 0 {
+				first = i
+			}
+			tops = append(tops, u)
 		}
 	}
-	if len(f.items) == 0 {
+	if len(items) == 0 {
 		return whole() // only comments and whitespace
 	}
 	if len(tops) == 0 {
 		return start, start, nil, nil
 	}
-	var tries [][]*node
+	var tries [][]unit
 	if len(tops) == 1 {
-		if body := moduleBody(tops[0]); len(body) > 0 {
-			var sel []*node
-			for _, n := range body {
-				if hits(n) {
-					sel = append(sel, n)
+		if h := moduleBody(tops[0].form); h > 0 && f.body[first] != nil {
+			body := f.units(tops[0].form.Items()[h:], f.body[first][h:])
+			var sel []unit
+			for _, u := range body {
+				if hits(u) {
+					sel = append(sel, u)
 				}
 			}
 			// A selection that stays inside the body (touches neither the
@@ -223,7 +276,7 @@ func Range(src []byte, start, end int) (newStart, newEnd int, text []byte, err e
 		// everything after the last form, go with them.
 		top := k == len(tries)-1
 		a, b, c, d, ok := edit(src, out, sel[0], sel[len(sel)-1],
-			top && sel[0] == f.items[0], top && sel[len(sel)-1] == f.items[len(f.items)-1])
+			top && sel[0].form == items[0].form, top && sel[len(sel)-1].form == items[len(items)-1].form)
 		if !ok {
 			continue
 		}
@@ -249,9 +302,9 @@ func Range(src []byte, start, end int) (newStart, newEnd int, text []byte, err e
 //
 // With fromStart, the spans start at the start of the texts; with toEnd,
 // they end at their ends.
-func edit(src, out []byte, first, last *node, fromStart, toEnd bool) (a, b, c, d int, ok bool) {
-	a, b = int(first.srcStart), int(last.srcEnd)
-	c, d = int(first.outStart), int(last.outEnd)
+func edit(src, out []byte, first, last unit, fromStart, toEnd bool) (a, b, c, d int, ok bool) {
+	a, b = first.srcStart, last.srcEnd
+	c, d = int(first.out.start), int(last.out.end)
 	for a > 0 && isSpace(src[a-1]) {
 		a--
 	}
@@ -298,26 +351,30 @@ func isSpace(c byte) bool {
 	return false
 }
 
-// moduleBody returns the items after the header of a (module ...) form that
-// is laid out as a block, or nil.
-func moduleBody(n *node) []*node {
-	if n.isAtom() || n.head() != "module" {
-		return nil
+// moduleBody returns the length of the header of a (module ...) form
+// that is laid out as a block, after which its items go one per line, or
+// 0.
+func moduleBody(n *syntax.Form) int {
+	if isAtom(n) || n.Head() != "module" {
+		return 0
 	}
 	s, h := classify(n, "")
 	if s != shapeBlock {
-		return nil
+		return 0
 	}
-	return n.items[h:]
+	return h
 }
 
-// file is a parsed, attached source file.
+// file is a parsed source file with its comments attached, and, once
+// printed, where its items are in the output.
 type file struct {
 	src   []byte
-	cst   *syntax.CST
 	read  *syntax.Source
-	items []*node
+	notes map[*syntax.Form]*notes
 	after []comment // comments after the last top-level form
+
+	top  []outSpan   // the top-level forms
+	body [][]outSpan // the items of each top-level form, when any went on their own line
 }
 
 func load(src []byte) (*file, error) {
@@ -338,9 +395,12 @@ func load(src []byte) (*file, error) {
 			Message: "syntax error",
 		}}, lines: cst.Lines}
 	}
-	f := &file{src: src, cst: cst, read: rd}
-	b := &builder{src: src, lines: cst.Lines, comments: rd.Comments}
-	f.items, _, f.after, _ = b.seq(rd.Forms, nil, len(src))
+	f := &file{src: src, read: rd}
+	b := &builder{f: f, src: src, lines: cst.Lines, comments: rd.Comments}
+	_, f.after, _ = b.seq(rd.Forms, nil, len(src))
+	// The line index was for attaching comments and finding blank
+	// lines, which the notes now hold: let the collector have it.
+	rd.CST = &syntax.CST{Src: src}
 	return f, nil
 }
 
@@ -355,12 +415,22 @@ func firstError(c *syntax.CST) syntax.Span {
 }
 
 // verify checks that out, read again, holds the same forms and comments as
-// f.
+// f. A large output is read in parts (see sameInParts), so that checking
+// it costs a small fraction of the memory that reading it whole would;
+// when the parts do not match, the whole output is read, which also
+// gives the message.
 func verify(f *file, out []byte) error {
+	if f.sameInParts(out) {
+		return nil
+	}
 	if err := same(f, out); err != nil {
-		return fmt.Errorf("format: internal error: %w: %v; the file was not changed", ErrNotPreserved, err)
+		return notPreserved(err)
 	}
 	return nil
+}
+
+func notPreserved(err error) error {
+	return fmt.Errorf("format: internal error: %w: %v; the file was not changed", ErrNotPreserved, err)
 }
 
 // same reports how text differs from f in forms or comments, or nil.

@@ -46,6 +46,7 @@ func FuzzFormat(f *testing.F) {
 			return
 		}
 		checkInvariants(t, out)
+		checkParts(t, src)
 		again, err := Source(out)
 		if err != nil {
 			t.Fatalf("formatting the output: %v\ninput:  %q\noutput: %q", err, src, out)

@@ -79,6 +79,7 @@ func TestRandomFiles(t *testing.T) {
 			t.Fatalf("%v\ninput: %q", err, src)
 		}
 		checkInvariants(t, out)
+		checkParts(t, src)
 		again, err := Source(out)
 		if err != nil {
 			t.Fatalf("%v\ninput: %q\noutput: %q", err, src, out)

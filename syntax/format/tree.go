@@ -3,66 +3,78 @@ package format
 import (
 	"bytes"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/capsulang/caps/syntax"
 )
 
-// comment is a line comment attached to the tree.
+// comment is a line comment attached to a form.
 type comment struct {
-	text  []byte // source text, trailing whitespace trimmed
-	blank bool   // a blank line precedes it
+	start, end int32 // the comment's span in the source
+	blank      bool  // a blank line precedes it
 }
 
-// node is a form with the comments attached to it. A large file has a node
-// for every form, so the node is kept small (64 bytes): comments, which
-// few forms have, live in a notes record, an atom's text is read from the
-// source through its form, and offsets are 32-bit.
-type node struct {
-	form *syntax.Form
-
-	items []*node
-	c     *notes // the attached comments; &noNotes (never written) when none
-
-	width int32 // columns on one line (atoms, and lists without comments)
-
-	// Extents including attached comments, for range formatting.
-	srcStart, srcEnd int32
-	outStart, outEnd int32
-
-	blank bool // a blank line precedes this item (after its leading comments)
-	inner bool // a comment is attached inside the list: it must break
-}
-
-// notes are the comments attached to a node.
+// notes are what the layout needs to know about a form besides the form
+// itself: its attached comments and whether a blank line precedes it.
+// Only forms that have a comment attached or are preceded by a blank line
+// have notes (in file.notes); every other form is laid out from its form
+// alone. There is no per-form layout record: a large file's layout costs
+// nothing beyond its forms but for its comments (issue 19).
 type notes struct {
 	open     *comment  // comment on the same line as the list's "("
 	after    []comment // own-line comments between the last item and ")"
 	leading  []comment // own-line comments before this item
 	trailing *comment  // comment on the same line after this item
+
+	blank bool // a blank line precedes this item (after its leading comments)
 }
 
-// noNotes is the notes of every node without comments. It is never
-// written: edit gives a node its own notes first.
+// noNotes is the notes of every form without any. It is never written:
+// edit gives a form its own notes first.
 var noNotes notes
 
-// edit returns n's notes for writing, giving n its own first.
-func (n *node) edit() *notes {
-	if n.c == &noNotes {
-		n.c = &notes{}
+// c returns the notes of f (&noNotes when it has none).
+func (f *file) c(x *syntax.Form) *notes {
+	if len(f.notes) == 0 {
+		return &noNotes
 	}
-	return n.c
+	if n, ok := f.notes[x]; ok {
+		return n
+	}
+	return &noNotes
 }
 
-// isAtom reports whether n is a symbol, number or string.
-func (n *node) isAtom() bool { return n.form.Kind != syntax.FormList }
-
-func (n *node) head() string {
-	if !n.isAtom() && len(n.items) > 0 && n.items[0].form.Kind == syntax.FormSymbol {
-		return n.items[0].form.Text()
+// edit returns x's notes for writing, giving x its own first.
+func (f *file) edit(x *syntax.Form) *notes {
+	if n, ok := f.notes[x]; ok {
+		return n
 	}
-	return ""
+	if f.notes == nil {
+		f.notes = map[*syntax.Form]*notes{}
+	}
+	n := &notes{}
+	f.notes[x] = n
+	return n
 }
+
+// srcStart returns the start of item x with its leading comments.
+func (f *file) srcStart(x *syntax.Form) int {
+	if c := f.c(x); len(c.leading) > 0 {
+		return int(c.leading[0].start)
+	}
+	return x.Span().Start
+}
+
+// srcEnd returns the end of item x with its trailing comment.
+func (f *file) srcEnd(x *syntax.Form) int {
+	end := x.Span().End
+	if t := f.c(x).trailing; t != nil && int(t.end) > end {
+		end = int(t.end)
+	}
+	return end
+}
+
+// isAtom reports whether x is a symbol, number or string.
+func isAtom(x *syntax.Form) bool { return x.Kind != syntax.FormList }
 
 // builder attaches comments to forms.
 //
@@ -75,14 +87,13 @@ func (n *node) head() string {
 // after it. Every other comment is an own-line comment: it leads the next
 // item, or, with no next item, ends the list ("after" comments).
 type builder struct {
+	f        *file
 	src      []byte
 	lines    *syntax.Mapper
 	comments []syntax.Span
 	next     int
 
-	cur   int    // line of the last line query
-	slab  []node // nodes are allocated from slabs
-	items []*node
+	cur int // line of the last line query
 }
 
 // line returns the line holding off. Queries come in nearly increasing
@@ -102,28 +113,8 @@ func (b *builder) line(off int) int {
 	return b.cur
 }
 
-func (b *builder) newNode(f *syntax.Form) *node {
-	if len(b.slab) == 0 {
-		b.slab = make([]node, 1024)
-	}
-	n := &b.slab[0]
-	b.slab = b.slab[1:]
-	n.form, n.c = f, &noNotes
-	return n
-}
-
-// newItems returns an empty slice with room for k items.
-func (b *builder) newItems(k int) []*node {
-	if k > cap(b.items)-len(b.items) {
-		b.items = make([]*node, 0, max(k, 4096))
-	}
-	s := b.items[len(b.items) : len(b.items) : len(b.items)+k]
-	b.items = b.items[:len(b.items)+k]
-	return s
-}
-
 func (b *builder) comment(sp syntax.Span) comment {
-	return comment{text: trimComment(b.src[sp.Start:sp.End])}
+	return comment{start: int32(sp.Start), end: int32(sp.End)}
 }
 
 func trimComment(t []byte) []byte {
@@ -132,10 +123,9 @@ func trimComment(t []byte) []byte {
 
 // seq attaches the comments of a sequence of forms: the items of list l, or
 // the top-level forms when l is nil. end is the offset of the list's ")" or
-// the end of the file. It returns the items, the open and after comments and
-// the comment that moves out of the list to trail it.
-func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (items []*node, open *comment, after []comment, bubble *comment) {
-	items = b.newItems(len(forms))
+// the end of the file. It returns the open and after comments and the
+// comment that moves out of the list to trail it.
+func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (open *comment, after []comment, bubble *comment) {
 	// last is the offset of the last byte of the previous token or comment
 	// (-1 at the start of the file); tokLine is the line of the previous
 	// token (-1 when there is none).
@@ -144,74 +134,65 @@ func (b *builder) seq(forms []*syntax.Form, l *syntax.Form, end int) (items []*n
 		last = l.Span().Start
 		tokLine = b.line(last)
 	}
-	var prev *node
+	var prev *syntax.Form
 	var pend *comment // trailing comment moved out of prev
 	for i := 0; ; i++ {
 		next := end
 		if i < len(forms) {
 			next = forms[i].Span().Start
 		}
-		gap := b.comments[b.next:]
-		k := 0
-		for k < len(gap) && gap[k].Start < next {
-			k++
+		// Most gaps hold no comment: skip the search when the next
+		// comment starts at or after next.
+		var gap []syntax.Span
+		if b.next < len(b.comments) && b.comments[b.next].Start < next {
+			gap = b.comments[b.next:]
+			k := 0
+			for k < len(gap) && gap[k].Start < next {
+				k++
+			}
+			gap = gap[:k]
+			b.next += k
 		}
-		gap = gap[:k]
-		b.next += k
 
 		var trail *comment
-		trailEnd := -1
 		if pend != nil {
 			trail = pend
 		} else if len(gap) > 0 && tokLine >= 0 && b.line(gap[0].Start) == tokLine {
 			c := b.comment(gap[0])
-			trail, trailEnd = &c, gap[0].End
+			trail = &c
 			gap = gap[1:]
+			last = int(c.end) - 1
 		}
 		if trail != nil {
 			switch {
 			case i == len(forms) && len(gap) == 0 && l != nil:
 				bubble = trail // the last thing before ")": it moves out
 			case prev != nil:
-				prev.edit().trailing = trail
+				b.f.edit(prev).trailing = trail
 			default:
 				open = trail
 			}
-			if trailEnd > 0 {
-				last = trailEnd - 1
-			}
-			if prev != nil && prev.c.trailing == trail && trailEnd > int(prev.srcEnd) {
-				prev.srcEnd = int32(trailEnd)
-			}
 		}
 		var own []comment
-		ownStart := -1
 		for _, sp := range gap {
 			c := b.comment(sp)
 			c.blank = last >= 0 && b.line(sp.Start)-lastLine(b, last) >= 2
 			own = append(own, c)
-			if ownStart < 0 {
-				ownStart = sp.Start
-			}
 			last = sp.End - 1
 		}
 		if i == len(forms) {
-			after = own
-			return items, open, after, bubble
+			return open, own, bubble
 		}
 		f := forms[i]
 		blank := last >= 0 && b.line(f.Span().Start)-lastLine(b, last) >= 2
-		n, out := b.build(f)
+		out := b.build(f)
 		if own != nil {
-			n.edit().leading = own
+			b.f.edit(f).leading = own
 		}
-		n.blank = blank
-		n.srcStart, n.srcEnd = int32(f.Span().Start), int32(f.Span().End)
-		if ownStart >= 0 {
-			n.srcStart = int32(ownStart)
+		if blank {
+			b.f.edit(f).blank = true
 		}
-		items = append(items, n)
-		prev, pend = n, out
+		prev, pend = f, out
 		last = f.Span().End - 1
 		tokLine = b.line(last)
 	}
@@ -225,29 +206,16 @@ func lastLine(b *builder, off int) int {
 	return b.lines.Line(off)
 }
 
-// build returns the node for f, and the comment that moves out of it.
-func (b *builder) build(f *syntax.Form) (*node, *comment) {
-	n := b.newNode(f)
+// build attaches the comments inside f. It returns the comment that moves
+// out of f.
+func (b *builder) build(f *syntax.Form) *comment {
 	if f.Kind != syntax.FormList {
-		n.width = int32(utf8.RuneCount(b.src[f.Span().Start:f.Span().End]))
-		return n, nil
+		return nil
 	}
-	items, open, after, bubble := b.seq(f.Items(), f, f.Span().End-1)
-	n.items = items
+	open, after, bubble := b.seq(f.Items(), f, f.Span().End-1)
 	if open != nil || after != nil {
-		c := n.edit()
+		c := b.f.edit(f)
 		c.open, c.after = open, after
 	}
-	n.inner = open != nil || len(after) > 0
-	n.width = 2
-	for i, it := range items {
-		if i > 0 {
-			n.width++
-		}
-		n.width += it.width
-		if it.inner || it.c.trailing != nil || len(it.c.leading) > 0 {
-			n.inner = true
-		}
-	}
-	return n, bubble
+	return bubble
 }
