@@ -106,7 +106,10 @@ type Symbol struct {
 	Full   syntax.Span // the whole declaring form
 	Parent *Symbol
 	Type   types.Type // for values and fields; nil otherwise
-	Detail string     // a one-line signature for hovers
+	// Detail is a one-line signature for hovers. A check with
+	// Options.Once leaves it empty on declarations, function inputs,
+	// locals, fields, enum members and variant cases (valueDetail).
+	Detail string
 	Doc    string
 	Decl   ast.Decl // the declaration, for declaration symbols
 	// File is the absolute path of the file that declares the symbol (as
@@ -188,8 +191,11 @@ type Options struct {
 	// diagnostics kept apart, the declaration index), as if
 	// DropRecheckState were called when it returns, but without that
 	// state's share of the check's peak memory (about a fifth of it on
-	// a large module, issue 19). Everything else in the result is the
-	// same.
+	// a large module, issue 19). It also leaves out the hover text
+	// (Symbol.Detail) of the symbols a large module has many of: one
+	// string a declaration and one an input, read only by the language
+	// server, which never checks with Once. Everything else in the
+	// result is the same.
 	Once bool
 }
 
@@ -360,6 +366,8 @@ type checker struct {
 	// performed of the function whose body is being checked (function).
 	fnEnv  env
 	fnUsed []EffectUse
+	// scratch is a buffer hover texts are built in (functionDetail).
+	scratch []byte
 }
 
 // declAt is where a problem with a whole declaration is reported: its
