@@ -50,6 +50,9 @@ func (c *checker) module(m *ast.Module) {
 	c.profiles(m)
 	c.importsOf(m)
 	c.head[1] = len(c.res.Diagnostics)
+	if c.importsResolved != nil {
+		c.importsResolved(c.res)
+	}
 	// Declarations: names are unique across kinds within a module. c.decls
 	// is their scope (a scope of its own would be a second index of every
 	// name, as large as c.decls, on a large module).
