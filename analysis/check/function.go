@@ -28,18 +28,29 @@ func (s *signature) param(i int) types.Type {
 // signature resolves a function's parameter and result types and its
 // declared effects (once).
 func (c *checker) signature(fn *ast.Function) *signature {
-	if c.sigs == nil {
-		n := 0
-		if c.mod != nil {
-			n = len(c.mod.Decls)
+	own := c.ownSymbol(fn)
+	if own != nil {
+		if own.sig != nil {
+			return own.sig
 		}
-		c.sigs = make(map[*ast.Function]*signature, n)
-	}
-	if s, ok := c.cachedSig(fn); ok {
-		return s
+	} else {
+		if c.sigs == nil {
+			n := 0
+			if c.mod != nil && !c.opts.Once {
+				n = len(c.mod.Decls)
+			}
+			c.sigs = make(map[*ast.Function]*signature, n)
+		}
+		if s, ok := c.cachedSig(fn); ok {
+			return s
+		}
 	}
 	sig := &signature{result: types.TInvalid}
-	c.sigs[fn] = sig
+	if own != nil {
+		own.sig = sig
+	} else {
+		c.sigs[fn] = sig
+	}
 	if i, ok := c.index[fn]; ok {
 		// what resolving fn's signature looks up and reports is fn's own
 		defer c.enter(i)()
@@ -140,6 +151,22 @@ func (c *checker) declDetail(d ast.Decl) string {
 }
 
 func (c *checker) functionSignature(fn *ast.Function) { c.signature(fn) }
+
+// ownSymbol returns, in a check with Options.Once, the symbol declaring
+// fn when fn is one of the module's own declarations (the first of its
+// name): its signature hangs off it (Symbol.sig). It returns nil for
+// any other function, whose signature is in c.sigs, and in any other
+// check (a Recheck's checker shares symbols with its base, which is
+// never written).
+func (c *checker) ownSymbol(fn *ast.Function) *Symbol {
+	if !c.opts.Once || c.base != nil {
+		return nil
+	}
+	if s := c.decls[fn.Name.Name]; s != nil && s.Decl == fn {
+		return s
+	}
+	return nil
+}
 
 // function checks a function's clauses and body.
 func (c *checker) function(fn *ast.Function) {

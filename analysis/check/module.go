@@ -52,6 +52,7 @@ func (c *checker) module(m *ast.Module) {
 	c.head[1] = len(c.res.Diagnostics)
 	if c.importsResolved != nil {
 		c.importsResolved(c.res)
+		c.presize()
 	}
 	// Declarations: names are unique across kinds within a module. c.decls
 	// is their scope (a scope of its own would be a second index of every
