@@ -26,7 +26,7 @@ func TestOneShotHashesWhileChecking(t *testing.T) {
 		"main.caps":      "(module main (capsule \"1\")\n  (import lib) (import other.lib) (import missing)\n  (function f (input (x I64)) (output I64) (body (lib.g x))))\n",
 		"cyc_a.caps":     "(module cyc_a (capsule \"1\") (import cyc_b)\n  (function fa (input (x I64)) (output I64) (body x)))\n",
 		"cyc_b.caps":     "(module cyc_b (capsule \"1\") (import cyc_a)\n  (function fb (input (x I64)) (output I64) (body x)))\n",
-		"large.caps":     string(gen.Functions(collectAfterCheck + 4096)),
+		"large.caps":     string(gen.Functions(collectAfterHash + 4096)),
 	}
 	for name, src := range files {
 		write(t, dir, name, src)

@@ -217,6 +217,13 @@ func dropNodes(f *ast.File) {
 // nothing to gain).
 const collectAfterCheck = 1 << 20
 
+// collectAfterHash is the smallest source, in bytes, after whose hash a
+// one-shot loader runs the garbage collector before the check goes on
+// (hashedEarly). The collection marks the syntax tree (a few
+// milliseconds a megabyte) and lowers caps check's peak RSS from 64 to 58
+// MB on a 1 MB module and from 34 to 32 MB on a 300 KB one.
+const collectAfterHash = 256 << 10
+
 // check checks p.File as the file abs, recording its imports in the
 // import graph, and computes its semantic hash if asked. It runs with l.mu
 // held (an import being loaded, or a file the CLI names).
@@ -262,7 +269,7 @@ func (l *Loader) hashedEarly(p *Package, res *check.Result) {
 	}
 	p.hashed = true
 	p.Hash, _ = IROptions(res).Hash(p.File.Module)
-	if len(p.Src) >= collectAfterCheck {
+	if len(p.Src) >= collectAfterHash {
 		runtime.GC()
 	}
 }
