@@ -106,13 +106,22 @@ type Symbol struct {
 	Full   syntax.Span // the whole declaring form
 	Parent *Symbol
 	Type   types.Type // for values and fields; nil otherwise
-	Detail string     // a one-line signature for hovers
+	// Detail is a one-line signature for hovers. A check with
+	// Options.Once leaves it empty on declarations, function inputs,
+	// locals, fields, enum members and variant cases (valueDetail).
+	Detail string
 	Doc    string
 	Decl   ast.Decl // the declaration, for declaration symbols
 	// File is the absolute path of the file that declares the symbol (as
 	// given in Options.Path; "" when the check had no path). Use
 	// Result.Local to tell a file's own symbols from imported ones.
 	File string
+
+	// sig is, while a check with Options.Once runs, the signature of the
+	// function the symbol declares, once resolved (function.go): such a
+	// check needs no table of signatures by function. (The field costs
+	// no memory: a Symbol is 152 bytes in a 160-byte size class.)
+	sig *signature
 }
 
 // Ref is a use of a symbol.
@@ -188,42 +197,48 @@ type Options struct {
 	// diagnostics kept apart, the declaration index), as if
 	// DropRecheckState were called when it returns, but without that
 	// state's share of the check's peak memory (about a fifth of it on
-	// a large module, issue 19). Everything else in the result is the
-	// same.
+	// a large module, issue 19). It also leaves out the hover text
+	// (Symbol.Detail) of the symbols a large module has many of: one
+	// string a declaration and one an input, read only by the language
+	// server, which never checks with Once. Everything else in the
+	// result is the same.
 	Once bool
+	// ImportsResolved, when not nil, is called once, with the result
+	// being built, as soon as the module's imports are resolved
+	// (Result.Imports is final) and before its declarations are checked
+	// (its other tables are empty: Types is nil).
+	// A one-shot loader computes the semantic hash there, which reads
+	// only the syntax tree and the imports' hashes: the hash's garbage
+	// is then collected before the check allocates rather than sitting
+	// on top of the checked result (issue 19). Only Check calls it (no
+	// Recheck), and not for a file without a module.
+	ImportsResolved func(*Result)
 }
 
 // Check checks a parsed file.
 func Check(f *ast.File, opts Options) *Result {
-	ndecls := 0
-	if f.Module != nil {
-		ndecls = len(f.Module.Decls)
-	}
 	c := &checker{
-		res:   &Result{Path: opts.Path, File: f, Types: NewTypeMap(exprEstimate(f)), FuncEffects: map[*ast.Function][]EffectUse{}},
-		opts:  opts,
-		decls: make(map[string]*Symbol, ndecls),
+		res:             &Result{Path: opts.Path, File: f, FuncEffects: map[*ast.Function][]EffectUse{}},
+		importsResolved: opts.ImportsResolved,
 	}
+	opts.ImportsResolved = nil // (Check's alone: no Recheck calls it)
+	c.opts = opts
 	c.res.Diagnostics = append(c.res.Diagnostics, f.Diagnostics...)
+	if c.importsResolved == nil || f.Module == nil {
+		c.presize()
+	}
 	if f.Module != nil {
-		// Sized once for what most modules have at least (the module, each
-		// declaration and function input; a reference a declaration):
-		// grown by appending, a large module's symbol and reference
-		// arrays leave four times their size in discarded copies.
-		nsyms := 1 + ndecls
-		for _, d := range f.Module.Decls {
-			if fn, ok := d.(*ast.Function); ok {
-				nsyms += len(fn.Inputs)
-			}
-		}
-		c.res.Symbols = make([]*Symbol, 0, nsyms)
-		c.res.Refs = make([]Ref, 0, ndecls)
-		c.module(f.Module)
+		c.module(f.Module) // (which calls importsResolved, then presize)
 		if !opts.Once {
 			c.keepInterfaceDiagnostics()
 		}
 		if len(c.res.Refs) == 0 {
 			c.res.Refs = nil // as when nothing was appended
+		}
+		if opts.Once {
+			for _, s := range c.decls {
+				s.sig = nil // (the result does not keep them)
+			}
 		}
 	}
 	sortDiagnostics(c.res.Diagnostics)
@@ -232,6 +247,34 @@ func Check(f *ast.File, opts Options) *Result {
 		c.res.checker = c
 	}
 	return c.res
+}
+
+// presize makes the tables Check fills (the expressions' types, the
+// declarations by name, the symbols and references) with room for what
+// the file is expected to hold, keeping the symbols and references
+// defined so far. Sized once for what most modules have at least (the
+// module, each declaration and function input; a reference a
+// declaration): grown by appending, a large module's symbol and
+// reference arrays leave four times their size in discarded copies.
+// With Options.ImportsResolved it runs after that call, so that the
+// tables are not yet on the heap while the caller's hash allocates.
+func (c *checker) presize() {
+	f := c.res.File
+	c.res.Types = NewTypeMap(exprEstimate(f))
+	if f.Module == nil {
+		c.decls = map[string]*Symbol{}
+		return
+	}
+	ndecls := len(f.Module.Decls)
+	c.decls = make(map[string]*Symbol, ndecls)
+	nsyms := max(len(c.res.Symbols), 1) + ndecls // the module's symbol and those defined so far
+	for _, d := range f.Module.Decls {
+		if fn, ok := d.(*ast.Function); ok {
+			nsyms += len(fn.Inputs)
+		}
+	}
+	c.res.Symbols = append(make([]*Symbol, 0, nsyms), c.res.Symbols...)
+	c.res.Refs = append(make([]Ref, 0, ndecls+len(c.res.Refs)), c.res.Refs...)
 }
 
 // DropRecheckState lets go of the checker state r keeps for Recheck and
@@ -360,6 +403,11 @@ type checker struct {
 	// performed of the function whose body is being checked (function).
 	fnEnv  env
 	fnUsed []EffectUse
+	// scratch is a buffer hover texts are built in (functionDetail).
+	scratch []byte
+	// importsResolved is Options.ImportsResolved of the Check that made
+	// the checker (nil on any other).
+	importsResolved func(*Result)
 }
 
 // declAt is where a problem with a whole declaration is reported: its

@@ -234,7 +234,7 @@ func (c *checker) exprType(x ectx, e ast.Expr, want types.Type) types.Type {
 		inner := x
 		for _, b := range e.Bindings {
 			t := types.Default(c.expr(inner, b.Value, nil))
-			s := c.define(&Symbol{Kind: SymLocal, Name: b.Name.Name, Span: b.Name.Span, Full: b.Name.Span, Type: t, Detail: b.Name.Name + " " + t.String()})
+			s := c.define(&Symbol{Kind: SymLocal, Name: b.Name.Name, Span: b.Name.Span, Full: b.Name.Span, Type: t, Detail: c.valueDetail(b.Name.Name, t)})
 			names = map[string]*Symbol{b.Name.Name: s}
 			inner = inner.with(names) // each binding sees the earlier ones
 		}
@@ -639,7 +639,7 @@ func (c *checker) match(x ectx, e *ast.Match, want types.Type) types.Type {
 
 func (c *checker) bind(p *ast.Pattern, t types.Type, binds map[string]*Symbol) {
 	n := p.Name.Parts[0]
-	binds[n.Name] = c.define(&Symbol{Kind: SymLocal, Name: n.Name, Span: n.Span, Full: p.Span, Type: t, Detail: n.Name + " " + t.String()})
+	binds[n.Name] = c.define(&Symbol{Kind: SymLocal, Name: n.Name, Span: n.Span, Full: p.Span, Type: t, Detail: c.valueDetail(n.Name, t)})
 }
 
 // pattern checks a pattern against the subject type and collects bindings.

@@ -1,8 +1,6 @@
 package check
 
 import (
-	"strings"
-
 	"github.com/capsulang/caps/analysis/catalog"
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/internal/spell"
@@ -30,18 +28,29 @@ func (s *signature) param(i int) types.Type {
 // signature resolves a function's parameter and result types and its
 // declared effects (once).
 func (c *checker) signature(fn *ast.Function) *signature {
-	if c.sigs == nil {
-		n := 0
-		if c.mod != nil {
-			n = len(c.mod.Decls)
+	own := c.ownSymbol(fn)
+	if own != nil {
+		if own.sig != nil {
+			return own.sig
 		}
-		c.sigs = make(map[*ast.Function]*signature, n)
-	}
-	if s, ok := c.cachedSig(fn); ok {
-		return s
+	} else {
+		if c.sigs == nil {
+			n := 0
+			if c.mod != nil && !c.opts.Once {
+				n = len(c.mod.Decls)
+			}
+			c.sigs = make(map[*ast.Function]*signature, n)
+		}
+		if s, ok := c.cachedSig(fn); ok {
+			return s
+		}
 	}
 	sig := &signature{result: types.TInvalid}
-	c.sigs[fn] = sig
+	if own != nil {
+		own.sig = sig
+	} else {
+		c.sigs[fn] = sig
+	}
 	if i, ok := c.index[fn]; ok {
 		// what resolving fn's signature looks up and reports is fn's own
 		defer c.enter(i)()
@@ -53,7 +62,7 @@ func (c *checker) signature(fn *ast.Function) *signature {
 	inputs := c.newScope("input")
 	for _, in := range fn.Inputs {
 		t := c.resolveType(in.Type)
-		s := &Symbol{Kind: SymInput, Name: in.Name.Name, Span: in.Name.Span, Full: in.Form.Span(), Parent: parent, Type: t, Detail: in.Name.Name + " " + t.String()}
+		s := &Symbol{Kind: SymInput, Name: in.Name.Name, Span: in.Name.Span, Full: in.Form.Span(), Parent: parent, Type: t, Detail: c.valueDetail(in.Name.Name, t)}
 		if in.Name.Name == "result" {
 			c.errorf(DuplicateDecl, in.Name.Span, "`result` names the return value in ensures; call this input something else")
 		}
@@ -75,41 +84,89 @@ func (c *checker) signature(fn *ast.Function) *signature {
 		}
 	}
 	if parent != nil {
-		parent.Detail = functionDetail(fn, sig)
+		if !c.opts.Once {
+			parent.Detail = c.functionDetail(fn, sig)
+		}
 		parent.Type = sig.result
 	}
 	return sig
 }
 
 // functionDetail is a function's one-line signature, for hovers:
-// (function f (x I64) -> I64 pure).
-func functionDetail(fn *ast.Function, sig *signature) string {
-	var b strings.Builder
-	b.Grow(64)
-	b.WriteString("(function " + fn.Name.Name + " (")
+// (function f (x I64) -> I64 pure). It is built in the checker's scratch
+// buffer, so that the string is the size of its text (a builder grown
+// for a typical signature left most of them in a larger size class).
+func (c *checker) functionDetail(fn *ast.Function, sig *signature) string {
+	b := append(c.scratch[:0], "(function "...)
+	b = append(b, fn.Name.Name...)
+	b = append(b, " ("...)
 	for i, in := range fn.Inputs {
 		if i > 0 {
-			b.WriteString(" ")
+			b = append(b, ' ')
 		}
-		b.WriteString(in.Name.Name + " " + sig.param(i).String())
+		b = append(b, in.Name.Name...)
+		b = append(b, ' ')
+		b = append(b, sig.param(i).String()...)
 	}
-	b.WriteString(") -> " + sig.result.String())
+	b = append(b, ") -> "...)
+	b = append(b, sig.result.String()...)
 	if len(sig.effects) > 0 {
-		b.WriteString(" !")
+		b = append(b, " !"...)
 		for _, e := range sig.effects {
-			b.WriteString(" " + e.Name)
+			b = append(b, ' ')
+			b = append(b, e.Name...)
 			if e.Target != "" {
-				b.WriteString(" " + e.Target)
+				b = append(b, ' ')
+				b = append(b, e.Target...)
 			}
 		}
 	} else {
-		b.WriteString(" pure")
+		b = append(b, " pure"...)
 	}
-	b.WriteString(")")
-	return b.String()
+	b = append(b, ')')
+	c.scratch = b
+	return string(b)
+}
+
+// valueDetail is the hover text of a value or field named name of type
+// t ("x I64"); a check with Options.Once keeps none (declDetail).
+func (c *checker) valueDetail(name string, t types.Type) string {
+	if c.opts.Once {
+		return ""
+	}
+	return name + " " + t.String()
+}
+
+// declDetail is the hover text a declaration's symbol starts with ("kind
+// name"; a function's or type's is replaced once its signature or type is
+// resolved). A check with Options.Once keeps no hover text on the
+// symbols that a large module has many of (declarations, their inputs,
+// fields and cases, locals): only the language server shows it, and it
+// never reads a one-shot check.
+func (c *checker) declDetail(d ast.Decl) string {
+	if c.opts.Once {
+		return ""
+	}
+	return string(d.Kind()) + " " + d.Base().Name.Name
 }
 
 func (c *checker) functionSignature(fn *ast.Function) { c.signature(fn) }
+
+// ownSymbol returns, in a check with Options.Once, the symbol declaring
+// fn when fn is one of the module's own declarations (the first of its
+// name): its signature hangs off it (Symbol.sig). It returns nil for
+// any other function, whose signature is in c.sigs, and in any other
+// check (a Recheck's checker shares symbols with its base, which is
+// never written).
+func (c *checker) ownSymbol(fn *ast.Function) *Symbol {
+	if !c.opts.Once || c.base != nil {
+		return nil
+	}
+	if s := c.decls[fn.Name.Name]; s != nil && s.Decl == fn {
+		return s
+	}
+	return nil
+}
 
 // function checks a function's clauses and body.
 func (c *checker) function(fn *ast.Function) {
@@ -132,7 +189,7 @@ func (c *checker) function(fn *ast.Function) {
 		c.expr(pure, r, types.TBool)
 	}
 	if len(fn.Ensures) > 0 {
-		res := c.define(&Symbol{Kind: SymLocal, Name: "result", Span: fn.Name.Span, Full: fn.Name.Span, Type: sig.result, Detail: "result " + sig.result.String()})
+		res := c.define(&Symbol{Kind: SymLocal, Name: "result", Span: fn.Name.Span, Full: fn.Name.Span, Type: sig.result, Detail: c.valueDetail("result", sig.result)})
 		post := pure.with(map[string]*Symbol{"result": res})
 		post.pureWhat = "an ensures clause"
 		for _, e := range fn.Ensures {

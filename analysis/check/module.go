@@ -50,6 +50,10 @@ func (c *checker) module(m *ast.Module) {
 	c.profiles(m)
 	c.importsOf(m)
 	c.head[1] = len(c.res.Diagnostics)
+	if c.importsResolved != nil {
+		c.importsResolved(c.res)
+		c.presize()
+	}
 	// Declarations: names are unique across kinds within a module. c.decls
 	// is their scope (a scope of its own would be a second index of every
 	// name, as large as c.decls, on a large module).
@@ -58,7 +62,7 @@ func (c *checker) module(m *ast.Module) {
 		if !b.Name.Valid() {
 			continue
 		}
-		sym := &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name}
+		sym := &Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: c.declDetail(d)}
 		if prev := c.decls[sym.Name]; prev != nil {
 			c.duplicate("declaration", sym, prev)
 		} else {
@@ -110,7 +114,9 @@ func (c *checker) interfaces(m *ast.Module, only []bool) {
 			t := c.declType(td)
 			if s := c.declNamed(td.Name.Name); s != nil && s.Decl == d {
 				s.Type = t
-				s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
+				if !c.opts.Once {
+					s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
+				}
 			}
 			c.typeMembers(td, t)
 		}
@@ -500,17 +506,25 @@ func (c *checker) typeMembers(td *ast.TypeDecl, t types.Type) {
 			if r, ok := t.(*types.Record); ok && i < len(r.Fields) {
 				ft = r.Fields[i].Type
 			}
-			s.add(&Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span(), Parent: parent, Type: ft, Detail: f.Name.Name + " " + ft.String()})
+			s.add(&Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span(), Parent: parent, Type: ft, Detail: c.valueDetail(f.Name.Name, ft)})
 		}
 	case *ast.EnumDef:
 		s := c.newScope("enum member")
 		for _, m := range def.Members {
-			s.add(&Symbol{Kind: SymEnumMember, Name: m.Name, Span: m.Span, Full: m.Span, Parent: parent, Type: t, Detail: td.Name.Name + "." + m.Name})
+			sym := &Symbol{Kind: SymEnumMember, Name: m.Name, Span: m.Span, Full: m.Span, Parent: parent, Type: t}
+			if !c.opts.Once {
+				sym.Detail = td.Name.Name + "." + m.Name
+			}
+			s.add(sym)
 		}
 	case *ast.VariantDef:
 		s := c.newScope("variant case")
 		for _, cs := range def.Cases {
-			s.add(&Symbol{Kind: SymVariantCase, Name: cs.Name.Name, Span: cs.Name.Span, Full: cs.Name.Span, Parent: parent, Type: t, Detail: td.Name.Name + " case " + cs.Name.Name})
+			sym := &Symbol{Kind: SymVariantCase, Name: cs.Name.Name, Span: cs.Name.Span, Full: cs.Name.Span, Parent: parent, Type: t}
+			if !c.opts.Once {
+				sym.Detail = td.Name.Name + " case " + cs.Name.Name
+			}
+			s.add(sym)
 		}
 	}
 }

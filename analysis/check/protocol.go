@@ -132,7 +132,11 @@ func (c *checker) surface(s *ast.Surface) {
 	fields := c.newScope("state field")
 	for _, f := range s.State {
 		t := c.resolveType(f.Type)
-		fields.add(&Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span(), Parent: parent, Type: t, Detail: "state " + f.Name.Name + " " + t.String()})
+		sym := &Symbol{Kind: SymField, Name: f.Name.Name, Span: f.Name.Span, Full: f.Form.Span(), Parent: parent, Type: t}
+		if !c.opts.Once {
+			sym.Detail = "state " + f.Name.Name + " " + t.String()
+		}
+		fields.add(sym)
 	}
 }
 

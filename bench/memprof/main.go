@@ -1,16 +1,18 @@
 // Command memprof profiles the live heap of caps check's pipeline phase by
 // phase, on a generated module of one-line functions (bench/gen.Functions,
-// the modules bench/scaling measures). After each phase (read, AST, check,
-// hash, diagnostics) it collects garbage, prints the live heap, in MB and
+// the modules bench/scaling measures). After each phase (read, AST, hash,
+// check, diagnostics) it collects garbage, prints the live heap, in MB and
 // in bytes per source byte, with the process's peak RSS so far, and
 // writes a heap profile DIR/PHASE.prof for go tool pprof:
 //
 //	go run ./bench/memprof [-mb 4] [-o /tmp/memprof]
-//	go tool pprof -sample_index=inuse_space -top /tmp/memprof/3check.prof
+//	go tool pprof -sample_index=inuse_space -top /tmp/memprof/4check.prof
 //
 // The phases follow analysis/load's checkSource with a one-shot loader's
 // choices (the CST's node array dropped after the AST is built, a check
-// that keeps no recheck state: check.Options.Once). With -write FILE it
+// that keeps no recheck state: check.Options.Once, the semantic hash
+// computed once the check has resolved the imports, before it checks the
+// declarations: check.Options.ImportsResolved). With -write FILE it
 // only writes the generated module to FILE, for measuring the caps binary
 // on it.
 package main
@@ -55,11 +57,15 @@ func main() {
 	f := ast.Build(rd)
 	f.Source.CST = &syntax.CST{Src: src, Lines: f.Source.CST.Lines}
 	snap(*dir, "2ast", n)
-	res := check.Check(f, check.Options{Path: filepath.Join(*dir, "functions.caps"), Once: true})
-	snap(*dir, "3check", n)
-	hash, err := load.IROptions(res).Hash(f.Module)
-	must(err)
-	snap(*dir, "4hash", n)
+	var hash string
+	hashed := func(res *check.Result) {
+		var err error
+		hash, err = load.IROptions(res).Hash(f.Module)
+		must(err)
+		snap(*dir, "3hash", n)
+	}
+	res := check.Check(f, check.Options{Path: filepath.Join(*dir, "functions.caps"), Once: true, ImportsResolved: hashed})
+	snap(*dir, "4check", n)
 	report := diagnose.Run(res)
 	snap(*dir, "5diag", n)
 	keep = append(keep, src, rd, f, res, hash, report)
