@@ -107,17 +107,52 @@ type Decl interface {
 	Base() *DeclBase
 }
 
-// DeclBase holds what every declaration has.
+// DeclBase holds what every declaration has. Its clauses are held by the
+// declarations that keep them (ClausesOf returns them for any
+// declaration): a function's are rebuilt from its form when asked for, as
+// a large module holds mostly functions and their typed fields say what
+// the clauses did (issue 19: memory per source byte).
 type DeclBase struct {
-	Form    *syntax.Form
-	Keyword Ident // the declaration keyword, e.g. `machine`
-	Name    Ident
-	Doc     string    // the ;; comment lines directly above the declaration
-	Clauses []*Clause // every clause, in source order, typed or not
+	Form *syntax.Form
+	Name Ident
+	Doc  string // the ;; comment lines directly above the declaration
 }
 
 // Base returns the declaration's common fields.
 func (b *DeclBase) Base() *DeclBase { return b }
+
+// Keyword returns the declaration keyword, e.g. `machine`, with its span
+// (the empty Ident when the declaration has no form).
+func (b *DeclBase) Keyword() Ident {
+	if b.Form == nil || len(b.Form.Items()) == 0 {
+		return Ident{}
+	}
+	k := b.Form.Items()[0]
+	return Ident{k.Text(), k.Span()}
+}
+
+// ClausesOf returns every clause of declaration d, in source order, typed
+// or not: the list a clause-holding declaration keeps, a function's
+// clauses read again from its form (Function.Clauses), nil for a type.
+func ClausesOf(d Decl) []*Clause {
+	switch d := d.(type) {
+	case *Function:
+		return d.Clauses()
+	case *Machine:
+		return d.Clauses
+	case *Store:
+		return d.Clauses
+	case *Surface:
+		return d.Clauses
+	case *Port:
+		return d.Clauses
+	case *Agent:
+		return d.Clauses
+	case *ClauseDecl:
+		return d.Clauses
+	}
+	return nil
+}
 
 // Clause is one (KEY arg...) list inside a declaration.
 type Clause struct {
@@ -198,6 +233,8 @@ func (*VariantDef) typeDef() {}
 // ---- functions
 
 // Function is (function NAME clauses...).
+//
+// A function keeps no clause list: Clauses reads it from the form.
 type Function struct {
 	DeclBase
 	Version  *StringLit
@@ -211,6 +248,26 @@ type Function struct {
 }
 
 func (*Function) Kind() DeclKind { return KindFunction }
+
+// Clauses returns the function's clauses in source order, typed or not, as
+// Build saw them (the items of its form that are (KEY arg...) lists). Each
+// call builds the list anew.
+func (fn *Function) Clauses() []*Clause {
+	if fn.Form == nil {
+		return nil
+	}
+	return newClauses(clauseItems(fn.Form, fn.Name.Valid()))
+}
+
+// ClauseForms returns the items of the function's form that hold its
+// clauses, without building them: those for which IsClause holds are its
+// clauses (ClauseOf makes one), the others were reported by Build.
+func (fn *Function) ClauseForms() []*syntax.Form {
+	if fn.Form == nil {
+		return nil
+	}
+	return clauseItems(fn.Form, fn.Name.Valid())
+}
 
 // EffectsClause is (effects pure) or (effects (eff target...)...).
 type EffectsClause struct {
@@ -249,6 +306,7 @@ type Example struct {
 // Machine is (machine NAME clauses...).
 type Machine struct {
 	DeclBase
+	Clauses     []*Clause // every clause, in source order, typed or not
 	Version     *StringLit
 	Context     []*Field
 	Events      []*Event
@@ -320,6 +378,7 @@ type Assign struct {
 // Store is (store NAME (backend B) (authority A) (collection C...)).
 type Store struct {
 	DeclBase
+	Clauses     []*Clause // every clause, in source order, typed or not
 	Backend     Ident
 	Authority   Ident
 	Collections []Ident
@@ -336,6 +395,7 @@ type Protocol struct {
 // Surface is an A2UI-facing declaration.
 type Surface struct {
 	DeclBase
+	Clauses  []*Clause // every clause, in source order, typed or not
 	Protocol *Protocol
 	Title    *StringLit
 	Route    *StringLit
@@ -362,6 +422,7 @@ type Operation struct {
 // Port is an MCP/HTTP-facing declaration.
 type Port struct {
 	DeclBase
+	Clauses   []*Clause // every clause, in source order, typed or not
 	Protocol  *Protocol
 	Endpoint  *StringLit
 	Tools     []*Operation
@@ -374,6 +435,7 @@ func (*Port) Kind() DeclKind { return KindPort }
 // Agent is an A2A/HTTP-facing declaration.
 type Agent struct {
 	DeclBase
+	Clauses  []*Clause // every clause, in source order, typed or not
 	Protocol *Protocol
 	Endpoint *StringLit
 	Skills   []*Operation
@@ -385,6 +447,7 @@ func (*Agent) Kind() DeclKind { return KindAgent }
 // name and a list of clauses, validated by the checker's construct table.
 type ClauseDecl struct {
 	DeclBase
+	Clauses  []*Clause // every clause, in source order, typed or not
 	DeclKind DeclKind
 }
 
