@@ -623,7 +623,7 @@ func (l *lowerer) expr(e ast.Expr) Expr {
 				return &Local{Index: b.slot, K: b.k}
 			}
 		}
-		l.unsupported(e.Span, "the name %s (%s)", e.Text(), l.typeFeature(e))
+		l.unsupported(e.Span(), "the name %s (%s)", e.Text(), l.typeFeature(e))
 		return nil
 	case *ast.If:
 		k, ok := l.typeOf(e)

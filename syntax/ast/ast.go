@@ -513,10 +513,30 @@ type NoneLit struct {
 
 // Name is a name or a dotted path: x, event.claim_id, Status.open,
 // operational.claims. Parts hold each segment with its own span.
+//
+// A Name is 32 bytes, 64 with its one part (issue 19: a large module has
+// one per name in its expressions): its span starts where its first part
+// does and is kept as a length.
 type Name struct {
-	Span  Span
 	Parts []Ident
 	id    ExprID
+	n     uint32 // the length of the name's span
+}
+
+// NewName returns a name with the given parts whose span is sp; sp starts
+// where the first part does (Parts[0].Span.Start), or is empty without
+// parts.
+func NewName(sp Span, parts []Ident) *Name {
+	return &Name{Parts: parts, n: uint32(sp.End - sp.Start)}
+}
+
+// Span covers the whole name, dots included.
+func (n *Name) Span() Span {
+	if len(n.Parts) == 0 {
+		return Span{}
+	}
+	start := n.Parts[0].Span.Start
+	return Span{Start: start, End: start + int(n.n)}
 }
 
 // Text returns the dotted text of the name.
@@ -631,7 +651,7 @@ func (e *DecimalLit) ExprSpan() Span { return e.Span }
 func (e *Duration) ExprSpan() Span   { return e.Span }
 func (e *BoolLit) ExprSpan() Span    { return e.Span }
 func (e *NoneLit) ExprSpan() Span    { return e.Span }
-func (e *Name) ExprSpan() Span       { return e.Span }
+func (e *Name) ExprSpan() Span       { return e.Span() }
 func (e *Call) ExprSpan() Span       { return e.Form.Span() }
 func (e *If) ExprSpan() Span         { return e.Form.Span() }
 func (e *Let) ExprSpan() Span        { return e.Form.Span() }

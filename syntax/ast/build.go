@@ -147,8 +147,13 @@ func isDeclKeyword(k string) bool {
 func (b *builder) module(f *syntax.Form) *Module {
 	m := &Module{Form: f, Doc: b.docFor(f)}
 	m.Name = b.name(f, "module")
-	for _, it := range f.Items()[min(2, len(f.Items())):] {
+	items := f.Items()[min(2, len(f.Items())):]
+	m.Decls = make([]Decl, 0, len(items)) // no regrowth: one list for a large module's many declarations
+	for _, it := range items {
 		b.moduleItem(m, it)
+	}
+	if len(m.Decls) == 0 {
+		m.Decls = nil // as when appended to
 	}
 	if m.Capsule == nil {
 		sp := f.Items()[0].Span()
