@@ -475,7 +475,7 @@ func typeRef(t *ast.TypeRef) value {
 	if t == nil {
 		return jnull{}
 	}
-	if len(t.Args) == 0 && t.Len == nil {
+	if len(t.Args) == 0 && t.ArrayLen() == nil {
 		return jstr(t.Name.Name)
 	}
 	v := jobj{{"type", jstr(t.Name.Name)}}
@@ -486,8 +486,8 @@ func typeRef(t *ast.TypeRef) value {
 		}
 		v.set("args", args)
 	}
-	if t.Len != nil {
-		v.set("len", jstr(intText(t.Len)))
+	if t.ArrayLen() != nil {
+		v.set("len", jstr(intText(t.ArrayLen())))
 	}
 	return v
 }

@@ -177,11 +177,54 @@ type Field struct {
 
 // TypeRef is a type expression: a name such as U64 or Claim, or an applied
 // type such as (List Claim), (Map Text U64) or (Array U8 4).
+//
+// A TypeRef is 64 bytes (issue 19: a large module has one per field and
+// result type): a plain name's span is its name's, and only an applied
+// type, or one whose name is missing, keeps its span and length apart.
 type TypeRef struct {
-	Span Span
 	Name Ident
 	Args []*TypeRef
-	Len  *IntLit // for (Array T N)
+	ext  *typeRefExt // nil when the span is the name's and there is no length
+}
+
+// typeRefExt is what a TypeRef keeps besides its name and arguments.
+type typeRefExt struct {
+	span Span
+	len  *IntLit
+}
+
+// NewTypeRef returns a type reference spanning sp, named name, without
+// arguments.
+func NewTypeRef(sp Span, name Ident) *TypeRef {
+	t := &TypeRef{Name: name}
+	if sp != name.Span {
+		t.ext = &typeRefExt{span: sp}
+	}
+	return t
+}
+
+// Span covers the whole type expression.
+func (t *TypeRef) Span() Span {
+	if t.ext != nil {
+		return t.ext.span
+	}
+	return t.Name.Span
+}
+
+// ArrayLen is the length of (Array T N), nil for other types.
+func (t *TypeRef) ArrayLen() *IntLit {
+	if t.ext != nil {
+		return t.ext.len
+	}
+	return nil
+}
+
+// SetLen sets the length of an array type.
+func (t *TypeRef) SetLen(n *IntLit) {
+	if t.ext == nil {
+		t.ext = &typeRefExt{span: t.Name.Span}
+	}
+	t.ext.len = n
 }
 
 // ---- type declarations

@@ -82,17 +82,17 @@ func (b *builder) typeDecl(base DeclBase) *TypeDecl {
 func (b *builder) typeRef(f *syntax.Form) *TypeRef {
 	switch f.Kind {
 	case syntax.FormSymbol:
-		return &TypeRef{Span: f.Span(), Name: Ident{f.Text(), f.Span()}}
+		return NewTypeRef(f.Span(), Ident{f.Text(), f.Span()})
 	case syntax.FormList:
 		if len(f.Items()) == 0 || f.Items()[0].Kind != syntax.FormSymbol {
 			b.errorf(CodeUnknownForm, f.Span(), "expected a type such as U64 or (List Text)")
-			return &TypeRef{Span: f.Span()}
+			return NewTypeRef(f.Span(), Ident{})
 		}
-		t := &TypeRef{Span: f.Span(), Name: Ident{f.Items()[0].Text(), f.Items()[0].Span()}}
+		t := NewTypeRef(f.Span(), Ident{f.Items()[0].Text(), f.Items()[0].Span()})
 		for _, a := range f.Items()[1:] {
 			if a.Kind == syntax.FormNumber && t.Name.Name == "Array" {
 				if lit, ok := b.number(a).(*IntLit); ok {
-					t.Len = lit
+					t.SetLen(lit)
 				}
 				continue
 			}
@@ -101,7 +101,7 @@ func (b *builder) typeRef(f *syntax.Form) *TypeRef {
 		return t
 	}
 	b.errorf(CodeUnknownForm, f.Span(), "expected a type such as U64 or (List Text), found %s", describe(f))
-	return &TypeRef{Span: f.Span()}
+	return NewTypeRef(f.Span(), Ident{})
 }
 
 func (b *builder) function(base DeclBase) *Function {

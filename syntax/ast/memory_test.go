@@ -121,6 +121,63 @@ func TestNameSpan(t *testing.T) {
 	}
 }
 
+// TestTypeRefSpan checks the spans and array lengths of type references,
+// which a plain name keeps as its name's span: every kind of type
+// expression, and a list without a type name.
+func TestTypeRefSpan(t *testing.T) {
+	type ref struct {
+		Name     string
+		NameSpan Span
+		Span     Span
+		Len      string
+		Args     []ref
+	}
+	var conv func(t *TypeRef) ref
+	conv = func(t *TypeRef) ref {
+		r := ref{Name: t.Name.Name, NameSpan: t.Name.Span, Span: t.Span()}
+		if l := t.ArrayLen(); l != nil {
+			r.Len = l.Text
+		}
+		for _, a := range t.Args {
+			r.Args = append(r.Args, conv(a))
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		typ  string
+		want ref
+	}{
+		{"U64", ref{Name: "U64", NameSpan: sp(34, 37), Span: sp(34, 37)}},
+		{"(List Claim)", ref{Name: "List", NameSpan: sp(35, 39), Span: sp(34, 46), Args: []ref{{Name: "Claim", NameSpan: sp(40, 45), Span: sp(40, 45)}}}},
+		{"( Array U8 4 )", ref{Name: "Array", NameSpan: sp(36, 41), Span: sp(34, 48), Len: "4", Args: []ref{{Name: "U8", NameSpan: sp(42, 44), Span: sp(42, 44)}}}},
+		{"(List)", ref{Name: "List", NameSpan: sp(35, 39), Span: sp(34, 40)}},
+		{"()", ref{Span: sp(34, 36)}},
+	} {
+		src := "(module m (capsule \"1\")\n  (type T " + tc.typ + "))\n"
+		f, err := Parse([]byte(src))
+		if err != nil || f.Module == nil || len(f.Module.Decls) != 1 {
+			t.Fatalf("%s: Parse: %v", tc.typ, err)
+		}
+		alias, ok := f.Module.Decls[0].(*TypeDecl).Def.(*AliasDef)
+		if !ok {
+			t.Fatalf("%s: not an alias", tc.typ)
+		}
+		if d := cmp.Diff(tc.want, conv(alias.Type)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.typ, d)
+		}
+	}
+	r := NewTypeRef(sp(3, 9), Ident{"T", sp(3, 4)})
+	r.SetLen(&IntLit{Text: "2"})
+	if r.Span() != sp(3, 9) || r.ArrayLen().Text != "2" {
+		t.Errorf("NewTypeRef then SetLen: span %v, length %v", r.Span(), r.ArrayLen())
+	}
+	r = NewTypeRef(sp(3, 4), Ident{"T", sp(3, 4)})
+	r.SetLen(&IntLit{Text: "2"})
+	if r.Span() != sp(3, 4) || r.ArrayLen().Text != "2" {
+		t.Errorf("SetLen on a plain name: span %v, length %v", r.Span(), r.ArrayLen())
+	}
+}
+
 // TestBuildMemory bounds what the tree of a module of one-line functions
 // (issue 19's scaling benchmark) takes on top of its forms, per source
 // byte, and the sizes of the nodes it has most of. The tree took 14.7
@@ -134,6 +191,7 @@ func TestBuildMemory(t *testing.T) {
 		{"DeclBase", unsafe.Sizeof(DeclBase{}), 56},
 		{"Function", unsafe.Sizeof(Function{}), 192},
 		{"Name", unsafe.Sizeof(Name{}), 32},
+		{"TypeRef", unsafe.Sizeof(TypeRef{}), 64},
 	} {
 		if tc.got > tc.want {
 			t.Errorf("%s is %d bytes, more than %d", tc.what, tc.got, tc.want)
