@@ -43,7 +43,7 @@ func documentSymbols(_ context.Context, sn *snapshot) (any, error) {
 	mod := sym(m.Name.Name, "module", protocol.SymbolKindModule, m.Form.Span(), nameSpan(m.Name, m.Form.Span()))
 	for _, d := range m.Decls {
 		b := d.Base()
-		ds := sym(b.Name.Name, string(d.Kind()), symbolKind(d.Kind()), b.Form.Span(), nameSpan(b.Name, b.Keyword.Span))
+		ds := sym(b.Name.Name, string(d.Kind()), symbolKind(d.Kind()), b.Form.Span(), nameSpan(b.Name, b.Keyword().Span))
 		switch d := d.(type) {
 		case *ast.Machine:
 			for _, c := range d.Context {

@@ -416,7 +416,7 @@ func declAt(d ast.Decl) syntax.Span {
 	if b := d.Base(); b.Name.Valid() {
 		return b.Name.Span
 	}
-	return d.Base().Keyword.Span
+	return d.Base().Keyword().Span
 }
 
 // declNamed returns the module declaration called name, or nil.

@@ -215,12 +215,12 @@ func kindOfTarget(kind string) (ast.DeclKind, string) {
 // (db.write operational.claims payload).
 func (c *checker) effectIntent(x ectx, e *ast.Call, eff *catalog.Effect) types.Type {
 	if eff.BudgetOnly {
-		c.budgetOnly(eff, e.Func.Span)
+		c.budgetOnly(eff, e.Func.Span())
 		c.args(x, skipTarget(x, e.Args))
 		return types.TUnit
 	}
 	if x.effects == nil {
-		c.errorf(GuardNotPure, e.Func.Span, "%s must be pure, but performs effect %s", x.pureWhat, eff.Name)
+		c.errorf(GuardNotPure, e.Func.Span(), "%s must be pure, but performs effect %s", x.pureWhat, eff.Name)
 		args := e.Args
 		if eff.Target != "none" {
 			args = skipTarget(x, args)
@@ -228,7 +228,7 @@ func (c *checker) effectIntent(x ectx, e *ast.Call, eff *catalog.Effect) types.T
 		c.args(x, args)
 		return types.TUnit
 	}
-	c.admit(eff, e.Func.Span)
+	c.admit(eff, e.Func.Span())
 	var targets []ast.Ident
 	args := e.Args
 	ntargets := 0
@@ -247,15 +247,15 @@ func (c *checker) effectIntent(x ectx, e *ast.Call, eff *catalog.Effect) types.T
 		if (eff.OptionalTarget || len(targets) > 0) && (x.env.lookup(n.Parts[0].Name) != nil || x.context[n.Parts[0].Name] != nil) {
 			break
 		}
-		targets = append(targets, ast.Ident{Name: n.Text(), Span: n.Span})
+		targets = append(targets, ast.Ident{Name: n.Text(), Span: n.Span()})
 		args = args[1:]
 	}
-	c.effectTargets(eff, ast.Ident{Name: eff.Name, Span: e.Func.Span}, targets)
+	c.effectTargets(eff, ast.Ident{Name: eff.Name, Span: e.Func.Span()}, targets)
 	target := ""
 	if len(targets) > 0 {
 		target = targets[0].Name
 	}
-	*x.effects = append(*x.effects, EffectUse{Name: eff.Name, Target: target, Span: e.Func.Span})
+	*x.effects = append(*x.effects, EffectUse{Name: eff.Name, Target: target, Span: e.Func.Span()})
 	c.args(x, args)
 	return types.TUnit
 }

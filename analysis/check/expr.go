@@ -288,7 +288,7 @@ func (c *checker) name(x ectx, n *ast.Name) types.Type {
 				return c.typeMember(s, c.declType(td), rest, n)
 			}
 			c.ref(first.Span, s)
-			c.errorf(TypeMismatch, n.Span, "%s `%s` is not a value", s.Kind, first.Name)
+			c.errorf(TypeMismatch, n.Span(), "%s `%s` is not a value", s.Kind, first.Name)
 			return types.TInvalid
 		}
 		if imp := c.imports[first.Name]; imp != nil && len(rest) > 1 {
@@ -371,7 +371,7 @@ func (c *checker) typeMember(s *Symbol, t types.Type, rest []ast.Ident, n *ast.N
 		}
 		c.ref(m.Span, c.member(s, SymVariantCase, m.Name))
 		if len(cs.Fields) > 0 {
-			c.errorf(Arity, n.Span, "case %s of %s carries %d field%s; construct it as (%s ...)", m.Name, tt.Name, len(cs.Fields), plural(len(cs.Fields)), n.Text())
+			c.errorf(Arity, n.Span(), "case %s of %s carries %d field%s; construct it as (%s ...)", m.Name, tt.Name, len(cs.Fields), plural(len(cs.Fields)), n.Text())
 		}
 	default:
 		c.errorf(UnknownName, m.Span, "type %s has no members", types.Describe(t))
@@ -455,14 +455,14 @@ func (c *checker) call(x ectx, e *ast.Call, want types.Type) types.Type {
 	if b, ok := builtins[name]; ok {
 		return b(c, x, e, want)
 	}
-	if s := c.lookupDecl(name, e.Func.Span); s != nil {
+	if s := c.lookupDecl(name, e.Func.Span()); s != nil {
 		if fn, ok := s.Decl.(*ast.Function); ok {
 			return c.callFunction(x, e, s, fn)
 		}
 		if td, ok := s.Decl.(*ast.TypeDecl); ok {
-			c.errorf(TypeMismatch, e.Func.Span, "`%s` is a type; build records with (record %s (field value)...)", name, td.Name.Name)
+			c.errorf(TypeMismatch, e.Func.Span(), "`%s` is a type; build records with (record %s (field value)...)", name, td.Name.Name)
 		} else {
-			c.errorf(TypeMismatch, e.Func.Span, "%s `%s` cannot be called", s.Kind, name)
+			c.errorf(TypeMismatch, e.Func.Span(), "%s `%s` cannot be called", s.Kind, name)
 		}
 		c.args(x, e.Args)
 		return types.TInvalid
@@ -477,7 +477,7 @@ func (c *checker) call(x ectx, e *ast.Call, want types.Type) types.Type {
 	if strings.Contains(name, ".") {
 		prefix := name[:strings.LastIndexByte(name, '.')]
 		if d := catalog.LookupEffect(prefix); d == nil && effectDomain(name) {
-			c.errorf(UnknownEffect, e.Func.Span, "unknown effect `%s`%s", name, didYouMean(name, catalog.PerformableEffectNames()))
+			c.errorf(UnknownEffect, e.Func.Span(), "unknown effect `%s`%s", name, didYouMean(name, catalog.PerformableEffectNames()))
 			c.args(x, skipTarget(x, e.Args)) // the first operand is probably its target
 			return types.TInvalid
 		}
@@ -486,7 +486,7 @@ func (c *checker) call(x ectx, e *ast.Call, want types.Type) types.Type {
 	for b := range builtins {
 		cands = append(cands, b)
 	}
-	c.errorf(UnknownName, e.Func.Span, "unknown function `%s`%s", name, didYouMean(name, cands))
+	c.errorf(UnknownName, e.Func.Span(), "unknown function `%s`%s", name, didYouMean(name, cands))
 	c.args(x, e.Args)
 	return types.TInvalid
 }
@@ -517,7 +517,7 @@ func (c *checker) callFunction(x ectx, e *ast.Call, s *Symbol, fn *ast.Function)
 		sig = c.signature(fn)
 	}
 	if len(e.Args) != len(sig.inputs) {
-		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, found %d", fn.Name.Name, len(sig.inputs), plural(len(sig.inputs)), len(e.Args))
+		c.errorf(Arity, e.Func.Span(), "%s takes %d argument%s, found %d", fn.Name.Name, len(sig.inputs), plural(len(sig.inputs)), len(e.Args))
 	}
 	for i, a := range e.Args {
 		var want types.Type
@@ -529,10 +529,10 @@ func (c *checker) callFunction(x ectx, e *ast.Call, s *Symbol, fn *ast.Function)
 	// The callee's declared effects become the caller's.
 	for _, eff := range sig.effects {
 		if x.effects == nil {
-			c.errorf(GuardNotPure, e.Func.Span, "%s must be pure, but %s performs %s", x.pureWhat, fn.Name.Name, eff.Name)
+			c.errorf(GuardNotPure, e.Func.Span(), "%s must be pure, but %s performs %s", x.pureWhat, fn.Name.Name, eff.Name)
 			break
 		}
-		*x.effects = append(*x.effects, EffectUse{Name: eff.Name, Target: eff.Target, Span: e.Func.Span})
+		*x.effects = append(*x.effects, EffectUse{Name: eff.Name, Target: eff.Target, Span: e.Func.Span()})
 	}
 	return sig.result
 }
@@ -594,7 +594,7 @@ func (c *checker) variantCtor(x ectx, e *ast.Call) types.Type {
 		return nil
 	}
 	if len(found) > 1 {
-		c.errorf(UnknownName, e.Func.Span, "case `%s` belongs to several variants (%s and %s); write (%s.%s ...)", name, found[0].Name, found[1].Name, found[0].Name, name)
+		c.errorf(UnknownName, e.Func.Span(), "case `%s` belongs to several variants (%s and %s); write (%s.%s ...)", name, found[0].Name, found[1].Name, found[0].Name, name)
 		c.args(x, e.Args)
 		return types.TInvalid
 	}
@@ -604,7 +604,7 @@ func (c *checker) variantCtor(x ectx, e *ast.Call) types.Type {
 		c.ref(e.Func.Parts[len(e.Func.Parts)-1].Span, c.member(owner, SymVariantCase, caseName))
 	}
 	if len(e.Args) != len(cs.Fields) {
-		c.errorf(Arity, e.Func.Span, "case %s of %s takes %d value%s, found %d", caseName, v.Name, len(cs.Fields), plural(len(cs.Fields)), len(e.Args))
+		c.errorf(Arity, e.Func.Span(), "case %s of %s takes %d value%s, found %d", caseName, v.Name, len(cs.Fields), plural(len(cs.Fields)), len(e.Args))
 	}
 	for i, a := range e.Args {
 		var want types.Type
@@ -738,7 +738,7 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 			for _, k := range v.Cases {
 				names = append(names, k.Name)
 			}
-			c.errorf(UnknownName, p.Name.Span, "variant %s has no case `%s`%s", v.Name, caseName, didYouMean(caseName, names))
+			c.errorf(UnknownName, p.Name.Span(), "variant %s has no case `%s`%s", v.Name, caseName, didYouMean(caseName, names))
 			c.invalidBinds(p.Args, binds)
 			return
 		}

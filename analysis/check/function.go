@@ -316,7 +316,7 @@ func Builtins() []string {
 
 func arity(c *checker, e *ast.Call, n int) bool {
 	if len(e.Args) != n {
-		c.errorf(Arity, e.Func.Span, "(%s ...) takes %d argument%s, found %d", e.Func.Text(), n, plural(n), len(e.Args))
+		c.errorf(Arity, e.Func.Span(), "(%s ...) takes %d argument%s, found %d", e.Func.Text(), n, plural(n), len(e.Args))
 		return false
 	}
 	return true
@@ -382,7 +382,7 @@ func (c *checker) mismatchSince(n int, e ast.Expr) bool {
 func arith(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 	t := operands(c, x, e, want, types.IsInteger)
 	if !types.IsInvalid(t) && !types.IsInteger(t) {
-		c.errorf(TypeMismatch, e.Func.Span, "(%s ...) works on integers, not %s", e.Func.Text(), types.Describe(t))
+		c.errorf(TypeMismatch, e.Func.Span(), "(%s ...) works on integers, not %s", e.Func.Text(), types.Describe(t))
 		return types.TInvalid
 	}
 	return t
@@ -391,7 +391,7 @@ func arith(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 func equality(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
 	t := operands(c, x, e, nil, types.Comparable)
 	if !types.IsInvalid(t) && !types.Comparable(t) {
-		c.errorf(TypeMismatch, e.Func.Span, "values of %s cannot be compared with %s", types.Describe(t), e.Func.Text())
+		c.errorf(TypeMismatch, e.Func.Span(), "values of %s cannot be compared with %s", types.Describe(t), e.Func.Text())
 	}
 	return types.TBool
 }
@@ -399,14 +399,14 @@ func equality(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
 func ordering(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
 	t := operands(c, x, e, nil, types.Ordered)
 	if !types.IsInvalid(t) && !types.Ordered(t) {
-		c.errorf(TypeMismatch, e.Func.Span, "values of %s are not ordered; %s compares integers, Text, Timestamp or Duration", types.Describe(t), e.Func.Text())
+		c.errorf(TypeMismatch, e.Func.Span(), "values of %s are not ordered; %s compares integers, Text, Timestamp or Duration", types.Describe(t), e.Func.Text())
 	}
 	return types.TBool
 }
 
 func logic(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
 	if len(e.Args) < 2 {
-		c.errorf(Arity, e.Func.Span, "(%s ...) takes two or more arguments", e.Func.Text())
+		c.errorf(Arity, e.Func.Span(), "(%s ...) takes two or more arguments", e.Func.Text())
 	}
 	for _, a := range e.Args {
 		c.expr(x, a, types.TBool)
@@ -482,7 +482,7 @@ func listLit(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 
 func concat(c *checker, x ectx, e *ast.Call, _ types.Type) types.Type {
 	if len(e.Args) < 2 {
-		c.errorf(Arity, e.Func.Span, "(concat ...) takes two or more texts")
+		c.errorf(Arity, e.Func.Span(), "(concat ...) takes two or more texts")
 	}
 	for _, a := range e.Args {
 		c.expr(x, a, types.TText)
@@ -667,7 +667,7 @@ func absInt(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 func minMax(c *checker, x ectx, e *ast.Call, want types.Type) types.Type {
 	t := operands(c, x, e, want, types.Ordered)
 	if !types.IsInvalid(t) && !types.Ordered(t) {
-		c.errorf(TypeMismatch, e.Func.Span, "(%s ...) compares ordered values, not %s", e.Func.Text(), types.Describe(t))
+		c.errorf(TypeMismatch, e.Func.Span(), "(%s ...) compares ordered values, not %s", e.Func.Text(), types.Describe(t))
 	}
 	return t
 }

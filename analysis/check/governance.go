@@ -434,14 +434,14 @@ func refCode(kind string) string {
 // typeRefOf builds a type reference from a form (for zk-proof fields).
 func typeRefOf(f *syntax.Form) *ast.TypeRef {
 	if f.Kind == syntax.FormSymbol {
-		return &ast.TypeRef{Span: f.Span(), Name: ast.Ident{Name: f.Text(), Span: f.Span()}}
+		return ast.NewTypeRef(f.Span(), ast.Ident{Name: f.Text(), Span: f.Span()})
 	}
 	if f.Kind == syntax.FormList && len(f.Items()) > 0 && f.Items()[0].Kind == syntax.FormSymbol {
-		t := &ast.TypeRef{Span: f.Span(), Name: ast.Ident{Name: f.Items()[0].Text(), Span: f.Items()[0].Span()}}
+		t := ast.NewTypeRef(f.Span(), ast.Ident{Name: f.Items()[0].Text(), Span: f.Items()[0].Span()})
 		for _, a := range f.Items()[1:] {
 			t.Args = append(t.Args, typeRefOf(a))
 		}
 		return t
 	}
-	return &ast.TypeRef{Span: f.Span()}
+	return ast.NewTypeRef(f.Span(), ast.Ident{})
 }

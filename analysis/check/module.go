@@ -366,7 +366,7 @@ func (c *checker) resolveType(t *ast.TypeRef) types.Type {
 	name := t.Name.Name
 	if n, ok := types.Constructors[name]; ok {
 		if len(t.Args) != n {
-			c.errorf(Arity, t.Span, "(%s ...) takes %d type parameter%s, found %d", name, n, plural(n), len(t.Args))
+			c.errorf(Arity, t.Span(), "(%s ...) takes %d type parameter%s, found %d", name, n, plural(n), len(t.Args))
 			return types.TInvalid
 		}
 		args := make([]types.Type, len(t.Args))
@@ -385,15 +385,15 @@ func (c *checker) resolveType(t *ast.TypeRef) types.Type {
 		case "Map":
 			return &types.Map{Key: args[0], Value: args[1]}
 		case "Array":
-			if t.Len == nil || t.Len.Overflow || t.Len.Neg {
-				c.errorf(Arity, t.Span, "write an array type as (Array T LENGTH)")
+			if t.ArrayLen() == nil || t.ArrayLen().Overflow || t.ArrayLen().Neg {
+				c.errorf(Arity, t.Span(), "write an array type as (Array T LENGTH)")
 				return types.TInvalid
 			}
-			return &types.Array{Elem: args[0], Len: int(t.Len.Mag)}
+			return &types.Array{Elem: args[0], Len: int(t.ArrayLen().Mag)}
 		}
 	}
 	if len(t.Args) > 0 {
-		c.errorf(Arity, t.Span, "type `%s` takes no parameters", name)
+		c.errorf(Arity, t.Span(), "type `%s` takes no parameters", name)
 	}
 	if b, ok := types.Builtins[name]; ok {
 		return b

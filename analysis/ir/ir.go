@@ -347,7 +347,7 @@ func declInto(v jobj, d ast.Decl) jobj {
 	default:
 		// ClauseDecl, and any declaration kind this package does not know:
 		// every clause, grouped by key.
-		v.set("clauses", clauseList(base.Clauses))
+		v.set("clauses", clauseList(ast.ClausesOf(d)))
 	}
 	return v
 }
@@ -410,6 +410,37 @@ func extraClauses(cs []*ast.Clause, multi, single []string) jarr {
 	return clauseList(extra)
 }
 
+// extraClauseForms is extraClauses for a declaration that keeps no clause
+// list (a function: ast.Function.ClauseForms), reading the clauses from
+// their forms and making a Clause only for those it returns.
+func extraClauseForms(items []*syntax.Form, multi, single []string) jarr {
+	var buf [8]int
+	last := buf[:0]
+	for range single {
+		last = append(last, -1)
+	}
+	for i, it := range items {
+		if ast.IsClause(it) {
+			if j := slices.Index(single, it.Head()); j >= 0 {
+				last[j] = i
+			}
+		}
+	}
+	var extra []*ast.Clause
+	for i, it := range items {
+		if !ast.IsClause(it) {
+			continue
+		}
+		k := it.Head()
+		if j := slices.Index(single, k); contains(multi, k) || j >= 0 && last[j] == i {
+			continue
+		}
+		c := ast.ClauseOf(it)
+		extra = append(extra, &c)
+	}
+	return clauseList(extra)
+}
+
 // subClauses turns the items of a nested form (a state or a transition)
 // into clauses, starting at item index from; items that are not clauses
 // are left out (the tree builder reported them).
@@ -444,7 +475,7 @@ func typeRef(t *ast.TypeRef) value {
 	if t == nil {
 		return jnull{}
 	}
-	if len(t.Args) == 0 && t.Len == nil {
+	if len(t.Args) == 0 && t.ArrayLen() == nil {
 		return jstr(t.Name.Name)
 	}
 	v := jobj{{"type", jstr(t.Name.Name)}}
@@ -455,8 +486,8 @@ func typeRef(t *ast.TypeRef) value {
 		}
 		v.set("args", args)
 	}
-	if t.Len != nil {
-		v.set("len", jstr(intText(t.Len)))
+	if t.ArrayLen() != nil {
+		v.set("len", jstr(intText(t.ArrayLen())))
 	}
 	return v
 }
@@ -560,7 +591,7 @@ func function(v *jobj, f *ast.Function) {
 	if f.Body != nil {
 		v.set("body", expr(f.Body))
 	}
-	v.setArr("clauses", extraClauses(f.Clauses,
+	v.setArr("clauses", extraClauseForms(f.ClauseForms(),
 		[]string{"input", "requires", "ensures", "example"},
 		[]string{"version", "output", "effects", "body"}))
 }

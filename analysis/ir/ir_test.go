@@ -360,9 +360,9 @@ func TestNilAndPartial(t *testing.T) {
 					&ast.Match{Arms: []*ast.Arm{nil, {}, {Pattern: &ast.Pattern{Kind: ast.PatCtor, Args: []*ast.Pattern{nil}}}}},
 					(*ast.Name)(nil), (*ast.Call)(nil), (*ast.NoneLit)(nil), &ast.NoneLit{},
 				}},
-				DeclBase: ast.DeclBase{Clauses: []*ast.Clause{nil, {}}},
 			},
 			&ast.Machine{
+				Clauses:     []*ast.Clause{nil, {}},
 				Context:     []*ast.Field{nil},
 				Events:      []*ast.Event{nil, {}},
 				Persistence: &ast.Clause{Args: []*syntax.Form{nil, {Kind: syntax.FormList}}},
@@ -373,7 +373,7 @@ func TestNilAndPartial(t *testing.T) {
 			},
 			&ast.Store{}, &ast.Surface{Protocol: &ast.Protocol{}, Actions: []*ast.Operation{nil, {}}},
 			&ast.Port{Tools: []*ast.Operation{{Clauses: []*ast.Clause{nil}}}}, &ast.Agent{},
-			&ast.ClauseDecl{DeclKind: ast.KindGate, DeclBase: ast.DeclBase{Clauses: []*ast.Clause{nil, {Args: []*syntax.Form{nil, syntax.NewAtom(syntax.FormNumber, syntax.Span{}, "1x")}}}}},
+			&ast.ClauseDecl{DeclKind: ast.KindGate, Clauses: []*ast.Clause{nil, {Args: []*syntax.Form{nil, syntax.NewAtom(syntax.FormNumber, syntax.Span{}, "1x")}}}},
 		},
 	}
 	c, err := Canonical(m)

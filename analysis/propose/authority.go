@@ -225,7 +225,7 @@ func moduleAuthority(m *ast.Module) ([]fact, map[string]*declFacts) {
 		case *ast.Port, *ast.Agent, *ast.Surface, *ast.Store:
 			// Other clauses (auth, discovery, ...) are settings: any change
 			// widens.
-			for _, cl := range d.Base().Clauses {
+			for _, cl := range ast.ClausesOf(d) {
 				if typedKeys[cl.Key.Name] {
 					continue
 				}

@@ -238,7 +238,7 @@ func (p *planner) declareEffect(d syntax.Diagnostic, fnName, name, target string
 	}
 	// no effects clause: add one after output (or after the name)
 	anchor := fn.Form.Items()[min(1, len(fn.Form.Items())-1)]
-	for _, c := range fn.Clauses {
+	for _, c := range fn.Clauses() {
 		if c.Key.Name == "output" || c.Key.Name == "input" {
 			anchor = c.Form
 		}

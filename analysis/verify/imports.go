@@ -77,7 +77,7 @@ func modules(res *check.Result) (*modctx, []*modctx, map[*ast.Function]*modctx) 
 // the checker refers to a qualified name (money.apply_bps) from its
 // first or its last part.
 func (e *encoder) callee(x *ast.Call) *ast.Function {
-	if fn := e.cur.calls[x.Func.Span.Start]; fn != nil {
+	if fn := e.cur.calls[x.Func.Span().Start]; fn != nil {
 		return fn
 	}
 	if n := len(x.Func.Parts); n > 1 {

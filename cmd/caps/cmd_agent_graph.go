@@ -230,8 +230,8 @@ func typeString(t *ast.TypeRef) string {
 	for _, a := range t.Args {
 		s += " " + typeString(a)
 	}
-	if t.Len != nil {
-		s += " " + t.Len.Text
+	if t.ArrayLen() != nil {
+		s += " " + t.ArrayLen().Text
 	}
 	return s + ")"
 }

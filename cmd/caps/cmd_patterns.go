@@ -209,15 +209,15 @@ func typeRefText(t *ast.TypeRef) string {
 	if t == nil {
 		return ""
 	}
-	if len(t.Args) == 0 && t.Len == nil {
+	if len(t.Args) == 0 && t.ArrayLen() == nil {
 		return t.Name.Name
 	}
 	parts := []string{t.Name.Name}
 	for _, a := range t.Args {
 		parts = append(parts, typeRefText(a))
 	}
-	if t.Len != nil {
-		parts = append(parts, t.Len.Text)
+	if t.ArrayLen() != nil {
+		parts = append(parts, t.ArrayLen().Text)
 	}
 	return "(" + strings.Join(parts, " ") + ")"
 }

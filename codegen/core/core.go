@@ -486,7 +486,7 @@ func (l *lowerer) signatureReasons(fn *ast.Function, g *sig) []Unsupported {
 		if _, ok := KindOf(t); !ok {
 			sp := fn.Name.Span
 			if i < len(fn.Inputs) && fn.Inputs[i].Type != nil {
-				sp = fn.Inputs[i].Type.Span
+				sp = fn.Inputs[i].Type.Span()
 			}
 			add(sp, TypeFeature(t))
 		}
@@ -494,7 +494,7 @@ func (l *lowerer) signatureReasons(fn *ast.Function, g *sig) []Unsupported {
 	if _, ok := KindOf(g.result); !ok {
 		sp := fn.Name.Span
 		if fn.Output != nil {
-			sp = fn.Output.Span
+			sp = fn.Output.Span()
 		}
 		add(sp, TypeFeature(g.result))
 	}
@@ -623,7 +623,7 @@ func (l *lowerer) expr(e ast.Expr) Expr {
 				return &Local{Index: b.slot, K: b.k}
 			}
 		}
-		l.unsupported(e.Span, "the name %s (%s)", e.Text(), l.typeFeature(e))
+		l.unsupported(e.Span(), "the name %s (%s)", e.Text(), l.typeFeature(e))
 		return nil
 	case *ast.If:
 		k, ok := l.typeOf(e)

@@ -302,7 +302,7 @@ func (l *lowerer) infer1(e ast.Expr, want types.Type) types.Type {
 				return t
 			}
 		}
-		return l.fail(e.Span, "%s is not an input of the proof", e.Text())
+		return l.fail(e.Span(), "%s is not an input of the proof", e.Text())
 	case *ast.If:
 		if c := l.infer(e.Cond, types.TBool); c != nil && !isBool(c) {
 			return l.fail(e.Cond.ExprSpan(), "an if condition of type %s", c)

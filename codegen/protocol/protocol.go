@@ -253,8 +253,8 @@ func (m *module) resolve(t *ast.TypeRef) types.Type {
 			return &types.List{Elem: args[0]}
 		}
 	case "Array":
-		if len(args) == 1 && t.Len != nil {
-			return &types.Array{Elem: args[0], Len: int(t.Len.Mag)}
+		if len(args) == 1 && t.ArrayLen() != nil {
+			return &types.Array{Elem: args[0], Len: int(t.ArrayLen().Mag)}
 		}
 	case "Option":
 		if len(args) == 1 {
@@ -281,7 +281,7 @@ func TypeString(t *ast.TypeRef) string {
 	if t == nil {
 		return ""
 	}
-	if len(t.Args) == 0 && t.Len == nil {
+	if len(t.Args) == 0 && t.ArrayLen() == nil {
 		return t.Name.Name
 	}
 	var b strings.Builder
@@ -289,8 +289,8 @@ func TypeString(t *ast.TypeRef) string {
 	for _, a := range t.Args {
 		b.WriteString(" " + TypeString(a))
 	}
-	if t.Len != nil {
-		b.WriteString(" " + t.Len.Text)
+	if t.ArrayLen() != nil {
+		b.WriteString(" " + t.ArrayLen().Text)
 	}
 	return b.String() + ")"
 }

@@ -257,25 +257,25 @@ func (c *compiler) name(e *ast.Name) node {
 	if b, ok := c.lookup(first); ok {
 		n, t = &localNode{slot: b.slot}, b.typ
 	} else if c.fn == nil && first == "event" && len(rest) > 0 && (c.env != nil && c.env.Event != nil || !c.hasVar("event")) {
-		n = &eventFieldNode{field: rest[0].Name, span: e.Span}
+		n = &eventFieldNode{field: rest[0].Name, span: e.Span()}
 		rest = rest[1:]
 	} else if c.fn == nil && c.hasVar(first) {
-		n = &freeNode{name: first, span: e.Span}
+		n = &freeNode{name: first, span: e.Span()}
 	} else if v, used, ok := c.typeMember(parts); ok {
 		if used != len(parts) {
-			return c.fail(e.Span, "%s has no fields", e.Text())
+			return c.fail(e.Span(), "%s has no fields", e.Text())
 		}
 		if c.fn == nil {
-			return &freeNode{name: first, member: &v, span: e.Span}
+			return &freeNode{name: first, member: &v, span: e.Span()}
 		}
 		return &constNode{v: v}
 	} else if c.fn == nil {
-		n = &freeNode{name: first, span: e.Span}
+		n = &freeNode{name: first, span: e.Span()}
 	} else {
-		return c.fail(e.Span, "unknown name %s", first)
+		return c.fail(e.Span(), "unknown name %s", first)
 	}
 	for _, p := range rest {
-		fn := &fieldNode{x: n, name: p.Name, span: e.Span, idx: -1}
+		fn := &fieldNode{x: n, name: p.Name, span: e.Span(), idx: -1}
 		if r, ok := t.(*types.Record); ok {
 			if i := fieldIndex(r, p.Name); i >= 0 {
 				fn.typ, fn.idx = r, i
@@ -435,7 +435,7 @@ func (c *compiler) call(e *ast.Call) node {
 		}
 		return n
 	}
-	return c.fail(e.Func.Span, "unknown function %s", name)
+	return c.fail(e.Func.Span(), "unknown function %s", name)
 }
 
 // calleeOf finds the function a call names, as the checker does: a

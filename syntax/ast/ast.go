@@ -107,17 +107,52 @@ type Decl interface {
 	Base() *DeclBase
 }
 
-// DeclBase holds what every declaration has.
+// DeclBase holds what every declaration has. Its clauses are held by the
+// declarations that keep them (ClausesOf returns them for any
+// declaration): a function's are rebuilt from its form when asked for, as
+// a large module holds mostly functions and their typed fields say what
+// the clauses did (issue 19: memory per source byte).
 type DeclBase struct {
-	Form    *syntax.Form
-	Keyword Ident // the declaration keyword, e.g. `machine`
-	Name    Ident
-	Doc     string    // the ;; comment lines directly above the declaration
-	Clauses []*Clause // every clause, in source order, typed or not
+	Form *syntax.Form
+	Name Ident
+	Doc  string // the ;; comment lines directly above the declaration
 }
 
 // Base returns the declaration's common fields.
 func (b *DeclBase) Base() *DeclBase { return b }
+
+// Keyword returns the declaration keyword, e.g. `machine`, with its span
+// (the empty Ident when the declaration has no form).
+func (b *DeclBase) Keyword() Ident {
+	if b.Form == nil || len(b.Form.Items()) == 0 {
+		return Ident{}
+	}
+	k := b.Form.Items()[0]
+	return Ident{k.Text(), k.Span()}
+}
+
+// ClausesOf returns every clause of declaration d, in source order, typed
+// or not: the list a clause-holding declaration keeps, a function's
+// clauses read again from its form (Function.Clauses), nil for a type.
+func ClausesOf(d Decl) []*Clause {
+	switch d := d.(type) {
+	case *Function:
+		return d.Clauses()
+	case *Machine:
+		return d.Clauses
+	case *Store:
+		return d.Clauses
+	case *Surface:
+		return d.Clauses
+	case *Port:
+		return d.Clauses
+	case *Agent:
+		return d.Clauses
+	case *ClauseDecl:
+		return d.Clauses
+	}
+	return nil
+}
 
 // Clause is one (KEY arg...) list inside a declaration.
 type Clause struct {
@@ -142,11 +177,54 @@ type Field struct {
 
 // TypeRef is a type expression: a name such as U64 or Claim, or an applied
 // type such as (List Claim), (Map Text U64) or (Array U8 4).
+//
+// A TypeRef is 64 bytes (issue 19: a large module has one per field and
+// result type): a plain name's span is its name's, and only an applied
+// type, or one whose name is missing, keeps its span and length apart.
 type TypeRef struct {
-	Span Span
 	Name Ident
 	Args []*TypeRef
-	Len  *IntLit // for (Array T N)
+	ext  *typeRefExt // nil when the span is the name's and there is no length
+}
+
+// typeRefExt is what a TypeRef keeps besides its name and arguments.
+type typeRefExt struct {
+	span Span
+	len  *IntLit
+}
+
+// NewTypeRef returns a type reference spanning sp, named name, without
+// arguments.
+func NewTypeRef(sp Span, name Ident) *TypeRef {
+	t := &TypeRef{Name: name}
+	if sp != name.Span {
+		t.ext = &typeRefExt{span: sp}
+	}
+	return t
+}
+
+// Span covers the whole type expression.
+func (t *TypeRef) Span() Span {
+	if t.ext != nil {
+		return t.ext.span
+	}
+	return t.Name.Span
+}
+
+// ArrayLen is the length of (Array T N), nil for other types.
+func (t *TypeRef) ArrayLen() *IntLit {
+	if t.ext != nil {
+		return t.ext.len
+	}
+	return nil
+}
+
+// SetLen sets the length of an array type.
+func (t *TypeRef) SetLen(n *IntLit) {
+	if t.ext == nil {
+		t.ext = &typeRefExt{span: t.Name.Span}
+	}
+	t.ext.len = n
 }
 
 // ---- type declarations
@@ -198,6 +276,8 @@ func (*VariantDef) typeDef() {}
 // ---- functions
 
 // Function is (function NAME clauses...).
+//
+// A function keeps no clause list: Clauses reads it from the form.
 type Function struct {
 	DeclBase
 	Version  *StringLit
@@ -211,6 +291,26 @@ type Function struct {
 }
 
 func (*Function) Kind() DeclKind { return KindFunction }
+
+// Clauses returns the function's clauses in source order, typed or not, as
+// Build saw them (the items of its form that are (KEY arg...) lists). Each
+// call builds the list anew.
+func (fn *Function) Clauses() []*Clause {
+	if fn.Form == nil {
+		return nil
+	}
+	return newClauses(clauseItems(fn.Form, fn.Name.Valid()))
+}
+
+// ClauseForms returns the items of the function's form that hold its
+// clauses, without building them: those for which IsClause holds are its
+// clauses (ClauseOf makes one), the others were reported by Build.
+func (fn *Function) ClauseForms() []*syntax.Form {
+	if fn.Form == nil {
+		return nil
+	}
+	return clauseItems(fn.Form, fn.Name.Valid())
+}
 
 // EffectsClause is (effects pure) or (effects (eff target...)...).
 type EffectsClause struct {
@@ -249,6 +349,7 @@ type Example struct {
 // Machine is (machine NAME clauses...).
 type Machine struct {
 	DeclBase
+	Clauses     []*Clause // every clause, in source order, typed or not
 	Version     *StringLit
 	Context     []*Field
 	Events      []*Event
@@ -320,6 +421,7 @@ type Assign struct {
 // Store is (store NAME (backend B) (authority A) (collection C...)).
 type Store struct {
 	DeclBase
+	Clauses     []*Clause // every clause, in source order, typed or not
 	Backend     Ident
 	Authority   Ident
 	Collections []Ident
@@ -336,6 +438,7 @@ type Protocol struct {
 // Surface is an A2UI-facing declaration.
 type Surface struct {
 	DeclBase
+	Clauses  []*Clause // every clause, in source order, typed or not
 	Protocol *Protocol
 	Title    *StringLit
 	Route    *StringLit
@@ -362,6 +465,7 @@ type Operation struct {
 // Port is an MCP/HTTP-facing declaration.
 type Port struct {
 	DeclBase
+	Clauses   []*Clause // every clause, in source order, typed or not
 	Protocol  *Protocol
 	Endpoint  *StringLit
 	Tools     []*Operation
@@ -374,6 +478,7 @@ func (*Port) Kind() DeclKind { return KindPort }
 // Agent is an A2A/HTTP-facing declaration.
 type Agent struct {
 	DeclBase
+	Clauses  []*Clause // every clause, in source order, typed or not
 	Protocol *Protocol
 	Endpoint *StringLit
 	Skills   []*Operation
@@ -385,6 +490,7 @@ func (*Agent) Kind() DeclKind { return KindAgent }
 // name and a list of clauses, validated by the checker's construct table.
 type ClauseDecl struct {
 	DeclBase
+	Clauses  []*Clause // every clause, in source order, typed or not
 	DeclKind DeclKind
 }
 
@@ -450,10 +556,30 @@ type NoneLit struct {
 
 // Name is a name or a dotted path: x, event.claim_id, Status.open,
 // operational.claims. Parts hold each segment with its own span.
+//
+// A Name is 32 bytes, 64 with its one part (issue 19: a large module has
+// one per name in its expressions): its span starts where its first part
+// does and is kept as a length.
 type Name struct {
-	Span  Span
 	Parts []Ident
 	id    ExprID
+	n     uint32 // the length of the name's span
+}
+
+// NewName returns a name with the given parts whose span is sp; sp starts
+// where the first part does (Parts[0].Span.Start), or is empty without
+// parts.
+func NewName(sp Span, parts []Ident) *Name {
+	return &Name{Parts: parts, n: uint32(sp.End - sp.Start)}
+}
+
+// Span covers the whole name, dots included.
+func (n *Name) Span() Span {
+	if len(n.Parts) == 0 {
+		return Span{}
+	}
+	start := n.Parts[0].Span.Start
+	return Span{Start: start, End: start + int(n.n)}
 }
 
 // Text returns the dotted text of the name.
@@ -568,7 +694,7 @@ func (e *DecimalLit) ExprSpan() Span { return e.Span }
 func (e *Duration) ExprSpan() Span   { return e.Span }
 func (e *BoolLit) ExprSpan() Span    { return e.Span }
 func (e *NoneLit) ExprSpan() Span    { return e.Span }
-func (e *Name) ExprSpan() Span       { return e.Span }
+func (e *Name) ExprSpan() Span       { return e.Span() }
 func (e *Call) ExprSpan() Span       { return e.Form.Span() }
 func (e *If) ExprSpan() Span         { return e.Form.Span() }
 func (e *Let) ExprSpan() Span        { return e.Form.Span() }

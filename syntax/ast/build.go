@@ -147,8 +147,13 @@ func isDeclKeyword(k string) bool {
 func (b *builder) module(f *syntax.Form) *Module {
 	m := &Module{Form: f, Doc: b.docFor(f)}
 	m.Name = b.name(f, "module")
-	for _, it := range f.Items()[min(2, len(f.Items())):] {
+	items := f.Items()[min(2, len(f.Items())):]
+	m.Decls = make([]Decl, 0, len(items)) // no regrowth: one list for a large module's many declarations
+	for _, it := range items {
 		b.moduleItem(m, it)
+	}
+	if len(m.Decls) == 0 {
+		m.Decls = nil // as when appended to
 	}
 	if m.Capsule == nil {
 		sp := f.Items()[0].Span()
@@ -246,50 +251,90 @@ func (b *builder) importForm(f *syntax.Form) *Import {
 func (b *builder) decl(f *syntax.Form) Decl {
 	head := f.Head()
 	base := func(what string) DeclBase {
-		db := DeclBase{Form: f, Keyword: Ident{head, f.Items()[0].Span()}, Doc: b.docFor(f)}
+		db := DeclBase{Form: f, Doc: b.docFor(f)}
 		db.Name = b.name(f, what)
 		if head == string(KindType) {
 			return db // a type's definition is not a clause list
 		}
-		start := 2
-		if !db.Name.Valid() && len(f.Items()) > 1 && f.Items()[1].Kind == syntax.FormList {
-			start = 1
-		}
-		items := f.Items()[min(start, len(f.Items())):]
-		clauses := make([]Clause, 0, len(items)) // one allocation for them all
-		db.Clauses = make([]*Clause, 0, len(items))
-		for _, it := range items {
-			if it.Kind != syntax.FormList || it.Head() == "" {
+		for _, it := range clauseItems(f, db.Name.Valid()) {
+			if !IsClause(it) {
 				b.errorf(CodeUnknownForm, it.Span(), "unexpected %s in %s %s; expected a clause such as (KEY value)", describe(it), head, db.Name.Name)
-				continue
 			}
-			clauses = append(clauses, Clause{Form: it, Key: Ident{it.Head(), it.Items()[0].Span()}, Args: it.Items()[1:]})
-			db.Clauses = append(db.Clauses, &clauses[len(clauses)-1])
 		}
 		return db
 	}
+	// clauses returns a declaration's clause list, for those that keep it.
+	clauses := func(db DeclBase) []*Clause { return newClauses(clauseItems(f, db.Name.Valid())) }
 	switch DeclKind(head) {
 	case KindType:
 		return b.typeDecl(base("type"))
 	case KindFunction:
 		return b.function(base("function"))
 	case KindMachine:
-		return b.machine(base("machine"))
+		db := base("machine")
+		return b.machine(db, clauses(db))
 	case KindStore:
-		return b.store(base("store"))
+		db := base("store")
+		return b.store(db, clauses(db))
 	case KindSurface:
-		return b.surface(base("surface"))
+		db := base("surface")
+		return b.surface(db, clauses(db))
 	case KindPort:
-		return b.port(base("port"))
+		db := base("port")
+		return b.port(db, clauses(db))
 	case KindAgent:
-		return b.agent(base("agent"))
+		db := base("agent")
+		return b.agent(db, clauses(db))
 	}
 	for _, k := range ClauseKinds {
 		if string(k) == head {
-			return &ClauseDecl{DeclBase: base(head), DeclKind: k}
+			db := base(head)
+			return &ClauseDecl{DeclBase: db, Clauses: clauses(db), DeclKind: k}
 		}
 	}
 	return nil
+}
+
+// clauseItems returns the items of declaration form f that hold its
+// clauses: those after its name, or after its keyword when the name is
+// missing and a list follows the keyword. Those that are not clauses
+// (IsClause) were reported by Build.
+func clauseItems(f *syntax.Form, named bool) []*syntax.Form {
+	items := f.Items()
+	start := 2
+	if !named && len(items) > 1 && items[1].Kind == syntax.FormList {
+		start = 1
+	}
+	return items[min(start, len(items)):]
+}
+
+// IsClause reports whether a declaration's item is a clause: a list that
+// starts with a symbol.
+func IsClause(it *syntax.Form) bool { return it.Kind == syntax.FormList && it.Head() != "" }
+
+// ClauseOf returns clause item it (IsClause holds) as a Clause.
+func ClauseOf(it *syntax.Form) Clause {
+	return Clause{Form: it, Key: Ident{it.Head(), it.Items()[0].Span()}, Args: it.Items()[1:]}
+}
+
+// newClauses returns the clauses among items (a non-nil list, as Build
+// always made), their Clause values in one allocation.
+func newClauses(items []*syntax.Form) []*Clause {
+	n := 0
+	for _, it := range items {
+		if IsClause(it) {
+			n++
+		}
+	}
+	cs := make([]Clause, 0, n)
+	out := make([]*Clause, 0, n)
+	for _, it := range items {
+		if IsClause(it) {
+			cs = append(cs, ClauseOf(it))
+			out = append(out, &cs[len(cs)-1])
+		}
+	}
+	return out
 }
 
 // unknownClause reports a clause a typed declaration does not accept.

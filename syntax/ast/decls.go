@@ -82,17 +82,17 @@ func (b *builder) typeDecl(base DeclBase) *TypeDecl {
 func (b *builder) typeRef(f *syntax.Form) *TypeRef {
 	switch f.Kind {
 	case syntax.FormSymbol:
-		return &TypeRef{Span: f.Span(), Name: Ident{f.Text(), f.Span()}}
+		return NewTypeRef(f.Span(), Ident{f.Text(), f.Span()})
 	case syntax.FormList:
 		if len(f.Items()) == 0 || f.Items()[0].Kind != syntax.FormSymbol {
 			b.errorf(CodeUnknownForm, f.Span(), "expected a type such as U64 or (List Text)")
-			return &TypeRef{Span: f.Span()}
+			return NewTypeRef(f.Span(), Ident{})
 		}
-		t := &TypeRef{Span: f.Span(), Name: Ident{f.Items()[0].Text(), f.Items()[0].Span()}}
+		t := NewTypeRef(f.Span(), Ident{f.Items()[0].Text(), f.Items()[0].Span()})
 		for _, a := range f.Items()[1:] {
 			if a.Kind == syntax.FormNumber && t.Name.Name == "Array" {
 				if lit, ok := b.number(a).(*IntLit); ok {
-					t.Len = lit
+					t.SetLen(lit)
 				}
 				continue
 			}
@@ -101,12 +101,17 @@ func (b *builder) typeRef(f *syntax.Form) *TypeRef {
 		return t
 	}
 	b.errorf(CodeUnknownForm, f.Span(), "expected a type such as U64 or (List Text), found %s", describe(f))
-	return &TypeRef{Span: f.Span()}
+	return NewTypeRef(f.Span(), Ident{})
 }
 
 func (b *builder) function(base DeclBase) *Function {
 	fn := &Function{DeclBase: base}
-	for _, c := range base.Clauses {
+	for _, it := range clauseItems(base.Form, base.Name.Valid()) {
+		if !IsClause(it) {
+			continue
+		}
+		cl := ClauseOf(it)
+		c := &cl
 		switch c.Key.Name {
 		case "version":
 			fn.Version = b.stringArg(c.Form, "version")
@@ -151,7 +156,7 @@ func nameOrKeyword(base DeclBase) Span {
 	if base.Name.Valid() {
 		return base.Name.Span
 	}
-	return base.Keyword.Span
+	return base.Keyword().Span
 }
 
 func (b *builder) oneExpr(c *Clause) Expr {
@@ -241,9 +246,9 @@ func (b *builder) effect(f *syntax.Form) *Effect {
 	return e
 }
 
-func (b *builder) machine(base DeclBase) *Machine {
-	m := &Machine{DeclBase: base}
-	for _, c := range base.Clauses {
+func (b *builder) machine(base DeclBase, clauses []*Clause) *Machine {
+	m := &Machine{DeclBase: base, Clauses: clauses}
+	for _, c := range clauses {
 		switch c.Key.Name {
 		case "version":
 			m.Version = b.stringArg(c.Form, "version")
@@ -373,9 +378,9 @@ func (b *builder) transition(c *Clause) *Transition {
 	return t
 }
 
-func (b *builder) store(base DeclBase) *Store {
-	s := &Store{DeclBase: base}
-	for _, c := range base.Clauses {
+func (b *builder) store(base DeclBase, clauses []*Clause) *Store {
+	s := &Store{DeclBase: base, Clauses: clauses}
+	for _, c := range clauses {
 		switch c.Key.Name {
 		case "backend":
 			s.Backend = b.oneIdent(c, "backend name")
@@ -439,9 +444,9 @@ func (b *builder) operations(c *Clause) []*Operation {
 	return []*Operation{op}
 }
 
-func (b *builder) surface(base DeclBase) *Surface {
-	s := &Surface{DeclBase: base}
-	for _, c := range base.Clauses {
+func (b *builder) surface(base DeclBase, clauses []*Clause) *Surface {
+	s := &Surface{DeclBase: base, Clauses: clauses}
+	for _, c := range clauses {
 		switch c.Key.Name {
 		case "protocol":
 			s.Protocol = b.protocol(c)
@@ -471,9 +476,9 @@ func (b *builder) surface(base DeclBase) *Surface {
 	return s
 }
 
-func (b *builder) port(base DeclBase) *Port {
-	p := &Port{DeclBase: base}
-	for _, c := range base.Clauses {
+func (b *builder) port(base DeclBase, clauses []*Clause) *Port {
+	p := &Port{DeclBase: base, Clauses: clauses}
+	for _, c := range clauses {
 		switch c.Key.Name {
 		case "protocol":
 			p.Protocol = b.protocol(c)
@@ -493,9 +498,9 @@ func (b *builder) port(base DeclBase) *Port {
 	return p
 }
 
-func (b *builder) agent(base DeclBase) *Agent {
-	a := &Agent{DeclBase: base}
-	for _, c := range base.Clauses {
+func (b *builder) agent(base DeclBase, clauses []*Clause) *Agent {
+	a := &Agent{DeclBase: base, Clauses: clauses}
+	for _, c := range clauses {
 		switch c.Key.Name {
 		case "protocol":
 			a.Protocol = b.protocol(c)

@@ -79,10 +79,10 @@ func nameExpr(f *syntax.Form) *Name {
 			part [1]Ident
 		}{}
 		x.part[0] = Ident{f.Text(), Span{Start: f.Span().Start, End: f.Span().Start + len(f.Text())}}
-		x.n = Name{Span: f.Span(), Parts: x.part[:]}
+		x.n = Name{Parts: x.part[:], n: uint32(f.Span().End - f.Span().Start)}
 		return &x.n
 	}
-	n := &Name{Span: f.Span(), Parts: make([]Ident, 0, strings.Count(f.Text(), ".")+1)}
+	n := &Name{Parts: make([]Ident, 0, strings.Count(f.Text(), ".")+1), n: uint32(f.Span().End - f.Span().Start)}
 	off, text := f.Span().Start, f.Text()
 	for {
 		i := strings.IndexByte(text, '.')

@@ -167,8 +167,8 @@ func machineView(m *ast.Machine, src []byte) MachineView {
 		ev := EventView{Name: e.Name.Name, Fields: []FieldView{}}
 		for _, f := range e.Fields {
 			typ := ""
-			if f.Type != nil && f.Type.Span.End <= len(src) && f.Type.Span.Start <= f.Type.Span.End {
-				typ = string(src[f.Type.Span.Start:f.Type.Span.End])
+			if f.Type != nil && f.Type.Span().End <= len(src) && f.Type.Span().Start <= f.Type.Span().End {
+				typ = string(src[f.Type.Span().Start:f.Type.Span().End])
 			}
 			ev.Fields = append(ev.Fields, FieldView{Name: f.Name.Name, Type: typ})
 		}
