@@ -51,6 +51,9 @@ type view struct {
 	top              []vunit      // the file's top-level nodes
 	modDoc           string       // the module's doc comment, when modDocSet
 	modDocSet        bool
+	modName          string      // the module's name, when modNameSet (an edit changed it)
+	modNameSpan      syntax.Span // and its span
+	modNameSet       bool
 	units            []vunit    // the current module's children, in order
 	newDecls         []ast.Decl // the changed units' declarations, in order
 	replaced         map[ast.Decl]bool
@@ -192,8 +195,8 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		return nil, "no usable base"
 	}
 	old, cur := base.File.Source.CST, sn.cst
-	if old.Len() == 0 || cur.Len() == 0 || old.HasError(0) || cur.HasError(0) {
-		return nil, "a syntax error"
+	if old.Len() == 0 || cur.Len() == 0 || old.HasError(0) {
+		return nil, "a syntax error in the base"
 	}
 	_, oldTop, oldUnits, ok := sn.cache.unitsOf(old)
 	if !ok {
@@ -208,17 +211,32 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	}
 	sn.cache.keepUnits(cur, curMod, top, units)
 	v := &view{sn: sn, top: top, units: units}
+	if cur.HasError(0) {
+		if why := confinedErrors(cur, curMod, top, units); why != "" {
+			return nil, why
+		}
+	}
 	// Match the units of the two versions: the file's top-level nodes but
 	// the module, and the module's children.
 	v.oldSegs, v.newSegs = segments(oldTop, oldUnits), segments(top, units)
-	matchSegments(old.Src, cur.Src, v.oldSegs, v.newSegs)
+	pre, suf, known := cur.CommonEnds(old)
+	if !known {
+		pre, suf = 0, 0
+	}
+	matchSegments(old.Src, cur.Src, pre, suf, v.oldSegs, v.newSegs)
+	// The module's name (its item 1) may change: its symbol is renamed
+	// (current), nothing else reads it.
+	oldName, newName := nameUnit(oldUnits), nameUnit(units)
+	nameOK := func(u vunit) bool {
+		return u.item == 1 && u.kind == syntax.KindSymbol && oldName >= 0 && newName >= 0
+	}
 	topChanged := false
 	for _, sg := range v.oldSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
 		}
-		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) {
-			return nil, "an edit to the module form's own items, parentheses or imports"
+		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) && !nameOK(oldUnits[sg.unit]) {
+			return nil, "an edit to the module form's keyword, parentheses or imports"
 		}
 	}
 	for _, sg := range v.newSegs {
@@ -228,9 +246,18 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		if sg.inModule {
 			units[sg.unit].shift = sg.shift
 		}
+		if sg.ok && sg.inModule && cur.HasError(units[sg.unit].node) {
+			return nil, "a syntax error in text the edit did not touch"
+		}
 		if !sg.ok && sg.inModule {
-			if !editable(units[sg.unit]) {
-				return nil, "an edit to the module form's own items, parentheses or imports"
+			u := units[sg.unit]
+			if nameOK(u) {
+				v.modName, v.modNameSet = u.form.Text(), true
+				v.modNameSpan = u.span
+				continue
+			}
+			if !editable(u) {
+				return nil, "an edit to the module form's keyword, parentheses or imports"
 			}
 			units[sg.unit].changed = true
 		}
@@ -313,6 +340,45 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	return v, ""
 }
 
+// nameUnit returns the index of the module's name among its children (its
+// item 1, a symbol), -1 when it has none.
+func nameUnit(units []vunit) int {
+	for i, u := range units {
+		if u.item == 1 {
+			if u.kind == syntax.KindSymbol {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// confinedErrors returns why the syntax errors of c keep the view from
+// being built from the base, "" when every error lies inside a declaration
+// of the module (a child list headed by a declaration keyword): that
+// declaration is then read from tree-sitter's recovered tree, as a full
+// check reads it, and the other units are matched as usual.
+func confinedErrors(c *syntax.CST, mod int32, top, units []vunit) string {
+	for _, t := range top {
+		if t.node != mod && (t.kind == syntax.KindError || c.HasError(t.node)) {
+			return "a syntax error outside the module's declarations"
+		}
+	}
+	if len(units) < 2 || units[0].kind != syntax.KindLParen || units[len(units)-1].kind != syntax.KindRParen {
+		return "a syntax error in the module form's parentheses"
+	}
+	for _, u := range units {
+		if u.kind != syntax.KindError && !c.HasError(u.node) {
+			continue
+		}
+		if u.kind != syntax.KindList || !isDeclHead(u.head) || u.item < 2 {
+			return "a syntax error outside the module's declarations"
+		}
+	}
+	return ""
+}
+
 // seg is one unit of a version for matching: a top-level node other than
 // the module, or a child of the module.
 type seg struct {
@@ -346,10 +412,26 @@ const matchLookahead = 8
 // matchSegments pairs the units of two versions that have the same text,
 // in order: where they differ, the nearest pair of equal units within
 // matchLookahead resumes the matching and the units skipped are changed.
-func matchSegments(osrc, nsrc []byte, os, ns []seg) {
+//
+// The two texts share their first pre and last suf bytes
+// (syntax.CST.CommonEnds; 0 when unknown): two units of the same length
+// at the same offset in the shared prefix, or at the same distance from
+// the end in the shared suffix, have the same text without comparing it,
+// so that only the units around the edit are compared byte by byte.
+func matchSegments(osrc, nsrc []byte, pre, suf int, os, ns []seg) {
+	olen, nlen := len(osrc), len(nsrc)
 	same := func(i, j int) bool {
 		a, b := os[i], ns[j]
-		return a.kind == b.kind && a.inModule == b.inModule && bytes.Equal(osrc[a.span.Start:a.span.End], nsrc[b.span.Start:b.span.End])
+		if a.kind != b.kind || a.inModule != b.inModule || a.span.Len() != b.span.Len() {
+			return false
+		}
+		if a.span == b.span && a.span.End <= pre {
+			return true // in the shared prefix
+		}
+		if olen-a.span.Start <= suf && olen-a.span.Start == nlen-b.span.Start {
+			return true // in the shared suffix
+		}
+		return bytes.Equal(osrc[a.span.Start:a.span.End], nsrc[b.span.Start:b.span.End])
 	}
 	i, j := 0, 0
 	for i < len(os) && j < len(ns) {
@@ -939,6 +1021,17 @@ func (v *view) current(s *check.Symbol) *check.Symbol {
 	if s.Kind == check.SymModule && v.modDocSet {
 		c.Doc = v.modDoc
 	}
+	if s.Kind == check.SymModule && v.modNameSet {
+		// renamed: the name and the detail the checker makes of it
+		// (check's module symbol), the span of the new name
+		c.Name, c.Detail = v.modName, "module "+v.modName
+		var ok bool
+		if c.Full, ok = v.spanFromOld(s.Full); !ok {
+			return nil
+		}
+		c.Span = v.modNameSpan
+		return &c
+	}
 	var ok1, ok2 bool
 	c.Span, ok1 = v.spanFromOld(s.Span)
 	c.Full, ok2 = v.spanFromOld(s.Full)
@@ -958,6 +1051,16 @@ func (v *view) at(off int) (*check.Symbol, syntax.Span) {
 		return scanAt(v.pkg.Result, off)
 	}
 	v.check()
+	if v.modNameSet && v.modNameSpan.Contains(off) {
+		for _, s := range v.base.res.Symbols {
+			if s.Kind == check.SymModule && s.File == v.base.res.Path {
+				if c := v.current(s); c != nil {
+					return c, c.Span
+				}
+			}
+		}
+		return nil, syntax.Span{}
+	}
 	if q, ok := v.toOld(off); ok && !v.inEdit(off) {
 		s, sp := v.base.at(q)
 		if s == nil {

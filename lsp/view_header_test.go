@@ -1,0 +1,116 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// viewHeaderModule is the module TestRequestsAfterHeaderOrErrorEdit edits.
+const viewHeaderModule = `;; Claims, scored.
+(module claims
+  (capsule "1.0")
+
+  ;; Scores at or below 30 may be approved.
+  (function approvable
+    (input (review_score U32))
+    (output Bool)
+    (body (<= review_score 30)))
+
+  (function twice
+    (input (n U32))
+    (output Bool)
+    (body (and (approvable n) (approvable (+ n 1))))))
+`
+
+// TestRequestsAfterHeaderOrErrorEdit sends completion, hover, definition
+// and signature help right after an edit of the module's header (its name,
+// its capsule clause) and after an edit that leaves a syntax error inside
+// one declaration: each is answered from the base and the view of the new
+// text, without checking the new version in full, and gives exactly what a
+// full check of the new version gives.
+func TestRequestsAfterHeaderOrErrorEdit(t *testing.T) {
+	ctx := context.Background()
+	const path = "/tmp/claims.caps"
+	base := testSnapshot(t, path, viewHeaderModule, nil).Package().Result
+	requests := []struct {
+		name string
+		f    func(context.Context, *snapshot, int) (any, error)
+	}{{"completion", completion}, {"hover", hover}, {"definition", definition}, {"signatureHelp", signatureHelp}}
+	// at is the offset just after the n-th (1-based) occurrence of mark in
+	// text, minus back bytes.
+	at := func(text, mark string, n, back int) int {
+		off := -1
+		for ; n > 0; n-- {
+			i := strings.Index(text[off+1:], mark)
+			if i < 0 {
+				t.Fatalf("no %q in the edited text", mark)
+			}
+			off += 1 + i
+		}
+		return off + len(mark) - back
+	}
+	for _, tc := range []struct {
+		name, from, to string
+		probes         func(text string) []int
+		syntaxError    bool
+	}{
+		{"module renamed", "(module claims", "(module claims_v2", func(x string) []int {
+			return []int{at(x, "claims_v2", 1, 2), at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(body (<= review", 1, 3), at(x, "(and", 1, 1)}
+		}, false},
+		{"capsule version", `(capsule "1.0")`, `(capsule "1.2")`, func(x string) []int {
+			return []int{at(x, "(module claims", 1, 2), at(x, "(approvable n", 1, 3), at(x, "(<= review_score", 1, 2), at(x, "(input (n", 1, 1)}
+		}, false},
+		{"syntax error inside a declaration", "(body (<= review_score 30))", "(body (<= review_score [ 30))", func(x string) []int {
+			return []int{at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(<= review_score", 1, 2), at(x, "(and", 1, 1), at(x, "(module claims", 1, 2)}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(viewHeaderModule, tc.from) {
+				t.Fatalf("no %q in the module", tc.from)
+			}
+			text := strings.Replace(viewHeaderModule, tc.from, tc.to, 1)
+			sn := testSnapshot(t, path, text, base)
+			if got := sn.cst.HasError(0); got != tc.syntaxError {
+				t.Fatalf("the edited text has a syntax error: %v, want %v", got, tc.syntaxError)
+			}
+			fresh := testSnapshot(t, path, text, nil)
+			probes := tc.probes(text)
+			want := map[string]string{}
+			for _, off := range probes {
+				for _, q := range requests {
+					got, err := q.f(ctx, fresh, off)
+					j, _ := json.Marshal(got)
+					want[q.name+string(rune(off))] = fmt.Sprint(string(j), err != nil)
+				}
+			}
+			q0, f0 := quickViews.Load(), fullViews.Load()
+			hovers := 0
+			for _, off := range probes {
+				for _, q := range requests {
+					got, err := q.f(ctx, sn, off)
+					j, _ := json.Marshal(got)
+					if d := cmp.Diff(want[q.name+string(rune(off))], fmt.Sprint(string(j), err != nil)); d != "" {
+						t.Errorf("%s at %d (%q) differs from a full check (-full +view):\n%s", q.name, off, text[off-10:off+3], d)
+					}
+					if q.name == "hover" && string(j) != "null" {
+						hovers++
+					}
+				}
+			}
+			if hovers < len(probes)-1 {
+				t.Errorf("%d of %d hovers answered something", hovers, len(probes))
+			}
+			if sn.done.Load() {
+				t.Errorf("the edited version was checked in full")
+			}
+			if q, f := quickViews.Load()-q0, fullViews.Load()-f0; q != 1 || f != 0 {
+				t.Errorf("%d views built from the base and %d from a full check, want 1 and 0", q, f)
+			}
+		})
+	}
+}
