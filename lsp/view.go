@@ -46,10 +46,10 @@ type view struct {
 
 	// quick views
 	base             *baseInfo
-	oldSegs, newSegs []seg        // the versions' units, matched
-	mod              *syntax.Form // the module form, its items without their contents
-	top              []vunit      // the file's top-level nodes
-	modDoc           string       // the module's doc comment, when modDocSet
+	oldSegs, newSegs []seg       // the versions' units, matched
+	modSpan          syntax.Span // the module form's
+	top              []vunit     // the file's top-level nodes
+	modDoc           string      // the module's doc comment, when modDocSet
 	modDocSet        bool
 	modName          string      // the module's name, when modNameSet (an edit changed it)
 	modNameSpan      syntax.Span // and its span
@@ -57,6 +57,12 @@ type view struct {
 	units            []vunit    // the current module's children, in order
 	newDecls         []ast.Decl // the changed units' declarations, in order
 	replaced         map[ast.Decl]bool
+
+	modOnce sync.Once
+	modForm *syntax.Form // the module form, its items shallow (modFormOf)
+
+	rmu   sync.Mutex          // guards reads
+	reads map[int32]*unitRead // by node: the units read in full
 
 	mu      sync.Mutex // guards what follows
 	checked bool
@@ -68,18 +74,46 @@ type view struct {
 	mine    map[*check.Symbol]bool
 }
 
-// vunit is one child node of the module list.
+// vunit is one child node of the module list (or a top-level node). It
+// holds only what cutting the tree gives, as every version cuts all of its
+// units: a unit's shallow form (formOf), its full form and declaration
+// (view.read) are made when a request needs them.
 type vunit struct {
+	span    syntax.Span
+	head    string // a list's head symbol
+	shift   int    // from the base's offsets (unchanged units)
 	node    int32
+	item    int32 // the index among the module's items (not parentheses or comments), -1 for those
 	kind    syntax.Kind
 	changed bool
-	span    syntax.Span
-	head    string       // a list's head symbol
-	item    int          // the index among the module's items (not parentheses or comments), -1 for those
-	shift   int          // from the base's offsets (unchanged units)
-	form    *syntax.Form // the unit's shallow form (lists and atoms)
-	decl    ast.Decl     // a changed declaration, built from the current text
-	rd      *unitRead
+}
+
+// hasForm reports whether the unit reads as a form (a list or an atom; not
+// a comment or a parenthesis).
+func (u *vunit) hasForm() bool {
+	switch u.kind {
+	case syntax.KindList, syntax.KindSymbol, syntax.KindNumber, syntax.KindString:
+		return true
+	}
+	return false
+}
+
+// formOf returns unit u's shallow form (a list without its items, or an
+// atom) in c; ok is false when it reads as no form.
+func formOf(c *syntax.CST, u *vunit) (f syntax.Form, ok bool) {
+	switch u.kind {
+	case syntax.KindList:
+		f = syntax.ListForm(u.span, nil, true)
+	case syntax.KindSymbol:
+		f = syntax.AtomForm(syntax.FormSymbol, u.span, c.Text(u.node))
+	case syntax.KindNumber:
+		f = syntax.AtomForm(syntax.FormNumber, u.span, c.Text(u.node))
+	case syntax.KindString:
+		f = syntax.AtomForm(syntax.FormString, u.span, "")
+	default:
+		return f, false
+	}
+	return f, true
 }
 
 // unitRead is a unit read in full, and its declaration built (once).
@@ -234,6 +268,11 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	for _, sg := range v.oldSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
+			if sg.kind != syntax.KindComment {
+				// the builder reads forms after the module's end as its
+				// declarations
+				return nil, "an edit to a form outside the module"
+			}
 		}
 		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) && !nameOK(oldUnits[sg.unit]) {
 			return nil, "an edit to the module form's keyword, parentheses or imports"
@@ -242,6 +281,9 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	for _, sg := range v.newSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
+			if sg.kind != syntax.KindComment {
+				return nil, "an edit to a form outside the module"
+			}
 		}
 		if sg.inModule {
 			units[sg.unit].shift = sg.shift
@@ -252,7 +294,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		if !sg.ok && sg.inModule {
 			u := units[sg.unit]
 			if nameOK(u) {
-				v.modName, v.modNameSet = u.form.Text(), true
+				v.modName, v.modNameSet = cur.Text(u.node), true
 				v.modNameSpan = u.span
 				continue
 			}
@@ -267,13 +309,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		// nothing, but the comments above the module are its doc
 		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
 	}
-	var modItems []*syntax.Form
-	for i := range units {
-		if units[i].form != nil {
-			modItems = append(modItems, units[i].form)
-		}
-	}
-	v.mod = syntax.NewList(cur.Span(curMod), modItems, true)
+	v.modSpan = cur.Span(curMod)
 	// The declarations replaced and their replacements.
 	v.replaced = map[ast.Decl]bool{}
 	// An edit above a declaration may change its doc comment: a
@@ -316,14 +352,14 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		if !u.changed || u.kind != syntax.KindList || !isDeclHead(u.head) {
 			continue
 		}
-		u.decl = v.declOf(u)
-		if u.decl == nil {
+		d := v.declOf(u)
+		if d == nil {
 			continue
 		}
-		if nm := u.decl.Base().Name; nm.Valid() {
+		if nm := d.Base().Name; nm.Valid() {
 			names[nm.Name] = true
 		}
-		v.newDecls = append(v.newDecls, u.decl)
+		v.newDecls = append(v.newDecls, d)
 	}
 	// (the declarations' starts and ends only grow: the search for their
 	// units resumes where the last one stopped)
@@ -332,6 +368,11 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
 		if !ok || changedAt[sp.Start] {
 			v.replaced[d] = true
+			if nm := d.Base().Name; d.Kind() == ast.KindType && nm.Valid() && !names[nm.Name] {
+				// the overlay would still resolve the name in the types
+				// of the declarations that use it
+				return nil, "a type declaration removed or renamed"
+			}
 		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
 			return nil, "a changed declaration's name is another's"
 		}
@@ -574,14 +615,11 @@ func (dc *docCache) unitsAfter(c *syntax.CST) (mod int32, top, units []vunit, ok
 	}
 	top = make([]vunit, len(prev.top))
 	for i, u := range prev.top {
-		top[i] = movedUnit(c, u, e, &unitRead{}, &syntax.Form{})
+		top[i] = movedUnit(c, u, e)
 	}
-	n := len(prev.units)
-	units = make([]vunit, n)
-	reads := make([]unitRead, n)
-	forms := make([]syntax.Form, n)
+	units = make([]vunit, len(prev.units))
 	for i, u := range prev.units {
-		units[i] = movedUnit(c, u, e, &reads[i], &forms[i])
+		units[i] = movedUnit(c, u, e)
 	}
 	return prev.mod, top, units, true
 }
@@ -589,36 +627,18 @@ func (dc *docCache) unitsAfter(c *syntax.CST) (mod int32, top, units []vunit, ok
 // movedUnit returns unit u of the tree before edit e as a unit of c, the
 // tree after it: the same node before the list e read again, the node
 // moved after it, the node holding it cut again.
-func movedUnit(c *syntax.CST, u vunit, e syntax.ListEdit, rd *unitRead, f *syntax.Form) vunit {
+func movedUnit(c *syntax.CST, u vunit, e syntax.ListEdit) vunit {
 	switch {
 	case u.span.End <= e.Span.Start:
 	case e.Span.End <= u.span.Start:
 		u.node += e.NodeDelta
 		u.span = syntax.Span{Start: u.span.Start + e.ByteDelta, End: u.span.End + e.ByteDelta}
 	default:
-		nu := unitIn(c, u.node, rd, f)
+		nu := unitOf(c, u.node)
 		nu.item = u.item
 		return nu
 	}
-	text := ""
-	if u.form != nil && (u.kind == syntax.KindSymbol || u.kind == syntax.KindNumber) {
-		text = u.form.Text()
-	}
-	nu := vunit{node: u.node, span: u.span, kind: u.kind, head: u.head, item: u.item, rd: rd}
-	switch u.kind {
-	case syntax.KindList:
-		*f = syntax.ListForm(u.span, nil, true)
-	case syntax.KindSymbol:
-		*f = syntax.AtomForm(syntax.FormSymbol, u.span, text)
-	case syntax.KindNumber:
-		*f = syntax.AtomForm(syntax.FormNumber, u.span, text)
-	case syntax.KindString:
-		*f = syntax.AtomForm(syntax.FormString, u.span, "")
-	default:
-		return nu
-	}
-	nu.form = f
-	return nu
+	return vunit{node: u.node, span: u.span, kind: u.kind, head: u.head, item: u.item}
 }
 
 // moduleUnits finds the file's module list (the first list headed
@@ -641,13 +661,10 @@ func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 		n++
 	}
 	units = make([]vunit, 0, n)
-	reads := make([]unitRead, n)
-	forms := make([]syntax.Form, n)
 	for j := c.FirstChild(mod); j >= 0; j = c.Next(j) {
-		k := len(units)
-		u := unitIn(c, j, &reads[k], &forms[k])
+		u := unitOf(c, j)
 		if k := u.kind; k != syntax.KindLParen && k != syntax.KindRParen && k != syntax.KindComment {
-			u.item = items
+			u.item = int32(items)
 			items++
 		}
 		units = append(units, u)
@@ -655,27 +672,12 @@ func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 	return mod, top, units, true
 }
 
-// unitOf makes node k a unit, with its shallow form.
-func unitOf(c *syntax.CST, k int32) vunit { return unitIn(c, k, &unitRead{}, &syntax.Form{}) }
-
-// unitIn is unitOf with the unit's read state and form allocated by the
-// caller.
-func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
-	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), rd: rd, item: -1}
-	switch u.kind {
-	case syntax.KindList:
+// unitOf makes node k a unit.
+func unitOf(c *syntax.CST, k int32) vunit {
+	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), item: -1}
+	if u.kind == syntax.KindList {
 		u.head = listHead(c, k)
-		*f = syntax.ListForm(u.span, nil, true)
-	case syntax.KindSymbol:
-		*f = syntax.AtomForm(syntax.FormSymbol, u.span, c.Text(k))
-	case syntax.KindNumber:
-		*f = syntax.AtomForm(syntax.FormNumber, u.span, c.Text(k))
-	case syntax.KindString:
-		*f = syntax.AtomForm(syntax.FormString, u.span, "")
-	default:
-		return u
 	}
-	u.form = f
 	return u
 }
 
@@ -701,10 +703,21 @@ func listHead(c *syntax.CST, k int32) string {
 // read returns unit u's form read in full, and its declaration built from
 // it (once).
 func (v *view) read(u *vunit) (*syntax.Form, ast.Decl) {
-	r := u.rd
+	v.rmu.Lock()
+	r := v.reads[u.node]
+	if r == nil {
+		if v.reads == nil {
+			v.reads = map[int32]*unitRead{}
+		}
+		r = &unitRead{}
+		v.reads[u.node] = r
+	}
+	v.rmu.Unlock()
 	r.once.Do(func() {
 		if u.kind != syntax.KindList {
-			r.full = u.form
+			if f, ok := formOf(v.sn.cst, u); ok {
+				r.full = &f
+			}
 			return
 		}
 		src := syntax.ReadNode(v.sn.cst, u.node, 1)
@@ -874,15 +887,16 @@ func (v *view) check() {
 		for _, i := range deps {
 			u := &v.units[i]
 			u.changed = true
-			u.decl = v.declOf(u)
 			if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
 				v.replaced[v.baseDecl(p)] = true
 			}
 		}
 		v.newDecls = v.newDecls[:0]
 		for i := range v.units {
-			if u := &v.units[i]; u.changed && u.decl != nil {
-				v.newDecls = append(v.newDecls, u.decl)
+			if u := &v.units[i]; u.changed {
+				if d := v.declOf(u); d != nil {
+					v.newDecls = append(v.newDecls, d)
+				}
 			}
 		}
 		v.overlay()
@@ -1099,9 +1113,10 @@ func (v *view) path(off int) []*syntax.Form {
 	if v.pkg != nil {
 		return formPath(v.pkg.File.Source.Forms, off)
 	}
-	holds := func(f *syntax.Form) bool {
-		return f != nil && f.Span().Start <= off && (off < f.Span().End || off == f.Span().End && f.Kind != syntax.FormList)
+	holds := func(sp syntax.Span, list bool) bool {
+		return sp.Start <= off && (off < sp.End || off == sp.End && !list)
 	}
+	holdsUnit := func(u *vunit) bool { return u.hasForm() && holds(u.span, u.kind == syntax.KindList) }
 	// pathIn is the path from unit u down.
 	pathIn := func(u *vunit) []*syntax.Form {
 		full, _ := v.read(u)
@@ -1115,24 +1130,47 @@ func (v *view) path(off int) []*syntax.Form {
 	}
 	for i := range v.top {
 		t := &v.top[i]
-		if t.span != v.mod.Span() {
-			if holds(t.form) {
+		if t.span != v.modSpan {
+			if holdsUnit(t) {
 				return pathIn(t)
 			}
 			continue
 		}
-		if !holds(v.mod) {
+		if !holds(v.modSpan, true) {
 			continue
 		}
-		path := []*syntax.Form{v.mod}
+		path := []*syntax.Form{v.modFormOf()}
 		for j := range v.units {
-			if u := &v.units[j]; holds(u.form) {
+			if u := &v.units[j]; holdsUnit(u) {
 				return append(path, pathIn(u)...)
 			}
 		}
 		return path
 	}
 	return nil
+}
+
+// modFormOf returns the module form, its items the units' shallow forms
+// (made once, when a request first reads a path).
+func (v *view) modFormOf() *syntax.Form {
+	v.modOnce.Do(func() {
+		n := 0
+		for i := range v.units {
+			if v.units[i].hasForm() {
+				n++
+			}
+		}
+		forms := make([]syntax.Form, 0, n)
+		items := make([]*syntax.Form, 0, n)
+		for i := range v.units {
+			if f, ok := formOf(v.sn.cst, &v.units[i]); ok {
+				forms = append(forms, f)
+				items = append(items, &forms[len(forms)-1])
+			}
+		}
+		v.modForm = syntax.NewList(v.modSpan, items, true)
+	})
+	return v.modForm
 }
 
 // declAt returns the declaration whose form is f (path[1] of a path).
@@ -1149,7 +1187,7 @@ func (v *view) declAt(f *syntax.Form) ast.Decl {
 	}
 	for i := range v.units {
 		u := &v.units[i]
-		if u.form != nil && u.form.Span() == f.Span() {
+		if u.hasForm() && u.span == f.Span() {
 			if full, d := v.read(u); full == f {
 				return d
 			}
@@ -1176,8 +1214,8 @@ func (v *view) decls() []ast.Decl {
 			continue
 		}
 		if u.changed {
-			if u.decl != nil {
-				out = append(out, u.decl)
+			if d := v.declOf(u); d != nil {
+				out = append(out, d)
 			}
 		} else if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
 			out = append(out, v.baseDecl(p))
@@ -1343,7 +1381,7 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 		return nil, off, id
 	}
 	if u := &v.units[i]; u.changed {
-		return u.decl, off, id
+		return v.declOf(u), off, id
 	}
 	q, ok := v.toOld(off)
 	if !ok {

@@ -114,3 +114,48 @@ func TestRequestsAfterHeaderOrErrorEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestViewDeclines lists edits whose requests a view built from the base
+// would answer wrongly: each must be declined with its reason (requests
+// then read a full check of the new version).
+func TestViewDeclines(t *testing.T) {
+	const path = "/tmp/parcels.caps"
+	const module = `(module parcels
+  (capsule "1.0")
+  (type Grams U32)
+  (type Parcel (record (weight Grams)))
+  (function heavy
+    (input (p Parcel))
+    (output Bool)
+    (body true)))
+`
+	base := testSnapshot(t, path, module, nil).Package().Result
+	for _, tc := range []struct {
+		name, from, to, why string
+		also                [2]string // a second replacement, when not empty
+	}{
+		// Parcel's type would still read the removed alias
+		{"a type alias removed", "  (type Grams U32)\n", "", "a type declaration removed or renamed", [2]string{}},
+		{"a type alias renamed", "(type Grams U32)", "(type Gram U32)", "a type declaration removed or renamed", [2]string{}},
+		// the builder reads what follows the module's end as declarations
+		{"the module closed early", "(record (weight Grams)))", "(record (weight Grams))))", "an edit to a form outside the module", [2]string{"(body true)))", "(body true))"}},
+		// the list swallows the declarations after it
+		{"an unclosed list", "(output Bool)", "(output Bool", "a syntax error outside the module's declarations", [2]string{}},
+		{"an import added", `(capsule "1.0")`, `(capsule "1.0") (import other)`, "an edit to the module form's keyword, parentheses or imports", [2]string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(module, tc.from) {
+				t.Fatalf("no %q in the module", tc.from)
+			}
+			text := strings.Replace(module, tc.from, tc.to, 1)
+			if tc.also[0] != "" {
+				text = strings.Replace(text, tc.also[0], tc.also[1], 1)
+			}
+			sn := testSnapshot(t, path, text, base)
+			v, why := sn.quickViewWhy()
+			if v != nil || why != tc.why {
+				t.Errorf("view %v, reason %q; want none, %q", v != nil, why, tc.why)
+			}
+		})
+	}
+}

@@ -292,14 +292,14 @@ func TestUnitsAfterEdit(t *testing.T) {
 		FormText  string
 		FormItems int
 	}
-	flatten := func(us []vunit) []flat {
+	flatten := func(c *syntax.CST, us []vunit) []flat {
 		out := make([]flat, len(us))
 		for i, u := range us {
-			out[i] = flat{Node: u.node, Span: u.span, Kind: u.kind, Head: u.head, Item: u.item}
-			if u.form != nil {
-				out[i].Form, out[i].FormKind, out[i].FormSpan, out[i].FormText, out[i].FormItems = true, u.form.Kind, u.form.Span(), u.form.Text(), len(u.form.Items())
+			out[i] = flat{Node: u.node, Span: u.span, Kind: u.kind, Head: u.head, Item: int(u.item)}
+			if f, ok := formOf(c, &u); ok {
+				out[i].Form, out[i].FormKind, out[i].FormSpan, out[i].FormText, out[i].FormItems = true, f.Kind, f.Span(), f.Text(), len(f.Items())
 			}
-			if u.rd == nil || u.changed || u.shift != 0 || u.decl != nil {
+			if u.changed || u.shift != 0 {
 				t.Fatalf("unit %d: not a fresh unit: %+v", i, u)
 			}
 		}
@@ -352,10 +352,10 @@ func TestUnitsAfterEdit(t *testing.T) {
 			if !wok || mod != wmod {
 				t.Fatalf("edit %d: derived module %d, a walk finds %d (%v)", k, mod, wmod, wok)
 			}
-			if d := cmp.Diff(flatten(wtop), flatten(top)); d != "" {
+			if d := cmp.Diff(flatten(cur, wtop), flatten(cur, top)); d != "" {
 				t.Fatalf("edit %d: top-level units differ (-walk +derived):\n%s", k, d)
 			}
-			if d := cmp.Diff(flatten(wunits), flatten(units)); d != "" {
+			if d := cmp.Diff(flatten(cur, wunits), flatten(cur, units)); d != "" {
 				t.Fatalf("edit %d: module units differ (-walk +derived):\n%s", k, d)
 			}
 		}
