@@ -64,6 +64,11 @@ type view struct {
 	rmu   sync.Mutex          // guards reads
 	reads map[int32]*unitRead // by node: the units read in full
 
+	// text with a syntax error: the whole text read as a full check reads
+	// it, and the forms of the changed units in that read, by node
+	errSrc   *syntax.Source
+	errForms map[int32]*syntax.Form
+
 	mu      sync.Mutex // guards what follows
 	checked bool
 	ov      *check.Overlay
@@ -344,6 +349,11 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 			changedAt[u.span.Start] = true
 		}
 	}
+	if cur.HasError(0) {
+		if why := v.errorRead(base); why != "" {
+			return nil, why
+		}
+	}
 	// The changed declarations, and their names: a base declaration kept
 	// must not have one of them.
 	names := map[string]bool{}
@@ -418,6 +428,86 @@ func confinedErrors(c *syntax.CST, mod int32, top, units []vunit) string {
 		}
 	}
 	return ""
+}
+
+// errorRead is the check a text with a syntax error passes before its
+// view is built from the base. A full check reads such a text with the
+// reader's recovery (syntax.Read), which may group tokens differently from
+// the tree (a parenthesis it judges misplaced by the indentation), so the
+// whole text is read that way here: its module's items must be the units,
+// span for span, and each unchanged unit must read exactly as the base
+// read it (moved by its shift); the changed units' forms are taken from
+// this read. The reason it declines, "" when it passes.
+func (v *view) errorRead(base *check.Result) string {
+	const regrouped = "a syntax error the reader's recovery groups differently from the tree"
+	cur := v.sn.cst
+	src := syntax.Read(cur)
+	var mod *syntax.Form
+	tops := 0
+	for _, f := range src.Forms {
+		if f.Span() == v.modSpan && f.Kind == syntax.FormList && f.Head() == "module" {
+			mod = f
+		}
+	}
+	for i := range v.top {
+		if v.top[i].hasForm() {
+			tops++
+		}
+	}
+	if mod == nil || len(src.Forms) != tops || base.File.Module.Form == nil {
+		return regrouped
+	}
+	old := base.File.Module.Form.Items()
+	items := mod.Items()
+	v.errForms = map[int32]*syntax.Form{}
+	k := 0
+	for i := range v.units {
+		u := &v.units[i]
+		if !u.hasForm() {
+			continue
+		}
+		if k >= len(items) || items[k].Span() != u.span {
+			return regrouped
+		}
+		f := items[k]
+		k++
+		if u.changed {
+			v.errForms[u.node] = f
+			continue
+		}
+		p := u.span.Start - u.shift
+		j := sort.Search(len(old), func(j int) bool { return old[j].Span().Start >= p })
+		if j == len(old) || !sameForm(old[j], f, u.shift) {
+			return regrouped
+		}
+	}
+	if k != len(items) {
+		return regrouped
+	}
+	v.errSrc = src
+	return ""
+}
+
+// sameForm reports whether form b is form a moved by shift bytes: the
+// same kinds, spans, closing parentheses and atoms, all the way down.
+func sameForm(a, b *syntax.Form, shift int) bool {
+	sa, sb := a.Span(), b.Span()
+	if a.Kind != b.Kind || a.Closed != b.Closed || sa.Start+shift != sb.Start || sa.End+shift != sb.End {
+		return false
+	}
+	if a.Kind != syntax.FormList {
+		return a.Text() == b.Text()
+	}
+	ai, bi := a.Items(), b.Items()
+	if len(ai) != len(bi) {
+		return false
+	}
+	for i := range ai {
+		if !sameForm(ai[i], bi[i], shift) {
+			return false
+		}
+	}
+	return true
 }
 
 // seg is one unit of a version for matching: a top-level node other than
@@ -714,6 +804,17 @@ func (v *view) read(u *vunit) (*syntax.Form, ast.Decl) {
 	}
 	v.rmu.Unlock()
 	r.once.Do(func() {
+		if f := v.errForms[u.node]; f != nil {
+			r.full = f
+			if u.kind == syntax.KindList && isDeclHead(u.head) {
+				d, _ := ast.BuildDecl(v.errSrc, f)
+				if d != nil {
+					d.Base().Doc = v.docAbove(u)
+				}
+				r.decl = d
+			}
+			return
+		}
 		if u.kind != syntax.KindList {
 			if f, ok := formOf(v.sn.cst, u); ok {
 				r.full = &f
