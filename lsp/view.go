@@ -249,11 +249,13 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		return nil, "no module form"
 	}
 	sn.cache.keepUnits(cur, curMod, top, units)
-	v := &view{sn: sn, top: top, units: units}
+	v := &view{sn: sn, top: top, units: units, modSpan: cur.Span(curMod)}
 	if cur.HasError(0) {
-		if why := confinedErrors(cur, curMod, top, units); why != "" {
+		// the units are the module's items as a full check reads them
+		if why := v.errorUnits(); why != "" {
 			return nil, why
 		}
+		units = v.units
 	}
 	// Match the units of the two versions: the file's top-level nodes but
 	// the module, and the module's children.
@@ -293,13 +295,10 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		if sg.inModule {
 			units[sg.unit].shift = sg.shift
 		}
-		if sg.ok && sg.inModule && cur.HasError(units[sg.unit].node) {
-			return nil, "a syntax error in text the edit did not touch"
-		}
 		if !sg.ok && sg.inModule {
 			u := units[sg.unit]
 			if nameOK(u) {
-				v.modName, v.modNameSet = cur.Text(u.node), true
+				v.modName, v.modNameSet = string(cur.Src[u.span.Start:u.span.End]), true
 				v.modNameSpan = u.span
 				continue
 			}
@@ -314,7 +313,6 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		// nothing, but the comments above the module are its doc
 		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
 	}
-	v.modSpan = cur.Span(curMod)
 	// The declarations replaced and their replacements.
 	v.replaced = map[ast.Decl]bool{}
 	// An edit above a declaration may change its doc comment: a
@@ -349,8 +347,8 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 			changedAt[u.span.Start] = true
 		}
 	}
-	if cur.HasError(0) {
-		if why := v.errorRead(base); why != "" {
+	if v.errSrc != nil {
+		if why := v.errorCheck(base); why != "" {
 			return nil, why
 		}
 	}
@@ -405,45 +403,21 @@ func nameUnit(units []vunit) int {
 	return -1
 }
 
-// confinedErrors returns why the syntax errors of c keep the view from
-// being built from the base, "" when every error lies inside a declaration
-// of the module (a child list headed by a declaration keyword): that
-// declaration is then read from tree-sitter's recovered tree, as a full
-// check reads it, and the other units are matched as usual.
-func confinedErrors(c *syntax.CST, mod int32, top, units []vunit) string {
-	for _, t := range top {
-		if t.node != mod && (t.kind == syntax.KindError || c.HasError(t.node)) {
-			return "a syntax error outside the module's declarations"
-		}
-	}
-	if len(units) < 2 || units[0].kind != syntax.KindLParen || units[len(units)-1].kind != syntax.KindRParen {
-		return "a syntax error in the module form's parentheses"
-	}
-	for _, u := range units {
-		if u.kind != syntax.KindError && !c.HasError(u.node) {
-			continue
-		}
-		if u.kind != syntax.KindList || !isDeclHead(u.head) || u.item < 2 {
-			return "a syntax error outside the module's declarations"
-		}
-	}
-	return ""
-}
-
-// errorRead is the check a text with a syntax error passes before its
-// view is built from the base. A full check reads such a text with the
-// reader's recovery (syntax.Read), which may group tokens differently from
-// the tree (a parenthesis it judges misplaced by the indentation), so the
-// whole text is read that way here: its module's items must be the units,
-// span for span, and each unchanged unit must read exactly as the base
-// read it (moved by its shift); the changed units' forms are taken from
-// this read. The reason it declines, "" when it passes.
-func (v *view) errorRead(base *check.Result) string {
-	const regrouped = "a syntax error the reader's recovery groups differently from the tree"
+// errorUnits cuts a text with a syntax error into units as a full check
+// reads it. A full check reads such a text with the reader's recovery
+// (syntax.Read), which closes a list left open where the indentation says
+// it ends, and so may group the text differently from the tree (where an
+// open list takes in the rest of the module): the units are the items of
+// the module form that read gives, with the comments between them and the
+// module's parentheses, and a read of each is that form (errForms, by the
+// unit's node, a number of its own below -1). It declines when that read
+// does not give the module form the tree has, closed, and the same other
+// top-level forms.
+func (v *view) errorUnits() string {
 	cur := v.sn.cst
 	src := syntax.Read(cur)
 	var mod *syntax.Form
-	tops := 0
+	forms := 0
 	for _, f := range src.Forms {
 		if f.Span() == v.modSpan && f.Kind == syntax.FormList && f.Head() == "module" {
 			mod = f
@@ -451,40 +425,75 @@ func (v *view) errorRead(base *check.Result) string {
 	}
 	for i := range v.top {
 		if v.top[i].hasForm() {
-			tops++
+			forms++
 		}
 	}
-	if mod == nil || len(src.Forms) != tops || base.File.Module.Form == nil {
-		return regrouped
+	if mod == nil || !mod.Closed || len(src.Forms) != forms {
+		return "a syntax error the module form does not recover from"
+	}
+	sp := mod.Span()
+	items := mod.Items()
+	units := make([]vunit, 0, 2*len(items)+2)
+	v.errForms = make(map[int32]*syntax.Form, len(items))
+	units = append(units, vunit{node: -2, span: syntax.Span{Start: sp.Start, End: sp.Start + 1}, kind: syntax.KindLParen, item: -1})
+	cs := src.Comments
+	c := sort.Search(len(cs), func(i int) bool { return cs[i].Start >= sp.Start })
+	comments := func(before int) {
+		for ; c < len(cs) && cs[c].End <= before; c++ {
+			units = append(units, vunit{node: int32(-3 - len(units)), span: cs[c], kind: syntax.KindComment, item: -1})
+		}
+	}
+	for k, f := range items {
+		comments(f.Span().Start)
+		for c < len(cs) && cs[c].Start < f.Span().End {
+			c++ // inside the item
+		}
+		u := vunit{node: int32(-3 - len(units)), span: f.Span(), item: int32(k)}
+		switch f.Kind {
+		case syntax.FormList:
+			u.kind, u.head = syntax.KindList, f.Head()
+			if known, ok := knownHeads[u.head]; ok {
+				u.head = known
+			}
+		case syntax.FormSymbol:
+			u.kind = syntax.KindSymbol
+		case syntax.FormNumber:
+			u.kind = syntax.KindNumber
+		case syntax.FormString:
+			u.kind = syntax.KindString
+		default:
+			return "a syntax error the module form does not recover from"
+		}
+		v.errForms[u.node] = f
+		units = append(units, u)
+	}
+	comments(sp.End - 1)
+	units = append(units, vunit{node: int32(-3 - len(units)), span: syntax.Span{Start: sp.End - 1, End: sp.End}, kind: syntax.KindRParen, item: -1})
+	v.units, v.errSrc = units, src
+	return ""
+}
+
+// errorCheck is the check a text with a syntax error passes once its
+// units are matched: each unchanged unit must read exactly as the base
+// read it, moved by its shift (the reader's recovery may regroup the
+// tokens inside a unit whose text did not change).
+func (v *view) errorCheck(base *check.Result) string {
+	if base.File.Module.Form == nil {
+		return "no module form"
 	}
 	old := base.File.Module.Form.Items()
-	items := mod.Items()
-	v.errForms = map[int32]*syntax.Form{}
-	k := 0
 	for i := range v.units {
 		u := &v.units[i]
-		if !u.hasForm() {
-			continue
-		}
-		if k >= len(items) || items[k].Span() != u.span {
-			return regrouped
-		}
-		f := items[k]
-		k++
-		if u.changed {
-			v.errForms[u.node] = f
+		f := v.errForms[u.node]
+		if f == nil || u.changed {
 			continue
 		}
 		p := u.span.Start - u.shift
 		j := sort.Search(len(old), func(j int) bool { return old[j].Span().Start >= p })
 		if j == len(old) || !sameForm(old[j], f, u.shift) {
-			return regrouped
+			return "a syntax error the reader's recovery groups differently from the tree"
 		}
 	}
-	if k != len(items) {
-		return regrouped
-	}
-	v.errSrc = src
 	return ""
 }
 
@@ -804,7 +813,7 @@ func (v *view) read(u *vunit) (*syntax.Form, ast.Decl) {
 	}
 	v.rmu.Unlock()
 	r.once.Do(func() {
-		if f := v.errForms[u.node]; f != nil {
+		if f := v.errForms[u.node]; f != nil || v.errSrc != nil {
 			r.full = f
 			if u.kind == syntax.KindList && isDeclHead(u.head) {
 				d, _ := ast.BuildDecl(v.errSrc, f)
@@ -1264,7 +1273,9 @@ func (v *view) modFormOf() *syntax.Form {
 		forms := make([]syntax.Form, 0, n)
 		items := make([]*syntax.Form, 0, n)
 		for i := range v.units {
-			if f, ok := formOf(v.sn.cst, &v.units[i]); ok {
+			if f := v.errForms[v.units[i].node]; f != nil {
+				items = append(items, f)
+			} else if f, ok := formOf(v.sn.cst, &v.units[i]); ok {
 				forms = append(forms, f)
 				items = append(items, &forms[len(forms)-1])
 			}

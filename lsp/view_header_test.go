@@ -29,10 +29,10 @@ const viewHeaderModule = `;; Claims, scored.
 
 // TestRequestsAfterHeaderOrErrorEdit sends completion, hover, definition
 // and signature help right after an edit of the module's header (its name,
-// its capsule clause) and after an edit that leaves a syntax error inside
-// one declaration: each is answered from the base and the view of the new
-// text, without checking the new version in full, and gives exactly what a
-// full check of the new version gives.
+// its capsule clause) and after edits that leave a syntax error inside one
+// declaration (a stray character, a list left open): each is answered from
+// the base and the view of the new text, without checking the new version
+// in full, and gives exactly what a full check of the new version gives.
 func TestRequestsAfterHeaderOrErrorEdit(t *testing.T) {
 	ctx := context.Background()
 	const path = "/tmp/claims.caps"
@@ -67,6 +67,11 @@ func TestRequestsAfterHeaderOrErrorEdit(t *testing.T) {
 		}, false},
 		{"syntax error inside a declaration", "(body (<= review_score 30))", "(body (<= review_score [ 30))", func(x string) []int {
 			return []int{at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(<= review_score", 1, 2), at(x, "(and", 1, 1), at(x, "(module claims", 1, 2)}
+		}, true},
+		// the tree's open list takes in the next declaration; a full
+		// check's reader closes it where the indentation says it ends
+		{"a list left open", "(output Bool)\n    (body (<=", "(output Bool\n    (body (<=", func(x string) []int {
+			return []int{at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(<= review_score", 1, 2), at(x, "(input (n", 1, 1), at(x, "(module claims", 1, 2)}
 		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,7 +145,9 @@ func TestViewDeclines(t *testing.T) {
 		// the builder reads what follows the module's end as declarations
 		{"the module closed early", "(record (weight Grams)))", "(record (weight Grams))))", "an edit to a form outside the module", [2]string{"(body true)))", "(body true))"}},
 		// the list swallows the declarations after it
-		{"an unclosed list", "(output Bool)", "(output Bool", "a syntax error outside the module's declarations", [2]string{}},
+		// the reader closes the list the indentation says ends there, and
+		// the module is left open
+		{"the last declaration left open", "(body true)))", "(body true))", "a syntax error the module form does not recover from", [2]string{}},
 		{"an import added", `(capsule "1.0")`, `(capsule "1.0") (import other)`, "an edit to the module form's keyword, parentheses or imports", [2]string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
