@@ -57,6 +57,33 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 			}
 		})
 	}
+	// A completion right after an edit that leaves a list open: the tree's
+	// open list takes in the rest of the module, so the view reads the whole
+	// text as a full check's reader does (with its recovery) and cuts the
+	// units from that read.
+	b.Run("completion-open-list", func(b *testing.B) {
+		open := strings.Index(text[at:], ")") + at
+		broken := text[:open] + text[open+1:]
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			sn := testSnapshot(b, "/tmp/spec.caps", broken, base)
+			if !sn.cst.HasError(0) {
+				b.Fatal("the edit left no syntax error")
+			}
+			b.StartTimer()
+			t0 := time.Now()
+			sn.view()
+			t1 := time.Now()
+			if _, err := completion(ctx, sn, at+3); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(t1.Sub(t0).Microseconds()), "view-µs")
+			b.ReportMetric(float64(time.Since(t1).Microseconds()), "request-µs")
+			if sn.done.Load() {
+				b.Fatal("answered from a full check")
+			}
+		}
+	})
 	// The same completion, the edited version following from the base's
 	// tree through one syntax.Document, as in the server: the units of the
 	// version before are kept, and the view derives the new ones.
