@@ -293,7 +293,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 			}
 		}
 		if sg.inModule {
-			units[sg.unit].shift = sg.shift
+			units[sg.unit].shift = int(sg.shift)
 		}
 		if !sg.ok && sg.inModule {
 			u := units[sg.unit]
@@ -521,14 +521,19 @@ func sameForm(a, b *syntax.Form, shift int) bool {
 
 // seg is one unit of a version for matching: a top-level node other than
 // the module, or a child of the module.
+// Offsets are 32 bits (sources are at most a few MB), to keep the two
+// arrays a view makes per version small.
 type seg struct {
-	span     syntax.Span
-	shift    int   // from the old version's offsets to the new one's (ok)
-	unit     int32 // the index among the module's children (inModule)
-	kind     syntax.Kind
-	inModule bool
-	ok       bool // matched with a unit of the same text in the other version
+	start, end int32
+	shift      int32 // from the old version's offsets to the new one's (ok)
+	unit       int32 // the index among the module's children (inModule)
+	kind       syntax.Kind
+	inModule   bool
+	ok         bool // matched with a unit of the same text in the other version
 }
+
+// span is the unit's span.
+func (sg *seg) span() syntax.Span { return syntax.Span{Start: int(sg.start), End: int(sg.end)} }
 
 // segments lists a version's units in order.
 func segments(top, units []vunit) []seg {
@@ -536,11 +541,11 @@ func segments(top, units []vunit) []seg {
 	for _, t := range top {
 		if len(units) > 0 && t.span.Start <= units[0].span.Start && units[len(units)-1].span.End <= t.span.End && t.kind == syntax.KindList {
 			for i, u := range units {
-				out = append(out, seg{span: u.span, kind: u.kind, inModule: true, unit: int32(i)})
+				out = append(out, seg{start: int32(u.span.Start), end: int32(u.span.End), kind: u.kind, inModule: true, unit: int32(i)})
 			}
 			continue
 		}
-		out = append(out, seg{span: t.span, kind: t.kind})
+		out = append(out, seg{start: int32(t.span.Start), end: int32(t.span.End), kind: t.kind})
 	}
 	return out
 }
@@ -562,22 +567,23 @@ func matchSegments(osrc, nsrc []byte, pre, suf int, os, ns []seg) {
 	olen, nlen := len(osrc), len(nsrc)
 	same := func(i, j int) bool {
 		a, b := os[i], ns[j]
-		if a.kind != b.kind || a.inModule != b.inModule || a.span.Len() != b.span.Len() {
+		sa, sb := a.span(), b.span()
+		if a.kind != b.kind || a.inModule != b.inModule || sa.Len() != sb.Len() {
 			return false
 		}
-		if a.span == b.span && a.span.End <= pre {
+		if sa == sb && sa.End <= pre {
 			return true // in the shared prefix
 		}
-		if olen-a.span.Start <= suf && olen-a.span.Start == nlen-b.span.Start {
+		if olen-sa.Start <= suf && olen-sa.Start == nlen-sb.Start {
 			return true // in the shared suffix
 		}
-		return bytes.Equal(osrc[a.span.Start:a.span.End], nsrc[b.span.Start:b.span.End])
+		return bytes.Equal(osrc[sa.Start:sa.End], nsrc[sb.Start:sb.End])
 	}
 	i, j := 0, 0
 	for i < len(os) && j < len(ns) {
 		if same(i, j) {
 			os[i].ok, ns[j].ok = true, true
-			os[i].shift = ns[j].span.Start - os[i].span.Start
+			os[i].shift = ns[j].start - os[i].start
 			ns[j].shift = os[i].shift
 			i, j = i+1, j+1
 			continue
@@ -908,7 +914,7 @@ func (v *view) inEdit(off int) bool {
 // gap, the unit before it; on a boundary two units share, preferMatched
 // picks a matched one, else a changed one.
 func segAt(segs []seg, p int, preferMatched bool) (seg, bool) {
-	i := sort.Search(len(segs), func(k int) bool { return segs[k].span.End >= p })
+	i := sort.Search(len(segs), func(k int) bool { return int(segs[k].end) >= p })
 	return segFrom(segs, i, p, preferMatched)
 }
 
@@ -916,7 +922,7 @@ func segAt(segs []seg, p int, preferMatched bool) (seg, bool) {
 // the search starts, is where the last one ended.
 func segAfter(segs []seg, p int, preferMatched bool, from *int) (seg, bool) {
 	i := *from
-	for i < len(segs) && segs[i].span.End < p {
+	for i < len(segs) && int(segs[i].end) < p {
 		i++
 	}
 	*from = i
@@ -928,7 +934,7 @@ func segAfter(segs []seg, p int, preferMatched bool, from *int) (seg, bool) {
 func segFrom(segs []seg, i, p int, preferMatched bool) (seg, bool) {
 	var best seg
 	found := false
-	for ; i < len(segs) && segs[i].span.Start <= p; i++ {
+	for ; i < len(segs) && int(segs[i].start) <= p; i++ {
 		if !found || segs[i].ok && !best.ok && preferMatched || !segs[i].ok && best.ok && !preferMatched {
 			best, found = segs[i], true
 		}
@@ -951,7 +957,7 @@ func (v *view) toOld(off int) (int, bool) {
 	if !ok || !sg.ok {
 		return 0, false
 	}
-	return off - sg.shift, true
+	return off - int(sg.shift), true
 }
 
 // fromOld maps a base offset outside the changed units to the current
@@ -961,7 +967,7 @@ func (v *view) fromOld(p int) (int, bool) {
 	if !ok || !sg.ok {
 		return 0, false
 	}
-	return p + sg.shift, true
+	return p + int(sg.shift), true
 }
 
 func (v *view) spanFromOld(sp syntax.Span) (syntax.Span, bool) {
@@ -978,7 +984,7 @@ func (v *view) spanFromOldAfter(sp syntax.Span, from *int) (syntax.Span, bool) {
 	if !ok1 || !a.ok || !ok2 || !b.ok {
 		return syntax.Span{}, false
 	}
-	return syntax.Span{Start: sp.Start + a.shift, End: sp.End + b.shift}, true
+	return syntax.Span{Start: sp.Start + int(a.shift), End: sp.End + int(b.shift)}, true
 }
 
 // check checks the changed declarations against the base (once). When
