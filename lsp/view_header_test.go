@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -164,5 +165,51 @@ func TestViewDeclines(t *testing.T) {
 				t.Errorf("view %v, reason %q; want none, %q", v != nil, why, tc.why)
 			}
 		})
+	}
+}
+
+// TestConcurrentRequestsOnAQuickView sends requests from several
+// goroutines at once to snapshots answered from the base (a list left
+// open, a renamed module): the view reads its units and checks the edited
+// declarations once, whoever asks first (run with -race), and every
+// goroutine gets what a full check gives.
+func TestConcurrentRequestsOnAQuickView(t *testing.T) {
+	const path = "/tmp/claims.caps"
+	base := testSnapshot(t, path, viewHeaderModule, nil).Package().Result
+	ctx := context.Background()
+	for _, edit := range [][2]string{{"(output Bool)\n    (body (<=", "(output Bool\n    (body (<="}, {"(module claims", "(module claims_v2"}} {
+		text := strings.Replace(viewHeaderModule, edit[0], edit[1], 1)
+		fresh := testSnapshot(t, path, text, nil)
+		sn := testSnapshot(t, path, text, base)
+		offs := []int{strings.Index(text, "(approvable n") + 3, strings.Index(text, "(<= review_score") + 6, strings.Index(text, "(input (n") + 8}
+		want := map[int]string{}
+		for _, off := range offs {
+			h, _ := hover(ctx, fresh, off)
+			c, _ := completion(ctx, fresh, off)
+			j, _ := json.Marshal([]any{h, c})
+			want[off] = string(j)
+		}
+		errs := make(chan string, 8*len(offs))
+		var wg sync.WaitGroup
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				off := offs[g%len(offs)]
+				h, _ := hover(ctx, sn, off)
+				c, _ := completion(ctx, sn, off)
+				if j, _ := json.Marshal([]any{h, c}); string(j) != want[off] {
+					errs <- fmt.Sprintf("%q, offset %d: %s, a full check gives %s", edit[1], off, j, want[off])
+				}
+			}(g)
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+		if sn.done.Load() {
+			t.Errorf("%q: the edited version was checked in full", edit[1])
+		}
 	}
 }
