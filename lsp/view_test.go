@@ -244,6 +244,28 @@ func viewDifferential(t *testing.T, withErrors bool) {
 	}
 }
 
+// editPlace says where an edit that begins at offset p lies among the
+// module's units of the version before it: in a declaration (a list
+// headed by a declaration keyword), in the header (before the first
+// declaration) or between declarations.
+func editPlace(units []vunit, p int) string {
+	first := -1
+	for i, u := range units {
+		if u.kind == syntax.KindList && isDeclHead(u.head) {
+			if first < 0 {
+				first = i
+			}
+			if u.span.Start < p && p < u.span.End {
+				return "in a declaration"
+			}
+		}
+	}
+	if first < 0 || p <= units[first].span.Start {
+		return "header"
+	}
+	return "between declarations"
+}
+
 // renameModule replaces the module's name in text (unchanged when it finds
 // none).
 func renameModule(text, name string) string {
@@ -307,6 +329,7 @@ func TestUnitsAfterEdit(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(19))
 	steps, derived, valid := 200, 0, 0
+	where := map[string]int{}
 	if testing.Short() {
 		steps = 60
 	}
@@ -343,6 +366,26 @@ func TestUnitsAfterEdit(t *testing.T) {
 				continue
 			}
 			valid++
+			// The pairing of the units with the version before, from the
+			// texts' shared ends, is the pairing that compares every
+			// unit's bytes: for every edit, in a declaration, between
+			// declarations or in the header.
+			if _, otop, ounits, ok := moduleUnits(prev); ok {
+				if _, ntop, nunits, ok := moduleUnits(cur); ok {
+					p, q, known := cur.CommonEnds(prev)
+					if !known {
+						t.Fatalf("edit %d: the tree does not know the ends it shares with the one before", k)
+					}
+					fo, fn := segments(otop, ounits), segments(ntop, nunits)
+					so, sn := segments(otop, ounits), segments(ntop, nunits)
+					matchSegments(prev.Src, cur.Src, p, q, fo, fn)
+					matchSegments(prev.Src, cur.Src, 0, 0, so, sn)
+					if d := cmp.Diff([][]seg{so, sn}, [][]seg{fo, fn}, cmp.AllowUnexported(seg{})); d != "" {
+						t.Fatalf("edit %d: the pairing from the shared ends differs from comparing the units (-bytes +ends):\n%s", k, d)
+					}
+					where[editPlace(ounits, pre)]++
+				}
+			}
 			mod, top, units, ok := dc.unitsAfter(cur)
 			if !ok {
 				continue
@@ -362,6 +405,10 @@ func TestUnitsAfterEdit(t *testing.T) {
 		doc.Close()
 	}
 	t.Logf("%d of %d edits that left the text without errors had their units derived from the version before", derived, valid)
+	t.Logf("pairings checked against a byte comparison, by where the edit began: %v", where)
+	if where["header"] == 0 || where["between declarations"] == 0 || where["in a declaration"] == 0 {
+		t.Errorf("the edits missed a place: %v", where)
+	}
 	if derived < valid/2 {
 		t.Errorf("only %d of %d edits had their units derived", derived, valid)
 	}
