@@ -414,8 +414,7 @@ func nameUnit(units []vunit) int {
 // does not give the module form the tree has, closed, and the same other
 // top-level forms.
 func (v *view) errorUnits() string {
-	cur := v.sn.cst
-	src := syntax.Read(cur)
+	src := v.sn.source()
 	var mod *syntax.Form
 	forms := 0
 	for _, f := range src.Forms {
