@@ -434,6 +434,23 @@ func (v *view) errorUnits() string {
 	items := mod.Items()
 	units := make([]vunit, 0, 2*len(items)+2)
 	v.errForms = make(map[int32]*syntax.Form, len(items))
+	// the other top-level forms, read as the tree cuts them (their
+	// nodes' numbers are the tree's, the module's units' below -1)
+	k := 0
+	for i := range v.top {
+		t := &v.top[i]
+		if !t.hasForm() {
+			continue
+		}
+		f := src.Forms[k]
+		k++
+		if f.Span() != t.span {
+			return "a syntax error the reader's recovery groups differently from the tree"
+		}
+		if f != mod {
+			v.errForms[t.node] = f
+		}
+	}
 	units = append(units, vunit{node: -2, span: syntax.Span{Start: sp.Start, End: sp.Start + 1}, kind: syntax.KindLParen, item: -1})
 	cs := src.Comments
 	c := sort.Search(len(cs), func(i int) bool { return cs[i].Start >= sp.Start })
