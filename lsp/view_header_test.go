@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.lsp.dev/protocol"
 )
 
 // viewHeaderModule is the module TestRequestsAfterHeaderOrErrorEdit edits.
@@ -211,5 +212,61 @@ func TestConcurrentRequestsOnAQuickView(t *testing.T) {
 		if sn.done.Load() {
 			t.Errorf("%q: the edited version was checked in full", edit[1])
 		}
+	}
+}
+
+// TestServerRequestsAfterAnOpenList goes through the server: a module is
+// opened and checked, an edit leaves a list open, and hover and completion
+// follow at once. They get what a full check of the new text gives, and no
+// view of the new version declines the base (it is answered from the base,
+// or from the version's own check when that was done first).
+func TestServerRequestsAfterAnOpenList(t *testing.T) {
+	dir := t.TempDir()
+	_, c := startServer(t, Options{}, dir)
+	u := protocol.DocumentURI("file://" + dir + "/claims.caps")
+	text := viewHeaderModule
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "capsulang", "version": 1, "text": text}})
+	if _, err := c.Wait("textDocument/publishDiagnostics", nil); err != nil {
+		t.Fatal(err)
+	}
+	// what a full check of the new text answers (its snapshot has no
+	// base: its views count as declined, so they come first)
+	at := strings.Index(text, "(output Bool)\n    (body (<=") + len("(output Bool")
+	next := text[:at] + text[at+1:]
+	fresh := testSnapshot(t, dir+"/claims.caps", next, nil)
+	if !fresh.cst.HasError(0) {
+		t.Fatal("the edit leaves no syntax error")
+	}
+	type probe struct {
+		method string
+		off    int
+		want   any
+	}
+	var probes []probe
+	for _, off := range []int{strings.Index(next, "(approvable n") + 3, strings.Index(next, "(<= review_score") + 6} {
+		for _, q := range []struct {
+			method string
+			f      func(context.Context, *snapshot, int) (any, error)
+		}{{"textDocument/hover", hover}, {"textDocument/completion", completion}} {
+			w, _ := q.f(context.Background(), fresh, off)
+			j, _ := json.Marshal(w)
+			var wv any
+			json.Unmarshal(j, &wv)
+			probes = append(probes, probe{q.method, off, wv})
+		}
+	}
+	full := fullViews.Load()
+	text = replaceText(c, u, 2, text, at, at+1, "")
+	for _, p := range probes {
+		var got any
+		if err := c.Call(p.method, map[string]any{"textDocument": map[string]any{"uri": u}, "position": utf16Pos(text, p.off)}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(p.want, got); d != "" {
+			t.Errorf("%s at %d differs from a full check (-full +server):\n%s", p.method, p.off, d)
+		}
+	}
+	if n := fullViews.Load() - full; n != 0 {
+		t.Errorf("%d views declined the base", n)
 	}
 }
