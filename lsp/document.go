@@ -177,6 +177,9 @@ type snapshot struct {
 	idx      *index
 	exOnce   sync.Once
 	ex       []examples.Outcome
+	// src is the text read as a full check reads it (source), once
+	srcOnce sync.Once
+	src     *syntax.Source
 	// file, when not nil, is the tree of an earlier snapshot of the same
 	// text, which Package checks instead of reading the text again (a
 	// document checked again because an import changed).
@@ -205,12 +208,20 @@ func (sn *snapshot) Package() *load.Package {
 	sn.once.Do(func() {
 		f := sn.file
 		if f == nil {
-			f = ast.Build(syntax.Read(sn.cst))
+			f = ast.Build(sn.source())
 		}
 		sn.checked = sn.loader.CheckFileNoHash(sn.path, f)
 		sn.done.Store(true)
 	})
 	return sn.checked
+}
+
+// source reads the snapshot's text as a full check reads it (once): the
+// view of a text with a syntax error reads it too (view.go), and the full
+// check that follows for its diagnostics reads it no second time.
+func (sn *snapshot) source() *syntax.Source {
+	sn.srcOnce.Do(func() { sn.src = syntax.Read(sn.cst) })
+	return sn.src
 }
 
 // Index returns the snapshot's symbol index (built on first use: the

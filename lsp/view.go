@@ -46,14 +46,28 @@ type view struct {
 
 	// quick views
 	base             *baseInfo
-	oldSegs, newSegs []seg        // the versions' units, matched
-	mod              *syntax.Form // the module form, its items without their contents
-	top              []vunit      // the file's top-level nodes
-	modDoc           string       // the module's doc comment, when modDocSet
+	oldSegs, newSegs []seg       // the versions' units, matched
+	modSpan          syntax.Span // the module form's
+	top              []vunit     // the file's top-level nodes
+	modDoc           string      // the module's doc comment, when modDocSet
 	modDocSet        bool
+	modName          string      // the module's name, when modNameSet (an edit changed it)
+	modNameSpan      syntax.Span // and its span
+	modNameSet       bool
 	units            []vunit    // the current module's children, in order
 	newDecls         []ast.Decl // the changed units' declarations, in order
 	replaced         map[ast.Decl]bool
+
+	modOnce sync.Once
+	modForm *syntax.Form // the module form, its items shallow (modFormOf)
+
+	rmu   sync.Mutex          // guards reads
+	reads map[int32]*unitRead // by node: the units read in full
+
+	// text with a syntax error: the whole text read as a full check reads
+	// it, and the forms of the changed units in that read, by node
+	errSrc   *syntax.Source
+	errForms map[int32]*syntax.Form
 
 	mu      sync.Mutex // guards what follows
 	checked bool
@@ -65,18 +79,46 @@ type view struct {
 	mine    map[*check.Symbol]bool
 }
 
-// vunit is one child node of the module list.
+// vunit is one child node of the module list (or a top-level node). It
+// holds only what cutting the tree gives, as every version cuts all of its
+// units: a unit's shallow form (formOf), its full form and declaration
+// (view.read) are made when a request needs them.
 type vunit struct {
+	span    syntax.Span
+	head    string // a list's head symbol
+	shift   int    // from the base's offsets (unchanged units)
 	node    int32
+	item    int32 // the index among the module's items (not parentheses or comments), -1 for those
 	kind    syntax.Kind
 	changed bool
-	span    syntax.Span
-	head    string       // a list's head symbol
-	item    int          // the index among the module's items (not parentheses or comments), -1 for those
-	shift   int          // from the base's offsets (unchanged units)
-	form    *syntax.Form // the unit's shallow form (lists and atoms)
-	decl    ast.Decl     // a changed declaration, built from the current text
-	rd      *unitRead
+}
+
+// hasForm reports whether the unit reads as a form (a list or an atom; not
+// a comment or a parenthesis).
+func (u *vunit) hasForm() bool {
+	switch u.kind {
+	case syntax.KindList, syntax.KindSymbol, syntax.KindNumber, syntax.KindString:
+		return true
+	}
+	return false
+}
+
+// formOf returns unit u's shallow form (a list without its items, or an
+// atom) in c; ok is false when it reads as no form.
+func formOf(c *syntax.CST, u *vunit) (f syntax.Form, ok bool) {
+	switch u.kind {
+	case syntax.KindList:
+		f = syntax.ListForm(u.span, nil, true)
+	case syntax.KindSymbol:
+		f = syntax.AtomForm(syntax.FormSymbol, u.span, c.Text(u.node))
+	case syntax.KindNumber:
+		f = syntax.AtomForm(syntax.FormNumber, u.span, c.Text(u.node))
+	case syntax.KindString:
+		f = syntax.AtomForm(syntax.FormString, u.span, "")
+	default:
+		return f, false
+	}
+	return f, true
 }
 
 // unitRead is a unit read in full, and its declaration built (once).
@@ -192,8 +234,8 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		return nil, "no usable base"
 	}
 	old, cur := base.File.Source.CST, sn.cst
-	if old.Len() == 0 || cur.Len() == 0 || old.HasError(0) || cur.HasError(0) {
-		return nil, "a syntax error"
+	if old.Len() == 0 || cur.Len() == 0 || old.HasError(0) {
+		return nil, "a syntax error in the base"
 	}
 	_, oldTop, oldUnits, ok := sn.cache.unitsOf(old)
 	if !ok {
@@ -207,30 +249,61 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		return nil, "no module form"
 	}
 	sn.cache.keepUnits(cur, curMod, top, units)
-	v := &view{sn: sn, top: top, units: units}
+	v := &view{sn: sn, top: top, units: units, modSpan: cur.Span(curMod)}
+	if cur.HasError(0) {
+		// the units are the module's items as a full check reads them
+		if why := v.errorUnits(); why != "" {
+			return nil, why
+		}
+		units = v.units
+	}
 	// Match the units of the two versions: the file's top-level nodes but
 	// the module, and the module's children.
 	v.oldSegs, v.newSegs = segments(oldTop, oldUnits), segments(top, units)
-	matchSegments(old.Src, cur.Src, v.oldSegs, v.newSegs)
+	pre, suf, known := cur.CommonEnds(old)
+	if !known {
+		pre, suf = 0, 0
+	}
+	matchSegments(old.Src, cur.Src, pre, suf, v.oldSegs, v.newSegs)
+	// The module's name (its item 1) may change: its symbol is renamed
+	// (current), nothing else reads it.
+	oldName, newName := nameUnit(oldUnits), nameUnit(units)
+	nameOK := func(u vunit) bool {
+		return u.item == 1 && u.kind == syntax.KindSymbol && oldName >= 0 && newName >= 0
+	}
 	topChanged := false
 	for _, sg := range v.oldSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
+			if sg.kind != syntax.KindComment {
+				// the builder reads forms after the module's end as its
+				// declarations
+				return nil, "an edit to a form outside the module"
+			}
 		}
-		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) {
-			return nil, "an edit to the module form's own items, parentheses or imports"
+		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) && !nameOK(oldUnits[sg.unit]) {
+			return nil, "an edit to the module form's keyword, parentheses or imports"
 		}
 	}
 	for _, sg := range v.newSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
+			if sg.kind != syntax.KindComment {
+				return nil, "an edit to a form outside the module"
+			}
 		}
 		if sg.inModule {
-			units[sg.unit].shift = sg.shift
+			units[sg.unit].shift = int(sg.shift)
 		}
 		if !sg.ok && sg.inModule {
-			if !editable(units[sg.unit]) {
-				return nil, "an edit to the module form's own items, parentheses or imports"
+			u := units[sg.unit]
+			if nameOK(u) {
+				v.modName, v.modNameSet = string(cur.Src[u.span.Start:u.span.End]), true
+				v.modNameSpan = u.span
+				continue
+			}
+			if !editable(u) {
+				return nil, "an edit to the module form's keyword, parentheses or imports"
 			}
 			units[sg.unit].changed = true
 		}
@@ -240,13 +313,6 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		// nothing, but the comments above the module are its doc
 		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
 	}
-	var modItems []*syntax.Form
-	for i := range units {
-		if units[i].form != nil {
-			modItems = append(modItems, units[i].form)
-		}
-	}
-	v.mod = syntax.NewList(cur.Span(curMod), modItems, true)
 	// The declarations replaced and their replacements.
 	v.replaced = map[ast.Decl]bool{}
 	// An edit above a declaration may change its doc comment: a
@@ -281,6 +347,11 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 			changedAt[u.span.Start] = true
 		}
 	}
+	if v.errSrc != nil {
+		if why := v.errorCheck(base); why != "" {
+			return nil, why
+		}
+	}
 	// The changed declarations, and their names: a base declaration kept
 	// must not have one of them.
 	names := map[string]bool{}
@@ -289,14 +360,14 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		if !u.changed || u.kind != syntax.KindList || !isDeclHead(u.head) {
 			continue
 		}
-		u.decl = v.declOf(u)
-		if u.decl == nil {
+		d := v.declOf(u)
+		if d == nil {
 			continue
 		}
-		if nm := u.decl.Base().Name; nm.Valid() {
+		if nm := d.Base().Name; nm.Valid() {
 			names[nm.Name] = true
 		}
-		v.newDecls = append(v.newDecls, u.decl)
+		v.newDecls = append(v.newDecls, d)
 	}
 	// (the declarations' starts and ends only grow: the search for their
 	// units resumes where the last one stopped)
@@ -305,6 +376,11 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
 		if !ok || changedAt[sp.Start] {
 			v.replaced[d] = true
+			if nm := d.Base().Name; d.Kind() == ast.KindType && nm.Valid() && !names[nm.Name] {
+				// the overlay would still resolve the name in the types
+				// of the declarations that use it
+				return nil, "a type declaration removed or renamed"
+			}
 		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
 			return nil, "a changed declaration's name is another's"
 		}
@@ -313,16 +389,167 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	return v, ""
 }
 
+// nameUnit returns the index of the module's name among its children (its
+// item 1, a symbol), -1 when it has none.
+func nameUnit(units []vunit) int {
+	for i, u := range units {
+		if u.item == 1 {
+			if u.kind == syntax.KindSymbol {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// errorUnits cuts a text with a syntax error into units as a full check
+// reads it. A full check reads such a text with the reader's recovery
+// (syntax.Read), which closes a list left open where the indentation says
+// it ends, and so may group the text differently from the tree (where an
+// open list takes in the rest of the module): the units are the items of
+// the module form that read gives, with the comments between them and the
+// module's parentheses, and a read of each is that form (errForms, by the
+// unit's node, a number of its own below -1). It declines when that read
+// does not give the module form the tree has, closed, and the same other
+// top-level forms.
+func (v *view) errorUnits() string {
+	src := v.sn.source()
+	var mod *syntax.Form
+	forms := 0
+	for _, f := range src.Forms {
+		if f.Span() == v.modSpan && f.Kind == syntax.FormList && f.Head() == "module" {
+			mod = f
+		}
+	}
+	for i := range v.top {
+		if v.top[i].hasForm() {
+			forms++
+		}
+	}
+	if mod == nil || !mod.Closed || len(src.Forms) != forms {
+		return "a syntax error the module form does not recover from"
+	}
+	sp := mod.Span()
+	items := mod.Items()
+	units := make([]vunit, 0, 2*len(items)+2)
+	v.errForms = make(map[int32]*syntax.Form, len(items))
+	// the other top-level forms, read as the tree cuts them (their
+	// nodes' numbers are the tree's, the module's units' below -1)
+	k := 0
+	for i := range v.top {
+		t := &v.top[i]
+		if !t.hasForm() {
+			continue
+		}
+		f := src.Forms[k]
+		k++
+		if f.Span() != t.span {
+			return "a syntax error the reader's recovery groups differently from the tree"
+		}
+		if f != mod {
+			v.errForms[t.node] = f
+		}
+	}
+	units = append(units, vunit{node: -2, span: syntax.Span{Start: sp.Start, End: sp.Start + 1}, kind: syntax.KindLParen, item: -1})
+	cs := src.Comments
+	c := sort.Search(len(cs), func(i int) bool { return cs[i].Start >= sp.Start })
+	comments := func(before int) {
+		for ; c < len(cs) && cs[c].End <= before; c++ {
+			units = append(units, vunit{node: int32(-3 - len(units)), span: cs[c], kind: syntax.KindComment, item: -1})
+		}
+	}
+	for k, f := range items {
+		comments(f.Span().Start)
+		for c < len(cs) && cs[c].Start < f.Span().End {
+			c++ // inside the item
+		}
+		u := vunit{node: int32(-3 - len(units)), span: f.Span(), item: int32(k)}
+		switch f.Kind {
+		case syntax.FormList:
+			u.kind, u.head = syntax.KindList, f.Head()
+			if known, ok := knownHeads[u.head]; ok {
+				u.head = known
+			}
+		case syntax.FormSymbol:
+			u.kind = syntax.KindSymbol
+		case syntax.FormNumber:
+			u.kind = syntax.KindNumber
+		case syntax.FormString:
+			u.kind = syntax.KindString
+		default:
+			return "a syntax error the module form does not recover from"
+		}
+		v.errForms[u.node] = f
+		units = append(units, u)
+	}
+	comments(sp.End - 1)
+	units = append(units, vunit{node: int32(-3 - len(units)), span: syntax.Span{Start: sp.End - 1, End: sp.End}, kind: syntax.KindRParen, item: -1})
+	v.units, v.errSrc = units, src
+	return ""
+}
+
+// errorCheck is the check a text with a syntax error passes once its
+// units are matched: each unchanged unit must read exactly as the base
+// read it, moved by its shift (the reader's recovery may regroup the
+// tokens inside a unit whose text did not change).
+func (v *view) errorCheck(base *check.Result) string {
+	if base.File.Module.Form == nil {
+		return "no module form"
+	}
+	old := base.File.Module.Form.Items()
+	for i := range v.units {
+		u := &v.units[i]
+		f := v.errForms[u.node]
+		if f == nil || u.changed {
+			continue
+		}
+		p := u.span.Start - u.shift
+		j := sort.Search(len(old), func(j int) bool { return old[j].Span().Start >= p })
+		if j == len(old) || !sameForm(old[j], f, u.shift) {
+			return "a syntax error the reader's recovery groups differently from the tree"
+		}
+	}
+	return ""
+}
+
+// sameForm reports whether form b is form a moved by shift bytes: the
+// same kinds, spans, closing parentheses and atoms, all the way down.
+func sameForm(a, b *syntax.Form, shift int) bool {
+	sa, sb := a.Span(), b.Span()
+	if a.Kind != b.Kind || a.Closed != b.Closed || sa.Start+shift != sb.Start || sa.End+shift != sb.End {
+		return false
+	}
+	if a.Kind != syntax.FormList {
+		return a.Text() == b.Text()
+	}
+	ai, bi := a.Items(), b.Items()
+	if len(ai) != len(bi) {
+		return false
+	}
+	for i := range ai {
+		if !sameForm(ai[i], bi[i], shift) {
+			return false
+		}
+	}
+	return true
+}
+
 // seg is one unit of a version for matching: a top-level node other than
 // the module, or a child of the module.
+// Offsets are 32 bits (sources are at most a few MB), to keep the two
+// arrays a view makes per version small.
 type seg struct {
-	span     syntax.Span
-	shift    int   // from the old version's offsets to the new one's (ok)
-	unit     int32 // the index among the module's children (inModule)
-	kind     syntax.Kind
-	inModule bool
-	ok       bool // matched with a unit of the same text in the other version
+	start, end int32
+	shift      int32 // from the old version's offsets to the new one's (ok)
+	unit       int32 // the index among the module's children (inModule)
+	kind       syntax.Kind
+	inModule   bool
+	ok         bool // matched with a unit of the same text in the other version
 }
+
+// span is the unit's span.
+func (sg *seg) span() syntax.Span { return syntax.Span{Start: int(sg.start), End: int(sg.end)} }
 
 // segments lists a version's units in order.
 func segments(top, units []vunit) []seg {
@@ -330,11 +557,11 @@ func segments(top, units []vunit) []seg {
 	for _, t := range top {
 		if len(units) > 0 && t.span.Start <= units[0].span.Start && units[len(units)-1].span.End <= t.span.End && t.kind == syntax.KindList {
 			for i, u := range units {
-				out = append(out, seg{span: u.span, kind: u.kind, inModule: true, unit: int32(i)})
+				out = append(out, seg{start: int32(u.span.Start), end: int32(u.span.End), kind: u.kind, inModule: true, unit: int32(i)})
 			}
 			continue
 		}
-		out = append(out, seg{span: t.span, kind: t.kind})
+		out = append(out, seg{start: int32(t.span.Start), end: int32(t.span.End), kind: t.kind})
 	}
 	return out
 }
@@ -346,16 +573,33 @@ const matchLookahead = 8
 // matchSegments pairs the units of two versions that have the same text,
 // in order: where they differ, the nearest pair of equal units within
 // matchLookahead resumes the matching and the units skipped are changed.
-func matchSegments(osrc, nsrc []byte, os, ns []seg) {
+//
+// The two texts share their first pre and last suf bytes
+// (syntax.CST.CommonEnds; 0 when unknown): two units of the same length
+// at the same offset in the shared prefix, or at the same distance from
+// the end in the shared suffix, have the same text without comparing it,
+// so that only the units around the edit are compared byte by byte.
+func matchSegments(osrc, nsrc []byte, pre, suf int, os, ns []seg) {
+	olen, nlen := len(osrc), len(nsrc)
 	same := func(i, j int) bool {
 		a, b := os[i], ns[j]
-		return a.kind == b.kind && a.inModule == b.inModule && bytes.Equal(osrc[a.span.Start:a.span.End], nsrc[b.span.Start:b.span.End])
+		sa, sb := a.span(), b.span()
+		if a.kind != b.kind || a.inModule != b.inModule || sa.Len() != sb.Len() {
+			return false
+		}
+		if sa == sb && sa.End <= pre {
+			return true // in the shared prefix
+		}
+		if olen-sa.Start <= suf && olen-sa.Start == nlen-sb.Start {
+			return true // in the shared suffix
+		}
+		return bytes.Equal(osrc[sa.Start:sa.End], nsrc[sb.Start:sb.End])
 	}
 	i, j := 0, 0
 	for i < len(os) && j < len(ns) {
 		if same(i, j) {
 			os[i].ok, ns[j].ok = true, true
-			os[i].shift = ns[j].span.Start - os[i].span.Start
+			os[i].shift = ns[j].start - os[i].start
 			ns[j].shift = os[i].shift
 			i, j = i+1, j+1
 			continue
@@ -492,14 +736,11 @@ func (dc *docCache) unitsAfter(c *syntax.CST) (mod int32, top, units []vunit, ok
 	}
 	top = make([]vunit, len(prev.top))
 	for i, u := range prev.top {
-		top[i] = movedUnit(c, u, e, &unitRead{}, &syntax.Form{})
+		top[i] = movedUnit(c, u, e)
 	}
-	n := len(prev.units)
-	units = make([]vunit, n)
-	reads := make([]unitRead, n)
-	forms := make([]syntax.Form, n)
+	units = make([]vunit, len(prev.units))
 	for i, u := range prev.units {
-		units[i] = movedUnit(c, u, e, &reads[i], &forms[i])
+		units[i] = movedUnit(c, u, e)
 	}
 	return prev.mod, top, units, true
 }
@@ -507,36 +748,18 @@ func (dc *docCache) unitsAfter(c *syntax.CST) (mod int32, top, units []vunit, ok
 // movedUnit returns unit u of the tree before edit e as a unit of c, the
 // tree after it: the same node before the list e read again, the node
 // moved after it, the node holding it cut again.
-func movedUnit(c *syntax.CST, u vunit, e syntax.ListEdit, rd *unitRead, f *syntax.Form) vunit {
+func movedUnit(c *syntax.CST, u vunit, e syntax.ListEdit) vunit {
 	switch {
 	case u.span.End <= e.Span.Start:
 	case e.Span.End <= u.span.Start:
 		u.node += e.NodeDelta
 		u.span = syntax.Span{Start: u.span.Start + e.ByteDelta, End: u.span.End + e.ByteDelta}
 	default:
-		nu := unitIn(c, u.node, rd, f)
+		nu := unitOf(c, u.node)
 		nu.item = u.item
 		return nu
 	}
-	text := ""
-	if u.form != nil && (u.kind == syntax.KindSymbol || u.kind == syntax.KindNumber) {
-		text = u.form.Text()
-	}
-	nu := vunit{node: u.node, span: u.span, kind: u.kind, head: u.head, item: u.item, rd: rd}
-	switch u.kind {
-	case syntax.KindList:
-		*f = syntax.ListForm(u.span, nil, true)
-	case syntax.KindSymbol:
-		*f = syntax.AtomForm(syntax.FormSymbol, u.span, text)
-	case syntax.KindNumber:
-		*f = syntax.AtomForm(syntax.FormNumber, u.span, text)
-	case syntax.KindString:
-		*f = syntax.AtomForm(syntax.FormString, u.span, "")
-	default:
-		return nu
-	}
-	nu.form = f
-	return nu
+	return vunit{node: u.node, span: u.span, kind: u.kind, head: u.head, item: u.item}
 }
 
 // moduleUnits finds the file's module list (the first list headed
@@ -559,13 +782,10 @@ func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 		n++
 	}
 	units = make([]vunit, 0, n)
-	reads := make([]unitRead, n)
-	forms := make([]syntax.Form, n)
 	for j := c.FirstChild(mod); j >= 0; j = c.Next(j) {
-		k := len(units)
-		u := unitIn(c, j, &reads[k], &forms[k])
+		u := unitOf(c, j)
 		if k := u.kind; k != syntax.KindLParen && k != syntax.KindRParen && k != syntax.KindComment {
-			u.item = items
+			u.item = int32(items)
 			items++
 		}
 		units = append(units, u)
@@ -573,27 +793,12 @@ func moduleUnits(c *syntax.CST) (mod int32, top, units []vunit, ok bool) {
 	return mod, top, units, true
 }
 
-// unitOf makes node k a unit, with its shallow form.
-func unitOf(c *syntax.CST, k int32) vunit { return unitIn(c, k, &unitRead{}, &syntax.Form{}) }
-
-// unitIn is unitOf with the unit's read state and form allocated by the
-// caller.
-func unitIn(c *syntax.CST, k int32, rd *unitRead, f *syntax.Form) vunit {
-	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), rd: rd, item: -1}
-	switch u.kind {
-	case syntax.KindList:
+// unitOf makes node k a unit.
+func unitOf(c *syntax.CST, k int32) vunit {
+	u := vunit{node: k, span: c.Span(k), kind: c.Kind(k), item: -1}
+	if u.kind == syntax.KindList {
 		u.head = listHead(c, k)
-		*f = syntax.ListForm(u.span, nil, true)
-	case syntax.KindSymbol:
-		*f = syntax.AtomForm(syntax.FormSymbol, u.span, c.Text(k))
-	case syntax.KindNumber:
-		*f = syntax.AtomForm(syntax.FormNumber, u.span, c.Text(k))
-	case syntax.KindString:
-		*f = syntax.AtomForm(syntax.FormString, u.span, "")
-	default:
-		return u
 	}
-	u.form = f
 	return u
 }
 
@@ -619,10 +824,32 @@ func listHead(c *syntax.CST, k int32) string {
 // read returns unit u's form read in full, and its declaration built from
 // it (once).
 func (v *view) read(u *vunit) (*syntax.Form, ast.Decl) {
-	r := u.rd
+	v.rmu.Lock()
+	r := v.reads[u.node]
+	if r == nil {
+		if v.reads == nil {
+			v.reads = map[int32]*unitRead{}
+		}
+		r = &unitRead{}
+		v.reads[u.node] = r
+	}
+	v.rmu.Unlock()
 	r.once.Do(func() {
+		if f := v.errForms[u.node]; f != nil || v.errSrc != nil {
+			r.full = f
+			if u.kind == syntax.KindList && isDeclHead(u.head) {
+				d, _ := ast.BuildDecl(v.errSrc, f)
+				if d != nil {
+					d.Base().Doc = v.docAbove(u)
+				}
+				r.decl = d
+			}
+			return
+		}
 		if u.kind != syntax.KindList {
-			r.full = u.form
+			if f, ok := formOf(v.sn.cst, u); ok {
+				r.full = &f
+			}
 			return
 		}
 		src := syntax.ReadNode(v.sn.cst, u.node, 1)
@@ -703,7 +930,7 @@ func (v *view) inEdit(off int) bool {
 // gap, the unit before it; on a boundary two units share, preferMatched
 // picks a matched one, else a changed one.
 func segAt(segs []seg, p int, preferMatched bool) (seg, bool) {
-	i := sort.Search(len(segs), func(k int) bool { return segs[k].span.End >= p })
+	i := sort.Search(len(segs), func(k int) bool { return int(segs[k].end) >= p })
 	return segFrom(segs, i, p, preferMatched)
 }
 
@@ -711,7 +938,7 @@ func segAt(segs []seg, p int, preferMatched bool) (seg, bool) {
 // the search starts, is where the last one ended.
 func segAfter(segs []seg, p int, preferMatched bool, from *int) (seg, bool) {
 	i := *from
-	for i < len(segs) && segs[i].span.End < p {
+	for i < len(segs) && int(segs[i].end) < p {
 		i++
 	}
 	*from = i
@@ -723,7 +950,7 @@ func segAfter(segs []seg, p int, preferMatched bool, from *int) (seg, bool) {
 func segFrom(segs []seg, i, p int, preferMatched bool) (seg, bool) {
 	var best seg
 	found := false
-	for ; i < len(segs) && segs[i].span.Start <= p; i++ {
+	for ; i < len(segs) && int(segs[i].start) <= p; i++ {
 		if !found || segs[i].ok && !best.ok && preferMatched || !segs[i].ok && best.ok && !preferMatched {
 			best, found = segs[i], true
 		}
@@ -746,7 +973,7 @@ func (v *view) toOld(off int) (int, bool) {
 	if !ok || !sg.ok {
 		return 0, false
 	}
-	return off - sg.shift, true
+	return off - int(sg.shift), true
 }
 
 // fromOld maps a base offset outside the changed units to the current
@@ -756,7 +983,7 @@ func (v *view) fromOld(p int) (int, bool) {
 	if !ok || !sg.ok {
 		return 0, false
 	}
-	return p + sg.shift, true
+	return p + int(sg.shift), true
 }
 
 func (v *view) spanFromOld(sp syntax.Span) (syntax.Span, bool) {
@@ -773,7 +1000,7 @@ func (v *view) spanFromOldAfter(sp syntax.Span, from *int) (syntax.Span, bool) {
 	if !ok1 || !a.ok || !ok2 || !b.ok {
 		return syntax.Span{}, false
 	}
-	return syntax.Span{Start: sp.Start + a.shift, End: sp.End + b.shift}, true
+	return syntax.Span{Start: sp.Start + int(a.shift), End: sp.End + int(b.shift)}, true
 }
 
 // check checks the changed declarations against the base (once). When
@@ -792,15 +1019,16 @@ func (v *view) check() {
 		for _, i := range deps {
 			u := &v.units[i]
 			u.changed = true
-			u.decl = v.declOf(u)
 			if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
 				v.replaced[v.baseDecl(p)] = true
 			}
 		}
 		v.newDecls = v.newDecls[:0]
 		for i := range v.units {
-			if u := &v.units[i]; u.changed && u.decl != nil {
-				v.newDecls = append(v.newDecls, u.decl)
+			if u := &v.units[i]; u.changed {
+				if d := v.declOf(u); d != nil {
+					v.newDecls = append(v.newDecls, d)
+				}
 			}
 		}
 		v.overlay()
@@ -939,6 +1167,17 @@ func (v *view) current(s *check.Symbol) *check.Symbol {
 	if s.Kind == check.SymModule && v.modDocSet {
 		c.Doc = v.modDoc
 	}
+	if s.Kind == check.SymModule && v.modNameSet {
+		// renamed: the name and the detail the checker makes of it
+		// (check's module symbol), the span of the new name
+		c.Name, c.Detail = v.modName, "module "+v.modName
+		var ok bool
+		if c.Full, ok = v.spanFromOld(s.Full); !ok {
+			return nil
+		}
+		c.Span = v.modNameSpan
+		return &c
+	}
 	var ok1, ok2 bool
 	c.Span, ok1 = v.spanFromOld(s.Span)
 	c.Full, ok2 = v.spanFromOld(s.Full)
@@ -958,6 +1197,16 @@ func (v *view) at(off int) (*check.Symbol, syntax.Span) {
 		return scanAt(v.pkg.Result, off)
 	}
 	v.check()
+	if v.modNameSet && v.modNameSpan.Contains(off) {
+		for _, s := range v.base.res.Symbols {
+			if s.Kind == check.SymModule && s.File == v.base.res.Path {
+				if c := v.current(s); c != nil {
+					return c, c.Span
+				}
+			}
+		}
+		return nil, syntax.Span{}
+	}
 	if q, ok := v.toOld(off); ok && !v.inEdit(off) {
 		s, sp := v.base.at(q)
 		if s == nil {
@@ -996,9 +1245,10 @@ func (v *view) path(off int) []*syntax.Form {
 	if v.pkg != nil {
 		return formPath(v.pkg.File.Source.Forms, off)
 	}
-	holds := func(f *syntax.Form) bool {
-		return f != nil && f.Span().Start <= off && (off < f.Span().End || off == f.Span().End && f.Kind != syntax.FormList)
+	holds := func(sp syntax.Span, list bool) bool {
+		return sp.Start <= off && (off < sp.End || off == sp.End && !list)
 	}
+	holdsUnit := func(u *vunit) bool { return u.hasForm() && holds(u.span, u.kind == syntax.KindList) }
 	// pathIn is the path from unit u down.
 	pathIn := func(u *vunit) []*syntax.Form {
 		full, _ := v.read(u)
@@ -1012,24 +1262,49 @@ func (v *view) path(off int) []*syntax.Form {
 	}
 	for i := range v.top {
 		t := &v.top[i]
-		if t.span != v.mod.Span() {
-			if holds(t.form) {
+		if t.span != v.modSpan {
+			if holdsUnit(t) {
 				return pathIn(t)
 			}
 			continue
 		}
-		if !holds(v.mod) {
+		if !holds(v.modSpan, true) {
 			continue
 		}
-		path := []*syntax.Form{v.mod}
+		path := []*syntax.Form{v.modFormOf()}
 		for j := range v.units {
-			if u := &v.units[j]; holds(u.form) {
+			if u := &v.units[j]; holdsUnit(u) {
 				return append(path, pathIn(u)...)
 			}
 		}
 		return path
 	}
 	return nil
+}
+
+// modFormOf returns the module form, its items the units' shallow forms
+// (made once, when a request first reads a path).
+func (v *view) modFormOf() *syntax.Form {
+	v.modOnce.Do(func() {
+		n := 0
+		for i := range v.units {
+			if v.units[i].hasForm() {
+				n++
+			}
+		}
+		forms := make([]syntax.Form, 0, n)
+		items := make([]*syntax.Form, 0, n)
+		for i := range v.units {
+			if f := v.errForms[v.units[i].node]; f != nil {
+				items = append(items, f)
+			} else if f, ok := formOf(v.sn.cst, &v.units[i]); ok {
+				forms = append(forms, f)
+				items = append(items, &forms[len(forms)-1])
+			}
+		}
+		v.modForm = syntax.NewList(v.modSpan, items, true)
+	})
+	return v.modForm
 }
 
 // declAt returns the declaration whose form is f (path[1] of a path).
@@ -1046,7 +1321,7 @@ func (v *view) declAt(f *syntax.Form) ast.Decl {
 	}
 	for i := range v.units {
 		u := &v.units[i]
-		if u.form != nil && u.form.Span() == f.Span() {
+		if u.hasForm() && u.span == f.Span() {
 			if full, d := v.read(u); full == f {
 				return d
 			}
@@ -1073,8 +1348,8 @@ func (v *view) decls() []ast.Decl {
 			continue
 		}
 		if u.changed {
-			if u.decl != nil {
-				out = append(out, u.decl)
+			if d := v.declOf(u); d != nil {
+				out = append(out, d)
 			}
 		} else if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
 			out = append(out, v.baseDecl(p))
@@ -1240,7 +1515,7 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 		return nil, off, id
 	}
 	if u := &v.units[i]; u.changed {
-		return u.decl, off, id
+		return v.declOf(u), off, id
 	}
 	q, ok := v.toOld(off)
 	if !ok {

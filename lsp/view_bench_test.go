@@ -1,7 +1,11 @@
 package lsp
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"context"
+	"github.com/capsulang/caps/lsp/lsptest"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +57,33 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 			}
 		})
 	}
+	// A completion right after an edit that leaves a list open: the tree's
+	// open list takes in the rest of the module, so the view reads the whole
+	// text as a full check's reader does (with its recovery) and cuts the
+	// units from that read.
+	b.Run("completion-open-list", func(b *testing.B) {
+		open := strings.Index(text[at:], ")") + at
+		broken := text[:open] + text[open+1:]
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			sn := testSnapshot(b, "/tmp/spec.caps", broken, base)
+			if !sn.cst.HasError(0) {
+				b.Fatal("the edit left no syntax error")
+			}
+			b.StartTimer()
+			t0 := time.Now()
+			sn.view()
+			t1 := time.Now()
+			if _, err := completion(ctx, sn, at+3); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(t1.Sub(t0).Microseconds()), "view-µs")
+			b.ReportMetric(float64(time.Since(t1).Microseconds()), "request-µs")
+			if sn.done.Load() {
+				b.Fatal("answered from a full check")
+			}
+		}
+	})
 	// The same completion, the edited version following from the base's
 	// tree through one syntax.Document, as in the server: the units of the
 	// version before are kept, and the view derives the new ones.
@@ -98,4 +129,60 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 			b.StartTimer()
 		}
 	})
+}
+
+// BenchmarkEditThenComplete times, through the server, an edit of a
+// spec-shaped module (a transition's target, toggled) followed at once by
+// a completion at the edit, until the edit's diagnostics are published:
+// the 10k-lines part of bench/lspbench in this process, for CPU and
+// memory profiles (-benchmem counts the server's allocations per edit).
+func BenchmarkEditThenComplete(b *testing.B) {
+	for _, lines := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("lines=%d", lines), func(b *testing.B) {
+			src, err := gen.SpecShapedFrom("../examples", lines)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dir := b.TempDir()
+			text := string(src)
+			_, c := wsServer(b, dir)
+			u := protocol.DocumentURI("file://" + dir + "/spec.caps")
+			c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "capsulang", "version": 1, "text": text}})
+			waitVersion(b, c, u, 1)
+			at := strings.Index(text[len(text)/2:], "(target awaiting_human_decision)") + len(text)/2 + len("(target ")
+			version := 1
+			q0, f0 := quickViews.Load(), fullViews.Load()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				from, to := "awaiting_human_decision", "awaiting_review"
+				if !strings.HasPrefix(text[at:], from) {
+					from, to = to, from
+				}
+				version++
+				text = replaceText(c, u, version, text, at, at+len(from), to)
+				pos := utf16Pos(text, at+3)
+				if err := c.Call("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": u}, "position": pos}, nil); err != nil {
+					b.Fatal(err)
+				}
+				waitVersion(b, c, u, version)
+			}
+			b.ReportMetric(float64(quickViews.Load()-q0)/float64(b.N), "quick-views/op")
+			b.ReportMetric(float64(fullViews.Load()-f0)/float64(b.N), "full-views/op")
+		})
+	}
+}
+
+// waitVersion waits for the diagnostics of version v of u.
+func waitVersion(b *testing.B, c *lsptest.Client, u protocol.DocumentURI, v int) {
+	_, err := c.Wait("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
+		var pd struct {
+			URI     string
+			Version int
+		}
+		json.Unmarshal(p, &pd)
+		return pd.URI == string(u) && pd.Version == v
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
 }

@@ -1,0 +1,272 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.lsp.dev/protocol"
+)
+
+// viewHeaderModule is the module TestRequestsAfterHeaderOrErrorEdit edits.
+const viewHeaderModule = `;; Claims, scored.
+(module claims
+  (capsule "1.0")
+
+  ;; Scores at or below 30 may be approved.
+  (function approvable
+    (input (review_score U32))
+    (output Bool)
+    (body (<= review_score 30)))
+
+  (function twice
+    (input (n U32))
+    (output Bool)
+    (body (and (approvable n) (approvable (+ n 1))))))
+`
+
+// TestRequestsAfterHeaderOrErrorEdit sends completion, hover, definition
+// and signature help right after an edit of the module's header (its name,
+// its capsule clause) and after edits that leave a syntax error inside one
+// declaration (a stray character, a list left open): each is answered from
+// the base and the view of the new text, without checking the new version
+// in full, and gives exactly what a full check of the new version gives.
+func TestRequestsAfterHeaderOrErrorEdit(t *testing.T) {
+	ctx := context.Background()
+	const path = "/tmp/claims.caps"
+	base := testSnapshot(t, path, viewHeaderModule, nil).Package().Result
+	requests := []struct {
+		name string
+		f    func(context.Context, *snapshot, int) (any, error)
+	}{{"completion", completion}, {"hover", hover}, {"definition", definition}, {"signatureHelp", signatureHelp}}
+	// at is the offset just after the n-th (1-based) occurrence of mark in
+	// text, minus back bytes.
+	at := func(text, mark string, n, back int) int {
+		off := -1
+		for ; n > 0; n-- {
+			i := strings.Index(text[off+1:], mark)
+			if i < 0 {
+				t.Fatalf("no %q in the edited text", mark)
+			}
+			off += 1 + i
+		}
+		return off + len(mark) - back
+	}
+	for _, tc := range []struct {
+		name, from, to string
+		probes         func(text string) []int
+		syntaxError    bool
+	}{
+		{"module renamed", "(module claims", "(module claims_v2", func(x string) []int {
+			return []int{at(x, "claims_v2", 1, 2), at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(body (<= review", 1, 3), at(x, "(and", 1, 1)}
+		}, false},
+		{"capsule version", `(capsule "1.0")`, `(capsule "1.2")`, func(x string) []int {
+			return []int{at(x, "(module claims", 1, 2), at(x, "(approvable n", 1, 3), at(x, "(<= review_score", 1, 2), at(x, "(input (n", 1, 1)}
+		}, false},
+		{"syntax error inside a declaration", "(body (<= review_score 30))", "(body (<= review_score [ 30))", func(x string) []int {
+			return []int{at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(<= review_score", 1, 2), at(x, "(and", 1, 1), at(x, "(module claims", 1, 2)}
+		}, true},
+		// the tree's open list takes in the next declaration; a full
+		// check's reader closes it where the indentation says it ends
+		{"a list left open", "(output Bool)\n    (body (<=", "(output Bool\n    (body (<=", func(x string) []int {
+			return []int{at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(<= review_score", 1, 2), at(x, "(input (n", 1, 1), at(x, "(module claims", 1, 2)}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(viewHeaderModule, tc.from) {
+				t.Fatalf("no %q in the module", tc.from)
+			}
+			text := strings.Replace(viewHeaderModule, tc.from, tc.to, 1)
+			sn := testSnapshot(t, path, text, base)
+			if got := sn.cst.HasError(0); got != tc.syntaxError {
+				t.Fatalf("the edited text has a syntax error: %v, want %v", got, tc.syntaxError)
+			}
+			fresh := testSnapshot(t, path, text, nil)
+			probes := tc.probes(text)
+			want := map[string]string{}
+			for _, off := range probes {
+				for _, q := range requests {
+					got, err := q.f(ctx, fresh, off)
+					j, _ := json.Marshal(got)
+					want[q.name+string(rune(off))] = fmt.Sprint(string(j), err != nil)
+				}
+			}
+			q0, f0 := quickViews.Load(), fullViews.Load()
+			hovers := 0
+			for _, off := range probes {
+				for _, q := range requests {
+					got, err := q.f(ctx, sn, off)
+					j, _ := json.Marshal(got)
+					if d := cmp.Diff(want[q.name+string(rune(off))], fmt.Sprint(string(j), err != nil)); d != "" {
+						t.Errorf("%s at %d (%q) differs from a full check (-full +view):\n%s", q.name, off, text[off-10:off+3], d)
+					}
+					if q.name == "hover" && string(j) != "null" {
+						hovers++
+					}
+				}
+			}
+			if hovers < len(probes)-1 {
+				t.Errorf("%d of %d hovers answered something", hovers, len(probes))
+			}
+			if sn.done.Load() {
+				t.Errorf("the edited version was checked in full")
+			}
+			if q, f := quickViews.Load()-q0, fullViews.Load()-f0; q != 1 || f != 0 {
+				t.Errorf("%d views built from the base and %d from a full check, want 1 and 0", q, f)
+			}
+		})
+	}
+}
+
+// TestViewDeclines lists edits whose requests a view built from the base
+// would answer wrongly: each must be declined with its reason (requests
+// then read a full check of the new version).
+func TestViewDeclines(t *testing.T) {
+	const path = "/tmp/parcels.caps"
+	const module = `(module parcels
+  (capsule "1.0")
+  (type Grams U32)
+  (type Parcel (record (weight Grams)))
+  (function heavy
+    (input (p Parcel))
+    (output Bool)
+    (body true)))
+`
+	base := testSnapshot(t, path, module, nil).Package().Result
+	for _, tc := range []struct {
+		name, from, to, why string
+		also                [2]string // a second replacement, when not empty
+	}{
+		// Parcel's type would still read the removed alias
+		{"a type alias removed", "  (type Grams U32)\n", "", "a type declaration removed or renamed", [2]string{}},
+		{"a type alias renamed", "(type Grams U32)", "(type Gram U32)", "a type declaration removed or renamed", [2]string{}},
+		// the builder reads what follows the module's end as declarations
+		{"the module closed early", "(record (weight Grams)))", "(record (weight Grams))))", "an edit to a form outside the module", [2]string{"(body true)))", "(body true))"}},
+		// the list swallows the declarations after it
+		// the reader closes the list the indentation says ends there, and
+		// the module is left open
+		{"the last declaration left open", "(body true)))", "(body true))", "a syntax error the module form does not recover from", [2]string{}},
+		{"an import added", `(capsule "1.0")`, `(capsule "1.0") (import other)`, "an edit to the module form's keyword, parentheses or imports", [2]string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(module, tc.from) {
+				t.Fatalf("no %q in the module", tc.from)
+			}
+			text := strings.Replace(module, tc.from, tc.to, 1)
+			if tc.also[0] != "" {
+				text = strings.Replace(text, tc.also[0], tc.also[1], 1)
+			}
+			sn := testSnapshot(t, path, text, base)
+			v, why := sn.quickViewWhy()
+			if v != nil || why != tc.why {
+				t.Errorf("view %v, reason %q; want none, %q", v != nil, why, tc.why)
+			}
+		})
+	}
+}
+
+// TestConcurrentRequestsOnAQuickView sends requests from several
+// goroutines at once to snapshots answered from the base (a list left
+// open, a renamed module): the view reads its units and checks the edited
+// declarations once, whoever asks first (run with -race), and every
+// goroutine gets what a full check gives.
+func TestConcurrentRequestsOnAQuickView(t *testing.T) {
+	const path = "/tmp/claims.caps"
+	base := testSnapshot(t, path, viewHeaderModule, nil).Package().Result
+	ctx := context.Background()
+	for _, edit := range [][2]string{{"(output Bool)\n    (body (<=", "(output Bool\n    (body (<="}, {"(module claims", "(module claims_v2"}} {
+		text := strings.Replace(viewHeaderModule, edit[0], edit[1], 1)
+		fresh := testSnapshot(t, path, text, nil)
+		sn := testSnapshot(t, path, text, base)
+		offs := []int{strings.Index(text, "(approvable n") + 3, strings.Index(text, "(<= review_score") + 6, strings.Index(text, "(input (n") + 8}
+		want := map[int]string{}
+		for _, off := range offs {
+			h, _ := hover(ctx, fresh, off)
+			c, _ := completion(ctx, fresh, off)
+			j, _ := json.Marshal([]any{h, c})
+			want[off] = string(j)
+		}
+		errs := make(chan string, 8*len(offs))
+		var wg sync.WaitGroup
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				off := offs[g%len(offs)]
+				h, _ := hover(ctx, sn, off)
+				c, _ := completion(ctx, sn, off)
+				if j, _ := json.Marshal([]any{h, c}); string(j) != want[off] {
+					errs <- fmt.Sprintf("%q, offset %d: %s, a full check gives %s", edit[1], off, j, want[off])
+				}
+			}(g)
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+		if sn.done.Load() {
+			t.Errorf("%q: the edited version was checked in full", edit[1])
+		}
+	}
+}
+
+// TestServerRequestsAfterAnOpenList goes through the server: a module is
+// opened and checked, an edit leaves a list open, and hover and completion
+// follow at once. They get what a full check of the new text gives, and no
+// view of the new version declines the base (it is answered from the base,
+// or from the version's own check when that was done first).
+func TestServerRequestsAfterAnOpenList(t *testing.T) {
+	dir := t.TempDir()
+	_, c := startServer(t, Options{}, dir)
+	u := protocol.DocumentURI("file://" + dir + "/claims.caps")
+	text := viewHeaderModule
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "capsulang", "version": 1, "text": text}})
+	if _, err := c.Wait("textDocument/publishDiagnostics", nil); err != nil {
+		t.Fatal(err)
+	}
+	// what a full check of the new text answers (its snapshot has no
+	// base: its views count as declined, so they come first)
+	at := strings.Index(text, "(output Bool)\n    (body (<=") + len("(output Bool")
+	next := text[:at] + text[at+1:]
+	fresh := testSnapshot(t, dir+"/claims.caps", next, nil)
+	if !fresh.cst.HasError(0) {
+		t.Fatal("the edit leaves no syntax error")
+	}
+	type probe struct {
+		method string
+		off    int
+		want   any
+	}
+	var probes []probe
+	for _, off := range []int{strings.Index(next, "(approvable n") + 3, strings.Index(next, "(<= review_score") + 6} {
+		for _, q := range []struct {
+			method string
+			f      func(context.Context, *snapshot, int) (any, error)
+		}{{"textDocument/hover", hover}, {"textDocument/completion", completion}} {
+			w, _ := q.f(context.Background(), fresh, off)
+			j, _ := json.Marshal(w)
+			var wv any
+			json.Unmarshal(j, &wv)
+			probes = append(probes, probe{q.method, off, wv})
+		}
+	}
+	full := fullViews.Load()
+	text = replaceText(c, u, 2, text, at, at+1, "")
+	for _, p := range probes {
+		var got any
+		if err := c.Call(p.method, map[string]any{"textDocument": map[string]any{"uri": u}, "position": utf16Pos(text, p.off)}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(p.want, got); d != "" {
+			t.Errorf("%s at %d differs from a full check (-full +server):\n%s", p.method, p.off, d)
+		}
+	}
+	if n := fullViews.Load() - full; n != 0 {
+		t.Errorf("%d views declined the base", n)
+	}
+}
