@@ -7,6 +7,7 @@ package check
 // interface changed.
 
 import (
+	"bytes"
 	"hash/maphash"
 	"strings"
 
@@ -142,20 +143,104 @@ func (c *checker) importView(r *Result) *version {
 // missing, so that it must not answer requests (hover, definition): a
 // full check should follow.
 //
-// ok is false, and the caller checks the file in full, when r is not a
-// full check or a RecheckImports result, when its text may declare an
-// acceptance policy (see Recheck), or when imp resolves other aliases, or
-// fails on other ones, than r's imports did.
+// r may be a full check or any answer of the engine (RecheckResult,
+// RecheckImports, chained): an answer whose trees keep older texts'
+// offsets (a fast Recheck's) has its text read and built again first
+// (RecheckImportsAt). ok is false, and the caller checks the file in
+// full, when r kept no engine state, or when imp resolves other aliases,
+// or fails on other ones, than r's imports did.
 func (r *Result) RecheckImports(imp Importer) (res *Result, ok bool) {
 	res, _, ok = r.recheckImports(imp)
 	return res, ok
 }
 
+// RecheckImportsAt is RecheckImports for cur, r's text or a later
+// version of it: the language server's path for a document whose imports
+// changed while its own text was edited since its last full check. r may
+// be any base of Recheck (a full check, or a RecheckResult or
+// RecheckImports answer, chained: chain.go); cur nil means r's text.
+//
+// The diagnostics are exactly a full check of cur's with imp. A
+// declaration's body is checked again when its text changed, when a name
+// or module fact it read changed (as Recheck decides it), or when it
+// read a member of an imported module whose interface changed (as
+// RecheckImports decides it); every other body keeps its diagnostics.
+// When r's tree is not cur's (cur is a later version, or r an answer
+// whose declarations keep the trees of older texts) all of cur is read
+// and built, and the module pass runs in full; only the bodies are
+// reused.
+//
+// The Result is a base for the next Recheck, RecheckImports or
+// RecheckImportsAt, and answers the imports of other files' checks (as a
+// RecheckImports answer does). ok is false, and the caller checks cur in
+// full, when r kept no engine state, when cur has a syntax error, or
+// when, cur's imports being r's, imp resolves other aliases, or fails on
+// other ones, than r's check did.
+func (r *Result) RecheckImportsAt(cur *syntax.CST, imp Importer) (*Result, bool) {
+	if imp == nil {
+		return nil, false
+	}
+	res, _, ok := r.recheckImportsAt(cur, imp)
+	return res, ok
+}
+
+// recheckImportsAt is RecheckImportsAt, also returning the run's counts
+// (imp nil stands for a check without an Importer: Importable).
+func (r *Result) recheckImportsAt(cur *syntax.CST, imp Importer) (*Result, *engineRun, bool) {
+	base := r.checker
+	if base == nil || base.eng != nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return nil, nil, false
+	}
+	oldCST := r.File.Source.CST
+	if cur == nil {
+		cur = oldCST
+	}
+	if base.base == nil && !base.kept && (cur == oldCST || bytes.Equal(cur.Src, oldCST.Src)) {
+		// r's own tree, at its text's offsets: nothing is read again
+		return r.recheckImports(imp)
+	}
+	if cur.Len() == 0 || cur.HasError(0) {
+		return nil, nil, false
+	}
+	// The whole-file Recheck (recheckResult) with imp answering the
+	// imports instead of a replay of r's: the declarations are aligned
+	// with r's version (the chain's, for an answer), and keyImport facts
+	// compare r's imports' members with imp's.
+	old := base.version(oldCST)
+	f := ast.Build(syntax.Read(cur))
+	if f.Module == nil {
+		return nil, nil, false
+	}
+	eng := &engineRun{old: old, src: cur.Src, whole: true}
+	eng.importsChanged = !sameImports(oldCST.Src, r.File.Module, cur.Src, f.Module)
+	opts := base.opts
+	opts.Importer = imp
+	c := runEngine(opts, f, eng)
+	if !eng.importsChanged && !sameResolution(base, c) {
+		// (with other imports, every body was checked again)
+		return nil, nil, false
+	}
+	c.keepInterfaceDiagnostics()
+	sortDiagnostics(c.res.Diagnostics)
+	c.res.checker = c
+	// importers read the version the run built, as after RecheckImports
+	c.compactOnce.Do(func() { compact(c.info) })
+	c.viewOnce.Do(func() { c.view = eng.cur })
+	c.eng = nil
+	eng.old = nil
+	return c.res, eng, true
+}
+
 // recheckImports is RecheckImports, also returning the run's counts.
 func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	base := r.checker
-	if base == nil || base.base != nil || base.kept || imp == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+	if base == nil || imp == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
+	}
+	if base.base != nil || base.kept {
+		// a fast Recheck's answer: its trees keep older texts' offsets,
+		// the text is read again
+		return r.recheckImportsAt(r.File.Source.CST, imp)
 	}
 	// the base as importers see it: no layout or reverse index is needed
 	// (nothing is read again), and no tree
@@ -195,7 +280,9 @@ func sameResolution(a, b *checker) bool {
 	}
 	for name, x := range a.imports {
 		y := b.imports[name]
-		if y == nil || x.Imported == nil || y.Imported == nil || x.File != y.File || x.Import != y.Import {
+		// (the same import form: one tree's node, or the same path in
+		// a tree read again from the same text)
+		if y == nil || x.Imported == nil || y.Imported == nil || x.File != y.File || x.Import != y.Import && x.Import.Path.Name != y.Import.Path.Name {
 			return false
 		}
 	}
@@ -205,4 +292,38 @@ func sameResolution(a, b *checker) bool {
 		}
 	}
 	return true
+}
+
+// Importable returns a result of r's text that can answer other files'
+// imports (Imported.Result): r itself when it is a full check or an
+// answer of RecheckImports or RecheckImportsAt; for a fast Recheck's
+// answer, whose symbols are only those of the declarations it checked
+// again and whose trees keep older texts' offsets, the text is read and
+// built again and the module pass run in full, its imports answered as
+// r's were, every body's diagnostics reused (RecheckImportsAt). The
+// result is also a base for the next Recheck. ok is false when r kept no
+// engine state or its imports cannot be answered again.
+func (r *Result) Importable() (*Result, bool) {
+	if r == nil || r.checker == nil || r.File == nil || r.File.Module == nil {
+		return nil, false
+	}
+	base := r.checker
+	if base.base == nil && !base.kept {
+		return r, true
+	}
+	var replay *replayImporter
+	var imp Importer // (a check without an Importer: none either)
+	if base.opts.Importer != nil {
+		replay = &replayImporter{log: base.importLog}
+		imp = replay
+	}
+	res, _, ok := r.recheckImportsAt(r.File.Source.CST, imp)
+	if !ok || replay != nil && replay.missed {
+		return nil, false
+	}
+	if replay != nil {
+		// later Rechecks replay the imports as r's check resolved them
+		res.checker.opts.Importer = base.opts.Importer
+	}
+	return res, true
 }
