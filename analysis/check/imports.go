@@ -7,7 +7,6 @@ package check
 // interface changed.
 
 import (
-	"bytes"
 	"hash/maphash"
 	"strings"
 
@@ -154,51 +153,59 @@ func (r *Result) RecheckImports(imp Importer) (res *Result, ok bool) {
 	return res, ok
 }
 
-// RecheckImportsAt is RecheckImports for cur, r's text or a later
-// version of it: the language server's path for a document whose imports
-// changed while its own text was edited since its last full check. r may
-// be any base of Recheck (a full check, or a RecheckResult or
-// RecheckImports answer, chained: chain.go); cur nil means r's text.
+// RecheckImportsAt is RecheckImports for f, r's text or a later version
+// of it, read and built (ast.Build; f.Source.CST is its text): the
+// language server's path for a document whose imports changed while its
+// own text was edited since its last full check. r may be any base of
+// Recheck (a full check, or a RecheckResult or RecheckImports answer,
+// chained: chain.go); f nil means r's text.
 //
-// The diagnostics are exactly a full check of cur's with imp. A
+// The diagnostics are exactly a full check of f's with imp. A
 // declaration's body is checked again when its text changed, when a name
 // or module fact it read changed (as Recheck decides it), or when it
 // read a member of an imported module whose interface changed (as
 // RecheckImports decides it); every other body keeps its diagnostics.
-// When r's tree is not cur's (cur is a later version, or r an answer
-// whose declarations keep the trees of older texts) all of cur is read
-// and built, and the module pass runs in full; only the bodies are
-// reused.
+// When r's tree is not f's (f is a later version, or r an answer whose
+// declarations keep the trees of older texts) the module pass runs in
+// full over f; only the bodies are reused.
 //
 // The Result is a base for the next Recheck, RecheckImports or
 // RecheckImportsAt, and answers the imports of other files' checks (as a
-// RecheckImports answer does). ok is false, and the caller checks cur in
-// full, when r kept no engine state, when cur has a syntax error, or
-// when, cur's imports being r's, imp resolves other aliases, or fails on
-// other ones, than r's check did.
-func (r *Result) RecheckImportsAt(cur *syntax.CST, imp Importer) (*Result, bool) {
+// RecheckImports answer does). ok is false, and the caller checks f in
+// full, when r kept no engine state, when f has a syntax error or no
+// module, or when, f's imports being r's, imp resolves other aliases, or
+// fails on other ones, than r's check did.
+func (r *Result) RecheckImportsAt(f *ast.File, imp Importer) (*Result, bool) {
 	if imp == nil {
 		return nil, false
 	}
-	res, _, ok := r.recheckImportsAt(cur, imp)
+	res, _, ok := r.recheckImportsAt(f, imp)
 	return res, ok
 }
 
 // recheckImportsAt is RecheckImportsAt, also returning the run's counts
 // (imp nil stands for a check without an Importer: Importable).
-func (r *Result) recheckImportsAt(cur *syntax.CST, imp Importer) (*Result, *engineRun, bool) {
+func (r *Result) recheckImportsAt(f *ast.File, imp Importer) (*Result, *engineRun, bool) {
 	base := r.checker
 	if base == nil || base.eng != nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
 	}
 	oldCST := r.File.Source.CST
-	if cur == nil {
-		cur = oldCST
+	chained := base.base != nil || base.kept
+	if f == nil || f == r.File {
+		if !chained {
+			// r's own tree, at its text's offsets: nothing is read again
+			return r.recheckImports(imp)
+		}
+		if oldCST.Len() == 0 || oldCST.HasError(0) {
+			return nil, nil, false
+		}
+		f = ast.Build(syntax.Read(oldCST))
 	}
-	if base.base == nil && !base.kept && (cur == oldCST || bytes.Equal(cur.Src, oldCST.Src)) {
-		// r's own tree, at its text's offsets: nothing is read again
-		return r.recheckImports(imp)
+	if f.Module == nil || f.Source == nil || f.Source.CST == nil {
+		return nil, nil, false
 	}
+	cur := f.Source.CST
 	if cur.Len() == 0 || cur.HasError(0) {
 		return nil, nil, false
 	}
@@ -207,10 +214,6 @@ func (r *Result) recheckImportsAt(cur *syntax.CST, imp Importer) (*Result, *engi
 	// with r's version (the chain's, for an answer), and keyImport facts
 	// compare r's imports' members with imp's.
 	old := base.version(oldCST)
-	f := ast.Build(syntax.Read(cur))
-	if f.Module == nil {
-		return nil, nil, false
-	}
 	eng := &engineRun{old: old, src: cur.Src, whole: true}
 	eng.importsChanged = !sameImports(oldCST.Src, r.File.Module, cur.Src, f.Module)
 	opts := base.opts
@@ -240,7 +243,7 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	if base.base != nil || base.kept {
 		// a fast Recheck's answer: its trees keep older texts' offsets,
 		// the text is read again
-		return r.recheckImportsAt(r.File.Source.CST, imp)
+		return r.recheckImportsAt(nil, imp)
 	}
 	// the base as importers see it: no layout or reverse index is needed
 	// (nothing is read again), and no tree
@@ -317,7 +320,7 @@ func (r *Result) Importable() (*Result, bool) {
 		replay = &replayImporter{log: base.importLog}
 		imp = replay
 	}
-	res, _, ok := r.recheckImportsAt(r.File.Source.CST, imp)
+	res, _, ok := r.recheckImportsAt(nil, imp)
 	if !ok || replay != nil && replay.missed {
 		return nil, false
 	}

@@ -143,7 +143,7 @@ func TestRecheckImportsAtMatchesCheck(t *testing.T) {
 						n.local++
 					}
 				} else {
-					got, run, ok = base.recheckImportsAt(cst, eng)
+					got, run, ok = base.recheckImportsAt(ast.Build(syntax.Read(cst)), eng)
 					if ok {
 						n.imports++
 						if !bytes.Equal(base.File.Source.CST.Src, cst.Src) {
@@ -277,7 +277,7 @@ func TestRecheckImportsAtAfterChain(t *testing.T) {
 				cst, src, b = mid.CST(), mid.Text(), base
 			}
 			fresh[u] = checkAs(u, src, fresh)
-			got, run, ok := b.recheckImportsAt(cst, eng)
+			got, run, ok := b.recheckImportsAt(fileOf(cst), eng)
 			if !ok {
 				t.Fatalf("%s: %s: RecheckImportsAt declined", tt.name, u)
 			}
@@ -297,4 +297,12 @@ func TestRecheckImportsAtAfterChain(t *testing.T) {
 		}
 		full = fresh
 	}
+}
+
+// fileOf reads and builds a tree (nil for nil).
+func fileOf(c *syntax.CST) *ast.File {
+	if c == nil {
+		return nil
+	}
+	return ast.Build(syntax.Read(c))
 }
