@@ -197,6 +197,7 @@ func (c *checker) body(i int, d ast.Decl) {
 	c.dep = nil
 	if c.eng != nil {
 		c.eng.rechecked++
+		c.eng.checked = append(c.eng.checked, i)
 	}
 	// Keep the body's diagnostics relative to the declaration's start.
 	whole := d.Base().Form.Span()
@@ -627,8 +628,9 @@ type engineRun struct {
 	// sameNames when each name finds the declaration at the same index
 	// as in the base (fastRecheck).
 	stable, sameNames bool
-	rechecked         int // bodies checked again
-	reused            int // bodies whose diagnostics were reused
+	rechecked         int   // bodies checked again
+	checked           []int // their declarations' indices
+	reused            int   // bodies whose diagnostics were reused
 }
 
 // plan runs after the module pass of the new version (declarations,

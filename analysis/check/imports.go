@@ -8,6 +8,7 @@ package check
 
 import (
 	"hash/maphash"
+	"sort"
 	"strings"
 
 	"github.com/capsulang/caps/syntax"
@@ -259,6 +260,9 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	c.keepInterfaceDiagnostics()
 	sortDiagnostics(c.res.Diagnostics)
 	c.res.checker = c
+	if base.complete {
+		c.carryBodies(r, eng.checked)
+	}
 	// What importers see of the answer is the version the run built (the
 	// base's declarations, hashes and names, the new lookups and
 	// imports): the next RecheckImports against it, and the importers of
@@ -330,3 +334,64 @@ func (r *Result) Importable() (*Result, bool) {
 	}
 	return res, true
 }
+
+// carryBodies completes the Types and Refs of c's result, a RecheckImports
+// answer over r (the same tree), with r's for the bodies the run reused:
+// r's entries inside a declaration whose body was reused stand (the same
+// nodes and spans, of the same text; its interface, resolved again from
+// the same inputs, made the same ones); everywhere else the run's own
+// are the answer's. The answer is then a full check's for the
+// interpreter and for importers (Complete). A reference kept from r
+// points to r's symbol of the same declaration.
+func (c *checker) carryBodies(r *Result, checked []int) {
+	decls := c.mod.Decls
+	again := make([]bool, len(decls))
+	for _, i := range checked {
+		again[i] = true
+	}
+	reused := func(sp syntax.Span) bool {
+		i := sort.Search(len(decls), func(k int) bool { return decls[k].Base().Form.Span().End > sp.Start })
+		if i == len(decls) || again[i] {
+			return false
+		}
+		w := decls[i].Base().Form.Span()
+		return w.Start <= sp.Start && sp.End <= w.End
+	}
+	types := &TypeMap{}
+	for e, t := range r.Types.All() {
+		if reused(e.ExprSpan()) {
+			types.Set(e, t)
+		}
+	}
+	for e, t := range c.res.Types.All() {
+		types.Set(e, t)
+	}
+	c.res.Types = types
+	var refs []Ref
+	for _, ref := range r.Refs {
+		if reused(ref.Span) {
+			refs = append(refs, ref)
+		}
+	}
+	fresh := make(map[syntax.Span]bool, len(refs))
+	for _, ref := range refs {
+		fresh[ref.Span] = true
+	}
+	for _, ref := range c.res.Refs {
+		// (the reused declarations' interfaces made their references again)
+		if !fresh[ref.Span] {
+			refs = append(refs, ref)
+		}
+	}
+	c.res.Refs = refs
+	c.complete = true
+}
+
+// Complete reports whether r's Types and Refs cover every body of its
+// module, as a full check's do: a full check's result, or a
+// RecheckImports answer over a complete result (the bodies it reused
+// keep their types and references). The interpreter can run a complete
+// result's functions, so that it may answer other files' imports in a
+// cache whose files' examples are evaluated. An answer of Recheck, or
+// of RecheckImportsAt over another tree, is not complete.
+func (r *Result) Complete() bool { return r != nil && r.checker != nil && r.checker.complete }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 
@@ -305,4 +306,101 @@ func fileOf(c *syntax.CST) *ast.File {
 		return nil
 	}
 	return ast.Build(syntax.Read(c))
+}
+
+// typesAndRefs lists a result's expression types and references by
+// span, in order, for comparing results of different trees.
+func typesAndRefs(r *Result) (tys, refs []string) {
+	for e, ty := range r.Types.All() {
+		s := "<nil>"
+		if ty != nil {
+			s = ty.String()
+		}
+		sp := e.ExprSpan()
+		tys = append(tys, fmt.Sprintf("%d-%d %s", sp.Start, sp.End, s))
+	}
+	for _, ref := range r.Refs {
+		refs = append(refs, fmt.Sprintf("%d-%d %s %s %s", ref.Span.Start, ref.Span.End, ref.Sym.Kind, ref.Sym.Name, ref.Sym.File))
+	}
+	sort.Strings(tys)
+	sort.Strings(refs)
+	return tys, refs
+}
+
+// TestRecheckImportsComplete holds RecheckImports answers over full
+// checks, chained, to a full check's types and references, so that the
+// language server may hand them to the import cache (whose results the
+// interpreter runs): the library is edited at random (interface and body
+// edits) and each importer of the three-level workspace answered over
+// its last answer; its types and references must be a fresh full
+// check's (by span: the trees differ).
+func TestRecheckImportsComplete(t *testing.T) {
+	g := importGraphs(t)[3]
+	r := rand.New(rand.NewSource(5))
+	d, err := syntax.NewDocument(g.libSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	full := mapImporter{g.lib: checkAs(g.lib, g.libSrc, nil)}
+	bases := map[string]*Result{}
+	for _, u := range g.users {
+		full[u] = checkAs(u, g.userSrc[u], full)
+		bases[u] = full[u]
+		if !full[u].Complete() {
+			t.Fatalf("%s: a full check is not complete", u)
+		}
+	}
+	compared := 0
+	typeAtRandom(t, d, r, 80, func(edit string, c *syntax.CST) {
+		lib := Check(ast.Build(syntax.Read(c)), Options{Path: "/virtual/" + g.lib + ".caps"})
+		fresh := mapImporter{g.lib: lib}
+		eng := mapImporter{g.lib: lib}
+		for _, u := range g.users {
+			want := checkAs(u, g.userSrc[u], fresh)
+			fresh[u] = want
+			got, ok := bases[u].RecheckImports(eng)
+			if !ok {
+				bases[u], eng[u] = want, want
+				continue
+			}
+			if !got.Complete() {
+				t.Fatalf("%s: %s: an answer over a complete base is not complete", edit, u)
+			}
+			compared++
+			if diff := cmp.Diff(want.Diagnostics, got.Diagnostics); diff != "" {
+				t.Fatalf("%s: %s differs from Check (-check +recheck):\n%s", edit, u, diff)
+			}
+			{
+				wt, wr := typesAndRefs(want)
+				gt, gr := typesAndRefs(got)
+				if diff := cmp.Diff(wt, gt); diff != "" {
+					t.Fatalf("%s: %s: types differ from Check (-check +recheck):\n%s", edit, u, diff)
+				}
+				if diff := cmp.Diff(wr, gr); diff != "" {
+					t.Fatalf("%s: %s: references differ from Check (-check +recheck):\n%s", edit, u, diff)
+				}
+			}
+			bases[u], eng[u] = got, got
+		}
+	})
+	t.Logf("%d answers compared by diagnostics, types and references", compared)
+	if compared == 0 {
+		t.Fatal("no answer was compared")
+	}
+	// a fast Recheck's answer is not complete, nor is an answer over it
+	src := append([]byte(nil), g.userSrc["mid"]...)
+	at := bytes.Index(src, []byte("(m000.clamp_0 x 0 10)")) + len("(m000.clamp_0 x 0 ")
+	src[at] = '2'
+	c, err := syntax.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, ok := full["mid"].RecheckResult(c)
+	if !ok || fast.Complete() {
+		t.Fatalf("a fast Recheck's answer: ok %v, complete %v; want ok and not complete", ok, fast.Complete())
+	}
+	if res, ok := fast.RecheckImports(full); !ok || res.Complete() {
+		t.Fatalf("RecheckImports over a fast answer: ok %v, complete %v; want ok and not complete", ok, res.Complete())
+	}
 }
