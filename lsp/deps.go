@@ -19,6 +19,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -353,21 +354,27 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 		d.snap = s.newSnapshot(d, d.snap.version)
 		if old.cst == d.snap.cst && old.done.Load() {
 			d.snap.file = old.checked.File // the same text: the same tree
-		} else if b := d.deps.engineBase(d.snap); b != nil {
+		} else if b := d.deps.engineBase(); b != nil && b.TreeCurrent() && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
 			d.snap.file = b.File
 		}
 		switch {
 		case d.deps == nil || d.deps.failed || seen && k != key:
 			recheck = append(recheck, d.snap)
 			deps[d.snap] = d.deps
-			if b := d.deps.engineBase(d.snap); b != nil {
+			if b := d.deps.engineBase(); b != nil {
 				engineBase[d.snap] = b
 			}
 		case seen && d.deps.reach[xs.path] && d.publishedFinal:
 			examples = append(examples, d.snap)
 		default:
 			if d.published != d.snap.version || !d.publishedFinal {
-				s.scheduleDiagnostics(d) // its own check was still to come
+				// its own check was still to come: over its engine base
+				// (importersOf dropped it), whose view of x is x's new
+				// text's (the same key)
+				if b := d.deps.engineBase(); b != nil && d.base == nil && d.engine == nil {
+					d.engine = b
+				}
+				s.scheduleDiagnostics(d)
 			}
 		}
 	}
@@ -404,8 +411,14 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 		mu.Unlock()
 		s.parallel(level, func(sn *snapshot) {
 			if b := engineBase[sn]; b != nil {
-				if res, ok := s.recheckImports(sn, b, known); ok {
+				if pkg, ok := s.recheckImports(sn, b, known); ok {
+					res := pkg.Result
 					importStats.engine.Add(1)
+					if imported[sn.path] && res.Complete() {
+						// the next levels, and later checks of the
+						// documents importing it, read it from the cache
+						s.loader.OfferHashed(pkg)
+					}
 					mu.Lock()
 					answers[absPath(sn.path)] = res
 					engine[sn] = res
@@ -458,41 +471,66 @@ var importStats struct {
 	final atomic.Int64
 }
 
-// engineBase returns the base of an engine check of sn after an import
-// changed: the check its dependencies were read from, when sn's text is
-// still that check's; nil when there is none.
-func (d *importDeps) engineBase(sn *snapshot) *check.Result {
-	if d == nil || d.failed || d.base == nil || d.base.File == nil || d.base.File.Source == nil || d.base.File.Source.CST == nil {
-		return nil
-	}
-	if !bytes.Equal(d.base.File.Source.CST.Src, sn.cst.Src) {
+// engineBase returns the base of an engine check after an import
+// changed: the last check or engine answer these dependencies were read
+// from or followed (a full check, an answer after an import changed, or
+// the engine's answer to a local edit since: see withBase), nil when
+// there is none. The document's text may have changed since (an edit not
+// answered yet): the engine answers the new text and the new imports at
+// once (check.Result.RecheckImportsAt). An import that failed may
+// resolve now, or the other way round: the engine then declines.
+func (d *importDeps) engineBase() *check.Result {
+	if d == nil || d.base == nil || !d.base.Rechecks() || d.base.File == nil || d.base.File.Source == nil || d.base.File.Source.CST == nil {
 		return nil
 	}
 	return d.base
 }
 
+// withBase returns d with res, the engine's answer to a local edit of
+// the document, as the base of its next engine check after an import
+// changed (its imports are d's: the answer replayed them). d is not
+// changed (a job may be reading it).
+func (d *importDeps) withBase(res *check.Result) *importDeps {
+	if d == nil || !res.Rechecks() {
+		return d
+	}
+	n := *d
+	n.base = res
+	return &n
+}
+
 // recheckImports checks sn again with the engine over base, its imports
 // answered by the loader or, for the documents of the job answered
-// already, by answers; a panic is logged and answered by a full check.
-func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[string]*check.Result) (res *check.Result, ok bool) {
+// already, by answers; when sn's text is not base's (an edit of the
+// document not answered yet), the new text is read and answered too. A
+// panic is logged and answered by a full check.
+func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[string]*check.Result) (pkg *load.Package, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Printf("panic in an incremental check of %s after an import changed (checking in full): %v\n%s", sn.uri, r, debug.Stack())
-			res, ok = nil, false
+			pkg, ok = nil, false
 		}
 	}()
-	return s.loader.RecheckImports(sn.path, base, answers)
+	var f *ast.File
+	if !bytes.Equal(base.File.Source.CST.Src, sn.cst.Src) {
+		if sn.cst.HasError(0) {
+			return nil, false
+		}
+		f = ast.Build(syntax.Read(sn.cst))
+	}
+	return s.loader.RecheckImportsAt(sn.path, base, f, answers)
 }
 
 // needsFull reports whether a document the engine answered after an
 // import changed is checked in full after fullCheckDelay: when its
-// examples may run (they are evaluated over a full check), or when other
-// open documents import it (the loader answers their later checks from a
-// full check's package; the engine's answer cannot be offered to it).
-// Otherwise the engine's answer is final and the base of the document's
-// next incremental check.
+// examples may run (they are evaluated over a full check). Otherwise the
+// engine's answer is final and the base of the document's next
+// incremental check. A document other open documents import needs none:
+// its answer, when complete (check.Result.Complete), is offered to the
+// loader, which answers their later checks with it; otherwise the loader
+// checks the file when one of them needs it.
 func needsFull(res *check.Result, imported bool) bool {
-	return imported || res.MayRunExamples()
+	return res.MayRunExamples()
 }
 
 // engineAnswered publishes the engine's diagnostics for sn (checked again

@@ -136,6 +136,7 @@ func (s *Server) setEngineBase(snap *snapshot, base, res *check.Result) {
 	}
 	if cur := d.engine; cur == base || cur == nil && d.base == base {
 		d.engine = res
+		d.deps = d.deps.withBase(res) // and of the next import change's
 	}
 }
 

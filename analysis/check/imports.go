@@ -394,4 +394,26 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 // result's functions, so that it may answer other files' imports in a
 // cache whose files' examples are evaluated. An answer of Recheck, or
 // of RecheckImportsAt over another tree, is not complete.
-func (r *Result) Complete() bool { return r != nil && r.checker != nil && r.checker.complete }
+//
+// The interpreter runs imported modules' functions too: a result is
+// complete only when the results of its imports are (a RecheckImports
+// answer whose imports were answered by incomplete results is not).
+func (r *Result) Complete() bool {
+	if r == nil || r.checker == nil || !r.checker.complete {
+		return false
+	}
+	for _, im := range r.Imports {
+		if im.Imported != nil && im.Result != nil && !im.Result.Complete() {
+			return false
+		}
+	}
+	return true
+}
+
+// TreeCurrent reports whether r's tree is at its text's offsets, as a
+// full check's is: every result but a fast Recheck's answer (whose kept
+// declarations' trees keep older texts' offsets). A full check of r's
+// text may take its tree.
+func (r *Result) TreeCurrent() bool {
+	return r != nil && r.File != nil && (r.checker == nil || !r.checker.kept && r.checker.base == nil)
+}

@@ -404,3 +404,41 @@ func TestRecheckImportsComplete(t *testing.T) {
 		t.Fatalf("RecheckImports over a fast answer: ok %v, complete %v; want ok and not complete", ok, res.Complete())
 	}
 }
+
+// TestCompleteNeedsCompleteImports: a RecheckImports answer whose
+// imports were answered by an incomplete result (a fast Recheck's answer
+// made importable) is not complete, though it carried its own bodies.
+func TestCompleteNeedsCompleteImports(t *testing.T) {
+	g := importGraphs(t)[3]
+	full := mapImporter{g.lib: checkAs(g.lib, g.libSrc, nil)}
+	mid := checkAs("mid", g.userSrc["mid"], full)
+	src := append([]byte(nil), g.libSrc...)
+	at := bytes.Index(src, []byte("(type Score U32)")) + len("(type Score U")
+	copy(src[at:], "64")
+	c, err := syntax.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, ok := full[g.lib].RecheckResult(c)
+	if !ok {
+		t.Fatal("Recheck declined")
+	}
+	lib, ok := fast.Importable()
+	if !ok || lib.Complete() {
+		t.Fatalf("Importable: ok %v, complete %v; want ok and not complete", ok, lib.Complete())
+	}
+	got, ok := mid.RecheckImports(mapImporter{g.lib: lib})
+	if !ok {
+		t.Fatal("RecheckImports declined")
+	}
+	if got.Complete() {
+		t.Error("an answer reading an incomplete import is complete")
+	}
+	want := checkAs("mid", g.userSrc["mid"], mapImporter{g.lib: checkAs(g.lib, src, nil)})
+	if diff := cmp.Diff(want.Diagnostics, got.Diagnostics); diff != "" {
+		t.Fatalf("differs from Check (-check +recheck):\n%s", diff)
+	}
+	if got, ok := mid.RecheckImports(mapImporter{g.lib: checkAs(g.lib, src, nil)}); !ok || !got.Complete() {
+		t.Errorf("an answer over complete results: ok %v, complete %v; want both", ok, got.Complete())
+	}
+}
