@@ -299,7 +299,7 @@ func (s *Server) importersOf(x *document) {
 		}
 		return
 	}
-	u, seq := x.uri, x.snap.seq
+	u, seq, text := x.uri, x.snap.seq, x.snap.cst
 	s.importJobs.Add(1)
 	go func() {
 		defer s.importJobs.Add(-1)
@@ -311,7 +311,7 @@ func (s *Server) importersOf(x *document) {
 		if s.opts.Debounce > 0 {
 			time.Sleep(s.opts.Debounce)
 		}
-		s.importersJob(u, seq, cands)
+		s.importersJob(u, seq, text, cands)
 	}()
 }
 
@@ -329,8 +329,8 @@ func (s *Server) importersOf(x *document) {
 //   - any other document read the same interface: its diagnostics stand,
 //     and nothing is published. It gets a new snapshot of its unchanged
 //     text (a request checks it again, reading x's new declarations).
-func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []protocol.DocumentURI) {
-	xs, _ := s.current(xu, seq)
+func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.CST, cands []protocol.DocumentURI) {
+	xs := s.sameText(xu, seq, text)
 	if xs == nil {
 		return // x changed again: its next job decides
 	}
@@ -357,24 +357,39 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 		} else if b := d.deps.engineBase(); b != nil && b.TreeCurrent() && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
 			d.snap.file = b.File
 		}
+		// another job checking the document again (its snapshot, now
+		// replaced, will not publish): this one does
+		inFlight := d.rechecking == old
+		d.rechecking = nil
 		switch {
-		case d.deps == nil || d.deps.failed || seen && k != key:
+		case d.deps == nil || d.deps.failed || seen && k != key || inFlight:
 			recheck = append(recheck, d.snap)
+			d.rechecking = d.snap
+			d.base, d.engine = nil, nil // (another job may have kept one)
 			deps[d.snap] = d.deps
 			if b := d.deps.engineBase(); b != nil {
 				engineBase[d.snap] = b
 			}
 		case seen && d.deps.reach[xs.path] && d.publishedFinal:
 			examples = append(examples, d.snap)
+		case d.published != d.snap.version && d.deps.engineBase() != nil:
+			// its own check was still to come, and importersOf dropped
+			// its base: the engine answers its new text with the imports
+			// as they are now (another job may be following another
+			// import's change, which its last answer did not see)
+			recheck = append(recheck, d.snap)
+			deps[d.snap] = d.deps
+			engineBase[d.snap] = d.deps.engineBase()
+			d.rechecking = d.snap
 		default:
+			// its view of x did not change: its last answer stays the
+			// base of its next check (a job following another import's
+			// change that it did not see yet drops it again)
+			if b := d.deps.engineBase(); b != nil && d.base == nil && d.engine == nil && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
+				d.engine = b
+			}
 			if d.published != d.snap.version || !d.publishedFinal {
-				// its own check was still to come: over its engine base
-				// (importersOf dropped it), whose view of x is x's new
-				// text's (the same key)
-				if b := d.deps.engineBase(); b != nil && d.base == nil && d.engine == nil {
-					d.engine = b
-				}
-				s.scheduleDiagnostics(d)
+				s.scheduleDiagnostics(d) // its own check was still to come
 			}
 		}
 	}
@@ -403,13 +418,19 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	// engine declines, the document is checked in full, and offered to the
 	// loader when other documents import it.
 	var mu sync.Mutex
-	answers := map[string]*check.Result{}
+	answers := s.openAnswers(xs, recheck, deps)
+	if len(recheck) > 0 {
+		if xr := s.answerOf(xs); xr != nil {
+			answers[absPath(xs.path)] = xr
+		}
+	}
 	engine := map[*snapshot]*check.Result{}
 	for _, level := range importLevels(recheck, deps) {
 		mu.Lock()
 		known := maps.Clone(answers)
 		mu.Unlock()
 		s.parallel(level, func(sn *snapshot) {
+			defer s.doneRechecking(sn)
 			if b := engineBase[sn]; b != nil {
 				if pkg, ok := s.recheckImports(sn, b, known); ok {
 					res := pkg.Result
@@ -427,6 +448,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 					return
 				}
 			}
+			importStats.full.Add(1)
 			pkg := sn.Package()
 			if imported[sn.path] {
 				s.loader.OfferHashed(pkg)
@@ -460,6 +482,128 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	})
 }
 
+// openAnswers returns, by absolute path, the last answers of the open
+// documents that the documents to check again (recheck) import and that
+// are not checked again here (nor x, whose new text the loader checks):
+// so that the loader answers their imports without checking them. A
+// document qualifies when the loader holds no package for it and its
+// last answer (a full check or the engine's) is of its current text; a
+// fast Recheck's answer is made importable first (check.Result.Importable:
+// its text read again, no body checked). Such a document kept its view
+// of x (it would be checked again otherwise), or does not import it.
+func (s *Server) openAnswers(x *snapshot, recheck []*snapshot, deps map[*snapshot]*importDeps) map[string]*check.Result {
+	out := map[string]*check.Result{}
+	need := map[string]bool{}
+	for _, sn := range recheck {
+		if d := deps[sn]; d != nil {
+			for p := range d.seen {
+				need[p] = true
+			}
+		}
+	}
+	for _, sn := range recheck {
+		delete(need, sn.path)
+	}
+	delete(need, x.path)
+	if len(need) == 0 {
+		return out
+	}
+	type last struct {
+		path string
+		res  *check.Result
+	}
+	var lasts []last
+	s.mu.Lock()
+	for _, d := range s.docs {
+		if d.snap == nil || !need[d.path] {
+			continue
+		}
+		b := d.engine
+		if b == nil {
+			b = d.base
+		}
+		if b == nil {
+			b = d.deps.engineBase()
+		}
+		if b != nil && b.File != nil && b.File.Source != nil && b.File.Source.CST != nil && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
+			lasts = append(lasts, last{d.path, b})
+		}
+	}
+	s.mu.Unlock()
+	for _, l := range lasts {
+		if s.loader.Cached(l.path) {
+			continue
+		}
+		if r, ok := l.res.Importable(); ok {
+			out[absPath(l.path)] = r
+		}
+	}
+	return out
+}
+
+// doneRechecking notes that an importer job published its check of sn
+// (see document.rechecking).
+func (s *Server) doneRechecking(sn *snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[sn.uri]; ok && d.rechecking == sn {
+		d.rechecking = nil
+	}
+}
+
+// sameText returns the current snapshot of document u if it is the one
+// numbered seq, or a later one of the same text (tree): another
+// document's importer job gives x a new snapshot of its text when x
+// imports that document, and x's own job must still follow x's change.
+// It returns nil when u's text changed since.
+func (s *Server) sameText(u protocol.DocumentURI, seq uint64, text *syntax.CST) *snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[u]
+	if !ok || d.snap == nil || d.snap.seq != seq && (d.snap.cst != text || d.snap.seq < seq) {
+		return nil
+	}
+	return d.snap
+}
+
+// answerOf returns the engine's answer for x, the current snapshot of the
+// changed document, made importable (check.Result.Importable: no body
+// is checked), so that its importers' checks read x without a full check
+// of it: over x's base, checking x's new text again when its own check
+// has not answered it yet. nil when x has no base (the loader then
+// checks x's text in full).
+func (s *Server) answerOf(x *snapshot) (res *check.Result) {
+	s.mu.Lock()
+	var b *check.Result
+	if d, ok := s.docs[x.uri]; ok && d.snap == x {
+		b = d.engine
+		if b == nil {
+			b = d.base
+		}
+	}
+	s.mu.Unlock()
+	if !b.Rechecks() || b.File == nil || b.File.Source == nil || b.File.Source.CST == nil {
+		return nil
+	}
+	if !bytes.Equal(b.File.Source.CST.Src, x.cst.Src) {
+		r, ok := s.recheck(b, x)
+		if !ok {
+			return nil
+		}
+		b = r
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic reading %s again for its importers (checking it in full): %v\n%s", x.uri, r, debug.Stack())
+			res = nil
+		}
+	}()
+	if r, ok := b.Importable(); ok {
+		return r
+	}
+	return nil
+}
+
 // importStats counts what importer jobs did, for tests and the debug
 // request: documents checked again (engine: of those, the ones the
 // engine answered, checking only the declarations that read what
@@ -467,8 +611,10 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 // kept as they were.
 var importStats struct {
 	rechecked, engine, examples, kept atomic.Int64
-	// final counts the engine's answers no full check followed
-	final atomic.Int64
+	// final counts the engine's answers no full check followed, full
+	// the documents checked again in full (the others were replaced by
+	// a later snapshot before their turn)
+	final, full atomic.Int64
 }
 
 // engineBase returns the base of an engine check after an import

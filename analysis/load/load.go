@@ -446,6 +446,19 @@ func (l *Loader) offer(pkg *Package) bool {
 	return true
 }
 
+// Cached reports whether the loader holds a package for the file at path
+// (its imports are answered without a check).
+func (l *Loader) Cached(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.cache[abs]
+	return ok
+}
+
 // Len returns how many files the loader has cached.
 func (l *Loader) Len() int {
 	l.mu.Lock()
