@@ -283,6 +283,7 @@ func (s *Server) importersOf(x *document) {
 			}
 		}
 		d.base, d.engine = nil, nil
+		d.awaiting++
 		cands = append(cands, u)
 	}
 	if len(cands) == 0 {
@@ -332,6 +333,13 @@ func (s *Server) importersOf(x *document) {
 func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.CST, cands []protocol.DocumentURI) {
 	xs := s.sameText(xu, seq, text)
 	if xs == nil {
+		s.mu.Lock()
+		for _, u := range cands {
+			if d, ok := s.docs[u]; ok && d.awaiting > 0 {
+				d.awaiting--
+			}
+		}
+		s.mu.Unlock()
 		return // x changed again: its next job decides
 	}
 	key := xs.textKey()
@@ -343,6 +351,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 	s.mu.Lock()
 	for _, u := range cands {
 		d, ok := s.docs[u]
+		if ok && d.awaiting > 0 {
+			d.awaiting--
+		}
 		if !ok || d.snap == nil {
 			continue
 		}
@@ -370,8 +381,6 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 			if b := d.deps.engineBase(); b != nil {
 				engineBase[d.snap] = b
 			}
-		case seen && d.deps.reach[xs.path] && d.publishedFinal:
-			examples = append(examples, d.snap)
 		case d.published != d.snap.version && d.deps.engineBase() != nil:
 			// its own check was still to come, and importersOf dropped
 			// its base: the engine answers its new text with the imports
@@ -381,6 +390,8 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 			deps[d.snap] = d.deps
 			engineBase[d.snap] = d.deps.engineBase()
 			d.rechecking = d.snap
+		case seen && d.deps.reach[xs.path] && d.publishedFinal:
+			examples = append(examples, d.snap)
 		default:
 			// its view of x did not change: its last answer stays the
 			// base of its next check (a job following another import's
@@ -539,6 +550,17 @@ func (s *Server) openAnswers(x *snapshot, recheck []*snapshot, deps map[*snapsho
 		}
 	}
 	return out
+}
+
+// awaitsImporterJob reports whether the document u lost its base to an
+// importer job that has not taken it up yet and that will answer its
+// current text with the engine (see importersJob): its own check, which
+// would check it in full, is left to the job.
+func (s *Server) awaitsImporterJob(u protocol.DocumentURI) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[u]
+	return ok && d.awaiting > 0 && d.base == nil && d.engine == nil && d.deps.engineBase() != nil
 }
 
 // doneRechecking notes that an importer job published its check of sn

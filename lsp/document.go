@@ -55,6 +55,9 @@ type document struct {
 	// rechecking is the snapshot an importer job is checking again
 	// (deps.go), nil when none: a job that replaces it checks it instead.
 	rechecking *snapshot
+	// awaiting counts the importer jobs that dropped its base and have
+	// not taken it up yet (deps.go).
+	awaiting int
 	// lastDiags are the diagnostics published last.
 	lastDiags []protocol.Diagnostic
 }

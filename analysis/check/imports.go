@@ -260,7 +260,9 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	c.keepInterfaceDiagnostics()
 	sortDiagnostics(c.res.Diagnostics)
 	c.res.checker = c
-	if base.complete {
+	if base.complete && importsComplete(c.res) {
+		// (over imports that are not complete the answer cannot be:
+		// carrying would only cost a copy of the types)
 		c.carryBodies(r, eng.checked)
 	}
 	// What importers see of the answer is the version the run built (the
@@ -399,9 +401,11 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 // complete only when the results of its imports are (a RecheckImports
 // answer whose imports were answered by incomplete results is not).
 func (r *Result) Complete() bool {
-	if r == nil || r.checker == nil || !r.checker.complete {
-		return false
-	}
+	return r != nil && r.checker != nil && r.checker.complete && importsComplete(r)
+}
+
+// importsComplete reports whether the results r imports are complete.
+func importsComplete(r *Result) bool {
 	for _, im := range r.Imports {
 		if im.Imported != nil && im.Result != nil && !im.Result.Complete() {
 			return false
