@@ -174,7 +174,8 @@ func (r *Result) RecheckImports(imp Importer) (res *Result, ok bool) {
 // RecheckImportsAt, and answers the imports of other files' checks (as a
 // RecheckImports answer does). ok is false, and the caller checks f in
 // full, when r kept no engine state, when f has a syntax error or no
-// module, or when, f's imports being r's, imp resolves other aliases, or
+// module, when r's text must be aligned with f's but r kept no tree (a
+// file a loader read), or when, f's imports being r's, imp resolves other aliases, or
 // fails on other ones, than r's check did.
 func (r *Result) RecheckImportsAt(f *ast.File, imp Importer) (*Result, bool) {
 	if imp == nil {
@@ -207,7 +208,8 @@ func (r *Result) recheckImportsAt(f *ast.File, imp Importer) (*Result, *engineRu
 		return nil, nil, false
 	}
 	cur := f.Source.CST
-	if cur.Len() == 0 || cur.HasError(0) {
+	if cur.Len() == 0 || cur.HasError(0) || oldCST.Len() == 0 {
+		// (a base the loader read keeps no tree to align with)
 		return nil, nil, false
 	}
 	// The whole-file Recheck (recheckResult) with imp answering the
