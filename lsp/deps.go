@@ -57,19 +57,20 @@ func importsOthers(d *importDeps) bool {
 var keySeed = maphash.MakeSeed()
 
 // moduleKey hashes what a module's importers' checks can read of it: every
-// top-level form's text except the body, examples and contracts of its
+// top-level form except the body, examples and contracts of its
 // functions (an importer's check reads a function's name, inputs, output
-// and effects, never how it computes). Positions do not count: moving a
-// declaration, or editing a body above it, keeps the key. Two texts with
-// the same key give every importer the same diagnostics, provided the
-// modules they import in turn have the same keys too.
+// and effects, never how it computes), as forms: atoms by their text and
+// lists by their items, so that neither positions nor layout count.
+// Moving a declaration, editing a body above it, reformatting a signature
+// or commenting inside it keeps the key. Two texts with the same key give
+// every importer the same diagnostics, provided the modules they import
+// in turn have the same keys too.
 func moduleKey(src *syntax.Source) uint64 {
 	var h maphash.Hash
 	h.SetSeed(keySeed)
-	text := src.CST.Src
 	write := func(f *syntax.Form) {
 		h.WriteByte(0)
-		h.Write(text[f.Span().Start:f.Span().End])
+		writeForm(&h, f)
 	}
 	for _, f := range src.Forms {
 		if f.Head() != "module" {
@@ -93,6 +94,26 @@ func moduleKey(src *syntax.Source) uint64 {
 		}
 	}
 	return h.Sum64()
+}
+
+// writeForm hashes a form without its layout: an atom's kind and text, a
+// list's items between markers (and whether it is closed).
+func writeForm(h *maphash.Hash, f *syntax.Form) {
+	if !f.IsList() {
+		h.WriteByte(byte(f.Kind) + 2)
+		h.WriteString(f.Text())
+		h.WriteByte(0)
+		return
+	}
+	h.WriteByte('(')
+	for _, it := range f.Items() {
+		writeForm(h, it)
+	}
+	if f.Closed {
+		h.WriteByte(')')
+	} else {
+		h.WriteByte(1)
+	}
 }
 
 // keyCache remembers the key of each imported module the server has seen

@@ -158,3 +158,43 @@ func TestImportersEditedAndImportedWithoutFullChecks(t *testing.T) {
 		t.Errorf("the steps did not exercise the engine: %d importer answers, %d local ones", engine, quick)
 	}
 }
+
+// TestImportersKeptWhenASignatureIsReformatted reformats the signature
+// of a function every importer calls, and comments inside it: the
+// interface keys ignore layout, so no importer is checked again (each is
+// kept, its diagnostics a full check's). Changing the signature's output
+// type then checks every importer again.
+func TestImportersKeptWhenASignatureIsReformatted(t *testing.T) {
+	dir := t.TempDir()
+	const n = 4
+	texts := wsModulesOf(t, dir, n, 30, false)
+	s, c := wsServer(t, dir)
+	uris := openAll(t, s, c, dir, texts)
+	version := 1
+	tests := []struct {
+		name, from, to string
+		rechecked      int64
+	}{
+		{"inputs on one line", "(input\n      (x I64)\n      (lo I64)\n      (hi I64))", "(input (x I64) (lo I64) (hi I64))", 0},
+		{"a comment inside the signature", "(input (x I64)", "(input ;; the value\n      (x I64)", 0},
+		{"the output type", "(output I64)", "(output Bool)", n - 1},
+	}
+	for _, tt := range tests {
+		at := strings.Index(texts[0], "(function clamp_0")
+		i := strings.Index(texts[0][at:], tt.from)
+		if i < 0 {
+			t.Fatalf("%s: %q not found", tt.name, tt.from)
+		}
+		r0, k0 := importStats.rechecked.Load(), importStats.kept.Load()
+		version++
+		texts[0] = replaceText(c, uris[0], version, texts[0], at+i, at+i+len(tt.from), tt.to)
+		s.settled(t, uris[0], version)
+		compareWithFullCheck(t, s, dir, uris, tt.name)
+		if got := importStats.rechecked.Load() - r0; got != tt.rechecked {
+			t.Errorf("%s: %d importers checked again, want %d", tt.name, got, tt.rechecked)
+		}
+		if got := importStats.kept.Load() - k0; got != n-1-tt.rechecked {
+			t.Errorf("%s: %d importers kept, want %d", tt.name, got, n-1-tt.rechecked)
+		}
+	}
+}
