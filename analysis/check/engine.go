@@ -628,9 +628,11 @@ type engineRun struct {
 	// sameNames when each name finds the declaration at the same index
 	// as in the base (fastRecheck).
 	stable, sameNames bool
-	rechecked         int   // bodies checked again
-	checked           []int // their declarations' indices
-	reused            int   // bodies whose diagnostics were reused
+	rechecked         int // bodies checked again
+	reused            int // bodies whose diagnostics were reused
+
+	// checked lists the declarations whose bodies were checked again.
+	checked []int
 }
 
 // plan runs after the module pass of the new version (declarations,
