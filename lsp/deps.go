@@ -19,6 +19,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -56,19 +57,20 @@ func importsOthers(d *importDeps) bool {
 var keySeed = maphash.MakeSeed()
 
 // moduleKey hashes what a module's importers' checks can read of it: every
-// top-level form's text except the body, examples and contracts of its
+// top-level form except the body, examples and contracts of its
 // functions (an importer's check reads a function's name, inputs, output
-// and effects, never how it computes). Positions do not count: moving a
-// declaration, or editing a body above it, keeps the key. Two texts with
-// the same key give every importer the same diagnostics, provided the
-// modules they import in turn have the same keys too.
+// and effects, never how it computes), as forms: atoms by their text and
+// lists by their items, so that neither positions nor layout count.
+// Moving a declaration, editing a body above it, reformatting a signature
+// or commenting inside it keeps the key. Two texts with the same key give
+// every importer the same diagnostics, provided the modules they import
+// in turn have the same keys too.
 func moduleKey(src *syntax.Source) uint64 {
 	var h maphash.Hash
 	h.SetSeed(keySeed)
-	text := src.CST.Src
 	write := func(f *syntax.Form) {
 		h.WriteByte(0)
-		h.Write(text[f.Span().Start:f.Span().End])
+		writeForm(&h, f)
 	}
 	for _, f := range src.Forms {
 		if f.Head() != "module" {
@@ -92,6 +94,26 @@ func moduleKey(src *syntax.Source) uint64 {
 		}
 	}
 	return h.Sum64()
+}
+
+// writeForm hashes a form without its layout: an atom's kind and text, a
+// list's items between markers (and whether it is closed).
+func writeForm(h *maphash.Hash, f *syntax.Form) {
+	if !f.IsList() {
+		h.WriteByte(byte(f.Kind) + 2)
+		h.WriteString(f.Text())
+		h.WriteByte(0)
+		return
+	}
+	h.WriteByte('(')
+	for _, it := range f.Items() {
+		writeForm(h, it)
+	}
+	if f.Closed {
+		h.WriteByte(')')
+	} else {
+		h.WriteByte(1)
+	}
 }
 
 // keyCache remembers the key of each imported module the server has seen
@@ -282,6 +304,7 @@ func (s *Server) importersOf(x *document) {
 			}
 		}
 		d.base, d.engine = nil, nil
+		d.awaiting++
 		cands = append(cands, u)
 	}
 	if len(cands) == 0 {
@@ -298,7 +321,7 @@ func (s *Server) importersOf(x *document) {
 		}
 		return
 	}
-	u, seq := x.uri, x.snap.seq
+	u, seq, text := x.uri, x.snap.seq, x.snap.cst
 	s.importJobs.Add(1)
 	go func() {
 		defer s.importJobs.Add(-1)
@@ -310,7 +333,7 @@ func (s *Server) importersOf(x *document) {
 		if s.opts.Debounce > 0 {
 			time.Sleep(s.opts.Debounce)
 		}
-		s.importersJob(u, seq, cands)
+		s.importersJob(u, seq, text, cands)
 	}()
 }
 
@@ -328,9 +351,16 @@ func (s *Server) importersOf(x *document) {
 //   - any other document read the same interface: its diagnostics stand,
 //     and nothing is published. It gets a new snapshot of its unchanged
 //     text (a request checks it again, reading x's new declarations).
-func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []protocol.DocumentURI) {
-	xs, _ := s.current(xu, seq)
+func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.CST, cands []protocol.DocumentURI) {
+	xs := s.sameText(xu, seq, text)
 	if xs == nil {
+		s.mu.Lock()
+		for _, u := range cands {
+			if d, ok := s.docs[u]; ok && d.awaiting > 0 {
+				d.awaiting--
+			}
+		}
+		s.mu.Unlock()
 		return // x changed again: its next job decides
 	}
 	key := xs.textKey()
@@ -343,6 +373,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	s.mu.Lock()
 	for _, u := range cands {
 		d, ok := s.docs[u]
+		if ok && d.awaiting > 0 {
+			d.awaiting--
+		}
 		if !ok || d.snap == nil {
 			continue
 		}
@@ -354,20 +387,41 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 		d.snap = s.newSnapshot(d, d.snap.version)
 		if old.cst == d.snap.cst && old.done.Load() {
 			d.snap.file = old.checked.File // the same text: the same tree
-		} else if b := d.deps.engineBase(d.snap); b != nil {
+		} else if b := d.deps.engineBase(); b != nil && b.TreeCurrent() && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
 			d.snap.file = b.File
 		}
+		// another job checking the document again (its snapshot, now
+		// replaced, will not publish): this one does
+		inFlight := d.rechecking == old
+		d.rechecking = nil
 		switch {
-		case d.deps == nil || d.deps.failed || seen && k != key:
+		case d.deps == nil || d.deps.failed || seen && k != key || inFlight:
 			recheck = append(recheck, d.snap)
+			d.rechecking = d.snap
+			d.base, d.engine = nil, nil // (another job may have kept one)
 			deps[d.snap] = d.deps
-			if b := d.deps.engineBase(d.snap); b != nil {
+			if b := d.deps.engineBase(); b != nil {
 				engineBase[d.snap] = b
 			}
+		case d.published != d.snap.version && d.deps.engineBase() != nil:
+			// its own check was still to come, and importersOf dropped
+			// its base: the engine answers its new text with the imports
+			// as they are now (another job may be following another
+			// import's change, which its last answer did not see)
+			recheck = append(recheck, d.snap)
+			deps[d.snap] = d.deps
+			engineBase[d.snap] = d.deps.engineBase()
+			d.rechecking = d.snap
 		case seen && d.deps.reach[xs.path] && d.publishedFinal:
 			examples = append(examples, d.snap)
 			exDeps[d.snap] = d.deps
 		default:
+			// its view of x did not change: its last answer stays the
+			// base of its next check (a job following another import's
+			// change that it did not see yet drops it again)
+			if b := d.deps.engineBase(); b != nil && d.base == nil && d.engine == nil && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
+				d.engine = b
+			}
 			if d.published != d.snap.version || !d.publishedFinal {
 				s.scheduleDiagnostics(d) // its own check was still to come
 			}
@@ -396,35 +450,47 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	// first (check.Result.RecheckImports: only the declarations that read
 	// a changed member of an import are checked again); its answer
 	// answers the imports of the next levels' engine checks (answers) and
-	// is the base of the document's next incremental check; a full check
-	// follows after fullCheckDelay only when other documents import it
-	// (needsFull); its examples' results come from the answer
+	// is the base of the document's next incremental check, and no full
+	// check follows; its examples' results come from the answer
 	// (examples.go). When the
 	// engine declines, the document is checked in full, and offered to the
 	// loader when other documents import it.
 	var mu sync.Mutex
-	answers := map[string]*check.Result{}
+	answers := s.openAnswers(xs, recheck, deps)
+	if len(recheck) > 0 {
+		if xr := s.answerOf(xs); xr != nil {
+			answers[absPath(xs.path)] = xr
+		}
+	}
 	engine := map[*snapshot]*check.Result{}
 	for _, level := range importLevels(recheck, deps) {
 		mu.Lock()
 		known := maps.Clone(answers)
 		mu.Unlock()
 		s.parallel(level, func(sn *snapshot) {
+			defer s.doneRechecking(sn)
 			if b := engineBase[sn]; b != nil {
-				if res, ok := s.recheckImports(sn, b, known); ok {
+				if pkg, ok := s.recheckImports(sn, b, known); ok {
+					res := pkg.Result
 					if viaEngine[sn] {
 						importStats.exampleEngine.Add(1)
 					} else {
 						importStats.engine.Add(1)
 					}
+					if imported[sn.path] && res.Complete() {
+						// the next levels, and later checks of the
+						// documents importing it, read it from the cache
+						s.loader.OfferHashed(pkg)
+					}
 					mu.Lock()
 					answers[absPath(sn.path)] = res
 					engine[sn] = res
 					mu.Unlock()
-					s.engineAnswered(sn, res, deps[sn], needsFull(res, imported[sn.path]))
+					s.engineAnswered(sn, res, deps[sn])
 					return
 				}
 			}
+			importStats.full.Add(1)
 			pkg := sn.Package()
 			if imported[sn.path] {
 				s.loader.OfferHashed(pkg)
@@ -436,19 +502,12 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 	// then the examples, of the documents checked again in full and of
 	// those whose examples call x
 	checked := map[*snapshot]bool{}
-	var full, answered []*snapshot
+	var full []*snapshot
 	for _, sn := range recheck {
 		checked[sn] = true
-		if res := engine[sn]; res != nil {
-			if needsFull(res, imported[sn.path]) {
-				answered = append(answered, sn)
-			}
-		} else {
+		if engine[sn] == nil {
 			full = append(full, sn)
 		}
-	}
-	if len(answered) > 0 {
-		s.fullAfterEngine(answered, deps, imported)
 	}
 	s.parallel(append(full, examples...), func(sn *snapshot) {
 		if !checked[sn] {
@@ -456,6 +515,139 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, cands []proto
 		}
 		s.publishChangedFull(sn)
 	})
+}
+
+// openAnswers returns, by absolute path, the last answers of the open
+// documents that the documents to check again (recheck) import and that
+// are not checked again here (nor x, whose new text the loader checks):
+// so that the loader answers their imports without checking them. A
+// document qualifies when the loader holds no package for it and its
+// last answer (a full check or the engine's) is of its current text; a
+// fast Recheck's answer is made importable first (check.Result.Importable:
+// its text read again, no body checked). Such a document kept its view
+// of x (it would be checked again otherwise), or does not import it.
+func (s *Server) openAnswers(x *snapshot, recheck []*snapshot, deps map[*snapshot]*importDeps) map[string]*check.Result {
+	out := map[string]*check.Result{}
+	need := map[string]bool{}
+	for _, sn := range recheck {
+		if d := deps[sn]; d != nil {
+			for p := range d.seen {
+				need[p] = true
+			}
+		}
+	}
+	for _, sn := range recheck {
+		delete(need, sn.path)
+	}
+	delete(need, x.path)
+	if len(need) == 0 {
+		return out
+	}
+	type last struct {
+		path string
+		res  *check.Result
+	}
+	var lasts []last
+	s.mu.Lock()
+	for _, d := range s.docs {
+		if d.snap == nil || !need[d.path] {
+			continue
+		}
+		b := d.engine
+		if b == nil {
+			b = d.base
+		}
+		if b == nil {
+			b = d.deps.engineBase()
+		}
+		if b != nil && b.File != nil && b.File.Source != nil && b.File.Source.CST != nil && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
+			lasts = append(lasts, last{d.path, b})
+		}
+	}
+	s.mu.Unlock()
+	for _, l := range lasts {
+		if s.loader.Cached(l.path) {
+			continue
+		}
+		if r, ok := l.res.Importable(); ok {
+			out[absPath(l.path)] = r
+		}
+	}
+	return out
+}
+
+// awaitsImporterJob reports whether the document u lost its base to an
+// importer job that has not taken it up yet and that will answer its
+// current text with the engine (see importersJob): its own check, which
+// would check it in full, is left to the job.
+func (s *Server) awaitsImporterJob(u protocol.DocumentURI) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[u]
+	return ok && d.awaiting > 0 && d.base == nil && d.engine == nil && d.deps.engineBase() != nil
+}
+
+// doneRechecking notes that an importer job published its check of sn
+// (see document.rechecking).
+func (s *Server) doneRechecking(sn *snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[sn.uri]; ok && d.rechecking == sn {
+		d.rechecking = nil
+	}
+}
+
+// sameText returns the current snapshot of document u if it is the one
+// numbered seq, or a later one of the same text (tree): another
+// document's importer job gives x a new snapshot of its text when x
+// imports that document, and x's own job must still follow x's change.
+// It returns nil when u's text changed since.
+func (s *Server) sameText(u protocol.DocumentURI, seq uint64, text *syntax.CST) *snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[u]
+	if !ok || d.snap == nil || d.snap.seq != seq && (d.snap.cst != text || d.snap.seq < seq) {
+		return nil
+	}
+	return d.snap
+}
+
+// answerOf returns the engine's answer for x, the current snapshot of the
+// changed document, made importable (check.Result.Importable: no body
+// is checked), so that its importers' checks read x without a full check
+// of it: over x's base, checking x's new text again when its own check
+// has not answered it yet. nil when x has no base (the loader then
+// checks x's text in full).
+func (s *Server) answerOf(x *snapshot) (res *check.Result) {
+	s.mu.Lock()
+	var b *check.Result
+	if d, ok := s.docs[x.uri]; ok && d.snap == x {
+		b = d.engine
+		if b == nil {
+			b = d.base
+		}
+	}
+	s.mu.Unlock()
+	if !b.Rechecks() || b.File == nil || b.File.Source == nil || b.File.Source.CST == nil {
+		return nil
+	}
+	if !bytes.Equal(b.File.Source.CST.Src, x.cst.Src) {
+		r, ok := s.recheck(b, x)
+		if !ok {
+			return nil
+		}
+		b = r
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic reading %s again for its importers (checking it in full): %v\n%s", x.uri, r, debug.Stack())
+			res = nil
+		}
+	}()
+	if r, ok := b.Importable(); ok {
+		return r
+	}
+	return nil
 }
 
 // importStats counts what importer jobs did, for tests and the debug
@@ -468,53 +660,69 @@ var importStats struct {
 	// exampleEngine counts the documents whose examples were evaluated
 	// again from the engine's answer (examples.go)
 	exampleEngine atomic.Int64
-	// final counts the engine's answers no full check followed
-	final atomic.Int64
+	// final counts the engine's answers (every one is final: no full
+	// check follows), full the documents checked again in full (the
+	// others were replaced by a later snapshot before their turn)
+	final, full atomic.Int64
 }
 
-// engineBase returns the base of an engine check of sn after an import
-// changed: the check its dependencies were read from, when sn's text is
-// still that check's; nil when there is none.
-func (d *importDeps) engineBase(sn *snapshot) *check.Result {
-	if d == nil || d.failed || d.base == nil || d.base.File == nil || d.base.File.Source == nil || d.base.File.Source.CST == nil {
-		return nil
-	}
-	if !bytes.Equal(d.base.File.Source.CST.Src, sn.cst.Src) {
+// engineBase returns the base of an engine check after an import
+// changed: the last check or engine answer these dependencies were read
+// from or followed (a full check, an answer after an import changed, or
+// the engine's answer to a local edit since: see withBase), nil when
+// there is none. The document's text may have changed since (an edit not
+// answered yet): the engine answers the new text and the new imports at
+// once (check.Result.RecheckImportsAt). An import that failed may
+// resolve now, or the other way round: the engine then declines.
+func (d *importDeps) engineBase() *check.Result {
+	if d == nil || d.base == nil || !d.base.Rechecks() || d.base.File == nil || d.base.File.Source == nil || d.base.File.Source.CST == nil {
 		return nil
 	}
 	return d.base
 }
 
+// withBase returns d with res, the engine's answer to a local edit of
+// the document, as the base of its next engine check after an import
+// changed (its imports are d's: the answer replayed them). d is not
+// changed (a job may be reading it).
+func (d *importDeps) withBase(res *check.Result) *importDeps {
+	if d == nil || !res.Rechecks() {
+		return d
+	}
+	n := *d
+	n.base = res
+	return &n
+}
+
 // recheckImports checks sn again with the engine over base, its imports
 // answered by the loader or, for the documents of the job answered
-// already, by answers; a panic is logged and answered by a full check.
-func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[string]*check.Result) (res *check.Result, ok bool) {
+// already, by answers; when sn's text is not base's (an edit of the
+// document not answered yet), the new text is read and answered too. A
+// panic is logged and answered by a full check.
+func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[string]*check.Result) (pkg *load.Package, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Printf("panic in an incremental check of %s after an import changed (checking in full): %v\n%s", sn.uri, r, debug.Stack())
-			res, ok = nil, false
+			pkg, ok = nil, false
 		}
 	}()
-	return s.loader.RecheckImports(sn.path, base, answers)
-}
-
-// needsFull reports whether a document the engine answered after an
-// import changed is checked in full after fullCheckDelay: when other
-// open documents import it (the loader answers their later checks from a
-// full check's package; the engine's answer cannot be offered to it).
-// Otherwise the engine's answer is final and the base of the document's
-// next incremental check.
-func needsFull(res *check.Result, imported bool) bool {
-	return imported
+	var f *ast.File
+	if !bytes.Equal(base.File.Source.CST.Src, sn.cst.Src) {
+		if sn.cst.HasError(0) {
+			return nil, false
+		}
+		f = ast.Build(syntax.Read(sn.cst))
+	}
+	return s.loader.RecheckImportsAt(sn.path, base, f, answers)
 }
 
 // engineAnswered publishes the engine's diagnostics for sn (checked again
 // after an import changed), makes its answer the base of the next such
 // check (its dependencies read from it: old's reach stays, since the
-// examples were not evaluated) and, unless full (a full check follows,
-// needsFull), of the next incremental check of an edit; its publish is
-// then the version's final one.
-func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps, full bool) {
+// examples were not evaluated) and of the next incremental check of an
+// edit; its publish is the version's final one (its examples' results
+// come from the answer, examples.go).
+func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps) {
 	deps := s.keys.depsOf(res)
 	if old != nil {
 		deps.reach = old.reach
@@ -525,41 +733,15 @@ func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps
 	s.mu.Lock()
 	if d, ok := s.docs[sn.uri]; ok && d.snap == sn {
 		d.deps = deps
-		if !full {
-			d.engine = res
-			importStats.final.Add(1)
-		}
+		d.engine = res
+		importStats.final.Add(1)
 	}
 	s.mu.Unlock()
-	if !full && res.MayRunExamples() {
+	if res.MayRunExamples() {
 		s.publishEngineAnswerExamples(sn, res)
 		return
 	}
-	s.publishChanged(sn, s.toProtocol(sn, res.Diagnostics), !full)
-}
-
-// fullAfterEngine checks in full, fullCheckDelay from now, the documents
-// the engine answered (those still current: a later edit or import change
-// takes over the others), in import order as importersJob does, makes
-// each the base of its document and publishes its final diagnostics.
-func (s *Server) fullAfterEngine(sns []*snapshot, deps map[*snapshot]*importDeps, imported map[string]bool) {
-	time.AfterFunc(fullCheckDelay, func() {
-		defer func() {
-			if r := recover(); r != nil {
-				s.log.Printf("panic in a full check after an import changed: %v\n%s", r, debug.Stack())
-			}
-		}()
-		for _, level := range importLevels(sns, deps) {
-			s.parallel(level, func(sn *snapshot) {
-				pkg := sn.Package()
-				if imported[sn.path] {
-					s.loader.OfferHashed(pkg)
-				}
-				s.setBase(sn)
-				s.publishChangedFull(sn)
-			})
-		}
-	})
+	s.publishChanged(sn, s.toProtocol(sn, res.Diagnostics), true)
 }
 
 // engineHook, when set (by tests), sees every engine answer for an

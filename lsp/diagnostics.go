@@ -50,8 +50,8 @@ func (s *Server) scheduleDiagnostics(d *document) {
 			time.Sleep(s.opts.Debounce)
 		}
 		snap, base, fromEngine := s.currentBase(u, seq)
-		if snap == nil {
-			return
+		if snap == nil || base == nil && s.awaitsImporterJob(u) {
+			return // (an importer job answers it: deps.go)
 		}
 		// Phase 1: parse and check diagnostics, as soon as they exist:
 		// re-checking only what changed since the base when that is sound,
@@ -139,6 +139,7 @@ func (s *Server) setEngineBase(snap *snapshot, base, res *check.Result) {
 	}
 	if cur := d.engine; cur == base || cur == nil && d.base == base {
 		d.engine = res
+		d.deps = d.deps.withBase(res) // and of the next import change's
 	}
 }
 

@@ -52,6 +52,12 @@ type document struct {
 	// deps is what the check that set base read of other files (deps.go);
 	// nil before the first full check.
 	deps *importDeps
+	// rechecking is the snapshot an importer job is checking again
+	// (deps.go), nil when none: a job that replaces it checks it instead.
+	rechecking *snapshot
+	// awaiting counts the importer jobs that dropped its base and have
+	// not taken it up yet (deps.go).
+	awaiting int
 	// lastDiags are the diagnostics published last.
 	lastDiags []protocol.Diagnostic
 }

@@ -186,8 +186,9 @@ func (s *Server) publishChangedFull(sn *snapshot) {
 
 // examplesByEngine moves, from examples to recheck, the documents (of an
 // importer job) whose examples must run again because they reach the
-// changed file, and whose last check the engine can start from (their
-// text is its text): the engine's answer (check.Result.RecheckImports,
+// changed file, and whose last answer the engine can start from (a
+// text edited since included: check.Result.RecheckImportsAt): the
+// engine's answer (check.Result.RecheckImports,
 // which checks again only what read a changed interface, nothing here)
 // holds the new imports, and the examples of only the functions that
 // reach the changed file run again. exDeps are the documents'
@@ -197,7 +198,7 @@ func examplesByEngine(recheck, examples []*snapshot, deps map[*snapshot]*importD
 	var rest []*snapshot
 	for _, sn := range examples {
 		d := exDeps[sn]
-		if b := d.engineBase(sn); b != nil {
+		if b := d.engineBase(); b != nil {
 			recheck = append(recheck, sn)
 			deps[sn], engineBase[sn] = d, b
 			moved[sn] = true

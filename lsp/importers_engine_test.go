@@ -193,8 +193,8 @@ func TestImportersMatchFullCheck(t *testing.T) {
 
 // TestImportersWithoutExamplesMatchFullCheck is TestImportersMatchFullCheck
 // over modules without examples: the engine's answers for the importers
-// that no other document imports are final (no full check follows them)
-// and the base of their next check.
+// are final (no full check follows them) and the base of their next
+// check.
 func TestImportersWithoutExamplesMatchFullCheck(t *testing.T) {
 	importersMatchFullCheck(t, false)
 }

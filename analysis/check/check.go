@@ -245,6 +245,7 @@ func Check(f *ast.File, opts Options) *Result {
 	rewriteMessages(c.res.Diagnostics)
 	if !opts.Once {
 		c.res.checker = c
+		c.complete = true
 	}
 	return c.res
 }
@@ -383,6 +384,9 @@ type checker struct {
 	// only Recheck may read it (RecheckImports and Overlay, which check
 	// or read its trees, decline).
 	kept bool
+	// complete is set when the result's Types and Refs cover every body
+	// (Result.Complete).
+	complete bool
 	// next is the version a fast Recheck's checker holds for the
 	// Recheck after it (chain.go), finished on first use.
 	next *version

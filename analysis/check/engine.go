@@ -197,6 +197,7 @@ func (c *checker) body(i int, d ast.Decl) {
 	c.dep = nil
 	if c.eng != nil {
 		c.eng.rechecked++
+		c.eng.checked = append(c.eng.checked, i)
 	}
 	// Keep the body's diagnostics relative to the declaration's start.
 	whole := d.Base().Form.Span()
@@ -629,6 +630,9 @@ type engineRun struct {
 	stable, sameNames bool
 	rechecked         int // bodies checked again
 	reused            int // bodies whose diagnostics were reused
+
+	// checked lists the declarations whose bodies were checked again.
+	checked []int
 }
 
 // plan runs after the module pass of the new version (declarations,

@@ -8,6 +8,7 @@ package check
 
 import (
 	"hash/maphash"
+	"sort"
 	"strings"
 
 	"github.com/capsulang/caps/syntax"
@@ -142,20 +143,110 @@ func (c *checker) importView(r *Result) *version {
 // missing, so that it must not answer requests (hover, definition): a
 // full check should follow.
 //
-// ok is false, and the caller checks the file in full, when r is not a
-// full check or a RecheckImports result, when its text may declare an
-// acceptance policy (see Recheck), or when imp resolves other aliases, or
-// fails on other ones, than r's imports did.
+// r may be a full check or any answer of the engine (RecheckResult,
+// RecheckImports, chained): an answer whose trees keep older texts'
+// offsets (a fast Recheck's) has its text read and built again first
+// (RecheckImportsAt). ok is false, and the caller checks the file in
+// full, when r kept no engine state, or when imp resolves other aliases,
+// or fails on other ones, than r's imports did.
 func (r *Result) RecheckImports(imp Importer) (res *Result, ok bool) {
 	res, _, ok = r.recheckImports(imp)
 	return res, ok
 }
 
+// RecheckImportsAt is RecheckImports for f, r's text or a later version
+// of it, read and built (ast.Build; f.Source.CST is its text): the
+// language server's path for a document whose imports changed while its
+// own text was edited since its last full check. r may be any base of
+// Recheck (a full check, or a RecheckResult or RecheckImports answer,
+// chained: chain.go); f nil means r's text.
+//
+// The diagnostics are exactly a full check of f's with imp. A
+// declaration's body is checked again when its text changed, when a name
+// or module fact it read changed (as Recheck decides it), or when it
+// read a member of an imported module whose interface changed (as
+// RecheckImports decides it); every other body keeps its diagnostics.
+// When r's tree is not f's (f is a later version, or r an answer whose
+// declarations keep the trees of older texts) the module pass runs in
+// full over f; only the bodies are reused.
+//
+// The Result is a base for the next Recheck, RecheckImports or
+// RecheckImportsAt, and answers the imports of other files' checks (as a
+// RecheckImports answer does). ok is false, and the caller checks f in
+// full, when r kept no engine state, when f has a syntax error or no
+// module, when r's text must be aligned with f's but r kept no tree (a
+// file a loader read), or when, f's imports being r's, imp resolves other aliases, or
+// fails on other ones, than r's check did.
+func (r *Result) RecheckImportsAt(f *ast.File, imp Importer) (*Result, bool) {
+	if imp == nil {
+		return nil, false
+	}
+	res, _, ok := r.recheckImportsAt(f, imp)
+	return res, ok
+}
+
+// recheckImportsAt is RecheckImportsAt, also returning the run's counts
+// (imp nil stands for a check without an Importer: Importable).
+func (r *Result) recheckImportsAt(f *ast.File, imp Importer) (*Result, *engineRun, bool) {
+	base := r.checker
+	if base == nil || base.eng != nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return nil, nil, false
+	}
+	oldCST := r.File.Source.CST
+	chained := base.base != nil || base.kept
+	if f == nil || f == r.File {
+		if !chained {
+			// r's own tree, at its text's offsets: nothing is read again
+			return r.recheckImports(imp)
+		}
+		if oldCST.Len() == 0 || oldCST.HasError(0) {
+			return nil, nil, false
+		}
+		f = ast.Build(syntax.Read(oldCST))
+	}
+	if f.Module == nil || f.Source == nil || f.Source.CST == nil {
+		return nil, nil, false
+	}
+	cur := f.Source.CST
+	if cur.Len() == 0 || cur.HasError(0) || oldCST.Len() == 0 {
+		// (a base the loader read keeps no tree to align with)
+		return nil, nil, false
+	}
+	// The whole-file Recheck (recheckResult) with imp answering the
+	// imports instead of a replay of r's: the declarations are aligned
+	// with r's version (the chain's, for an answer), and keyImport facts
+	// compare r's imports' members with imp's.
+	old := base.version(oldCST)
+	eng := &engineRun{old: old, src: cur.Src, whole: true}
+	eng.importsChanged = !sameImports(oldCST.Src, r.File.Module, cur.Src, f.Module)
+	opts := base.opts
+	opts.Importer = imp
+	c := runEngine(opts, f, eng)
+	if !eng.importsChanged && !sameResolution(base, c) {
+		// (with other imports, every body was checked again)
+		return nil, nil, false
+	}
+	c.keepInterfaceDiagnostics()
+	sortDiagnostics(c.res.Diagnostics)
+	c.res.checker = c
+	// importers read the version the run built, as after RecheckImports
+	c.compactOnce.Do(func() { compact(c.info) })
+	c.viewOnce.Do(func() { c.view = eng.cur })
+	c.eng = nil
+	eng.old = nil
+	return c.res, eng, true
+}
+
 // recheckImports is RecheckImports, also returning the run's counts.
 func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	base := r.checker
-	if base == nil || base.base != nil || base.kept || imp == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+	if base == nil || imp == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
+	}
+	if base.base != nil || base.kept {
+		// a fast Recheck's answer: its trees keep older texts' offsets,
+		// the text is read again
+		return r.recheckImportsAt(nil, imp)
 	}
 	// the base as importers see it: no layout or reverse index is needed
 	// (nothing is read again), and no tree
@@ -171,6 +262,11 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	c.keepInterfaceDiagnostics()
 	sortDiagnostics(c.res.Diagnostics)
 	c.res.checker = c
+	if base.complete && importsComplete(c.res) {
+		// (over imports that are not complete the answer cannot be:
+		// carrying would only cost a copy of the types)
+		c.carryBodies(r, eng.checked)
+	}
 	// What importers see of the answer is the version the run built (the
 	// base's declarations, hashes and names, the new lookups and
 	// imports): the next RecheckImports against it, and the importers of
@@ -195,7 +291,9 @@ func sameResolution(a, b *checker) bool {
 	}
 	for name, x := range a.imports {
 		y := b.imports[name]
-		if y == nil || x.Imported == nil || y.Imported == nil || x.File != y.File || x.Import != y.Import {
+		// (the same import form: one tree's node, or the same path in
+		// a tree read again from the same text)
+		if y == nil || x.Imported == nil || y.Imported == nil || x.File != y.File || x.Import != y.Import && x.Import.Path.Name != y.Import.Path.Name {
 			return false
 		}
 	}
@@ -205,4 +303,123 @@ func sameResolution(a, b *checker) bool {
 		}
 	}
 	return true
+}
+
+// Importable returns a result of r's text that can answer other files'
+// imports (Imported.Result): r itself when it is a full check or an
+// answer of RecheckImports or RecheckImportsAt; for a fast Recheck's
+// answer, whose symbols are only those of the declarations it checked
+// again and whose trees keep older texts' offsets, the text is read and
+// built again and the module pass run in full, its imports answered as
+// r's were, every body's diagnostics reused (RecheckImportsAt). The
+// result is also a base for the next Recheck. ok is false when r kept no
+// engine state or its imports cannot be answered again.
+func (r *Result) Importable() (*Result, bool) {
+	if r == nil || r.checker == nil || r.File == nil || r.File.Module == nil {
+		return nil, false
+	}
+	base := r.checker
+	if base.base == nil && !base.kept {
+		return r, true
+	}
+	var replay *replayImporter
+	var imp Importer // (a check without an Importer: none either)
+	if base.opts.Importer != nil {
+		replay = &replayImporter{log: base.importLog}
+		imp = replay
+	}
+	res, _, ok := r.recheckImportsAt(nil, imp)
+	if !ok || replay != nil && replay.missed {
+		return nil, false
+	}
+	if replay != nil {
+		// later Rechecks replay the imports as r's check resolved them
+		res.checker.opts.Importer = base.opts.Importer
+	}
+	return res, true
+}
+
+// carryBodies completes the Types and Refs of c's result, a RecheckImports
+// answer over r (the same tree), with r's for the bodies the run reused:
+// r's entries inside a declaration whose body was reused stand (the same
+// nodes and spans, of the same text; its interface, resolved again from
+// the same inputs, made the same ones); everywhere else the run's own
+// are the answer's. The answer is then a full check's for the
+// interpreter and for importers (Complete). A reference kept from r
+// points to r's symbol of the same declaration.
+func (c *checker) carryBodies(r *Result, checked []int) {
+	decls := c.mod.Decls
+	again := make([]bool, len(decls))
+	for _, i := range checked {
+		again[i] = true
+	}
+	reused := func(sp syntax.Span) bool {
+		i := sort.Search(len(decls), func(k int) bool { return decls[k].Base().Form.Span().End > sp.Start })
+		if i == len(decls) || again[i] {
+			return false
+		}
+		w := decls[i].Base().Form.Span()
+		return w.Start <= sp.Start && sp.End <= w.End
+	}
+	types := &TypeMap{}
+	for e, t := range r.Types.All() {
+		if reused(e.ExprSpan()) {
+			types.Set(e, t)
+		}
+	}
+	for e, t := range c.res.Types.All() {
+		types.Set(e, t)
+	}
+	c.res.Types = types
+	var refs []Ref
+	for _, ref := range r.Refs {
+		if reused(ref.Span) {
+			refs = append(refs, ref)
+		}
+	}
+	fresh := make(map[syntax.Span]bool, len(refs))
+	for _, ref := range refs {
+		fresh[ref.Span] = true
+	}
+	for _, ref := range c.res.Refs {
+		// (the reused declarations' interfaces made their references again)
+		if !fresh[ref.Span] {
+			refs = append(refs, ref)
+		}
+	}
+	c.res.Refs = refs
+	c.complete = true
+}
+
+// Complete reports whether r's Types and Refs cover every body of its
+// module, as a full check's do: a full check's result, or a
+// RecheckImports answer over a complete result (the bodies it reused
+// keep their types and references). The interpreter can run a complete
+// result's functions, so that it may answer other files' imports in a
+// cache whose files' examples are evaluated. An answer of Recheck, or
+// of RecheckImportsAt over another tree, is not complete.
+//
+// The interpreter runs imported modules' functions too: a result is
+// complete only when the results of its imports are (a RecheckImports
+// answer whose imports were answered by incomplete results is not).
+func (r *Result) Complete() bool {
+	return r != nil && r.checker != nil && r.checker.complete && importsComplete(r)
+}
+
+// importsComplete reports whether the results r imports are complete.
+func importsComplete(r *Result) bool {
+	for _, im := range r.Imports {
+		if im.Imported != nil && im.Result != nil && !im.Result.Complete() {
+			return false
+		}
+	}
+	return true
+}
+
+// TreeCurrent reports whether r's tree is at its text's offsets, as a
+// full check's is: every result but a fast Recheck's answer (whose kept
+// declarations' trees keep older texts' offsets). A full check of r's
+// text may take its tree.
+func (r *Result) TreeCurrent() bool {
+	return r != nil && r.File != nil && (r.checker == nil || !r.checker.kept && r.checker.base == nil)
 }

@@ -487,6 +487,19 @@ func (l *Loader) offer(pkg *Package) bool {
 	return true
 }
 
+// Cached reports whether the loader holds a package for the file at path
+// (its imports are answered without a check).
+func (l *Loader) Cached(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.cache[abs]
+	return ok
+}
+
 // Len returns how many files the loader has cached.
 func (l *Loader) Len() int {
 	l.mu.Lock()
@@ -518,9 +531,22 @@ func (im *importer) Import(from, modPath string) (*check.Imported, error) {
 // imports changed. Its imports are resolved as a check's are, except that
 // a file answers maps to (by absolute path) is answered with that result,
 // not loaded: the language server's RecheckImports results of other
-// documents, which it does not offer to the loader (they cannot answer
-// requests). ok is false when RecheckImports declines.
+// documents. ok is false when RecheckImports declines.
 func (l *Loader) RecheckImports(path string, base *check.Result, answers map[string]*check.Result) (*check.Result, bool) {
+	pkg, ok := l.RecheckImportsAt(path, base, nil, answers)
+	if !ok {
+		return nil, false
+	}
+	return pkg.Result, true
+}
+
+// RecheckImportsAt is RecheckImports with check.Result.RecheckImportsAt:
+// f is the file's text now, read and built (nil: base's text), which
+// may be a later version than base's (a document edited since). The
+// package returned holds the answer; when the answer covers every body
+// (check.Result.Complete), OfferHashed can give it to the loader, to
+// answer later imports of the file without a check.
+func (l *Loader) RecheckImportsAt(path string, base *check.Result, f *ast.File, answers map[string]*check.Result) (*Package, bool) {
 	if base == nil || base.File == nil {
 		return nil, false
 	}
@@ -528,16 +554,24 @@ func (l *Loader) RecheckImports(path string, base *check.Result, answers map[str
 	if err != nil {
 		abs = path
 	}
+	file := f
+	if file == nil {
+		file = base.File
+	}
 	l.mu.Lock()
-	l.graph.begin(abs, base.File)
+	epoch := l.epoch
+	l.graph.begin(abs, file)
 	l.mu.Unlock()
 	im := &answeringImporter{l: l, answers: answers}
-	res, ok := base.RecheckImports(im)
+	res, ok := base.RecheckImportsAt(f, im)
 	im.answers = nil // the result keeps its importer: not the others' results
 	l.mu.Lock()
-	l.graph.end(abs, base.File)
+	l.graph.end(abs, file)
 	l.mu.Unlock()
-	return res, ok
+	if !ok {
+		return nil, false
+	}
+	return &Package{Path: path, Src: res.File.Source.CST.Src, File: res.File, Result: res, epoch: epoch}, true
 }
 
 // answeringImporter is lockedImporter with some files answered from
@@ -595,7 +629,12 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 			return nil, err
 		}
 		if r := answers[cand]; r != nil && r.File != nil && r.File.Module != nil && r.File.Module.Name.Name == modPath {
-			return &check.Imported{File: cand, Module: r.File.Module, Result: r}, nil
+			// (its semantic hash when it was offered already)
+			var hash string
+			if p := l.cache[cand]; p != nil && p.Result == r {
+				hash = p.Hash
+			}
+			return &check.Imported{File: cand, Module: r.File.Module, Hash: hash, Result: r}, nil
 		}
 		p, err := l.load(cand, cand)
 		if err != nil {
