@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
 
@@ -274,9 +275,10 @@ func (r *Result) ExampleScope(fns []ExampleFunc) (*Result, bool) {
 		sub.Decls[k] = v.mod.Decls[j]
 	}
 	imp := scopeImporter{}
+	memo := map[*Result]*Imported{}
 	for _, im := range r.checker.imports {
 		if im.Imported != nil && im.Import != nil {
-			imp[im.Import.Path.Name] = im.Imported
+			imp[im.Import.Path.Name] = completeImported(im.Imported, memo)
 		}
 	}
 	// (the file's source: the interpreter quotes clauses from it, see
@@ -286,6 +288,31 @@ func (r *Result) ExampleScope(fns []ExampleFunc) (*Result, bool) {
 		return nil, false
 	}
 	return res, true
+}
+
+// completeImported returns imp, or, when its result is not complete (an
+// engine answer made importable keeps no expression types for the bodies
+// it reused, and the interpreter needs them to run an imported function),
+// imp with a one-shot full check of the same text, whose own imports are
+// completed the same way. memo holds the imports completed already.
+func completeImported(imp *Imported, memo map[*Result]*Imported) *Imported {
+	r := imp.Result
+	if r == nil || r.Complete() || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return imp
+	}
+	if c, ok := memo[r]; ok {
+		return c
+	}
+	sub := scopeImporter{}
+	for _, im := range r.Imports {
+		if im.Imported != nil && im.Import != nil {
+			sub[im.Import.Path.Name] = completeImported(im.Imported, memo)
+		}
+	}
+	f := ast.Build(syntax.Read(r.File.Source.CST))
+	c := &Imported{File: imp.File, Module: f.Module, Hash: imp.Hash, Result: Check(f, Options{Path: r.Path, Importer: sub, Once: true})}
+	memo[r] = c
+	return c
 }
 
 // scopeImporter answers the imports as the check of the whole file
