@@ -337,7 +337,9 @@ func main() {
 				samples = append(samples, rss(s.c))
 			}
 		}
-		s.wait()
+		// (the loop waited for the last version already: a second wait
+		// for it would need a second publish of that version, which the
+		// server sends only sometimes, and hang for two minutes otherwise)
 		s.c.Close()
 		med = median(samples)
 		last = samples[len(samples)-1]
