@@ -131,6 +131,27 @@ type Source struct {
 	TooDeep bool
 	// depth is how many lists enclose the forms read (ReadNode).
 	depth int
+	// resume, when set, is a read from between two items of a list that
+	// stays open (ReadFrom).
+	resume *resumeRead
+}
+
+// resumeRead is what assemble needs to read from between two items of an
+// open list, and what it found.
+type resumeRead struct {
+	open  frame // the list, opened before the tokens read
+	after int   // stop at the first token of a line that starts after this
+	// between reports whether the other version had only the list open at
+	// an offset of this one
+	between func(off int) bool
+	// stop is the offset where the read stopped: a line's first token
+	// after `after` at which only the list was open; -1 when the tokens
+	// ran out first.
+	stop int
+	// closed reports that the list was closed before a stop (the read
+	// then goes on to the end of the text, where list is the list's form
+	// and the forms after it follow it in Forms).
+	closed bool
 }
 
 // A token is what the reader reads as one token: a '(' or ')', or an atom
@@ -323,6 +344,11 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 	var stack []frame
 	tooDeep := false
 	lastLine := -1
+	r := s.resume
+	if r != nil {
+		stack = append(stack, r.open)
+		r.stop = -1
+	}
 
 	closeList := func(end int, closed bool) {
 		f := stack[len(stack)-1]
@@ -367,12 +393,19 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			line, col = lineCol(start)
 			first = line != lastLine
 			lastLine = line
+			if r != nil && !r.closed && first && ti > 0 && len(stack) == 1 && c.Lines.LineStart(line) > r.after && r.between(start) {
+				r.stop = start
+				break
+			}
 		}
 		switch kind := t.kind; kind {
 		case KindLParen:
 			if recover && first {
 				for len(stack) > 0 && stack[len(stack)-1].col >= col && stack[len(stack)-1].line < line {
 					closeList(0, false)
+				}
+				if r != nil && len(stack) == 0 {
+					r.closed = true
 				}
 			}
 			if s.depth+len(stack) >= MaxDepth {
@@ -396,6 +429,9 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 				continue
 			}
 			closeList(end, true)
+			if r != nil && len(stack) == 0 {
+				r.closed = true
+			}
 		default:
 			if s.depth+len(stack) > MaxDepth {
 				continue
@@ -411,6 +447,10 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			}
 			pending = append(pending, newForm(f))
 		}
+	}
+	if r != nil && !r.closed {
+		s.Forms = append(s.Forms[:0], pending...)
+		return true
 	}
 	if len(stack) > 0 {
 		if !recover {
@@ -576,4 +616,138 @@ func StringOffsets(raw string) []int {
 		}
 	}
 	return append(offs, end)
+}
+
+// A Resumed read is what ReadFrom read.
+type Resumed struct {
+	// Items are the list's items read, from from to Stop, with the
+	// comments among them and their diagnostics (Diagnostics).
+	*Source
+	// Stop is where the read stopped, the length of the text when it
+	// read to its end.
+	Stop int
+	// List is set when the list closed in the read: its form (with the
+	// items read only), and After the top-level forms after it.
+	List  *Form
+	After []*Form
+}
+
+// ReadFrom reads part of a text with a syntax error as Read reads the
+// whole of it, from between two items of a list until Read is back
+// between two of its items after an edit: it reads only the tokens it
+// needs, instead of the whole text. The text is a new version of one
+// that read without a syntax error, and as Read reads it with the
+// recovery (the caller checks that once per version).
+//
+// open is the offset of the list's '(' and from the offset of an item's
+// '(', which must start its line (only blanks before it), before which
+// the two versions are the same. The read stops at the first token of a
+// line that starts after offset after (where the versions' common suffix
+// starts) at which only the list is open, as in the other version
+// (between reports it): the two reads go on alike from there. When the
+// list closes before such a stop, the read goes on to the end of the
+// text. ok is false when the list stays open to the end of the text or
+// when the text's parentheses balance (Read does not recover then): a
+// read of the whole text is then needed.
+func ReadFrom(c *CST, open, from, after int, between func(off int) bool) (res Resumed, ok bool) {
+	if c.Lines == nil || open < 0 || open >= from || from >= len(c.Src) {
+		return res, false
+	}
+	for p := from - 1; p >= 0 && c.Src[p] != '\n'; p-- {
+		if c.Src[p] != ' ' && c.Src[p] != '\t' && c.Src[p] != '\r' {
+			return res, false
+		}
+	}
+	i, ok := c.tokenNodeAt(from)
+	if !ok {
+		return res, false
+	}
+	ol := c.Lines.Line(open)
+	op := frame{open: token{start: uint32(open), end: uint32(open + 1), kind: KindLParen}, line: ol, col: open - c.Lines.LineStart(ol)}
+	// Read the tokens of the next n nodes, twice as many each time the
+	// read runs out of tokens before a stop: the reader's decisions
+	// before a stop look no further than the stop's token.
+	for n := int32(1024); ; n *= 2 {
+		to := int32(c.Len())
+		if int64(i)+int64(n) < int64(to) {
+			to = i + n
+		}
+		s := &Source{CST: c, resume: &resumeRead{open: op, after: after, between: between}}
+		toks := s.tokensIn(i, to)
+		s.assemble(toks, true)
+		r := s.resume
+		s.resume = nil
+		if r.stop < 0 && to < int32(c.Len()) {
+			continue // out of tokens (or the list closed): read further
+		}
+		if r.stop < 0 && !r.closed {
+			return res, false // open to the end
+		}
+		stop := r.stop
+		if r.closed {
+			stop = len(c.Src)
+		}
+		// With the versions alike before from and from stop on, the
+		// text's parentheses balance when they balance in [from, stop):
+		// only the list open at both ends (or closed once, at the end of
+		// the text), never closed otherwise.
+		depth, low := 0, 0
+		for _, t := range toks {
+			if int(t.start) >= stop {
+				break
+			}
+			switch t.kind {
+			case KindLParen:
+				depth++
+			case KindRParen:
+				depth--
+				low = min(low, depth)
+			}
+		}
+		if (r.closed && depth == -1 && low == -1) || (!r.closed && depth == 0 && low >= -1) {
+			return res, false
+		}
+		if r.closed {
+			res.List, res.After = s.Forms[0], s.Forms[1:]
+			s.Forms = res.List.Items()
+		} else {
+			// the comments and diagnostics of the tokens read
+			k := len(s.Comments)
+			for k > 0 && s.Comments[k-1].Start >= stop {
+				k--
+			}
+			s.Comments = s.Comments[:k]
+			d := s.Diagnostics[:0]
+			for _, g := range s.Diagnostics {
+				if g.Span.Start < stop {
+					d = append(d, g)
+				}
+			}
+			s.Diagnostics = d
+		}
+		res.Source, res.Stop = s, stop
+		return res, true
+	}
+}
+
+// tokenNodeAt returns the node of the '(' at offset off.
+func (c *CST) tokenNodeAt(off int) (int32, bool) {
+	if c.Len() == 0 {
+		return 0, false
+	}
+	for i := int32(0); i >= 0; {
+		sp := c.Span(i)
+		if sp.Start == off && c.Kind(i) == KindLParen {
+			return i, true
+		}
+		k := c.FirstChild(i)
+		for k >= 0 && c.Span(k).End <= off {
+			k = c.Next(k)
+		}
+		if k < 0 || c.Span(k).Start > off {
+			return 0, false
+		}
+		i = k
+	}
+	return 0, false
 }
