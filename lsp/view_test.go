@@ -119,7 +119,7 @@ func viewDifferential(t *testing.T, withErrors bool) {
 		rounds, probes = 4, 10
 	}
 	r := rand.New(rand.NewSource(17))
-	var quick, versions, invalid, outSame, outAll, inSame, inAll, errVersions, errQuick, renamed int
+	var quick, versions, invalid, outSame, outAll, inSame, inAll, errVersions, errQuick, errPartial, renamed int
 	declined := map[string]int{}
 	ctx := context.Background()
 	requests := []struct {
@@ -176,6 +176,26 @@ func viewDifferential(t *testing.T, withErrors bool) {
 			if hasErr {
 				errQuick++
 			}
+			if v.errPartial {
+				// read from the edit only: the module's items are those
+				// of a read of the whole text
+				errPartial++
+				whole := wholeRead(syntax.Read(sn.cst), v.modSpan)
+				k := 0
+				for i := range v.units {
+					u := &v.units[i]
+					if u.item < 0 {
+						continue
+					}
+					if k >= len(whole.items) || !sameForm(whole.items[k].f, v.errForms[u.node].form(), 0) {
+						t.Fatalf("%s: the module's item %d read from the edit differs from the whole text's", filepath.Base(file), k)
+					}
+					k++
+				}
+				if k != len(whole.items) {
+					t.Fatalf("%s: %d module items read from the edit, %d in the whole text", filepath.Base(file), k, len(whole.items))
+				}
+			}
 			if v.modNameSet {
 				renamed++
 			}
@@ -221,7 +241,10 @@ func viewDifferential(t *testing.T, withErrors bool) {
 		}
 	}
 	if withErrors {
-		t.Logf("%d of %d edited versions with a syntax error answered from the base, %d with the module renamed", errQuick, errVersions, renamed)
+		t.Logf("%d of %d edited versions with a syntax error answered from the base, %d with the module renamed, %d read from the edit only", errQuick, errVersions, renamed, errPartial)
+		if errPartial == 0 {
+			t.Errorf("no version with a syntax error was read from the edit only")
+		}
 		// Most random errors unbalance a list, which then swallows the
 		// rest of the module (the view declines those); on this seed 3 of
 		// 36 versions with an error keep it inside one declaration.

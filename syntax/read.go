@@ -751,3 +751,78 @@ func (c *CST) tokenNodeAt(off int) (int32, bool) {
 	}
 	return 0, false
 }
+
+// RecoversAlike tells how much of s (read without a syntax error, its
+// tree with its nodes) Read's recovery reads alike, for ReadFrom: ok
+// reports that the recovery reads the top-level form list, the other
+// top-level forms and list's span alike, and pre and suf how many of
+// list's items it reads alike from its first and from its last (all
+// of them, both, when it reads list alike).
+func RecoversAlike(s *Source, list *Form) (pre, suf int, ok bool) {
+	if s.CST == nil || s.CST.Len() == 0 || len(s.Diagnostics) > 0 {
+		return 0, 0, false
+	}
+	r := &Source{CST: s.CST}
+	r.assemble(r.tokens(), true)
+	if len(r.Forms) != len(s.Forms) {
+		return 0, 0, false
+	}
+	var rl *Form
+	for i, f := range s.Forms {
+		g := r.Forms[i]
+		if f != list {
+			if !sameShifted(f, g, 0) {
+				return 0, 0, false
+			}
+			continue
+		}
+		if g.Kind != f.Kind || g.Closed != f.Closed || g.Span() != f.Span() {
+			return 0, 0, false
+		}
+		rl = g
+	}
+	if rl == nil {
+		return 0, 0, false
+	}
+	a, b := list.Items(), rl.Items()
+	for pre < len(a) && pre < len(b) && sameShifted(a[pre], b[pre], 0) {
+		pre++
+	}
+	for suf < len(a) && suf < len(b) && sameShifted(a[len(a)-1-suf], b[len(b)-1-suf], 0) {
+		suf++
+	}
+	return pre, suf, true
+}
+
+// sameShifted reports whether form b is form a moved by shift bytes: the
+// same kinds, spans, closing parentheses and texts, all the way down.
+func sameShifted(a, b *Form, shift int) bool {
+	if a.Kind != b.Kind || a.Closed != b.Closed || a.Span().Start+shift != b.Span().Start || a.Span().End+shift != b.Span().End || a.Text() != b.Text() {
+		return false
+	}
+	ai, bi := a.Items(), b.Items()
+	if len(ai) != len(bi) {
+		return false
+	}
+	for i := range ai {
+		if !sameShifted(ai[i], bi[i], shift) {
+			return false
+		}
+	}
+	return true
+}
+
+// Shifted returns a copy of form f moved by shift bytes, all the way down
+// (its atoms' texts shared).
+func Shifted(f *Form, shift int) *Form {
+	g := *f
+	g.start, g.end = uint32(int(f.start)+shift), uint32(int(f.end)+shift)
+	if f.Kind == FormList && f.n > 0 {
+		items := make([]*Form, f.n)
+		for i, it := range f.Items() {
+			items[i] = Shifted(it, shift)
+		}
+		g.p = unsafe.Pointer(unsafe.SliceData(items))
+	}
+	return &g
+}

@@ -9,24 +9,6 @@ import (
 	"testing"
 )
 
-// sameShifted reports whether form b is form a moved by shift bytes: the
-// same kinds, spans, closing parentheses and texts, all the way down.
-func sameShifted(a, b *Form, shift int) bool {
-	if a.Kind != b.Kind || a.Closed != b.Closed || a.Span().Start+shift != b.Span().Start || a.Span().End+shift != b.Span().End || a.Text() != b.Text() {
-		return false
-	}
-	ai, bi := a.Items(), b.Items()
-	if len(ai) != len(bi) {
-		return false
-	}
-	for i := range ai {
-		if !sameShifted(ai[i], bi[i], shift) {
-			return false
-		}
-	}
-	return true
-}
-
 // errorEdit makes one random edit of the kinds that leave a list open or
 // a parenthesis stray while typing.
 func errorEdit(r *rand.Rand, text string) string {
