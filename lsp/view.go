@@ -69,6 +69,7 @@ type view struct {
 	errSrc     *syntax.Source
 	errForms   map[int32]errForm
 	errPartial bool // read from the edit only (partialRead)
+	errStopped bool // and stopped before the module's end
 
 	mu      sync.Mutex // guards what follows
 	checked bool
@@ -464,6 +465,7 @@ type errRead struct {
 	modClosed bool
 	items     []errForm
 	comments  []syntax.Span
+	stopped   bool // the base's items follow the ones read
 }
 
 // wholeRead is errRead from a read of the whole text.
@@ -559,6 +561,7 @@ func (v *view) partialRead(base *check.Result) (*errRead, *syntax.Source) {
 	nc := sort.Search(len(cs), func(k int) bool { return cs[k].Start >= from })
 	r.comments = append(append(r.comments, cs[:nc]...), res.Comments...)
 	if res.List == nil {
+		r.stopped = true
 		r.modSpan, r.modClosed = syntax.Span{Start: bsp.Start, End: bsp.End + shift}, true
 		stop := res.Stop - shift
 		for k := sort.Search(len(items), func(k int) bool { return items[k].Span().Start >= stop }); k < len(items); k++ {
@@ -609,6 +612,7 @@ func commonEnds(a, b []byte) (pre, suf int) {
 func (v *view) errorUnits(base *check.Result) string {
 	er, src := v.partialRead(base)
 	v.errPartial = er != nil
+	v.errStopped = er != nil && er.stopped
 	if er == nil {
 		src = v.sn.source()
 		er = wholeRead(src, v.modSpan)
