@@ -620,8 +620,9 @@ func StringOffsets(raw string) []int {
 
 // A Resumed read is what ReadFrom read.
 type Resumed struct {
-	// Items are the list's items read, from from to Stop, with the
-	// comments among them and their diagnostics (Diagnostics).
+	// Source holds in Forms the list's items read, from from to Stop,
+	// with the comments among them (and inside them) and the
+	// diagnostics of the tokens read.
 	*Source
 	// Stop is where the read stopped, the length of the text when it
 	// read to its end.
