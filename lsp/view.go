@@ -64,10 +64,12 @@ type view struct {
 	rmu   sync.Mutex          // guards reads
 	reads map[int32]*unitRead // by node: the units read in full
 
-	// text with a syntax error: the whole text read as a full check reads
-	// it, and the forms of the changed units in that read, by node
-	errSrc   *syntax.Source
-	errForms map[int32]*syntax.Form
+	// text with a syntax error: the text read as a full check reads it
+	// (errRead), and the forms of the units in that read, by node
+	errSrc     *syntax.Source
+	errForms   map[int32]errForm
+	errPartial bool // read from the edit only (partialRead)
+	errStopped bool // and stopped before the module's end
 
 	mu      sync.Mutex // guards what follows
 	checked bool
@@ -136,6 +138,25 @@ type baseInfo struct {
 	enums []*check.Symbol
 	// locals are the local symbols, by name start.
 	locals []*check.Symbol
+
+	recOnce        sync.Once
+	recPre, recSuf int // recoversAlike's answer
+	recOK          bool
+}
+
+// recoversAlike tells how much of the base the reader's recovery reads as
+// the base was read (syntax.RecoversAlike): a later version with a syntax
+// error reads as the base where the two are alike and the recovery reads
+// the base alike (made once per base, when a version with a syntax error
+// is first viewed). pre and suf count the module's items from its first
+// and from its last.
+func (bi *baseInfo) recoversAlike() (pre, suf int, ok bool) {
+	bi.recOnce.Do(func() {
+		if m := bi.res.File.Module; m != nil && m.Form != nil {
+			bi.recPre, bi.recSuf, bi.recOK = syntax.RecoversAlike(bi.res.File.Source, m.Form)
+		}
+	})
+	return bi.recPre, bi.recSuf, bi.recOK
 }
 
 // baseInfoOf returns the shared information about base (built once per
@@ -252,7 +273,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 	v := &view{sn: sn, top: top, units: units, modSpan: cur.Span(curMod)}
 	if cur.HasError(0) {
 		// the units are the module's items as a full check reads them
-		if why := v.errorUnits(); why != "" {
+		if why := v.errorUnits(base); why != "" {
 			return nil, why
 		}
 		units = v.units
@@ -403,6 +424,179 @@ func nameUnit(units []vunit) int {
 	return -1
 }
 
+// errForm is a form of a text with a syntax error as a full check reads
+// it: a form read from the text, or one of the base's (base) that the read
+// would give moved by shift bytes.
+type errForm struct {
+	f     *syntax.Form
+	shift int
+	base  bool
+}
+
+// form returns the form at the text's offsets (a copy when it moves).
+func (e errForm) form() *syntax.Form {
+	if e.shift == 0 {
+		return e.f
+	}
+	return syntax.Shifted(e.f, e.shift)
+}
+
+// shallow returns the form at the text's offsets without its items.
+func (e errForm) shallow() *syntax.Form {
+	if e.shift == 0 {
+		return e.f
+	}
+	sp := e.f.Span()
+	sp.Start += e.shift
+	sp.End += e.shift
+	if e.f.Kind == syntax.FormList {
+		return syntax.NewList(sp, nil, e.f.Closed)
+	}
+	return syntax.NewAtom(e.f.Kind, sp, e.f.Text())
+}
+
+// errRead is what a full check's read of a text with a syntax error gives
+// (syntax.Read, with its recovery): its top-level forms, its module's
+// items and span, and its comments.
+type errRead struct {
+	top       []errForm
+	mod       int // the module's index in top, -1 when none
+	modSpan   syntax.Span
+	modClosed bool
+	items     []errForm
+	comments  []syntax.Span
+	stopped   bool // the base's items follow the ones read
+}
+
+// wholeRead is errRead from a read of the whole text.
+func wholeRead(src *syntax.Source, modSpan syntax.Span) *errRead {
+	r := &errRead{mod: -1, comments: src.Comments}
+	for i, f := range src.Forms {
+		r.top = append(r.top, errForm{f: f})
+		if f.Span() == modSpan && f.Kind == syntax.FormList && f.Head() == "module" {
+			r.mod, r.modSpan, r.modClosed = i, f.Span(), f.Closed
+			for _, it := range f.Items() {
+				r.items = append(r.items, errForm{f: it})
+			}
+		}
+	}
+	return r
+}
+
+// partialRead is errRead from a read of the text from the declaration
+// the edit starts in until the reader is back between the module's items
+// (syntax.ReadFrom), the other forms the base's: with the base's own read
+// unchanged by the recovery, the text the same as the base's before the
+// edit and from the read's stop on, a full check's read gives those. It
+// returns nil when that read cannot tell (a read of the whole text is
+// then needed).
+func (v *view) partialRead(base *check.Result) (*errRead, *syntax.Source) {
+	old, cur := base.File.Source.CST, v.sn.cst
+	bsrc, bmod := base.File.Source, base.File.Module.Form
+	if bmod == nil {
+		return nil, nil
+	}
+	alikePre, alikeSuf, ok := v.sn.baseInfoOf(base).recoversAlike()
+	if !ok {
+		return nil, nil
+	}
+	pre, suf, known := cur.CommonEnds(old)
+	if !known {
+		pre, suf = commonEnds(old.Src, cur.Src)
+	}
+	shift := len(cur.Src) - len(old.Src)
+	items := bmod.Items()
+	// the last of the module's lists that starts its line before the edit,
+	// where the recovery reads the base as it was read before it (so that
+	// only the module is open there)
+	from := -1
+	k := sort.Search(len(items), func(k int) bool { return items[k].Span().Start+1 > pre }) - 1
+	for k = min(k, alikePre); k >= 0; k-- {
+		st := items[k].Span().Start
+		if items[k].Kind == syntax.FormList && len(bytes.TrimLeft(old.Src[old.Lines.LineStart(old.Lines.Line(st)):st], " \t\r")) == 0 {
+			from = st
+			break
+		}
+	}
+	if from < 0 {
+		return nil, nil
+	}
+	// the stop: an item's start in the version before, where the recovery
+	// reads the rest of the base as it was read
+	between := func(off int) bool {
+		p := off - shift
+		k := sort.Search(len(items), func(k int) bool { return items[k].Span().Start >= p })
+		return k < len(items) && items[k].Span().Start == p && k >= len(items)-alikeSuf
+	}
+	res, ok := syntax.ReadFrom(cur, bmod.Span().Start, from, len(cur.Src)-suf, between)
+	if !ok {
+		return nil, nil
+	}
+	r := &errRead{mod: -1}
+	bsp := bmod.Span()
+	for _, f := range bsrc.Forms {
+		switch {
+		case f == bmod:
+			r.mod = len(r.top)
+			r.top = append(r.top, errForm{f: f})
+		case f.Span().Start < bsp.Start:
+			r.top = append(r.top, errForm{f: f, base: true})
+		case res.List == nil:
+			r.top = append(r.top, errForm{f: f, shift: shift, base: true})
+		}
+	}
+	for _, f := range res.After {
+		r.top = append(r.top, errForm{f: f})
+	}
+	for _, it := range items {
+		if it.Span().Start >= from {
+			break
+		}
+		r.items = append(r.items, errForm{f: it, base: true})
+	}
+	for _, it := range res.Forms {
+		r.items = append(r.items, errForm{f: it})
+	}
+	cs := bsrc.Comments
+	nc := sort.Search(len(cs), func(k int) bool { return cs[k].Start >= from })
+	r.comments = append(append(r.comments, cs[:nc]...), res.Comments...)
+	if res.List == nil {
+		r.stopped = true
+		r.modSpan, r.modClosed = syntax.Span{Start: bsp.Start, End: bsp.End + shift}, true
+		stop := res.Stop - shift
+		for k := sort.Search(len(items), func(k int) bool { return items[k].Span().Start >= stop }); k < len(items); k++ {
+			r.items = append(r.items, errForm{f: items[k], shift: shift, base: true})
+		}
+		for k := sort.Search(len(cs), func(k int) bool { return cs[k].Start >= stop }); k < len(cs); k++ {
+			r.comments = append(r.comments, syntax.Span{Start: cs[k].Start + shift, End: cs[k].End + shift})
+		}
+	} else {
+		r.modSpan, r.modClosed = res.List.Span(), res.List.Closed
+	}
+	return r, res.Source
+}
+
+// commonEnds returns the lengths of a's and b's common prefix and suffix,
+// which overlap in neither (compared a block at a time, then a byte).
+func commonEnds(a, b []byte) (pre, suf int) {
+	const block = 512
+	n := min(len(a), len(b))
+	for pre+block <= n && bytes.Equal(a[pre:pre+block], b[pre:pre+block]) {
+		pre += block
+	}
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	m := n - pre
+	for suf+block <= m && bytes.Equal(a[len(a)-suf-block:len(a)-suf], b[len(b)-suf-block:len(b)-suf]) {
+		suf += block
+	}
+	for suf < m && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
+}
+
 // errorUnits cuts a text with a syntax error into units as a full check
 // reads it. A full check reads such a text with the reader's recovery
 // (syntax.Read), which closes a list left open where the indentation says
@@ -410,30 +604,31 @@ func nameUnit(units []vunit) int {
 // open list takes in the rest of the module): the units are the items of
 // the module form that read gives, with the comments between them and the
 // module's parentheses, and a read of each is that form (errForms, by the
-// unit's node, a number of its own below -1). It declines when that read
-// does not give the module form the tree has, closed, and the same other
-// top-level forms.
-func (v *view) errorUnits() string {
-	src := v.sn.source()
-	var mod *syntax.Form
-	forms := 0
-	for _, f := range src.Forms {
-		if f.Span() == v.modSpan && f.Kind == syntax.FormList && f.Head() == "module" {
-			mod = f
-		}
+// unit's node, a number of its own below -1). That read is the edited
+// declaration's, read until the reader is back between declarations, and
+// the base's forms (partialRead), or the whole text's when that cannot
+// tell. It declines when that read does not give the module form the tree
+// has, closed, and the same other top-level forms.
+func (v *view) errorUnits(base *check.Result) string {
+	er, src := v.partialRead(base)
+	v.errPartial = er != nil
+	v.errStopped = er != nil && er.stopped
+	if er == nil {
+		src = v.sn.source()
+		er = wholeRead(src, v.modSpan)
 	}
+	forms := 0
 	for i := range v.top {
 		if v.top[i].hasForm() {
 			forms++
 		}
 	}
-	if mod == nil || !mod.Closed || len(src.Forms) != forms {
+	if er.mod < 0 || er.modSpan != v.modSpan || !er.modClosed || len(er.top) != forms {
 		return "a syntax error the module form does not recover from"
 	}
-	sp := mod.Span()
-	items := mod.Items()
-	units := make([]vunit, 0, 2*len(items)+2)
-	v.errForms = make(map[int32]*syntax.Form, len(items))
+	sp := er.modSpan
+	units := make([]vunit, 0, 2*len(er.items)+2)
+	v.errForms = make(map[int32]errForm, len(er.items)+len(er.top))
 	// the other top-level forms, read as the tree cuts them (their
 	// nodes' numbers are the tree's, the module's units' below -1)
 	k := 0
@@ -442,29 +637,38 @@ func (v *view) errorUnits() string {
 		if !t.hasForm() {
 			continue
 		}
-		f := src.Forms[k]
+		f := er.top[k]
 		k++
-		if f.Span() != t.span {
+		if k-1 == er.mod {
+			if t.span != er.modSpan {
+				return "a syntax error the reader's recovery groups differently from the tree"
+			}
+			continue
+		}
+		fsp := f.f.Span()
+		if fsp.Start+f.shift != t.span.Start || fsp.End+f.shift != t.span.End {
 			return "a syntax error the reader's recovery groups differently from the tree"
 		}
-		if f != mod {
-			v.errForms[t.node] = f
-		}
+		v.errForms[t.node] = f
 	}
 	units = append(units, vunit{node: -2, span: syntax.Span{Start: sp.Start, End: sp.Start + 1}, kind: syntax.KindLParen, item: -1})
-	cs := src.Comments
+	cs := er.comments
 	c := sort.Search(len(cs), func(i int) bool { return cs[i].Start >= sp.Start })
 	comments := func(before int) {
 		for ; c < len(cs) && cs[c].End <= before; c++ {
 			units = append(units, vunit{node: int32(-3 - len(units)), span: cs[c], kind: syntax.KindComment, item: -1})
 		}
 	}
-	for k, f := range items {
-		comments(f.Span().Start)
-		for c < len(cs) && cs[c].Start < f.Span().End {
+	for k, e := range er.items {
+		f := e.f
+		fsp := f.Span()
+		fsp.Start += e.shift
+		fsp.End += e.shift
+		comments(fsp.Start)
+		for c < len(cs) && cs[c].Start < fsp.End {
 			c++ // inside the item
 		}
-		u := vunit{node: int32(-3 - len(units)), span: f.Span(), item: int32(k)}
+		u := vunit{node: int32(-3 - len(units)), span: fsp, item: int32(k)}
 		switch f.Kind {
 		case syntax.FormList:
 			u.kind, u.head = syntax.KindList, f.Head()
@@ -480,7 +684,7 @@ func (v *view) errorUnits() string {
 		default:
 			return "a syntax error the module form does not recover from"
 		}
-		v.errForms[u.node] = f
+		v.errForms[u.node] = e
 		units = append(units, u)
 	}
 	comments(sp.End - 1)
@@ -500,10 +704,11 @@ func (v *view) errorCheck(base *check.Result) string {
 	old := base.File.Module.Form.Items()
 	for i := range v.units {
 		u := &v.units[i]
-		f := v.errForms[u.node]
-		if f == nil || u.changed {
-			continue
+		e, ok := v.errForms[u.node]
+		if !ok || e.base || u.changed {
+			continue // (the base's forms read as the base's)
 		}
+		f := e.f
 		p := u.span.Start - u.shift
 		j := sort.Search(len(old), func(j int) bool { return old[j].Span().Start >= p })
 		if j == len(old) || !sameForm(old[j], f, u.shift) {
@@ -835,7 +1040,11 @@ func (v *view) read(u *vunit) (*syntax.Form, ast.Decl) {
 	}
 	v.rmu.Unlock()
 	r.once.Do(func() {
-		if f := v.errForms[u.node]; f != nil || v.errSrc != nil {
+		if e, ok := v.errForms[u.node]; ok || v.errSrc != nil {
+			if !ok {
+				return
+			}
+			f := e.form()
 			r.full = f
 			if u.kind == syntax.KindList && isDeclHead(u.head) {
 				d, _ := ast.BuildDecl(v.errSrc, f)
@@ -1295,8 +1504,8 @@ func (v *view) modFormOf() *syntax.Form {
 		forms := make([]syntax.Form, 0, n)
 		items := make([]*syntax.Form, 0, n)
 		for i := range v.units {
-			if f := v.errForms[v.units[i].node]; f != nil {
-				items = append(items, f)
+			if e, ok := v.errForms[v.units[i].node]; ok {
+				items = append(items, e.shallow())
 			} else if f, ok := formOf(v.sn.cst, &v.units[i]); ok {
 				forms = append(forms, f)
 				items = append(items, &forms[len(forms)-1])

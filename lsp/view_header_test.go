@@ -23,10 +23,17 @@ const viewHeaderModule = `;; Claims, scored.
     (output Bool)
     (body (<= review_score 30)))
 
+  ;; Both n and the next score may be approved.
   (function twice
     (input (n U32))
     (output Bool)
-    (body (and (approvable n) (approvable (+ n 1))))))
+    (body (and (approvable n) (approvable (+ n 1)))))
+
+  ;; Scores above 90 are flagged.
+  (function flagged
+    (input (n U32))
+    (output Bool)
+    (body (> n 90))))
 `
 
 // TestRequestsAfterHeaderOrErrorEdit sends completion, hover, definition
@@ -60,21 +67,25 @@ func TestRequestsAfterHeaderOrErrorEdit(t *testing.T) {
 		name, from, to string
 		probes         func(text string) []int
 		syntaxError    bool
+		// readFrom: the view reads the text from the edited declaration
+		// to the next one only (the base's comments and declarations
+		// after it, moved)
+		readFrom bool
 	}{
 		{"module renamed", "(module claims", "(module claims_v2", func(x string) []int {
 			return []int{at(x, "claims_v2", 1, 2), at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(body (<= review", 1, 3), at(x, "(and", 1, 1)}
-		}, false},
+		}, false, false},
 		{"capsule version", `(capsule "1.0")`, `(capsule "1.2")`, func(x string) []int {
 			return []int{at(x, "(module claims", 1, 2), at(x, "(approvable n", 1, 3), at(x, "(<= review_score", 1, 2), at(x, "(input (n", 1, 1)}
-		}, false},
+		}, false, false},
 		{"syntax error inside a declaration", "(body (<= review_score 30))", "(body (<= review_score [ 30))", func(x string) []int {
 			return []int{at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(<= review_score", 1, 2), at(x, "(and", 1, 1), at(x, "(module claims", 1, 2)}
-		}, true},
+		}, true, false},
 		// the tree's open list takes in the next declaration; a full
 		// check's reader closes it where the indentation says it ends
 		{"a list left open", "(output Bool)\n    (body (<=", "(output Bool\n    (body (<=", func(x string) []int {
-			return []int{at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(<= review_score", 1, 2), at(x, "(input (n", 1, 1), at(x, "(module claims", 1, 2)}
-		}, true},
+			return []int{at(x, "(approvable n", 1, 3), at(x, "(approvable (+", 1, 6), at(x, "(<= review_score", 1, 2), at(x, "(input (n", 1, 1), at(x, "(module claims", 1, 2), at(x, "(function twice", 1, 2), at(x, "(function flagged", 1, 2), at(x, "(> n", 1, 1)}
+		}, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(viewHeaderModule, tc.from) {
@@ -111,6 +122,11 @@ func TestRequestsAfterHeaderOrErrorEdit(t *testing.T) {
 			}
 			if hovers < len(probes)-1 {
 				t.Errorf("%d of %d hovers answered something", hovers, len(probes))
+			}
+			if v := sn.view(); v.errStopped != tc.readFrom {
+				t.Errorf("the view read from the edit to the next declaration: %v, want %v", v.errStopped, tc.readFrom)
+			} else if v.errPartial {
+				checkErrUnits(t, path, sn, v)
 			}
 			if sn.done.Load() {
 				t.Errorf("the edited version was checked in full")

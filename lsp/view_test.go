@@ -119,7 +119,7 @@ func viewDifferential(t *testing.T, withErrors bool) {
 		rounds, probes = 4, 10
 	}
 	r := rand.New(rand.NewSource(17))
-	var quick, versions, invalid, outSame, outAll, inSame, inAll, errVersions, errQuick, renamed int
+	var quick, versions, invalid, outSame, outAll, inSame, inAll, errVersions, errQuick, errPartial, errStopped, renamed int
 	declined := map[string]int{}
 	ctx := context.Background()
 	requests := []struct {
@@ -176,6 +176,15 @@ func viewDifferential(t *testing.T, withErrors bool) {
 			if hasErr {
 				errQuick++
 			}
+			if v.errPartial {
+				// read from the edit only: the module's items are those
+				// of a read of the whole text
+				errPartial++
+				if v.errStopped {
+					errStopped++
+				}
+				checkErrUnits(t, filepath.Base(file), sn, v)
+			}
 			if v.modNameSet {
 				renamed++
 			}
@@ -221,7 +230,10 @@ func viewDifferential(t *testing.T, withErrors bool) {
 		}
 	}
 	if withErrors {
-		t.Logf("%d of %d edited versions with a syntax error answered from the base, %d with the module renamed", errQuick, errVersions, renamed)
+		t.Logf("%d of %d edited versions with a syntax error answered from the base, %d with the module renamed, %d read from the edit only (%d of them up to a declaration before the module's end)", errQuick, errVersions, renamed, errPartial, errStopped)
+		if errStopped == 0 {
+			t.Errorf("no version with a syntax error was read from the edit up to a declaration before the module's end")
+		}
 		// Most random errors unbalance a list, which then swallows the
 		// rest of the module (the view declines those); on this seed 3 of
 		// 36 versions with an error keep it inside one declaration.
@@ -411,5 +423,46 @@ func TestUnitsAfterEdit(t *testing.T) {
 	}
 	if derived < valid/2 {
 		t.Errorf("only %d of %d edits had their units derived", derived, valid)
+	}
+}
+
+// checkErrUnits checks that the units of a view of a text with a syntax
+// error read from the edit only are those of a read of the whole text:
+// the module's items, form by form, and the comments between them.
+func checkErrUnits(t *testing.T, file string, sn *snapshot, v *view) {
+	t.Helper()
+	whole := wholeRead(syntax.Read(sn.cst), v.modSpan)
+	k := 0
+	for i := range v.units {
+		u := &v.units[i]
+		if u.item < 0 {
+			continue
+		}
+		if k >= len(whole.items) || !sameForm(whole.items[k].f, v.errForms[u.node].form(), 0) {
+			t.Fatalf("%s: the module's item %d read from the edit differs from the whole text's", file, k)
+		}
+		k++
+	}
+	if k != len(whole.items) {
+		t.Fatalf("%s: %d module items read from the edit, %d in the whole text", file, k, len(whole.items))
+	}
+	// and the comments between them, those of the whole read
+	var got, want []syntax.Span
+	for i := range v.units {
+		if v.units[i].kind == syntax.KindComment {
+			got = append(got, v.units[i].span)
+		}
+	}
+	for _, c := range whole.comments {
+		inside := c.Start < v.modSpan.Start || c.End > v.modSpan.End
+		for _, it := range whole.items {
+			inside = inside || it.f.Span().Start <= c.Start && c.End <= it.f.Span().End
+		}
+		if !inside {
+			want = append(want, c)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("%s: the comments between the module's items read from the edit differ from the whole text's (-whole +view):\n%s", file, d)
 	}
 }

@@ -131,6 +131,27 @@ type Source struct {
 	TooDeep bool
 	// depth is how many lists enclose the forms read (ReadNode).
 	depth int
+	// resume, when set, is a read from between two items of a list that
+	// stays open (ReadFrom).
+	resume *resumeRead
+}
+
+// resumeRead is what assemble needs to read from between two items of an
+// open list, and what it found.
+type resumeRead struct {
+	open  frame // the list, opened before the tokens read
+	after int   // stop at the first token of a line that starts after this
+	// between reports whether the other version had only the list open at
+	// an offset of this one
+	between func(off int) bool
+	// stop is the offset where the read stopped: a line's first token
+	// after `after` at which only the list was open; -1 when the tokens
+	// ran out first.
+	stop int
+	// closed reports that the list was closed before a stop (the read
+	// then goes on to the end of the text, where list is the list's form
+	// and the forms after it follow it in Forms).
+	closed bool
 }
 
 // A token is what the reader reads as one token: a '(' or ')', or an atom
@@ -323,6 +344,11 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 	var stack []frame
 	tooDeep := false
 	lastLine := -1
+	r := s.resume
+	if r != nil {
+		stack = append(stack, r.open)
+		r.stop = -1
+	}
 
 	closeList := func(end int, closed bool) {
 		f := stack[len(stack)-1]
@@ -367,12 +393,19 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			line, col = lineCol(start)
 			first = line != lastLine
 			lastLine = line
+			if r != nil && !r.closed && first && ti > 0 && len(stack) == 1 && c.Lines.LineStart(line) > r.after && r.between(start) {
+				r.stop = start
+				break
+			}
 		}
 		switch kind := t.kind; kind {
 		case KindLParen:
 			if recover && first {
 				for len(stack) > 0 && stack[len(stack)-1].col >= col && stack[len(stack)-1].line < line {
 					closeList(0, false)
+				}
+				if r != nil && len(stack) == 0 {
+					r.closed = true
 				}
 			}
 			if s.depth+len(stack) >= MaxDepth {
@@ -396,6 +429,9 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 				continue
 			}
 			closeList(end, true)
+			if r != nil && len(stack) == 0 {
+				r.closed = true
+			}
 		default:
 			if s.depth+len(stack) > MaxDepth {
 				continue
@@ -411,6 +447,10 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			}
 			pending = append(pending, newForm(f))
 		}
+	}
+	if r != nil && !r.closed {
+		s.Forms = append(s.Forms[:0], pending...)
+		return true
 	}
 	if len(stack) > 0 {
 		if !recover {
@@ -576,4 +616,214 @@ func StringOffsets(raw string) []int {
 		}
 	}
 	return append(offs, end)
+}
+
+// A Resumed read is what ReadFrom read.
+type Resumed struct {
+	// Source holds in Forms the list's items read, from from to Stop,
+	// with the comments among them (and inside them) and the
+	// diagnostics of the tokens read.
+	*Source
+	// Stop is where the read stopped, the length of the text when it
+	// read to its end.
+	Stop int
+	// List is set when the list closed in the read: its form (with the
+	// items read only), and After the top-level forms after it.
+	List  *Form
+	After []*Form
+}
+
+// ReadFrom reads part of a text with a syntax error as Read reads the
+// whole of it, from between two items of a list until Read is back
+// between two of its items after an edit: it reads only the tokens it
+// needs, instead of the whole text. The text is a new version of one
+// that read without a syntax error, and as Read reads it with the
+// recovery (the caller checks that once per version).
+//
+// open is the offset of the list's '(' and from the offset of an item's
+// '(', which must start its line (only blanks before it), before which
+// the two versions are the same. The read stops at the first token of a
+// line that starts after offset after (where the versions' common suffix
+// starts) at which only the list is open, as in the other version
+// (between reports it): the two reads go on alike from there. When the
+// list closes before such a stop, the read goes on to the end of the
+// text. ok is false when the list stays open to the end of the text or
+// when the text's parentheses balance (Read does not recover then): a
+// read of the whole text is then needed.
+func ReadFrom(c *CST, open, from, after int, between func(off int) bool) (res Resumed, ok bool) {
+	if c.Lines == nil || open < 0 || open >= from || from >= len(c.Src) {
+		return res, false
+	}
+	for p := from - 1; p >= 0 && c.Src[p] != '\n'; p-- {
+		if c.Src[p] != ' ' && c.Src[p] != '\t' && c.Src[p] != '\r' {
+			return res, false
+		}
+	}
+	i, ok := c.tokenNodeAt(from)
+	if !ok {
+		return res, false
+	}
+	ol := c.Lines.Line(open)
+	op := frame{open: token{start: uint32(open), end: uint32(open + 1), kind: KindLParen}, line: ol, col: open - c.Lines.LineStart(ol)}
+	// Read the tokens of the next n nodes, twice as many each time the
+	// read runs out of tokens before a stop: the reader's decisions
+	// before a stop look no further than the stop's token.
+	for n := int32(1024); ; n *= 2 {
+		to := int32(c.Len())
+		if int64(i)+int64(n) < int64(to) {
+			to = i + n
+		}
+		s := &Source{CST: c, resume: &resumeRead{open: op, after: after, between: between}}
+		toks := s.tokensIn(i, to)
+		s.assemble(toks, true)
+		r := s.resume
+		s.resume = nil
+		if r.stop < 0 && to < int32(c.Len()) {
+			continue // out of tokens (or the list closed): read further
+		}
+		if r.stop < 0 && !r.closed {
+			return res, false // open to the end
+		}
+		stop := r.stop
+		if r.closed {
+			stop = len(c.Src)
+		}
+		// With the versions alike before from and from stop on, the
+		// text's parentheses balance when they balance in [from, stop):
+		// only the list open at both ends (or closed once, at the end of
+		// the text), never closed otherwise.
+		depth, low := 0, 0
+		for _, t := range toks {
+			if int(t.start) >= stop {
+				break
+			}
+			switch t.kind {
+			case KindLParen:
+				depth++
+			case KindRParen:
+				depth--
+				low = min(low, depth)
+			}
+		}
+		if (r.closed && depth == -1 && low == -1) || (!r.closed && depth == 0 && low >= -1) {
+			return res, false
+		}
+		if r.closed {
+			res.List, res.After = s.Forms[0], s.Forms[1:]
+			s.Forms = res.List.Items()
+		} else {
+			// the comments and diagnostics of the tokens read
+			k := len(s.Comments)
+			for k > 0 && s.Comments[k-1].Start >= stop {
+				k--
+			}
+			s.Comments = s.Comments[:k]
+			d := s.Diagnostics[:0]
+			for _, g := range s.Diagnostics {
+				if g.Span.Start < stop {
+					d = append(d, g)
+				}
+			}
+			s.Diagnostics = d
+		}
+		res.Source, res.Stop = s, stop
+		return res, true
+	}
+}
+
+// tokenNodeAt returns the node of the '(' at offset off.
+func (c *CST) tokenNodeAt(off int) (int32, bool) {
+	if c.Len() == 0 {
+		return 0, false
+	}
+	for i := int32(0); i >= 0; {
+		sp := c.Span(i)
+		if sp.Start == off && c.Kind(i) == KindLParen {
+			return i, true
+		}
+		k := c.FirstChild(i)
+		for k >= 0 && c.Span(k).End <= off {
+			k = c.Next(k)
+		}
+		if k < 0 || c.Span(k).Start > off {
+			return 0, false
+		}
+		i = k
+	}
+	return 0, false
+}
+
+// RecoversAlike tells how much of s (read without a syntax error, its
+// tree with its nodes) Read's recovery reads alike, for ReadFrom: ok
+// reports that the recovery reads the top-level form list, the other
+// top-level forms and list's span alike, and pre and suf how many of
+// list's items it reads alike from its first and from its last (all
+// of them, both, when it reads list alike).
+func RecoversAlike(s *Source, list *Form) (pre, suf int, ok bool) {
+	if s.CST == nil || s.CST.Len() == 0 || len(s.Diagnostics) > 0 {
+		return 0, 0, false
+	}
+	r := &Source{CST: s.CST}
+	r.assemble(r.tokens(), true)
+	if len(r.Forms) != len(s.Forms) {
+		return 0, 0, false
+	}
+	var rl *Form
+	for i, f := range s.Forms {
+		g := r.Forms[i]
+		if f != list {
+			if !sameShifted(f, g, 0) {
+				return 0, 0, false
+			}
+			continue
+		}
+		if g.Kind != f.Kind || g.Closed != f.Closed || g.Span() != f.Span() {
+			return 0, 0, false
+		}
+		rl = g
+	}
+	if rl == nil {
+		return 0, 0, false
+	}
+	a, b := list.Items(), rl.Items()
+	for pre < len(a) && pre < len(b) && sameShifted(a[pre], b[pre], 0) {
+		pre++
+	}
+	for suf < len(a) && suf < len(b) && sameShifted(a[len(a)-1-suf], b[len(b)-1-suf], 0) {
+		suf++
+	}
+	return pre, suf, true
+}
+
+// sameShifted reports whether form b is form a moved by shift bytes: the
+// same kinds, spans, closing parentheses and texts, all the way down.
+func sameShifted(a, b *Form, shift int) bool {
+	if a.Kind != b.Kind || a.Closed != b.Closed || a.Span().Start+shift != b.Span().Start || a.Span().End+shift != b.Span().End || a.Text() != b.Text() {
+		return false
+	}
+	ai, bi := a.Items(), b.Items()
+	if len(ai) != len(bi) {
+		return false
+	}
+	for i := range ai {
+		if !sameShifted(ai[i], bi[i], shift) {
+			return false
+		}
+	}
+	return true
+}
+
+// Shifted returns a copy of form f moved by shift bytes, all the way down
+// (its atoms' texts shared).
+func Shifted(f *Form, shift int) *Form {
+	g := *f
+	g.start, g.end = uint32(int(f.start)+shift), uint32(int(f.end)+shift)
+	if f.Kind == FormList && f.n > 0 {
+		items := make([]*Form, f.n)
+		for i, it := range f.Items() {
+			items[i] = Shifted(it, shift)
+		}
+		g.p = unsafe.Pointer(unsafe.SliceData(items))
+	}
+	return &g
 }
