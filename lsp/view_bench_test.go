@@ -37,24 +37,15 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 		off  int
 	}{{"completion", completion, at + 3}, {"hover", hover, hov}} {
 		b.Run(req.name, func(b *testing.B) {
+			var t viewTimes
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				sn := testSnapshot(b, "/tmp/spec.caps", edited, base)
 				sn.cache = &docCache{}
 				b.StartTimer()
-				t0 := time.Now()
-				v := sn.view()
-				t1 := time.Now()
-				if _, err := req.f(ctx, sn, req.off); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(float64(t1.Sub(t0).Microseconds()), "view-µs")
-				b.ReportMetric(float64(time.Since(t1).Microseconds()), "request-µs")
-				_ = v
-				if sn.done.Load() {
-					b.Fatal("answered from a full check")
-				}
+				t.request(b, ctx, sn, req.f, req.off)
 			}
+			t.report(b)
 		})
 	}
 	// A completion right after an edit that leaves a list open: the tree's
@@ -64,6 +55,7 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 	b.Run("completion-open-list", func(b *testing.B) {
 		open := strings.Index(text[at:], ")") + at
 		broken := text[:open] + text[open+1:]
+		var t viewTimes
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			sn := testSnapshot(b, "/tmp/spec.caps", broken, base)
@@ -71,18 +63,9 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 				b.Fatal("the edit left no syntax error")
 			}
 			b.StartTimer()
-			t0 := time.Now()
-			sn.view()
-			t1 := time.Now()
-			if _, err := completion(ctx, sn, at+3); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(t1.Sub(t0).Microseconds()), "view-µs")
-			b.ReportMetric(float64(time.Since(t1).Microseconds()), "request-µs")
-			if sn.done.Load() {
-				b.Fatal("answered from a full check")
-			}
+			t.request(b, ctx, sn, completion, at+3)
 		}
+		t.report(b)
 	})
 	// The same completion on a later version with the list still open, as
 	// while typing: the document's cache already knows how the reader's
@@ -97,26 +80,15 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 		if v, why := first.quickViewWhy(); v == nil || !v.errPartial {
 			b.Fatalf("the first view declined (%s) or read the whole text", why)
 		}
-		var view, req time.Duration
+		var t viewTimes
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			sn := testSnapshot(b, "/tmp/spec.caps", broken, base)
 			sn.cache = cache
 			b.StartTimer()
-			t0 := time.Now()
-			sn.view()
-			t1 := time.Now()
-			if _, err := completion(ctx, sn, at+3); err != nil {
-				b.Fatal(err)
-			}
-			view += t1.Sub(t0)
-			req += time.Since(t1)
-			if sn.done.Load() {
-				b.Fatal("answered from a full check")
-			}
+			t.request(b, ctx, sn, completion, at+3)
 		}
-		b.ReportMetric(float64(view.Microseconds())/float64(b.N), "view-µs")
-		b.ReportMetric(float64(req.Microseconds())/float64(b.N), "request-µs")
+		t.report(b)
 	})
 	// The same completion, the edited version following from the base's
 	// tree through one syntax.Document, as in the server: the units of the
@@ -131,6 +103,7 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 		baseSn := &snapshot{uri: protocol.DocumentURI("file://" + path), path: path, cst: doc.CST(), loader: &load.Loader{}, enc: syntax.UTF16, cache: &docCache{}}
 		base := baseSn.Package().Result
 		from, to := "awaiting_human_decision", "awaiting_review"
+		var t viewTimes
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			cache := &docCache{}
@@ -145,24 +118,41 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 			}
 			sn := &snapshot{uri: baseSn.uri, path: path, cst: doc.CST(), loader: &load.Loader{}, enc: syntax.UTF16, cache: cache, base: base}
 			b.StartTimer()
-			t0 := time.Now()
-			sn.view()
-			t1 := time.Now()
-			if _, err := completion(ctx, sn, at+3); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(t1.Sub(t0).Microseconds()), "view-µs")
-			b.ReportMetric(float64(time.Since(t1).Microseconds()), "request-µs")
-			if sn.done.Load() {
-				b.Fatal("answered from a full check")
-			}
+			t.request(b, ctx, sn, completion, at+3)
 			b.StopTimer()
 			if err := doc.Edit(at, at+len(to), []byte(from)); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
 		}
+		t.report(b)
 	})
+}
+
+// viewTimes adds up, over a benchmark's iterations, the time a version's
+// view took and the time the request took after it.
+type viewTimes struct{ view, answer time.Duration }
+
+// request builds sn's view and answers f at off from it, timing each,
+// and fails when the answer came from a full check.
+func (t *viewTimes) request(b *testing.B, ctx context.Context, sn *snapshot, f func(context.Context, *snapshot, int) (any, error), off int) {
+	t0 := time.Now()
+	sn.view()
+	t1 := time.Now()
+	if _, err := f(ctx, sn, off); err != nil {
+		b.Fatal(err)
+	}
+	t.view += t1.Sub(t0)
+	t.answer += time.Since(t1)
+	if sn.done.Load() {
+		b.Fatal("answered from a full check")
+	}
+}
+
+// report reports the mean view and request times per iteration.
+func (t *viewTimes) report(b *testing.B) {
+	b.ReportMetric(float64(t.view.Microseconds())/float64(b.N), "view-µs")
+	b.ReportMetric(float64(t.answer.Microseconds())/float64(b.N), "request-µs")
 }
 
 // BenchmarkEditThenComplete times, through the server, an edit of a
