@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -93,11 +94,15 @@ func TestVSCodeHost(t *testing.T) {
 		"XDG_CONFIG_HOME="+filepath.Join(state, "config"), "XDG_DATA_HOME="+filepath.Join(state, "data"))
 	var csLog strings.Builder
 	cs.Stdout, cs.Stderr = &csLog, &csLog
+	// code-server's launcher forks the server it runs: killing the
+	// launcher alone left that child running (at full CPU) after the test
+	// ended, so the cleanup kills the whole process group
+	cs.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cs.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cs.Process.Kill()
+		syscall.Kill(-cs.Process.Pid, syscall.SIGKILL)
 		cs.Wait()
 	})
 	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
