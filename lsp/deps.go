@@ -304,7 +304,6 @@ func (s *Server) importersOf(x *document) {
 			}
 		}
 		d.base, d.engine = nil, nil
-		d.awaiting++
 		cands = append(cands, u)
 	}
 	if len(cands) == 0 {
@@ -312,7 +311,8 @@ func (s *Server) importersOf(x *document) {
 	}
 	if x.snap == nil {
 		// x is over the size limit: it cannot be imported now, and its
-		// importers are checked again in full
+		// importers are checked again in full (no job follows: they await
+		// none)
 		for _, u := range cands {
 			d := s.docs[u]
 			d.snap = s.newSnapshot(d, d.snap.version)
@@ -321,20 +321,45 @@ func (s *Server) importersOf(x *document) {
 		}
 		return
 	}
+	for _, u := range cands {
+		s.docs[u].awaiting++
+	}
 	u, seq, text := x.uri, x.snap.seq, x.snap.cst
 	s.importJobs.Add(1)
 	go func() {
 		defer s.importJobs.Add(-1)
+		var released atomic.Bool
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Printf("panic checking the importers of %s: %v\n%s", u, r, debug.Stack())
+				if !released.Load() {
+					// the candidates await this job no more: their own
+					// checks answer them
+					s.releaseAwaiting(cands, true)
+				}
 			}
 		}()
 		if s.opts.Debounce > 0 {
 			time.Sleep(s.opts.Debounce)
 		}
-		s.importersJob(u, seq, text, cands)
+		s.importersJob(u, seq, text, cands, &released)
 	}()
+}
+
+// releaseAwaiting takes back, for each of cands, the count of the
+// importer job (importersOf) that no longer answers them; with schedule,
+// each is checked by its own diagnostics run again.
+func (s *Server) releaseAwaiting(cands []protocol.DocumentURI, schedule bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range cands {
+		if d, ok := s.docs[u]; ok && d.awaiting > 0 {
+			d.awaiting--
+			if schedule && d.snap != nil {
+				s.scheduleDiagnostics(d)
+			}
+		}
+	}
 }
 
 // importersJob checks again the candidates (see importersOf) whose view of
@@ -351,16 +376,11 @@ func (s *Server) importersOf(x *document) {
 //   - any other document read the same interface: its diagnostics stand,
 //     and nothing is published. It gets a new snapshot of its unchanged
 //     text (a request checks it again, reading x's new declarations).
-func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.CST, cands []protocol.DocumentURI) {
+func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.CST, cands []protocol.DocumentURI, released *atomic.Bool) {
 	xs := s.sameText(xu, seq, text)
 	if xs == nil {
-		s.mu.Lock()
-		for _, u := range cands {
-			if d, ok := s.docs[u]; ok && d.awaiting > 0 {
-				d.awaiting--
-			}
-		}
-		s.mu.Unlock()
+		released.Store(true)
+		s.releaseAwaiting(cands, false)
 		return // x changed again: its next job decides
 	}
 	key := xs.textKey()
@@ -415,6 +435,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 		case seen && d.deps.reach[xs.path] && d.publishedFinal:
 			examples = append(examples, d.snap)
 			exDeps[d.snap] = d.deps
+			// (a later job replacing this snapshot re-runs them: its
+			// publish will not happen)
+			d.rechecking = d.snap
 		default:
 			// its view of x did not change: its last answer stays the
 			// base of its next check (a job following another import's
@@ -427,6 +450,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 			}
 		}
 	}
+	released.Store(true) // (every candidate's count was taken back above)
 	s.mu.Unlock()
 	importStats.rechecked.Add(int64(len(recheck)))
 	importStats.examples.Add(int64(len(examples)))
@@ -510,6 +534,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 		}
 	}
 	s.parallel(append(full, examples...), func(sn *snapshot) {
+		defer s.doneRechecking(sn)
 		if !checked[sn] {
 			s.setBase(sn)
 		}

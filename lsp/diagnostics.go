@@ -174,13 +174,18 @@ func (s *Server) scheduleFullCheckLocked(d *document, seq uint64) {
 // publishes its diagnostics, with the examples' results when it checks
 // cleanly, as the version's final ones: they replace what an incremental
 // check published, so that the full check always has the last word.
-func (s *Server) publishFull(snap *snapshot) {
+func (s *Server) publishFull(snap *snapshot) { s.publishFullWith(snap, s.publish) }
+
+// publishFullWith is publishFull publishing through publish (an importer
+// job's snapshot keeps its version, already published: it publishes
+// through publishChanged).
+func (s *Server) publishFullWith(snap *snapshot, publish func(*snapshot, []protocol.Diagnostic, bool) bool) {
 	idleFullChecks.Add(1)
 	s.setBase(snap)
-	if snap.runsExamples() && s.publishFullExamples(snap, s.publish) {
+	if snap.runsExamples() && s.publishFullExamples(snap, publish) {
 		return
 	}
-	s.publish(snap, s.diagnostics(snap, snap.runsExamples()), true)
+	publish(snap, s.diagnostics(snap, snap.runsExamples()), true)
 }
 
 // publishExamples publishes the snapshot's diagnostics with its examples'

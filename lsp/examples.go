@@ -56,6 +56,18 @@ func (c *exampleCaches) of(u protocol.DocumentURI) *diagnose.ExampleCache {
 	return ec
 }
 
+// exampleCache returns the example cache of snap's document, or one kept
+// nowhere when the document is closed: a check or verification that ends
+// after didClose dropped the cache must not bring it back.
+func (s *Server) exampleCache(snap *snapshot) *diagnose.ExampleCache {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, open := s.docs[snap.uri]; !open {
+		return &diagnose.ExampleCache{}
+	}
+	return s.exCaches.of(snap.uri)
+}
+
 // drop forgets a closed document's outcomes.
 func (c *exampleCaches) drop(u protocol.DocumentURI) {
 	c.mu.Lock()
@@ -73,7 +85,7 @@ func (c *exampleCaches) drop(u protocol.DocumentURI) {
 // it is done after the first publish, so that the checker's diagnostics
 // never wait for it.
 func (s *Server) publishKnownExamples(snap *snapshot, res *check.Result) {
-	ds, complete, ok := s.exCaches.of(snap.uri).Known(res)
+	ds, complete, ok := s.exampleCache(snap).Known(res)
 	if ok {
 		if complete {
 			inlineExamples.Add(1)
@@ -131,14 +143,14 @@ func (s *Server) publishEngineExamples(snap *snapshot, res *check.Result, publis
 		return
 	}
 	stale := func() bool { return !s.isCurrent(snap) }
-	exds, _, ok := s.exCaches.of(snap.uri).Diagnostics(res, stale)
+	exds, _, ok := s.exampleCache(snap).Diagnostics(res, stale)
 	if !ok {
 		if stale() {
 			return
 		}
 		exampleFallbacks.Add(1)
 		s.log.Printf("the examples of %s could not be evaluated from the engine's answer: checking in full", snap.uri)
-		s.publishFull(snap)
+		s.publishFullWith(snap, publish)
 		return
 	}
 	engineExamples.Add(1)
@@ -154,7 +166,7 @@ func (s *Server) publishEngineExamples(snap *snapshot, res *check.Result, publis
 func (s *Server) publishFullExamples(snap *snapshot, publish func(*snapshot, []protocol.Diagnostic, bool) bool) bool {
 	res := snap.Package().Result
 	stale := func() bool { return !s.isCurrent(snap) }
-	exds, _, ok := s.exCaches.of(snap.uri).Diagnostics(res, stale)
+	exds, _, ok := s.exampleCache(snap).Diagnostics(res, stale)
 	if !ok {
 		return stale() // (a newer version publishes)
 	}

@@ -140,3 +140,46 @@ func TestLargeDocumentsCannotBeImported(t *testing.T) {
 		t.Errorf("diagnostics of main.caps: %s\nwant E_IMPORT_NOT_FOUND saying %q", m.Params, want)
 	}
 }
+
+// An importer edited right after the module it imports grew over the
+// size limit gets its new version's diagnostics: the limit sends the
+// importers to full checks without an importer job, and they must not
+// wait for one (their count of awaited jobs went up and never down, so
+// every later version of the importer went unpublished).
+func TestImporterEditedAfterImportGrewOverLimit(t *testing.T) {
+	dir := t.TempDir()
+	lib := `(module lib (capsule "1") (function one (output I64) (body 1)))`
+	if err := os.WriteFile(filepath.Join(dir, "lib.caps"), []byte(lib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, c := startServer(t, Options{MaxDocumentSize: 300}, dir)
+	c.Timeout = 5 * time.Second
+	uri := func(name string) string { return "file://" + filepath.Join(dir, name) }
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri("lib.caps"), "languageId": "capsulang", "version": 1, "text": lib}})
+	mainText := `(module main (capsule "1") (import lib) (function f (output I64) (body (lib.one))))`
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri("main.caps"), "languageId": "capsulang", "version": 1, "text": mainText}})
+	published := func(name string, version int) func(json.RawMessage) bool {
+		return func(p json.RawMessage) bool {
+			var d struct {
+				URI     string `json:"uri"`
+				Version int    `json:"version"`
+			}
+			return json.Unmarshal(p, &d) == nil && d.URI == uri(name) && d.Version == version
+		}
+	}
+	if _, err := c.Wait("textDocument/publishDiagnostics", published("main.caps", 1)); err != nil {
+		t.Fatal(err)
+	}
+	change := func(name string, version int, text string) {
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri(name), "version": version}, "contentChanges": []map[string]any{{"text": text}}})
+	}
+	change("lib.caps", 2, lib+"\n;"+strings.Repeat("x", 300))
+	change("main.caps", 2, strings.Replace(mainText, "(body (lib.one))", "(body (+ (lib.one) 2))", 1))
+	m, err := c.Wait("textDocument/publishDiagnostics", published("main.caps", 2))
+	if err != nil {
+		t.Fatalf("main.caps version 2 was never published: %v", err)
+	}
+	if !strings.Contains(string(m.Params), "E_IMPORT_NOT_FOUND") {
+		t.Errorf("main.caps version 2: %s\nwant E_IMPORT_NOT_FOUND (lib is over the limit)", m.Params)
+	}
+}

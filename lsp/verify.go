@@ -96,9 +96,12 @@ func runVerify(sn *snapshot, jobs int) (*verify.Report, error) {
 // publishVerified publishes the snapshot's diagnostics again, now with
 // its verification, if it is still its document's current snapshot.
 func (s *Server) publishVerified(sn *snapshot) {
+	if !s.isCurrent(sn) {
+		return // (a newer version, or the document closed)
+	}
 	var diags []protocol.Diagnostic
 	res := sn.Package().Result
-	if exds, _, ok := s.exCaches.of(sn.uri).Diagnostics(res, nil); ok && sn.runsExamples() {
+	if exds, _, ok := s.exampleCache(sn).Diagnostics(res, nil); ok && sn.runsExamples() {
 		// (the examples' outcomes of the document's cache: only those
 		// whose key it lacks run)
 		diags = s.withExamples(sn, res, exds)
