@@ -500,10 +500,7 @@ func (v *view) partialRead(base *check.Result) (*errRead, *syntax.Source) {
 	if !ok {
 		return nil, nil
 	}
-	pre, suf, known := cur.CommonEnds(old)
-	if !known {
-		pre, suf = commonEnds(old.Src, cur.Src)
-	}
+	pre, suf := cur.EditedEnds(old)
 	shift := len(cur.Src) - len(old.Src)
 	items := bmod.Items()
 	// the last of the module's lists that starts its line before the edit,
@@ -574,27 +571,6 @@ func (v *view) partialRead(base *check.Result) (*errRead, *syntax.Source) {
 		r.modSpan, r.modClosed = res.List.Span(), res.List.Closed
 	}
 	return r, res.Source
-}
-
-// commonEnds returns the lengths of a's and b's common prefix and suffix,
-// which overlap in neither (compared a block at a time, then a byte).
-func commonEnds(a, b []byte) (pre, suf int) {
-	const block = 512
-	n := min(len(a), len(b))
-	for pre+block <= n && bytes.Equal(a[pre:pre+block], b[pre:pre+block]) {
-		pre += block
-	}
-	for pre < n && a[pre] == b[pre] {
-		pre++
-	}
-	m := n - pre
-	for suf+block <= m && bytes.Equal(a[len(a)-suf-block:len(a)-suf], b[len(b)-suf-block:len(b)-suf]) {
-		suf += block
-	}
-	for suf < m && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	return pre, suf
 }
 
 // errorUnits cuts a text with a syntax error into units as a full check

@@ -129,6 +129,40 @@ func (c *CST) CommonEnds(base *CST) (pre, suf int, ok bool) {
 	return 0, 0, false
 }
 
+// EditedEnds returns the lengths of a prefix and a suffix that c's text
+// shares with base's, which overlap in neither: those c knows
+// (CommonEnds) when it was made from base by a Document's edits, without
+// comparing the texts; else the longest ones (SharedEnds). Callers read
+// them as bytes known to be equal, not as the longest such runs.
+func (c *CST) EditedEnds(base *CST) (pre, suf int) {
+	if pre, suf, ok := c.CommonEnds(base); ok && pre+suf <= min(len(base.Src), len(c.Src)) {
+		return pre, suf
+	}
+	return SharedEnds(base.Src, c.Src)
+}
+
+// SharedEnds returns the lengths of the longest common prefix of a and
+// b, and of their longest common suffix in what the prefix leaves.
+func SharedEnds(a, b []byte) (pre, suf int) {
+	n := min(len(a), len(b))
+	// whole blocks compared by bytes.Equal (vectorized), then bytes
+	const block = 256
+	for pre+block <= n && bytes.Equal(a[pre:pre+block], b[pre:pre+block]) {
+		pre += block
+	}
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	m := n - pre
+	for suf+block <= m && bytes.Equal(a[len(a)-suf-block:len(a)-suf], b[len(b)-suf-block:len(b)-suf]) {
+		suf += block
+	}
+	for suf < m && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
+}
+
 // sinceAfter returns the shared ends of a tree made from old by replacing
 // its bytes [start, end): with old itself, and with each tree old knows,
 // the run before the edit and the run after it.

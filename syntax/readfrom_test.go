@@ -36,7 +36,8 @@ func errorEdit(r *rand.Rand, text string) string {
 }
 
 // commonEnds returns the lengths of a's and b's common prefix and suffix,
-// which do not overlap in either.
+// which do not overlap in either, a byte at a time (the reference
+// TestSharedEnds holds SharedEnds to).
 func commonEnds(a, b string) (pre, suf int) {
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++

@@ -415,7 +415,7 @@ func TestCutFrom(t *testing.T) {
 			if err != nil || c.HasError(0) {
 				continue
 			}
-			pre, suf := commonEnds(src, next)
+			pre, suf := syntax.SharedEnds(src, next)
 			want, wok := cut(c)
 			got, gok := cutFrom(&ol, oc, c, pre, suf)
 			if gok != wok || gok && !cmp.Equal(want, got, cmp.AllowUnexported(layout{})) {
@@ -439,7 +439,7 @@ func TestCutFrom(t *testing.T) {
 	} {
 		next := middleEditAt(spec, e[0], e[1])
 		c := mustParse(t, next)
-		pre, suf := commonEnds(spec, next)
+		pre, suf := syntax.SharedEnds(spec, next)
 		want, wok := cut(c)
 		got, gok := cutFrom(&ol, oc, c, pre, suf)
 		if gok != wok || gok && !cmp.Equal(want, got, cmp.AllowUnexported(layout{})) {

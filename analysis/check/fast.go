@@ -208,20 +208,6 @@ func alignDecls(oldN, newN int, oldHash, newHash func(int) uint64, same func(i, 
 	return align
 }
 
-// editedEnds returns the lengths of a common prefix and suffix of the
-// texts of base and cur, the tree Recheck is given: when cur was made
-// from base by a Document's edits, the text outside the bytes they
-// replaced (syntax.CST.CommonEnds), without comparing the texts; else
-// their longest ones (commonEnds). Recheck's steps read them as bytes
-// known to be equal, not as the longest such runs: shorter ones only
-// compare more declarations.
-func editedEnds(base, cur *syntax.CST) (pre, suf int) {
-	if pre, suf, ok := cur.CommonEnds(base); ok && pre+suf <= min(len(base.Src), len(cur.Src)) {
-		return pre, suf
-	}
-	return commonEnds(base.Src, cur.Src)
-}
-
 // alignEnds aligns the new declarations (nodes curDecls of cur) with
 // the base's (nodes oldDecls of oldCST, states olds) and fills their
 // states (news): the declarations inside the texts' common prefix (pre
@@ -296,7 +282,7 @@ func alignEnds(oldCST *syntax.CST, oldDecls []int32, olds []declState, cur *synt
 // to a declaration or the header.
 //
 // pre and suf are the lengths of the common prefix and suffix of the
-// base's text and cur's (commonEnds): the declarations inside them are
+// base's text and cur's (syntax.CST.EditedEnds): the declarations inside them are
 // the base's, moved, without comparing or hashing their text again.
 func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *engineRun, handled bool) {
 	base := r.checker

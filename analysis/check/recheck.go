@@ -84,28 +84,6 @@ func mayDeclareAcceptance(old *version, cur []byte, pre, suf int) bool {
 	return from < to && bytes.Contains(cur[from:to], acceptanceWord)
 }
 
-// commonEnds returns the lengths of the longest common prefix of a and
-// b, and of their longest common suffix in what the prefix leaves.
-func commonEnds(a, b []byte) (pre, suf int) {
-	n := min(len(a), len(b))
-	// whole blocks compared by bytes.Equal (vectorized), then bytes
-	const block = 256
-	for pre+block <= n && bytes.Equal(a[pre:pre+block], b[pre:pre+block]) {
-		pre += block
-	}
-	for pre < n && a[pre] == b[pre] {
-		pre++
-	}
-	m := n - pre
-	for suf+block <= m && bytes.Equal(a[len(a)-suf-block:len(a)-suf], b[len(b)-suf-block:len(b)-suf]) {
-		suf += block
-	}
-	for suf < m && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	return pre, suf
-}
-
 // RecheckResult is Recheck returning a Result: its Diagnostics are
 // Recheck's, and it is a base for the next Recheck (chain.go), so that a
 // language server answers a run of edits without checking in full. It is
@@ -137,7 +115,7 @@ func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
 		return nil, nil, false
 	}
 	old := base.version(r.File.Source.CST)
-	pre, suf := editedEnds(r.File.Source.CST, cur)
+	pre, suf := cur.EditedEnds(r.File.Source.CST)
 	if res, eng, ok := r.fastRecheck(cur, pre, suf); ok {
 		return res, eng, true
 	}
