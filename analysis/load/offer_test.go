@@ -12,6 +12,17 @@ import (
 	"github.com/capsulang/caps/syntax/ast"
 )
 
+// overlayReader reads a file from texts when it holds the file's path
+// (an editor's unsaved text), else from the disk.
+func overlayReader(texts map[string][]byte) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
+		if src, ok := texts[p]; ok {
+			return src, nil
+		}
+		return ReadSource(p)
+	}
+}
+
 // TestOfferAnswersImports offers the check of an edited file to the
 // loader: later imports of it are answered with that check (the file is
 // not checked again), unless the file's text is another one or a Forget
@@ -27,12 +38,7 @@ func TestOfferAnswersImports(t *testing.T) {
 
 	edited := []byte(`(module lib (capsule "1") (function one (output I64) (body 2)))`)
 	texts := map[string][]byte{lib: edited}
-	l := &Loader{ReadFile: func(p string) ([]byte, error) {
-		if src, ok := texts[p]; ok {
-			return src, nil
-		}
-		return ReadSource(p)
-	}}
+	l := &Loader{ReadFile: overlayReader(texts)}
 	parse := func(src []byte) *ast.File {
 		f, err := ast.Parse(src)
 		if err != nil {
@@ -120,12 +126,7 @@ func TestRecheckImportsAnswers(t *testing.T) {
   (function two (output I64) (body (+ (lib.one) 1)))
   (function three (input (x I64)) (output I64) (body (mid.wrap x))))`)
 	texts := map[string][]byte{}
-	read := func(p string) ([]byte, error) {
-		if src, ok := texts[p]; ok {
-			return src, nil
-		}
-		return ReadSource(p)
-	}
+	read := overlayReader(texts)
 	l := &Loader{ReadFile: read}
 	appPkg, err := l.Load(app)
 	if err != nil {

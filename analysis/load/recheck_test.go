@@ -25,12 +25,7 @@ func TestRecheckImportsAtOffersCompleteAnswers(t *testing.T) {
 	mid := write(t, dir, "mid.caps", `(module mid (capsule "1") (import lib) (function two (output I64) (body (+ (lib.one) 1))) (function three (output I64) (body 3)))`)
 	top := write(t, dir, "top.caps", `(module top (capsule "1") (import mid) (function four (output I64) (body (mid.two))))`)
 	texts := map[string][]byte{}
-	read := func(p string) ([]byte, error) {
-		if src, ok := texts[p]; ok {
-			return src, nil
-		}
-		return ReadSource(p)
-	}
+	read := overlayReader(texts)
 	l := &Loader{ReadFile: read}
 	midPkg, err := l.Load(mid)
 	if err != nil {
