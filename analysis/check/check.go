@@ -11,6 +11,7 @@ package check
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/types"
@@ -163,6 +164,11 @@ type Result struct {
 	// checker is the state the check ended in (the module's declarations,
 	// signatures and resolved types), kept for Recheck.
 	checker *checker
+	// full is the one-shot full check of an incomplete result's text that
+	// example scopes run imported functions from (completeImported), made
+	// once per result however many importers' examples read it
+	fullOnce sync.Once
+	full     *Result
 }
 
 // ExampleInfo is one (example ...) clause to evaluate.

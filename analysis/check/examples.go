@@ -275,10 +275,9 @@ func (r *Result) ExampleScope(fns []ExampleFunc) (*Result, bool) {
 		sub.Decls[k] = v.mod.Decls[j]
 	}
 	imp := scopeImporter{}
-	memo := map[*Result]*Imported{}
 	for _, im := range r.checker.imports {
 		if im.Imported != nil && im.Import != nil {
-			imp[im.Import.Path.Name] = completeImported(im.Imported, memo)
+			imp[im.Import.Path.Name] = completeImported(im.Imported)
 		}
 	}
 	// (the file's source: the interpreter quotes clauses from it, see
@@ -294,25 +293,24 @@ func (r *Result) ExampleScope(fns []ExampleFunc) (*Result, bool) {
 // engine answer made importable keeps no expression types for the bodies
 // it reused, and the interpreter needs them to run an imported function),
 // imp with a one-shot full check of the same text, whose own imports are
-// completed the same way. memo holds the imports completed already.
-func completeImported(imp *Imported, memo map[*Result]*Imported) *Imported {
+// completed the same way. The check is made once per result: every
+// importer whose examples read it shares it.
+func completeImported(imp *Imported) *Imported {
 	r := imp.Result
 	if r == nil || r.Complete() || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return imp
 	}
-	if c, ok := memo[r]; ok {
-		return c
-	}
-	sub := scopeImporter{}
-	for _, im := range r.Imports {
-		if im.Imported != nil && im.Import != nil {
-			sub[im.Import.Path.Name] = completeImported(im.Imported, memo)
+	r.fullOnce.Do(func() {
+		sub := scopeImporter{}
+		for _, im := range r.Imports {
+			if im.Imported != nil && im.Import != nil {
+				sub[im.Import.Path.Name] = completeImported(im.Imported)
+			}
 		}
-	}
-	f := ast.Build(syntax.Read(r.File.Source.CST))
-	c := &Imported{File: imp.File, Module: f.Module, Hash: imp.Hash, Result: Check(f, Options{Path: r.Path, Importer: sub, Once: true})}
-	memo[r] = c
-	return c
+		f := ast.Build(syntax.Read(r.File.Source.CST))
+		r.full = Check(f, Options{Path: r.Path, Importer: sub, Once: true})
+	})
+	return &Imported{File: imp.File, Module: r.full.File.Module, Hash: imp.Hash, Result: r.full}
 }
 
 // scopeImporter answers the imports as the check of the whole file
