@@ -164,11 +164,6 @@ type Result struct {
 	// checker is the state the check ended in (the module's declarations,
 	// signatures and resolved types), kept for Recheck.
 	checker *checker
-	// full is the one-shot full check of an incomplete result's text that
-	// example scopes run imported functions from (completeImported), made
-	// once per result however many importers' examples read it
-	fullOnce sync.Once
-	full     *Result
 }
 
 // ExampleInfo is one (example ...) clause to evaluate.
@@ -320,6 +315,12 @@ type checker struct {
 	res  *Result
 	opts Options
 	mod  *ast.Module
+	// full is the one-shot full check of an incomplete result's text that
+	// example scopes run imported functions from (completeImported), made
+	// once per result however many importers' examples read it (here,
+	// not in Result, which callers copy)
+	fullOnce sync.Once
+	full     *Result
 	// decls holds the module's declarations by name (each name once).
 	decls map[string]*Symbol
 	// types resolved for type declarations.

@@ -293,14 +293,14 @@ func (r *Result) ExampleScope(fns []ExampleFunc) (*Result, bool) {
 // engine answer made importable keeps no expression types for the bodies
 // it reused, and the interpreter needs them to run an imported function),
 // imp with a one-shot full check of the same text, whose own imports are
-// completed the same way. The check is made once per result: every
-// importer whose examples read it shares it.
+// completed the same way. The check is made once per result (kept by its
+// checker): every importer whose examples read it shares it.
 func completeImported(imp *Imported) *Imported {
 	r := imp.Result
 	if r == nil || r.Complete() || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return imp
 	}
-	r.fullOnce.Do(func() {
+	full := func() *Result {
 		sub := scopeImporter{}
 		for _, im := range r.Imports {
 			if im.Imported != nil && im.Import != nil {
@@ -308,9 +308,16 @@ func completeImported(imp *Imported) *Imported {
 			}
 		}
 		f := ast.Build(syntax.Read(r.File.Source.CST))
-		r.full = Check(f, Options{Path: r.Path, Importer: sub, Once: true})
-	})
-	return &Imported{File: imp.File, Module: r.full.File.Module, Hash: imp.Hash, Result: r.full}
+		return Check(f, Options{Path: r.Path, Importer: sub, Once: true})
+	}
+	var res *Result
+	if c := r.checker; c != nil {
+		c.fullOnce.Do(func() { c.full = full() })
+		res = c.full
+	} else {
+		res = full() // (a result that keeps no checker: nowhere to keep it)
+	}
+	return &Imported{File: imp.File, Module: res.File.Module, Hash: imp.Hash, Result: res}
 }
 
 // scopeImporter answers the imports as the check of the whole file
