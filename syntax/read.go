@@ -340,7 +340,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 	}
 	itemsLeft := nforms // items not yet allocated (at most one per form)
 	var itemArena []*Form
-	pending := make([]*Form, 0, 64)
+	pending := make([]*Form, 0, min(64, nforms+1))
 	var stack []frame
 	tooDeep := false
 	lastLine := -1

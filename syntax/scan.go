@@ -68,7 +68,14 @@ type scanner struct {
 
 	ntok     int     // tokens emitted so far
 	toks     []token // token mode: the tokens, as Read would list them
-	comments []Span  // token mode: the comments
+	comments []Span  // token mode, and counting with items: the comments
+
+	// items, when not nil, counts and records (scanItems) the spans of
+	// the forms at the top level (tops) and inside the first top-level
+	// list (items).
+	items     *[]Span
+	tops      []Span
+	itemStart int
 }
 
 // scan returns the CST nodes of src as tree-sitter would flatten them, or
@@ -111,6 +118,9 @@ func (s *scanner) emit(k Kind, start, end int) int32 {
 		return -1
 	}
 	if s.nodes == nil {
+		if s.items != nil && k != KindString { // (str records a string)
+			s.record(k, start, end)
+		}
 		return i
 	}
 	parent := int32(-1)
@@ -124,6 +134,38 @@ func (s *scanner) emit(k Kind, start, end int) int32 {
 	}
 	s.nodes[i] = Node{Start: uint32(start), End: uint32(end), Parent: parent, Next: -1, Last: -1, Symbol: kindSymbol[k]}
 	return i
+}
+
+// record notes, for scanItems, the forms at the top level and those
+// inside the first top-level list, and the comments; the lists open when
+// a token is emitted are s.open (the root first).
+func (s *scanner) record(k Kind, start, end int) {
+	depth := len(s.open) - 1 // lists open around the token
+	switch k {
+	case KindComment:
+		s.comments = append(s.comments, Span{start, end})
+	case KindLParen:
+		if depth == 1 { // (the list itself is open already)
+			s.tops = append(s.tops, Span{start, start})
+		}
+		if depth == 2 && len(s.tops) == 1 {
+			s.itemStart = start
+		}
+	case KindRParen:
+		if depth == 1 {
+			s.tops[len(s.tops)-1].End = end
+		}
+		if depth == 2 && len(s.tops) == 1 {
+			*s.items = append(*s.items, Span{s.itemStart, end})
+		}
+	case KindSymbol, KindNumber, KindString:
+		if depth == 0 {
+			s.tops = append(s.tops, Span{start, end})
+		}
+		if depth == 1 && len(s.tops) == 1 {
+			*s.items = append(*s.items, Span{start, end})
+		}
+	}
 }
 
 // setEnd sets the end offset of node i (a list or string whose last token
@@ -239,6 +281,9 @@ func (s *scanner) str(i int) (end int, ok bool) {
 			s.emit(KindQuote, j, j+1)
 			s.setEnd(node, j+1)
 			s.open = s.open[:len(s.open)-1]
+			if s.items != nil && s.nodes == nil && s.toks == nil {
+				s.record(KindString, i, j+1) // (emit saw no end)
+			}
 			return j + 1, true
 		case '\n', '\r':
 			return 0, false
@@ -290,6 +335,21 @@ func scanned(src []byte) *CST {
 		return nil
 	}
 	return newFlat(src, nodes, NewMapper(src))
+}
+
+// scanItems returns the spans of the forms at the top level of src and of
+// the items of its first top-level form when that is a list, and its
+// comments, or ok false when src needs tree-sitter (as scanTokens). It
+// keeps no token: its memory is the spans.
+func scanItems(src []byte) (tops, items, comments []Span, ok bool) {
+	if bytes.IndexByte(src, 0) >= 0 || !utf8.Valid(src) {
+		return nil, nil, nil, false
+	}
+	s := &scanner{src: src, items: &items}
+	if !s.run() {
+		return nil, nil, nil, false
+	}
+	return s.tops, items, s.comments, true
 }
 
 // scanTokens returns the tokens and the comments of src, as Read lists them

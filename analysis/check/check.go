@@ -273,6 +273,9 @@ func (c *checker) presize() {
 	for _, d := range f.Module.Decls {
 		if fn, ok := d.(*ast.Function); ok {
 			nsyms += len(fn.Inputs)
+			if lean, ok := fn.Body.(*ast.Deferred); ok {
+				nsyms += lean.Inputs()
+			}
 		}
 	}
 	c.res.Symbols = append(make([]*Symbol, 0, nsyms), c.res.Symbols...)
@@ -321,6 +324,9 @@ type checker struct {
 	// not in Result, which callers copy)
 	fullOnce sync.Once
 	full     *Result
+	// leanTypes holds the types of the deferred body being checked
+	// (bodyOf), while fileTypes holds the result's.
+	leanTypes, fileTypes *TypeMap
 	// decls holds the module's declarations by name (each name once).
 	decls map[string]*Symbol
 	// types resolved for type declarations.

@@ -60,7 +60,11 @@ func (c *checker) signature(fn *ast.Function) *signature {
 		parent = nil
 	}
 	inputs := c.newScope("input")
-	for _, in := range fn.Inputs {
+	whole := fn
+	if _, ok := fn.Body.(*ast.Deferred); ok {
+		whole = ast.Materialize(fn) // (a lean tree keeps no inputs, output or version)
+	}
+	for _, in := range whole.Inputs {
 		t := c.resolveType(in.Type)
 		s := &Symbol{Kind: SymInput, Name: in.Name.Name, Span: in.Name.Span, Full: in.Form.Span(), Parent: parent, Type: t, Detail: c.valueDetail(in.Name.Name, t)}
 		if in.Name.Name == "result" {
@@ -69,8 +73,8 @@ func (c *checker) signature(fn *ast.Function) *signature {
 		inputs.add(s)
 		sig.inputs = append(sig.inputs, s)
 	}
-	if fn.Output != nil {
-		sig.result = c.resolveType(fn.Output)
+	if whole.Output != nil {
+		sig.result = c.resolveType(whole.Output)
 	}
 	if fn.Effects != nil {
 		for _, e := range fn.Effects.Items {
@@ -85,7 +89,7 @@ func (c *checker) signature(fn *ast.Function) *signature {
 	}
 	if parent != nil {
 		if !c.opts.Once {
-			parent.Detail = c.functionDetail(fn, sig)
+			parent.Detail = c.functionDetail(whole, sig)
 		}
 		parent.Type = sig.result
 	}
@@ -200,7 +204,8 @@ func (c *checker) function(fn *ast.Function) {
 		c.fnUsed = c.fnUsed[:0]
 		body := base
 		body.effects = &c.fnUsed
-		c.expr(body, fn.Body, sig.result)
+		c.expr(body, c.bodyOf(fn), sig.result)
+		c.endBody(fn)
 		if len(c.fnUsed) > 0 {
 			c.res.FuncEffects[fn] = append([]EffectUse(nil), c.fnUsed...)
 		}
@@ -221,6 +226,30 @@ func (c *checker) function(fn *ast.Function) {
 	ex.env = nil
 	for _, e := range fn.Examples {
 		c.example(ex, fn, sig, e)
+	}
+}
+
+// bodyOf returns fn's body to check: fn.Body, or, for a function whose
+// body a lean build deferred (ast.BuildLean), the body built again from
+// the text, whose types go to a table of the checker's own that endBody
+// empties: no result keeps a deferred body, nor anything pointing into
+// it (issue 19: a one-shot check's memory).
+func (c *checker) bodyOf(fn *ast.Function) ast.Expr {
+	if _, ok := fn.Body.(*ast.Deferred); !ok {
+		return fn.Body
+	}
+	if c.leanTypes == nil {
+		c.leanTypes = &TypeMap{}
+	}
+	c.fileTypes, c.res.Types = c.res.Types, c.leanTypes
+	return ast.Materialize(fn).Body
+}
+
+// endBody ends the check of fn's body begun with bodyOf.
+func (c *checker) endBody(fn *ast.Function) {
+	if _, ok := fn.Body.(*ast.Deferred); ok {
+		c.leanTypes.reset()
+		c.res.Types, c.fileTypes = c.fileTypes, nil
 	}
 }
 

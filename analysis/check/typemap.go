@@ -89,6 +89,17 @@ func (m *TypeMap) Set(e ast.Expr, t types.Type) {
 	m.extra[e] = t
 }
 
+// reset empties m, keeping its dense table's memory for the next use.
+func (m *TypeMap) reset() {
+	for i := 0; m.n > 0 && i < len(m.dense); i++ { // (only as far as the last entry)
+		if m.dense[i].e != nil {
+			m.n--
+		}
+		m.dense[i] = typeSlot{}
+	}
+	m.extra = nil
+}
+
 // Len returns the number of expressions with a type.
 func (m *TypeMap) Len() int {
 	if m == nil {

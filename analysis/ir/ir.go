@@ -333,7 +333,7 @@ func declInto(v jobj, d ast.Decl) jobj {
 	case *ast.TypeDecl:
 		typeDecl(&v, d)
 	case *ast.Function:
-		function(&v, d)
+		function(&v, ast.Materialize(d)) // (a lean tree's deferred body, built again)
 	case *ast.Machine:
 		machine(&v, d)
 	case *ast.Store:

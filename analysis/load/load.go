@@ -41,6 +41,9 @@ type Package struct {
 	epoch  uint64
 	hashed bool
 	hashMu sync.Mutex
+	// lean is set when File was built lean (Loader.LeanFrom): its result
+	// answers no import and runs no example.
+	lean bool
 }
 
 // CheckHook, when not nil, is called with the absolute path of every file
@@ -67,6 +70,16 @@ type Loader struct {
 	// that hashing the same tree again, after one of its imports changed,
 	// encodes only its import list: the language server sets it.
 	CacheIR bool
+	// LeanFrom, when not 0, is the smallest source, in bytes, that a
+	// one-shot loader builds lean (ast.BuildLean) when Load names it:
+	// most function bodies are built again from the text, one at a time,
+	// when the check and the semantic hash read them, so that the whole
+	// file's forms and bodies are never in memory at once (issue 19:
+	// caps check's peak memory on a large file). Its diagnostics and hash
+	// are those of a whole build. A lean package whose examples must run
+	// (it checks without errors and has examples), or that another file
+	// imports, is checked again whole: only whole trees run.
+	LeanFrom int
 
 	mu    sync.Mutex
 	cache map[string]*Package
@@ -150,7 +163,7 @@ func (l *Loader) Load(path string) (*Package, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.load(abs, path)
+	return l.load(abs, path, l.OneShot && l.LeanFrom > 0)
 }
 
 // LoadSource checks src as the content of path, without caching it (for
@@ -165,15 +178,23 @@ func (l *Loader) LoadSource(path string, src []byte) *Package {
 	return p
 }
 
-func (l *Loader) load(abs, display string) (*Package, error) {
-	if p, ok := l.cache[abs]; ok {
+// load loads the file abs (named display), lean when asked and the file
+// is large enough (LeanFrom), from the cache when it holds it (whole when
+// !lean).
+func (l *Loader) load(abs, display string, lean bool) (*Package, error) {
+	if p, ok := l.cache[abs]; ok && (lean || !p.lean) {
 		return p, nil
 	}
 	src, err := l.read(display)
 	if err != nil {
 		return nil, err
 	}
-	p := l.checkSource(abs, display, src)
+	p := l.checkSource(abs, display, src, lean && len(src) >= l.LeanFrom)
+	if p.lean && !p.Result.HasErrors() && len(p.Result.Examples) > 0 {
+		// Its examples run (caps check evaluates them), which reads
+		// whole bodies: check it whole instead.
+		p = l.checkSource(abs, display, src, false)
+	}
 	if l.cache == nil {
 		l.cache = map[string]*Package{}
 	}
@@ -181,8 +202,14 @@ func (l *Loader) load(abs, display string) (*Package, error) {
 	return p, nil
 }
 
-func (l *Loader) checkSource(abs, display string, src []byte) *Package {
-	p := &Package{Path: display, Src: src, File: parseSource(src)}
+func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Package {
+	p := &Package{Path: display, Src: src}
+	if lean {
+		p.File, p.lean = ast.BuildLean(src)
+	}
+	if !p.lean {
+		p.File = parseSource(src)
+	}
 	l.check(abs, p, true)
 	return p
 }
@@ -636,7 +663,7 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 			}
 			return &check.Imported{File: cand, Module: r.File.Module, Hash: hash, Result: r}, nil
 		}
-		p, err := l.load(cand, cand)
+		p, err := l.load(cand, cand, false)
 		if err != nil {
 			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("cannot read import %s: %v", modPath, err)}
 		}

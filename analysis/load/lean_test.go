@@ -1,0 +1,224 @@
+package load
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// leanCorpus lists the repository's .caps files: the examples and every
+// fixture, with generated modules written to dir (a spec-shaped module,
+// and one of one-line functions, as bench/scaling measures).
+func leanCorpus(t *testing.T, dir string) []string {
+	t.Helper()
+	var paths []string
+	for _, root := range []string{"../../examples", "../../testdata"} {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".caps") {
+				paths = append(paths, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec, err := gen.SpecShapedFrom("../../examples", 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, write(t, dir, "spec.caps", string(spec)))
+	paths = append(paths, write(t, dir, "functions.caps", string(gen.Functions(64<<10))))
+	return paths
+}
+
+// TestLeanLoadMatchesWhole checks caps check's lean loads (Loader.LeanFrom)
+// against whole ones over the corpus: the same diagnostics, byte for byte,
+// and the same semantic hash. Files whose examples run are checked whole
+// again by the lean loader; TestLeanCheckMatchesWhole covers their lean
+// checks.
+func TestLeanLoadMatchesWhole(t *testing.T) {
+	lean := 0
+	for _, path := range leanCorpus(t, t.TempDir()) {
+		whole, err := (&Loader{OneShot: true}).Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := (&Loader{OneShot: true, LeanFrom: 1}).Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.lean {
+			lean++
+		}
+		if d := cmp.Diff(whole.Result.Diagnostics, got.Result.Diagnostics); d != "" {
+			t.Errorf("%s: lean diagnostics differ (-whole +lean):\n%s", path, d)
+		}
+		if whole.Hash != got.Hash {
+			t.Errorf("%s: lean hash %s, whole %s", path, got.Hash, whole.Hash)
+		}
+	}
+	if lean < 50 {
+		t.Errorf("only %d files were loaded lean", lean)
+	}
+	t.Logf("%d files loaded lean", lean)
+}
+
+// TestLeanCheckMatchesWhole checks every file of the corpus that
+// ast.BuildLean builds, with its imports, against its whole build: the
+// build's diagnostics, the check's diagnostics and example list, and the
+// semantic hash are the same, and no deferred body is left in anything
+// the result keeps. It counts the deferred functions, so that the test
+// fails if the corpus stops exercising them.
+func TestLeanCheckMatchesWhole(t *testing.T) {
+	built, deferred := 0, 0
+	for _, path := range leanCorpus(t, t.TempDir()) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lf, ok := ast.BuildLean(src)
+		if !ok {
+			continue
+		}
+		built++
+		wf := parseSource(src)
+		if d := cmp.Diff(wf.Diagnostics, lf.Diagnostics); d != "" {
+			t.Errorf("%s: lean build diagnostics differ (-whole +lean):\n%s", path, d)
+		}
+		for _, d := range lf.Module.Decls {
+			if fn, ok := d.(*ast.Function); ok {
+				if _, ok := fn.Body.(*ast.Deferred); ok {
+					deferred++
+				}
+			}
+		}
+		abs, _ := filepath.Abs(path)
+		check1 := func(f *ast.File) (*check.Result, string) {
+			l := &Loader{OneShot: true}
+			l.graph.begin(abs, f)
+			res := check.Check(f, check.Options{Path: abs, Importer: (*importer)(l), Once: true})
+			l.graph.end(abs, f)
+			h, err := IROptions(res).Hash(f.Module)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res, h
+		}
+		wr, wh := check1(wf)
+		lr, lh := check1(lf)
+		if d := cmp.Diff(wr.Diagnostics, lr.Diagnostics); d != "" {
+			t.Errorf("%s: lean check diagnostics differ (-whole +lean):\n%s", path, d)
+		}
+		if wh != lh {
+			t.Errorf("%s: lean hash %s, whole %s", path, lh, wh)
+		}
+		if len(wr.Examples) != len(lr.Examples) {
+			t.Errorf("%s: %d examples, whole %d", path, len(lr.Examples), len(wr.Examples))
+		}
+		for e := range lr.Types.All() {
+			if e.ExprSpan().Start < 0 {
+				continue
+			}
+			if _, ok := e.(*ast.Deferred); ok {
+				t.Errorf("%s: a deferred body has a type", path)
+			}
+		}
+	}
+	if built < 50 || deferred < 200 {
+		t.Errorf("the corpus built %d files lean, with %d deferred functions", built, deferred)
+	}
+	t.Logf("%d files built lean, %d functions deferred", built, deferred)
+}
+
+// TestReadModuleItems checks that reading a module item by item gives
+// the forms a whole read gives, and that what a whole read reports its
+// own way (a syntax error, more than one top-level form, a diagnostic in
+// an item) is declined.
+func TestReadModuleItems(t *testing.T) {
+	src := []byte(";; doc\n(module m (capsule \"1\") \"s\" 42 (function f (input (x I64)) (output I64) (body (+ x 1))) ; c\n  (type T I64))\n")
+	r, ok := syntax.ReadModuleItems(src, "module")
+	if !ok {
+		t.Fatal("declined a clean module")
+	}
+	whole, err := syntax.ReadText(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := whole.Forms[0].Items()
+	if r.Len != len(want) || r.Span != whole.Forms[0].Span() {
+		t.Fatalf("Len %d span %v, want %d %v", r.Len, r.Span, len(want), whole.Forms[0].Span())
+	}
+	for i := range r.Len {
+		f, ok := r.Next()
+		if !ok {
+			t.Fatalf("item %d not read", i)
+		}
+		if d := cmp.Diff(formText(want[i]), formText(f)); d != "" {
+			t.Errorf("item %d (-whole +items):\n%s", i, d)
+		}
+	}
+	if _, ok := r.Next(); ok {
+		t.Error("read an item after the last")
+	}
+	if d := cmp.Diff(whole.Comments, r.Source.Comments); d != "" {
+		t.Errorf("comments (-whole +items):\n%s", d)
+	}
+	for _, bad := range []string{
+		"(module m (capsule \"1\")", // unclosed
+		"(module m) (module n)",     // two top-level forms
+		"(other m (capsule \"1\"))", // not a module
+		"",
+	} {
+		if _, ok := syntax.ReadModuleItems([]byte(bad), "module"); ok {
+			t.Errorf("%q: read item by item", bad)
+		}
+	}
+	// A diagnostic inside an item (a bad escape) stops the read there.
+	r, ok = syntax.ReadModuleItems([]byte("(module m (function f \"\\q\"))"), "module")
+	if !ok {
+		t.Fatal("declined a module whose tokens scan")
+	}
+	for i := range 2 {
+		if _, ok := r.Next(); !ok {
+			t.Fatalf("item %d not read", i)
+		}
+	}
+	if _, ok := r.Next(); ok {
+		t.Error("read an item with a bad escape")
+	}
+}
+
+// formText renders a form with its spans, for comparing trees.
+func formText(f *syntax.Form) string {
+	var b strings.Builder
+	var walk func(f *syntax.Form)
+	walk = func(f *syntax.Form) {
+		sp := f.Span()
+		b.WriteString("<" + f.Kind.String() + " " + strconv.Itoa(sp.Start) + "-" + strconv.Itoa(sp.End))
+		if f.IsList() {
+			if !f.Closed {
+				b.WriteString(" open")
+			}
+			for _, it := range f.Items() {
+				b.WriteByte(' ')
+				walk(it)
+			}
+		} else {
+			b.WriteString(" " + f.Text())
+		}
+		b.WriteByte('>')
+	}
+	walk(f)
+	return b.String()
+}

@@ -1,0 +1,165 @@
+package ast
+
+import "github.com/capsulang/caps/syntax"
+
+// BuildLean builds the tree of a clean text as Build(syntax.ReadText(src))
+// would, with the same diagnostics, except that it keeps of most functions
+// only their name, doc and effects: their bodies are Deferred, built again from the text
+// when asked for (Materialize), and so are their inputs, output and
+// version; their forms are each replaced by one that has the same span
+// and kind but no items. The module is read one
+// item at a time (syntax.ModuleItems), so that the forms and bodies of
+// the whole text are never in memory at once: on a large module they are
+// about eighteen bytes a source byte, the text one (issue 19).
+//
+// A function keeps its body and forms when it has requires, ensures or
+// example clauses, or an effect with arguments or a claim: what reads
+// those reads their forms and expressions. ok is false, and the caller
+// builds the text the usual way, when src is not clean text holding one
+// module form (syntax.ReadModuleItems) or an item reads with a
+// diagnostic.
+//
+// A lean tree serves one-shot checks that read no function body after
+// the check (caps check): the checker and the IR materialize deferred
+// bodies one at a time; the interpreter and the language server never
+// see a lean tree.
+func BuildLean(src []byte) (f *File, ok bool) {
+	r, ok := syntax.ReadModuleItems(src, "module")
+	if !ok {
+		return nil, false
+	}
+	b := &builder{src: r.Source, file: &File{Source: r.Source}}
+	b.indexComments()
+	items := make([]*syntax.Form, r.Len)
+	for i := range min(2, r.Len) { // the keyword and the name
+		if items[i], ok = r.Next(); !ok {
+			return nil, false
+		}
+	}
+	// The module's form is made now, for its span and name; its items are
+	// filled in as they are read (and kept: a deferred function's is its
+	// stub), before the form is shared.
+	mf := syntax.NewList(r.Span, items, true)
+	m := &Module{Form: mf, Doc: b.docFor(mf)}
+	m.Name = b.name(mf, "module")
+	m.Decls = make([]Decl, 0, max(0, r.Len-2))
+	for i := 2; i < r.Len; i++ {
+		it, ok := r.Next()
+		if !ok {
+			return nil, false
+		}
+		items[i] = it
+		exprs, decls := b.file.Exprs, len(m.Decls)
+		b.moduleItem(m, it)
+		if len(m.Decls) == decls {
+			continue
+		}
+		if fn, ok := m.Decls[decls].(*Function); ok && deferrable(fn) {
+			items[i] = stub(fn, r.Source.CST)
+			b.file.Exprs = exprs // the body's numbers are free again
+		}
+	}
+	if len(m.Decls) == 0 {
+		m.Decls = nil // as when appended to
+	}
+	if m.Capsule == nil {
+		sp := items[0].Span()
+		if m.Name.Valid() {
+			sp = m.Name.Span
+		}
+		b.errorf(CodeMissingClause, sp, "module %s has no (capsule \"VERSION\") clause", m.Name.Name)
+	}
+	b.file.Module = m
+	r.Source.Forms = []*syntax.Form{mf}
+	return b.file, true
+}
+
+// deferrable reports whether BuildLean defers fn's body: fn has a body and
+// nothing that keeps forms or numbered expressions besides it.
+func deferrable(fn *Function) bool {
+	if fn.Body == nil || len(fn.Requires) > 0 || len(fn.Ensures) > 0 || len(fn.Examples) > 0 {
+		return false
+	}
+	if fn.Effects != nil {
+		for _, e := range fn.Effects.Items {
+			if len(e.Args) > 0 || e.ClaimForm != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stub makes fn a stub of itself that keeps no form of its text, and
+// returns its new form.
+func stub(fn *Function, cst *syntax.CST) *syntax.Form {
+	fn.Body = &Deferred{decl: fn.Form.Span(), cst: cst, inputs: len(fn.Inputs)}
+	fn.Form = bare(fn.Form)
+	fn.Inputs, fn.Output, fn.Version = nil, nil, nil
+	if ec := fn.Effects; ec != nil {
+		c := &EffectsClause{Form: bare(ec.Form), Pure: ec.Pure, Items: make([]*Effect, len(ec.Items))}
+		for i, e := range ec.Items {
+			ce := *e
+			ce.Form = bare(e.Form)
+			c.Items[i] = &ce
+		}
+		fn.Effects = c
+	}
+	return fn.Form
+}
+
+// bare returns a form with f's kind, span and text but no items.
+func bare(f *syntax.Form) *syntax.Form {
+	if f == nil {
+		return nil
+	}
+	if f.IsList() {
+		return syntax.NewList(f.Span(), nil, f.Closed)
+	}
+	return syntax.NewAtom(f.Kind, f.Span(), f.Text())
+}
+
+// Deferred is the body of a function BuildLean did not keep.
+// Materialize builds the function again from its text.
+type Deferred struct {
+	decl   Span // the function's form
+	cst    *syntax.CST
+	inputs int
+}
+
+// Inputs is how many inputs the function has.
+func (d *Deferred) Inputs() int { return d.inputs }
+
+// ExprSpan is the span of the whole function's form.
+func (d *Deferred) ExprSpan() Span { return d.decl }
+
+// ExprID is 0: a deferred body has no number.
+func (d *Deferred) ExprID() ExprID { return 0 }
+
+// Materialize returns fn whole: fn itself when its body is not Deferred,
+// else the function built again from its text, as Build built it (its
+// expressions numbered from 1, as BuildDecl numbers them), with fn's doc.
+// fn is not modified. The text a lean tree was built from never changes,
+// so the read succeeds; were it to fail, the function's body is a BadExpr
+// spanning the function.
+func Materialize(fn *Function) *Function {
+	d, ok := fn.Body.(*Deferred)
+	if !ok {
+		return fn
+	}
+	if f, ok := syntax.ReadSpan(d.cst, d.decl); ok {
+		b := &builder{src: &syntax.Source{CST: d.cst}, file: &File{}}
+		if full, ok := b.decl(f).(*Function); ok {
+			full.Doc = fn.Doc
+			if fn.Effects != nil {
+				// the stub's, which the checker knows (bare forms, same
+				// fields: only their identity differs)
+				full.Effects = fn.Effects
+			}
+			return full
+		}
+	}
+	c := *fn
+	c.Body = &BadExpr{Span: d.decl}
+	return &c
+}
