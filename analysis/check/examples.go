@@ -258,6 +258,33 @@ func importedVersion(r *Result) *version {
 	return v
 }
 
+// inheritForms copies to v the form hashes old computed of the
+// declarations v keeps (the same tree, aligned by align): a fast
+// Recheck's version hashes only the forms of the declarations it read
+// again.
+func (v *version) inheritForms(align []int, old *version) {
+	if old == nil || len(align) != len(v.mod.Decls) {
+		return
+	}
+	old.mu.Lock()
+	defer old.mu.Unlock()
+	if old.formsDone == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i, j := range align {
+		if j < 0 || j >= len(old.mod.Decls) || !old.formsDone[j] || v.mod.Decls[i] != old.mod.Decls[j] {
+			continue
+		}
+		if v.formsDone == nil {
+			v.forms = make([]uint64, len(v.decls))
+			v.formsDone = make([]bool, len(v.decls))
+		}
+		v.forms[i], v.formsDone[i] = old.forms[j], true
+	}
+}
+
 // importMemo caches, for the keys of one version, the hashes of imported
 // modules (importedText) and members (importedMember).
 type importMemo struct {
