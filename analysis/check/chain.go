@@ -154,6 +154,7 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 			}
 		}
 	}
+	cv.inheritForms(eng.align, eng.old)
 	ch.next = cv
 
 	res := ch.res

@@ -258,6 +258,10 @@ type version struct {
 	// without v.mu.
 	effs    []uint64
 	effDone []bool
+	// forms holds each declaration's form hash once computed (formsDone
+	// marks which; see formHash), under mu.
+	forms     []uint64
+	formsDone []bool
 	// bound hashes the events of the surfaces bound to each machine.
 	bound map[string]*maphash.Hash
 	// layout is the version's (the base's: cut once); policy its policy

@@ -12,10 +12,19 @@ package check
 // interface and body looked up by name (declInfo), with every type
 // declaration when one of them read the variants fact (bare variant
 // constructors), the facts they read (the profile line's admissions, say)
-// and, for the imported members they read, the whole text of the
-// imported module and of the modules it imports: an example runs the
-// bodies of the imported functions it reaches, which an importer's
-// check never reads.
+// and, for the imported members they read, the same closure inside the
+// imported module (and the modules it imports): an example runs the
+// bodies of the imported functions it reaches, which an importer's check
+// never reads.
+//
+// A key hashes the forms of the declarations the function reaches
+// (syntax.HashForms: their structure and atoms, not their layout or
+// comments), except the function's own declaration, whose text it
+// hashes: its outcomes are kept relative to that text (their spans, and
+// the example's call quoted as written). An outcome that also depends on
+// the text of another declaration (a runtime error's place in a callee,
+// a callee's contract quoted) records that declaration's text hash
+// (Result.DeclText), which the cache compares before reusing it.
 
 import (
 	"hash/maphash"
@@ -39,11 +48,14 @@ type ExampleFunc struct {
 	// tree's offsets: add it to a span of the tree to get a span of the
 	// current text.
 	Shift int
-	// Key hashes what its examples' outcomes depend on: the text of every
-	// declaration it reaches (its own, examples included), the module
-	// facts they read and the imported modules they reach. Equal keys in
-	// two versions of a file (in one process) mean equal outcomes,
-	// relative to the declaration.
+	// Key hashes what its examples' outcomes depend on: the text of its
+	// own declaration (examples included), the forms of every other
+	// declaration it reaches, the module facts they read and, in the
+	// imported modules, the forms of the declarations it reaches there
+	// and the facts they read. Equal keys in two versions of a file (in
+	// one process) mean equal outcomes, relative to the declaration, but
+	// for an outcome's place in, or quote of, another declaration (see
+	// Result.DeclText).
 	Key uint64
 }
 
@@ -55,7 +67,7 @@ func (r *Result) ExampleFuncs() (fns []ExampleFunc, ok bool) {
 	if v == nil {
 		return nil, false
 	}
-	imports := map[*Result]uint64{}
+	imports := &importMemo{}
 	broken := hashString(brokenImport(r.checker.imports))
 	for i, d := range v.mod.Decls {
 		fn, isFn := d.(*ast.Function)
@@ -152,17 +164,27 @@ func (v *version) reach(roots []int) (decls []int, keys []string) {
 
 // exampleKey is the key of function root's examples (ExampleFunc.Key);
 // imports caches the imported modules' hashes.
-func (v *version) exampleKey(root int, imports map[*Result]uint64) uint64 {
+func (v *version) exampleKey(root int, imports *importMemo) uint64 {
+	return v.reachKey(root, true, imports)
+}
+
+// reachKey hashes the reach of declaration root: the forms of its
+// declarations (root's text instead when ownText is set), the values of
+// the facts they read, and, for the imported members they read, the
+// reach of each inside its module (importedMember).
+func (v *version) reachKey(root int, ownText bool, imports *importMemo) uint64 {
 	decls, keys := v.reach([]int{root})
 	var h maphash.Hash
 	h.SetSeed(seed)
 	for _, j := range decls {
-		if j == root {
-			h.WriteByte(1)
-		}
 		h.WriteString(v.mod.Decls[j].Base().Name.Name)
 		h.WriteByte(0)
-		writeUint(&h, v.decls[j].content)
+		if j == root && ownText {
+			h.WriteByte(1)
+			writeUint(&h, v.decls[j].content)
+		} else {
+			writeUint(&h, v.formHash(j))
+		}
 	}
 	for _, k := range keys {
 		h.WriteString(k)
@@ -171,9 +193,9 @@ func (v *version) exampleKey(root int, imports map[*Result]uint64) uint64 {
 		case k == keyVariants:
 			// every type declaration is in the reach
 		case strings.HasPrefix(k, keyImport):
-			alias, _, _ := strings.Cut(k[len(keyImport):], ".")
+			alias, member, _ := strings.Cut(k[len(keyImport):], ".")
 			if imp := v.imports[alias]; imp != nil && imp.Imported != nil && imp.Result != nil {
-				writeUint(&h, importedText(imp.Result, imports))
+				writeUint(&h, importedMember(imp.Result, member, imports))
 			} else {
 				writeUint(&h, versions.Add(1)) // never the same
 			}
@@ -182,6 +204,198 @@ func (v *version) exampleKey(root int, imports map[*Result]uint64) uint64 {
 		}
 	}
 	return h.Sum64()
+}
+
+// formHash returns the hash of declaration j's forms (syntax.HashForms),
+// computed on first use.
+func (v *version) formHash(j int) uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.formsDone == nil {
+		v.forms = make([]uint64, len(v.decls))
+		v.formsDone = make([]bool, len(v.decls))
+	}
+	if v.formsDone[j] {
+		return v.forms[j]
+	}
+	x := mix(versions.Add(1), 11) // (a tree that does not fit the text: never the same)
+	if f := v.mod.Decls[j].Base().Form; f != nil {
+		sp := f.Span()
+		shift := v.decls[j].start - sp.Start
+		if sp.Start+shift >= 0 && sp.End+shift <= len(v.src) && sp.Start <= sp.End {
+			var h maphash.Hash
+			h.SetSeed(seed)
+			h.WriteString(string(v.mod.Decls[j].Kind()))
+			syntax.HashForms(&h, v.src, shift, []*syntax.Form{f}, nil)
+			x = mix(12, h.Sum64())
+		}
+	}
+	v.forms[j], v.formsDone[j] = x, true
+	return x
+}
+
+// importedVersion returns the engine's version of r (which may be an
+// imported module's result), nil when there is none: the version a
+// Recheck of r would start from when r keeps its syntax tree, else (a
+// module the loader read, whose tree is let go) the view importers read
+// (importView, whose declarations' trees have the offsets of r's text:
+// the loader checks the modules it reads in full).
+func importedVersion(r *Result) *version {
+	if r == nil || r.checker == nil || r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return nil
+	}
+	if r.File.Source.CST.Len() > 0 {
+		return r.exampleVersion()
+	}
+	c := r.checker
+	if c.mod == nil || c.info == nil || len(c.info) != len(c.mod.Decls) {
+		return nil
+	}
+	v := c.importView(r)
+	if v.decls == nil || len(v.decls) != len(v.mod.Decls) {
+		return nil
+	}
+	return v
+}
+
+// inheritForms copies to v the form hashes old computed of the
+// declarations v keeps (the same tree, aligned by align): a fast
+// Recheck's version hashes only the forms of the declarations it read
+// again.
+func (v *version) inheritForms(align []int, old *version) {
+	if old == nil || len(align) != len(v.mod.Decls) {
+		return
+	}
+	old.mu.Lock()
+	defer old.mu.Unlock()
+	if old.formsDone == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i, j := range align {
+		if j < 0 || j >= len(old.mod.Decls) || !old.formsDone[j] || v.mod.Decls[i] != old.mod.Decls[j] {
+			continue
+		}
+		if v.formsDone == nil {
+			v.forms = make([]uint64, len(v.decls))
+			v.formsDone = make([]bool, len(v.decls))
+		}
+		v.forms[i], v.formsDone[i] = old.forms[j], true
+	}
+}
+
+// importMemo caches, for the keys of one version, the hashes of imported
+// modules (importedText) and members (importedMember).
+type importMemo struct {
+	text    map[*Result]uint64
+	members map[importRef]uint64
+}
+
+type importRef struct {
+	r      *Result
+	member string
+}
+
+// importedMember hashes what an example reaching member of the imported
+// module r depends on there: the reach of the member's declaration inside
+// r's module (its forms, the facts read, the imported members read,
+// transitively), not the rest of r's text. A member r does not declare
+// hashes to its name only (the importer's check then has errors, and no
+// example runs); a module without engine state hashes its whole text and
+// imports (importedText).
+func importedMember(r *Result, member string, memo *importMemo) uint64 {
+	if memo.members == nil {
+		memo.members = map[importRef]uint64{}
+		memo.text = map[*Result]uint64{}
+	}
+	ref := importRef{r, member}
+	if x, ok := memo.members[ref]; ok {
+		return x
+	}
+	memo.members[ref] = mix(versions.Add(1), 9) // (an import cycle: never the same)
+	var x uint64
+	if v := importedVersion(r); v == nil {
+		x = mix(13, importedText(r, memo.text))
+	} else if j, ok := v.first[member]; !ok {
+		x = mix(14, hashString(member))
+	} else {
+		x = mix(15, hashString(r.Path), v.reachKey(j, false, memo))
+	}
+	memo.members[ref] = x
+	return x
+}
+
+// DeclText returns the hash of the text of the first declaration named
+// name in r's module (file "") or in the module r imports, directly or
+// not, from file (as the interpreter names it: interp.Error.File); ok is
+// false when there is none, or its text is not known. An example's
+// outcome that quotes a declaration other than its function's, or places
+// a runtime error in it, holds while this hash is the same.
+func (r *Result) DeclText(file, name string) (uint64, bool) {
+	if file != "" {
+		r = importedFrom(r, file, map[*Result]bool{})
+		if r == nil {
+			return 0, false
+		}
+	}
+	if r.File != nil && r.File.Source != nil && r.File.Source.CST != nil && r.File.Source.CST.Len() > 0 {
+		v := r.exampleVersion()
+		if v == nil {
+			return 0, false
+		}
+		j, ok := v.first[name]
+		if !ok {
+			return 0, false
+		}
+		return v.decls[j].content, true
+	}
+	// (a module the loader read: its trees have its text's offsets)
+	if r.File == nil || r.File.Module == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return 0, false
+	}
+	src := r.File.Source.CST.Src
+	for _, d := range r.File.Module.Decls {
+		if d.Base().Name.Name == name {
+			sp := d.Base().Form.Span()
+			if sp.Start < 0 || sp.End > len(src) || sp.Start > sp.End {
+				return 0, false
+			}
+			return maphash.Bytes(seed, src[sp.Start:sp.End]), true
+		}
+	}
+	return 0, false
+}
+
+// importedFrom returns the result of the module r imports, directly or
+// not, from file; nil when there is none.
+func importedFrom(r *Result, file string, seen map[*Result]bool) *Result {
+	if r == nil || seen[r] {
+		return nil
+	}
+	seen[r] = true
+	var imps []*ImportInfo
+	if r.checker != nil && len(r.checker.imports) > 0 {
+		for _, im := range r.checker.imports {
+			imps = append(imps, im)
+		}
+	} else {
+		imps = r.Imports
+	}
+	sort.Slice(imps, func(i, j int) bool { return imps[i].Name < imps[j].Name })
+	for _, im := range imps {
+		if im.Imported != nil && im.Result != nil && im.File == file {
+			return im.Result
+		}
+	}
+	for _, im := range imps {
+		if im.Imported != nil && im.Result != nil {
+			if found := importedFrom(im.Result, file, seen); found != nil {
+				return found
+			}
+		}
+	}
+	return nil
 }
 
 // brokenImport returns the file of the first module (by file name) with

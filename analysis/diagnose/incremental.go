@@ -1,11 +1,14 @@
 package diagnose
 
 // This file evaluates a module's examples incrementally: an example's
-// outcome is kept under its function's key (check.ExampleFunc.Key: the
-// text of everything the function reaches, the facts it reads, the
-// imported modules it reaches), relative to the function's declaration,
-// and a later version of the file evaluates only the functions whose key
-// is new. The examples to evaluate run from a check of the declarations
+// outcome is kept under its function's key (check.ExampleFunc.Key: its
+// own declaration's text, the forms of everything else it reaches, the
+// facts they read, the imported declarations it reaches), relative to
+// the function's declaration, and a later version of the file evaluates
+// only the functions whose key is new. A failed outcome whose message or
+// place comes from another declaration (a runtime error in a callee)
+// also records that declaration's text, and is reused only while it is
+// the same: a key does not cover the callees' layout. The examples to evaluate run from a check of the declarations
 // they reach (check.Result.ExampleScope), not of the whole file, so that
 // a Recheck's answer (whose kept declarations' trees carry the offsets
 // of older texts) needs no full check: the diagnostics' spans are kept
@@ -37,10 +40,37 @@ type ExampleCache struct {
 
 // relDiag is an example's E_EXAMPLE_FAILED diagnostic with its span
 // relative to its function's declaration, and each related span relative
-// to the declaration named at the same index of decls.
+// to the declaration named at the same index of decls. pin, when set, is
+// the declaration other than the function's own (in its module, or in an
+// imported one) the runtime error stopped in: its message may quote that
+// declaration's text and its related span lies there, so the outcome
+// holds only while that text is the same.
 type relDiag struct {
 	d     syntax.Diagnostic
 	decls []string
+	pin   *pin
+}
+
+// pin is a declaration's text hash (check.Result.DeclText) when an
+// outcome was evaluated.
+type pin struct {
+	file, name string
+	text       uint64
+	ok         bool
+}
+
+// holds reports whether the outcomes ds are still those of res: every
+// declaration they pinned has the same text.
+func holds(res *check.Result, ds []relDiag) bool {
+	for _, d := range ds {
+		if p := d.pin; p != nil {
+			text, ok := res.DeclText(p.file, p.name)
+			if !ok || !p.ok || text != p.text {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ExampleStats says what one call of ExampleCache.Diagnostics did.
@@ -105,7 +135,7 @@ func (c *ExampleCache) diagnostics(res *check.Result, stop func() bool, evaluate
 	known := make(map[uint64][]relDiag, len(fns))
 	var todo []check.ExampleFunc
 	for _, f := range fns {
-		if ds, ok := c.outs[f.Key]; ok {
+		if ds, ok := c.outs[f.Key]; ok && holds(res, ds) {
 			known[f.Key] = ds
 		} else {
 			todo = append(todo, f)
@@ -159,7 +189,7 @@ func (c *ExampleCache) diagnostics(res *check.Result, stop func() bool, evaluate
 				if o.Passed {
 					continue
 				}
-				ds = append(ds, relative(o, f, treeStart))
+				ds = append(ds, relative(res, o, f, treeStart))
 			}
 			known[f.Key] = ds
 			st.Evaluated++
@@ -236,11 +266,18 @@ func (c *ExampleCache) add(known map[uint64][]relDiag) {
 // lie in: its own span to f's, a runtime error's place to the function
 // the error stopped in (f's when it stopped in the example's arguments
 // or expected value). treeStart gives where each declaration's tree
-// starts.
-func relative(o examples.Outcome, f check.ExampleFunc, treeStart map[string]int) relDiag {
+// starts. A runtime error in another declaration than f's (a callee's,
+// here or in an imported module) pins that declaration's text in res.
+func relative(res *check.Result, o examples.Outcome, f check.ExampleFunc, treeStart map[string]int) relDiag {
 	d := examples.Diagnostics([]examples.Outcome{o})[0]
 	d.Span = shift(d.Span, -f.Fn.Form.Span().Start)
 	rd := relDiag{d: d}
+	var pe *interp.Error
+	if errors.As(o.Err, &pe) && pe.Function != "" && (pe.File != "" || pe.Function != f.Fn.Name.Name) {
+		p := &pin{file: pe.File, name: pe.Function}
+		p.text, p.ok = res.DeclText(pe.File, pe.Function)
+		rd.pin = p
+	}
 	if len(d.Related) > 0 {
 		name := f.Fn.Name.Name
 		var re *interp.Error

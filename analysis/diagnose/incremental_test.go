@@ -3,6 +3,7 @@ package diagnose_test
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -53,9 +54,10 @@ func exampleSources(t *testing.T) map[string][]byte {
 }
 
 // exampleEdit returns a random edit of src that often changes what an
-// example computes or expects (a digit in an example or a body), or
-// moves declarations (a line inserted or removed before one), and
-// otherwise one of edittest.Random's.
+// example computes or expects (a digit in an example or a body), moves
+// declarations (a line inserted or removed before one), changes only the
+// layout inside a declaration (a comment line, an indentation, a space
+// between atoms: see formsHash), and otherwise one of edittest.Random's.
 func exampleEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 	n := len(src)
 	at := r.Intn(n + 1)
@@ -67,7 +69,7 @@ func exampleEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 		}
 		return -1
 	}
-	switch r.Intn(8) {
+	switch r.Intn(12) {
 	case 0, 1: // a digit of an example
 		if i := bytes.Index(src[at:], []byte("(example ")); i >= 0 {
 			if j := digitAfter(at + i); j >= 0 {
@@ -86,8 +88,49 @@ func exampleEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 		if i := bytes.Index(src, []byte("\n  ; moved\n")); i >= 0 {
 			return i, i + len("\n  ; moved\n"), ""
 		}
+	case 5: // a comment line inside a declaration (a callee's, say)
+		if i := bytes.Index(src[at:], []byte("\n    (")); i >= 0 {
+			return at + i + 1, at + i + 1, "    ; layout\n"
+		}
+	case 6: // a comment line inserted earlier removed again
+		if i := bytes.Index(src, []byte("\n    ; layout\n")); i >= 0 {
+			return i + 1, i + len("\n    ; layout\n"), ""
+		}
+	case 7: // a line inside a declaration indented further
+		if i := bytes.Index(src[at:], []byte("\n    ")); i >= 0 {
+			return at + i + 1, at + i + 1, "  "
+		}
+	case 8: // a space between two atoms doubled (a real edit inside a string)
+		if i := bytes.Index(src[at:], []byte(" ")); i >= 0 && at+i+1 < n && src[at+i+1] != ' ' && src[at+i+1] != '\n' {
+			return at + i, at + i + 1, "  "
+		}
 	}
 	return edittest.Random(r, src)
+}
+
+// formsHash hashes the forms of src (syntax.HashForms): equal for two
+// texts that differ only in layout; ok is false when src does not read.
+func formsHash(src []byte) (x uint64, ok bool) {
+	rd, err := syntax.ReadText(src)
+	if err != nil || len(rd.Diagnostics) > 0 {
+		return 0, false
+	}
+	var h maphash.Hash
+	h.SetSeed(formsSeed)
+	syntax.HashForms(&h, src, 0, rd.Forms, nil)
+	return h.Sum64(), true
+}
+
+var formsSeed = maphash.MakeSeed()
+
+// layoutRuns bounds the functions whose examples a layout-only edit (the
+// forms of the text are those of the previous one) may run again: the
+// function whose own declaration holds the edit (its outcomes are kept
+// relative to its text), and those whose failed outcome the previous
+// version pinned to another declaration's text (a runtime error in a
+// callee).
+func layoutRuns(prev []syntax.Diagnostic) int {
+	return 1 + len(prev)
 }
 
 // TestIncrementalExamplesMatchFullCheck types at random over every module
@@ -105,6 +148,7 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 	sort.Strings(paths)
 	edits, answered, clean, withFailures, related := 0, 0, 0, 0, 0
 	var evaluated, reused, examplesRun int
+	layoutEdits, layoutEvaluated := 0, 0
 	for _, path := range paths {
 		src := srcs[path]
 		r := rand.New(rand.NewSource(int64(len(src))))
@@ -125,6 +169,10 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 		// (as someone typing does, the edits go back towards the last text
 		// without errors two times in three while there are some)
 		good, broken := d.Text(), base.HasErrors()
+		// prevForms and prevDiags are those of the last text whose
+		// examples the cache evaluated (a text without errors)
+		prevForms, _ := formsHash(d.Text())
+		var prevDiags []syntax.Diagnostic
 		for i := 0; i < 80; i++ {
 			cur := d.Text()
 			start, end, text := exampleEdit(r, cur)
@@ -144,8 +192,13 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 			}
 			if !ok || !res.Rechecks() {
 				base = oracle // the server checks in full when the engine declines
-				if _, _, ok := cache.Diagnostics(base, nil); !ok {
+				exds, _, ok := cache.Diagnostics(base, nil)
+				if !ok {
 					t.Fatalf("%s: the examples of a full check are not evaluated incrementally", edit)
+				}
+				if !broken {
+					prevForms, _ = formsHash(d.Text())
+					prevDiags = exds
 				}
 				continue
 			}
@@ -159,6 +212,17 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 			evaluated += st.Evaluated
 			reused += st.Reused
 			examplesRun += st.Examples
+			if !broken {
+				if fh, ok := formsHash(d.Text()); ok && fh == prevForms {
+					layoutEdits++
+					layoutEvaluated += st.Evaluated
+					if st.Evaluated > layoutRuns(prevDiags) {
+						t.Errorf("%s: a layout-only edit ran the examples of %d functions again, more than %d", edit, st.Evaluated, layoutRuns(prevDiags))
+					}
+				}
+				prevForms, _ = formsHash(d.Text())
+				prevDiags = exds
+			}
 			want := diagnose.Sorted(diagnose.Run(oracle).Diagnostics)
 			got := diagnose.Sorted(append(append([]syntax.Diagnostic(nil), res.Diagnostics...), exds...))
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -190,9 +254,9 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 		}
 		d.Close()
 	}
-	t.Logf("%d modules, %d edits, %d answered by the engine (%d clean with examples, %d with failing examples, %d with a runtime error's place); functions' examples evaluated %d times, reused %d times (%d examples run)",
-		len(paths), edits, answered, clean, withFailures, related, evaluated, reused, examplesRun)
-	if clean < answered/4 || withFailures < clean/10 || reused < 4*evaluated {
+	t.Logf("%d modules, %d edits, %d answered by the engine (%d clean with examples, %d with failing examples, %d with a runtime error's place); functions' examples evaluated %d times, reused %d times (%d examples run); %d layout-only edits evaluated %d functions' examples",
+		len(paths), edits, answered, clean, withFailures, related, evaluated, reused, examplesRun, layoutEdits, layoutEvaluated)
+	if clean < answered/4 || withFailures < clean/10 || reused < 4*evaluated || layoutEdits < edits/20 {
 		t.Fatalf("the test does not exercise the cache: %d clean, %d failing, %d evaluated, %d reused", clean, withFailures, evaluated, reused)
 	}
 }
@@ -238,6 +302,11 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 	good, broken := libText, false
 	edits, answered, clean, withFailures := 0, 0, 0, 0
 	var evaluated, reused int
+	// (the forms of money.caps and the importer's failed outcomes when
+	// its examples were last evaluated)
+	prevForms, _ := formsHash(libText)
+	var prevDiags []syntax.Diagnostic
+	layoutEdits, layoutEvaluated := 0, 0
 	for i := 0; i < 150; i++ {
 		start, end, text := exampleEdit(r, libText)
 		if broken && r.Intn(3) > 0 {
@@ -262,8 +331,13 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 		res, ok := loader.RecheckImports(importer, base, nil)
 		if !ok {
 			base = checkApp(loader)
-			if _, _, ok := cache.Diagnostics(base, nil); !ok {
+			exds, _, ok := cache.Diagnostics(base, nil)
+			if !ok {
 				t.Fatalf("%s: the examples of a full check are not evaluated incrementally", edit)
+			}
+			if !base.HasErrors() { // (the cache holds this version's keys)
+				prevForms, _ = formsHash(libText)
+				prevDiags = exds
 			}
 			continue
 		}
@@ -275,6 +349,20 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 		}
 		evaluated += st.Evaluated
 		reused += st.Reused
+		if !res.HasErrors() { // (the cache evaluated this version's keys)
+			// a layout-only edit of money.caps runs again only the
+			// importer's functions whose failed outcome pinned a
+			// declaration of it (the importer's own text is unchanged)
+			if fh, ok := formsHash(libText); ok && fh == prevForms {
+				layoutEdits++
+				layoutEvaluated += st.Evaluated
+				if st.Evaluated > layoutRuns(prevDiags)-1 {
+					t.Errorf("%s: a layout-only edit of the imported module ran the examples of %d functions again, more than %d", edit, st.Evaluated, layoutRuns(prevDiags)-1)
+				}
+			}
+			prevForms, _ = formsHash(libText)
+			prevDiags = exds
+		}
 		want := diagnose.Sorted(diagnose.Run(oracle).Diagnostics)
 		got := diagnose.Sorted(append(append([]syntax.Diagnostic(nil), res.Diagnostics...), exds...))
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -287,16 +375,20 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 			withFailures++
 		}
 	}
-	t.Logf("%d edits of money.caps, %d answered by the engine for 17_imports.caps (%d clean, %d with failing examples); its functions' examples evaluated %d times, reused %d times",
-		edits, answered, clean, withFailures, evaluated, reused)
-	if answered < edits/2 || clean < answered/4 || withFailures == 0 || reused == 0 || evaluated == 0 {
+	t.Logf("%d edits of money.caps, %d answered by the engine for 17_imports.caps (%d clean, %d with failing examples); its functions' examples evaluated %d times, reused %d times; %d layout-only edits evaluated %d functions' examples",
+		edits, answered, clean, withFailures, evaluated, reused, layoutEdits, layoutEvaluated)
+	if answered < edits/2 || clean < answered/4 || withFailures == 0 || reused == 0 || evaluated == 0 || layoutEdits < edits/20 {
 		t.Fatalf("the test does not exercise the importer path: %d answered, %d clean, %d failing, %d evaluated, %d reused", answered, clean, withFailures, evaluated, reused)
 	}
 }
 
 // TestExampleCacheReach checks which functions' examples an edit makes
 // run again: those whose reach (the declarations they look up,
-// transitively) the edit changed, and no other.
+// transitively) the edit changed the forms of, the function whose own
+// declaration the edit is in, and those whose failed outcome quotes or
+// places an error in a declaration whose text changed (halve's, in
+// safe_div's contract), and no other; and that the diagnostics are a
+// fresh full check's.
 func TestExampleCacheReach(t *testing.T) {
 	const src = `(module m
   (capsule "1.0")
@@ -308,23 +400,34 @@ func TestExampleCacheReach(t *testing.T) {
     (example (twice 2) 4))
   (function quad (input (x I64)) (output I64) (body (twice (twice x)))
     (example (quad 1) 4))
+  (function safe_div (input (a I64) (b I64)) (output I64)
+    (requires (> b 0))
+    (body (/ a b)))
+  (function halve (input (x I64)) (output I64) (body (safe_div x 0))
+    (example (halve 4) 2))
   (machine M
     (context (n I64))
     (event Go)
     (initial idle)
     (state idle (on Go (target idle)))))
 `
+	type counts struct{ Evaluated, Reused, Failures int }
 	tests := []struct {
-		name, from, to    string
-		evaluated, reused int
-		failures          int
+		name, from, to string
+		want           counts
 	}{
-		{"a comment between declarations", "  (function twice", "  ;; note\n  (function twice", 0, 3, 0},
-		{"the machine", "(state idle", "(state  idle", 0, 3, 0},
-		{"the function low calls", "(body 10)", "(body 2)", 1, 2, 1},
-		{"the type low's input names", "(type Score I64)", "(type Score  I64)", 1, 2, 0},
-		{"twice's body: twice and quad run again", "(* x 2)", "(* x 3)", 2, 1, 2},
-		{"quad's example only", "(quad 1) 4", "(quad 1) 5", 1, 2, 1},
+		{"a comment between declarations", "  (function twice", "  ;; note\n  (function twice", counts{0, 4, 1}},
+		{"the machine", "(state idle", "(state  idle", counts{0, 4, 1}},
+		{"the function low calls", "(body 10)", "(body 2)", counts{1, 3, 2}},
+		{"the layout of the type low's input names", "(type Score I64)", "(type Score\n    I64)", counts{0, 4, 1}},
+		{"twice's body: twice and quad run again", "(* x 2)", "(* x 3)", counts{2, 2, 3}},
+		{"quad's example only", "(quad 1) 4", "(quad 1) 5", counts{1, 3, 2}},
+		{"a comment inside a callee", "(function limit (output I64) (body 10))", "(function limit (output I64)\n    ;; ten\n    (body 10))", counts{0, 4, 1}},
+		{"a callee reindented", "(function limit (output I64) (body 10))", "(function limit\n      (output I64)\n        (body 10))", counts{0, 4, 1}},
+		{"a comment inside a callee with examples: only its own run again", "(body (* x 2))", "(body (* x ;; double\n    2))", counts{1, 3, 1}},
+		{"a comment before the contract a failure quotes", "    (requires (> b 0))", "    ;; b positive\n    (requires (> b 0))", counts{1, 3, 1}},
+		{"the layout of the contract a failure quotes", "(> b 0)", "( > b 0)", counts{1, 3, 1}},
+		{"a callee's body", "(/ a b)", "(/ b a)", counts{1, 3, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -333,12 +436,13 @@ func TestExampleCacheReach(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.Close()
-			base := check.Check(ast.Build(syntax.Read(d.CST())), check.Options{Path: "/virtual/reach.caps"})
+			const path = "/virtual/reach.caps"
+			base := check.Check(ast.Build(syntax.Read(d.CST())), check.Options{Path: path})
 			if base.HasErrors() {
 				t.Fatalf("the module has errors: %v", base.Diagnostics)
 			}
 			cache := &diagnose.ExampleCache{}
-			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 3 {
+			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 4 {
 				t.Fatalf("first evaluation: ok %v, %+v", ok, st)
 			}
 			at := strings.Index(src, tt.from)
@@ -356,8 +460,119 @@ func TestExampleCacheReach(t *testing.T) {
 			if !ok {
 				t.Fatal("the examples were not evaluated from the engine's answer")
 			}
-			if st.Evaluated != tt.evaluated || st.Reused != tt.reused || len(ds) != tt.failures {
-				t.Errorf("evaluated %d, reused %d, %d failures; want %d, %d, %d", st.Evaluated, st.Reused, len(ds), tt.evaluated, tt.reused, tt.failures)
+			if diff := cmp.Diff(tt.want, counts{st.Evaluated, st.Reused, len(ds)}); diff != "" {
+				t.Errorf("functions evaluated, reused, failures (-want +got):\n%s", diff)
+			}
+			oracle := check.Check(ast.Build(syntax.Read(d.CST())), check.Options{Path: path})
+			want := diagnose.Sorted(diagnose.Run(oracle).Diagnostics)
+			got := diagnose.Sorted(append(append([]syntax.Diagnostic(nil), res.Diagnostics...), ds...))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("incremental examples differ from a full check (-full +incremental):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestExampleCacheImportReach checks which of an importer's functions'
+// examples an edit of the module it imports makes run again: those that
+// read, directly or through the imported module's own declarations, a
+// declaration whose forms changed, and no other; and that the
+// diagnostics are a fresh full check's.
+func TestExampleCacheImportReach(t *testing.T) {
+	const app = `(module app
+  (capsule "1.0")
+  (import util)
+  (function use_a (input (x I64)) (output I64) (body (util.a x))
+    (example (use_a 1) 2))
+  (function use_b (input (x I64)) (output I64) (body (util.b x))
+    (example (use_b 1) 3))
+  (function use_c (input (x I64)) (output I64) (body (util.c x))
+    (example (use_c 1) 1)))
+`
+	const util = `;; helpers
+(module util
+  (capsule "1.0")
+  (function helper (input (x I64)) (output I64) (body (+ x 1)))
+  (function a (input (x I64)) (output I64) (body (* x 2)))
+  (function b (input (x I64)) (output I64) (body (+ (helper x) 1)))
+  (function c (input (x I64)) (output I64)
+    (requires (> x 5))
+    (body x))
+  (function unused (input (x I64)) (output I64) (body (- x 1))))
+`
+	type counts struct{ Evaluated, Reused, Failures int }
+	tests := []struct {
+		name, from, to string
+		want           counts
+	}{
+		{"a declaration no example reads", "(- x 1)", "(- x 2)", counts{0, 3, 1}},
+		{"a comment inside a declaration read", "(function a (input (x I64))", "(function a\n    ;; doubles\n    (input (x I64))", counts{0, 3, 1}},
+		{"a comment between declarations", "  (function b", "  ;; b\n  (function b", counts{0, 3, 1}},
+		{"a comment at the top of the module", ";; helpers", ";; helpers, edited", counts{0, 3, 1}},
+		{"a declaration read reindented", "(function b (input (x I64)) (output I64) (body (+ (helper x) 1)))", "(function b\n      (input (x I64))\n      (output I64)\n      (body (+ (helper x) 1)))", counts{0, 3, 1}},
+		{"a declaration read", "(* x 2)", "(* x 3)", counts{1, 2, 2}},
+		{"a declaration read through another", "(+ x 1)", "(+ x 2)", counts{1, 2, 2}},
+		{"the layout of an imported contract a failure quotes", "(requires (> x 5))", "(requires (>  x\n 5))", counts{1, 2, 1}},
+		{"a comment in an imported contract a failure quotes", "(requires (> x 5))", "(requires (> x ;; five\n 5))", counts{1, 2, 1}},
+		{"an imported contract", "(> x 5)", "(> x 0)", counts{1, 2, 0}},
+	}
+	dir := t.TempDir()
+	appPath, utilPath := filepath.Join(dir, "app.caps"), filepath.Join(dir, "util.caps")
+	for p, text := range map[string]string{appPath: app, utilPath: util} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			utilText := []byte(util)
+			readFile := func(p string) ([]byte, error) {
+				switch p {
+				case utilPath:
+					return utilText, nil
+				case appPath:
+					return []byte(app), nil
+				}
+				return nil, os.ErrNotExist
+			}
+			checkApp := func(l *load.Loader) *check.Result {
+				cst, err := syntax.Parse([]byte(app))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l.CheckFileNoHash(appPath, ast.Build(syntax.Read(cst))).Result
+			}
+			loader := &load.Loader{ReadFile: readFile}
+			base := checkApp(loader)
+			if base.HasErrors() {
+				t.Fatalf("the importer has errors: %v", base.Diagnostics)
+			}
+			cache := &diagnose.ExampleCache{}
+			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 3 {
+				t.Fatalf("first evaluation: ok %v, %+v", ok, st)
+			}
+			at := strings.Index(util, tt.from)
+			if at < 0 {
+				t.Fatalf("%q not found", tt.from)
+			}
+			utilText = []byte(util[:at] + tt.to + util[at+len(tt.from):])
+			loader.Forget(utilPath)
+			res, ok := loader.RecheckImports(appPath, base, nil)
+			if !ok {
+				t.Fatal("the engine declined the edit")
+			}
+			ds, st, ok := cache.Diagnostics(res, nil)
+			if !ok {
+				t.Fatal("the examples were not evaluated from the engine's answer")
+			}
+			if diff := cmp.Diff(tt.want, counts{st.Evaluated, st.Reused, len(ds)}); diff != "" {
+				t.Errorf("functions evaluated, reused, failures (-want +got):\n%s", diff)
+			}
+			oracle := checkApp(&load.Loader{ReadFile: readFile})
+			want := diagnose.Sorted(diagnose.Run(oracle).Diagnostics)
+			got := diagnose.Sorted(append(append([]syntax.Diagnostic(nil), res.Diagnostics...), ds...))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("incremental examples differ from a full check (-full +incremental):\n%s", diff)
 			}
 		})
 	}

@@ -85,29 +85,18 @@ func newHash() *maphash.Hash {
 	return h
 }
 
-// The bytes that encode a list's parentheses and a placeholder; an atom is
-// its kind (a FormKind, below these), its length and its text.
+// The bytes that encode a list's parentheses and a placeholder (see
+// syntax.HashForms, which writes the forms).
 const (
-	hashOpen  = 0xF0
-	hashClose = 0xF1
-	hashPart  = 0xFF
+	hashOpen  = syntax.FormHashOpen
+	hashClose = syntax.FormHashClose
+	hashPart  = syntax.FormHashPart
 )
 
-// hashForms writes the forms xs of src to h. isPart, when not nil,
-// reports the atoms that are placeholders.
+// hashForms writes the forms xs of src to h (syntax.HashForms). isPart,
+// when not nil, reports the atoms that are placeholders.
 func hashForms(h *maphash.Hash, src []byte, xs []*syntax.Form, isPart func(x *syntax.Form) bool) {
-	for _, x := range xs {
-		switch {
-		case x.Kind == syntax.FormList:
-			h.WriteByte(hashOpen)
-			hashForms(h, src, x.Items(), isPart)
-			h.WriteByte(hashClose)
-		case isPart != nil && isPart(x):
-			h.WriteByte(hashPart)
-		default:
-			hashText(h, byte(x.Kind), src[x.Span().Start:x.Span().End])
-		}
-	}
+	syntax.HashForms(h, src, 0, xs, isPart)
 }
 
 // commentSum returns the digest of comment c of src, its trailing
@@ -116,14 +105,6 @@ func commentSum(h *maphash.Hash, src []byte, c syntax.Span) uint64 {
 	h.Reset()
 	h.Write(trimComment(src[c.Start:c.End]))
 	return h.Sum64()
-}
-
-func hashText(h *maphash.Hash, kind byte, t []byte) {
-	var n [5]byte
-	n[0] = kind
-	n[1], n[2], n[3], n[4] = byte(len(t)>>24), byte(len(t)>>16), byte(len(t)>>8), byte(len(t))
-	h.Write(n[:])
-	h.Write(t)
 }
 
 // plan returns f's plan; f must be printed.
