@@ -134,6 +134,8 @@ type Source struct {
 	// resume, when set, is a read from between two items of a list that
 	// stays open (ReadFrom).
 	resume *resumeRead
+	// reuse, when set, is the memory the forms are made in (ReadSpanIn).
+	reuse *FormArena
 }
 
 // resumeRead is what assemble needs to read from between two items of an
@@ -330,6 +332,18 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 	// allocation and reuse the memory earlier stages freed.
 	left := nforms // forms not yet allocated, for sizing the chunks
 	var arena []Form
+	itemsLeft := nforms // items not yet allocated (at most one per form)
+	var itemArena []*Form
+	pending := make([]*Form, 0, min(64, nforms+1))
+	if a := s.reuse; a != nil {
+		// (room for every form and item: the chunks are never replaced)
+		if cap(a.forms) < nforms {
+			a.forms = make([]Form, 0, 2*nforms)
+			a.items = make([]*Form, 0, 2*nforms)
+		}
+		arena, itemArena, pending = a.forms[:0], a.items[:0], a.pending[:0]
+		defer func() { a.forms, a.items, a.pending = arena, itemArena, pending[:0] }()
+	}
 	newForm := func(f Form) *Form {
 		if len(arena) == cap(arena) {
 			arena = make([]Form, 0, max(1, min(formChunk, left)))
@@ -338,10 +352,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 		arena = append(arena, f)
 		return &arena[len(arena)-1]
 	}
-	itemsLeft := nforms // items not yet allocated (at most one per form)
-	var itemArena []*Form
-	pending := make([]*Form, 0, min(64, nforms+1))
-	var stack []frame
+	stack := make([]frame, 0, 8)
 	tooDeep := false
 	lastLine := -1
 	r := s.resume

@@ -325,8 +325,11 @@ type checker struct {
 	fullOnce sync.Once
 	full     *Result
 	// leanTypes holds the types of the deferred body being checked
-	// (bodyOf), while fileTypes holds the result's.
-	leanTypes, fileTypes *TypeMap
+	// (leanBody); bodyForms and headerForms the forms of the lean
+	// function whose body is being checked and of the one whose signature
+	// is being resolved (which may be resolved while a body is checked).
+	leanTypes              *TypeMap
+	bodyForms, headerForms syntax.FormArena
 	// decls holds the module's declarations by name (each name once).
 	decls map[string]*Symbol
 	// types resolved for type declarations.

@@ -516,12 +516,12 @@ func (c *checker) callFunction(x ectx, e *ast.Call, s *Symbol, fn *ast.Function)
 	} else {
 		sig = c.signature(fn)
 	}
-	if len(e.Args) != len(sig.inputs) {
-		c.errorf(Arity, e.Func.Span(), "%s takes %d argument%s, found %d", fn.Name.Name, len(sig.inputs), plural(len(sig.inputs)), len(e.Args))
+	if len(e.Args) != sig.arity() {
+		c.errorf(Arity, e.Func.Span(), "%s takes %d argument%s, found %d", fn.Name.Name, sig.arity(), plural(sig.arity()), len(e.Args))
 	}
 	for i, a := range e.Args {
 		var want types.Type
-		if i < len(sig.inputs) {
+		if i < sig.arity() {
 			want = sig.param(i)
 		}
 		c.expr(x, a, want)

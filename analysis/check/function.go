@@ -14,12 +14,31 @@ type signature struct {
 	// inputs are the input symbols, in order: their types are the
 	// parameter types (param).
 	inputs []*Symbol
+	// lean holds, instead of inputs, the parameter types of a function
+	// whose body a lean build deferred (ast.BuildLean): its input symbols
+	// are made again, from the function built again, while its body is
+	// checked (leanInputs), and not kept in between.
+	lean []types.Type
+}
+
+// arity is the number of parameters.
+func (s *signature) arity() int {
+	if s.lean != nil {
+		return len(s.lean)
+	}
+	return len(s.inputs)
 }
 
 // param returns the type of parameter i; TInvalid for an input whose
 // type is unknown.
 func (s *signature) param(i int) types.Type {
-	if t := s.inputs[i].Type; t != nil {
+	t := types.Type(nil)
+	if s.lean != nil {
+		t = s.lean[i]
+	} else {
+		t = s.inputs[i].Type
+	}
+	if t != nil {
 		return t
 	}
 	return types.TInvalid
@@ -62,8 +81,11 @@ func (c *checker) signature(fn *ast.Function) *signature {
 	inputs := c.newScope("input")
 	whole := fn
 	if _, ok := fn.Body.(*ast.Deferred); ok {
-		whole = ast.Materialize(fn) // (a lean tree keeps no inputs, output or version)
+		// (a lean tree keeps no inputs, output or version; nothing the
+		// signature keeps points into the forms)
+		whole = ast.MaterializeHeaderIn(fn, &c.headerForms)
 	}
+	nsyms := len(c.res.Symbols)
 	for _, in := range whole.Inputs {
 		t := c.resolveType(in.Type)
 		s := &Symbol{Kind: SymInput, Name: in.Name.Name, Span: in.Name.Span, Full: in.Form.Span(), Parent: parent, Type: t, Detail: c.valueDetail(in.Name.Name, t)}
@@ -92,6 +114,20 @@ func (c *checker) signature(fn *ast.Function) *signature {
 			parent.Detail = c.functionDetail(whole, sig)
 		}
 		parent.Type = sig.result
+	}
+	if whole != fn {
+		// A lean function keeps its parameter types, not its input
+		// symbols: the result does not list them (nor anything else
+		// inside the function), and its body's check makes them again.
+		sig.lean = make([]types.Type, len(sig.inputs))
+		for i, in := range sig.inputs {
+			sig.lean[i] = in.Type
+		}
+		sig.inputs = nil
+		if len(c.res.Symbols) == nsyms+len(sig.lean) {
+			clear(c.res.Symbols[nsyms:])
+			c.res.Symbols = c.res.Symbols[:nsyms]
+		}
 	}
 	return sig
 }
@@ -175,14 +211,20 @@ func (c *checker) ownSymbol(fn *ast.Function) *Symbol {
 // function checks a function's clauses and body.
 func (c *checker) function(fn *ast.Function) {
 	sig := c.signature(fn)
+	whole, syms := fn, sig.inputs
+	if _, ok := fn.Body.(*ast.Deferred); ok {
+		whole = ast.MaterializeIn(fn, &c.bodyForms) // (no signature is resolved in it)
+		syms = c.leanInputs(fn, whole, sig)
+		defer c.leanBody()()
+	}
 	// The inputs' environment and the effects the body performs live in
 	// the checker, reused from function to function: no check keeps an
 	// environment, and a large module has a function a line (issue 19).
-	c.fnEnv = env{syms: sig.inputs}
+	c.fnEnv = env{syms: syms}
 	inputs := &c.fnEnv
-	if len(sig.inputs) > smallScope {
-		inputs = &env{names: make(map[string]*Symbol, len(sig.inputs))}
-		for _, in := range sig.inputs {
+	if len(syms) > smallScope {
+		inputs = &env{names: make(map[string]*Symbol, len(syms))}
+		for _, in := range syms {
 			inputs.names[in.Name] = in
 		}
 	}
@@ -204,8 +246,7 @@ func (c *checker) function(fn *ast.Function) {
 		c.fnUsed = c.fnUsed[:0]
 		body := base
 		body.effects = &c.fnUsed
-		c.expr(body, c.bodyOf(fn), sig.result)
-		c.endBody(fn)
+		c.expr(body, whole.Body, sig.result)
 		if len(c.fnUsed) > 0 {
 			c.res.FuncEffects[fn] = append([]EffectUse(nil), c.fnUsed...)
 		}
@@ -229,27 +270,43 @@ func (c *checker) function(fn *ast.Function) {
 	}
 }
 
-// bodyOf returns fn's body to check: fn.Body, or, for a function whose
-// body a lean build deferred (ast.BuildLean), the body built again from
-// the text, whose types go to a table of the checker's own that endBody
-// empties: no result keeps a deferred body, nor anything pointing into
-// it (issue 19: a one-shot check's memory).
-func (c *checker) bodyOf(fn *ast.Function) ast.Expr {
-	if _, ok := fn.Body.(*ast.Deferred); !ok {
-		return fn.Body
+// leanInputs makes the input symbols of fn, a function whose body a lean
+// build deferred (whole is fn built again), as its signature made them,
+// with their types (sig.lean); they are not defined again (the signature
+// reported what defining them reports).
+func (c *checker) leanInputs(fn, whole *ast.Function, sig *signature) []*Symbol {
+	parent := c.declNamed(fn.Name.Name)
+	if parent != nil && parent.Decl != fn {
+		parent = nil
 	}
+	syms := make([]*Symbol, len(sig.lean))
+	for i, in := range whole.Inputs {
+		if i < len(syms) {
+			syms[i] = &Symbol{Kind: SymInput, Name: in.Name.Name, Span: in.Name.Span, Full: in.Form.Span(), Parent: parent, Type: sig.lean[i], File: c.opts.Path}
+		}
+	}
+	return syms
+}
+
+// leanBody begins the check of a body a lean build deferred, and returns
+// the function that ends it: the body's types go to a table of the
+// checker's own, emptied at the end, and the symbols and references its
+// check adds are dropped then. No result keeps a deferred body, nor
+// anything pointing into it (issue 19: a one-shot check's memory).
+func (c *checker) leanBody() func() {
 	if c.leanTypes == nil {
 		c.leanTypes = &TypeMap{}
 	}
-	c.fileTypes, c.res.Types = c.res.Types, c.leanTypes
-	return ast.Materialize(fn).Body
-}
-
-// endBody ends the check of fn's body begun with bodyOf.
-func (c *checker) endBody(fn *ast.Function) {
-	if _, ok := fn.Body.(*ast.Deferred); ok {
+	fileTypes := c.res.Types
+	c.res.Types = c.leanTypes
+	nsyms, nrefs := len(c.res.Symbols), len(c.res.Refs)
+	return func() {
 		c.leanTypes.reset()
-		c.res.Types, c.fileTypes = c.fileTypes, nil
+		c.res.Types = fileTypes
+		clear(c.res.Symbols[nsyms:])
+		c.res.Symbols = c.res.Symbols[:nsyms]
+		clear(c.res.Refs[nrefs:])
+		c.res.Refs = c.res.Refs[:nrefs]
 	}
 }
 
@@ -282,14 +339,14 @@ func (c *checker) example(x ectx, fn *ast.Function, sig *signature, e *ast.Examp
 	} else {
 		c.ref(e.Func.Span, c.declNamed(fn.Name.Name))
 	}
-	if len(e.Args) != len(sig.inputs) {
-		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, the example gives %d", fn.Name.Name, len(sig.inputs), plural(len(sig.inputs)), len(e.Args))
+	if len(e.Args) != sig.arity() {
+		c.errorf(Arity, e.Func.Span, "%s takes %d argument%s, the example gives %d", fn.Name.Name, sig.arity(), plural(sig.arity()), len(e.Args))
 	}
 	var effects []EffectUse
 	x.effects = &effects // examples may call effectful functions; the runtime records the intents
 	for i, a := range e.Args {
 		var want types.Type
-		if i < len(sig.inputs) {
+		if i < sig.arity() {
 			want = sig.param(i)
 		}
 		c.expr(x, a, want)

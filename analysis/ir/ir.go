@@ -264,6 +264,9 @@ func compareDeclKeys(x, y ast.Decl) int {
 func (a *declArray) encode(b *sink) {
 	b.WriteByte('[')
 	members := make(jobj, 0, 16) // each declaration's, reused
+	// the forms of a lean tree's function built again, reused: each
+	// declaration is encoded before the next is built
+	var forms syntax.FormArena
 	for i, d := range a.decls {
 		if i > 0 {
 			b.WriteByte(',')
@@ -271,7 +274,7 @@ func (a *declArray) encode(b *sink) {
 		if enc, ok := a.tied[i]; ok {
 			b.Write(enc)
 		} else {
-			members = declInto(members, d)
+			members = declIntoIn(members, d, &forms)
 			members.encode(b)
 		}
 		b.spill()
@@ -325,7 +328,12 @@ func optString(s *ast.StringLit) value {
 // declInto builds the value of d in v's array (from its start), so that
 // declarations encoded one after another share one array of members (16
 // has room for every member a declaration has).
-func declInto(v jobj, d ast.Decl) jobj {
+func declInto(v jobj, d ast.Decl) jobj { return declIntoIn(v, d, nil) }
+
+// declIntoIn is declInto building a lean tree's deferred function again in
+// forms (ast.MaterializeIn), whose next use overwrites it: v must be
+// encoded before then.
+func declIntoIn(v jobj, d ast.Decl, forms *syntax.FormArena) jobj {
 	base := d.Base()
 	v = append(v[:0], member{"kind", jstr(string(d.Kind()))})
 	v.set("name", optName(base.Name))
@@ -333,7 +341,7 @@ func declInto(v jobj, d ast.Decl) jobj {
 	case *ast.TypeDecl:
 		typeDecl(&v, d)
 	case *ast.Function:
-		function(&v, ast.Materialize(d)) // (a lean tree's deferred body, built again)
+		function(&v, ast.MaterializeIn(d, forms)) // (a lean tree's deferred body, built again)
 	case *ast.Machine:
 		machine(&v, d)
 	case *ast.Store:

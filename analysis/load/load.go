@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -205,6 +206,7 @@ func (l *Loader) load(abs, display string, lean bool) (*Package, error) {
 func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Package {
 	p := &Package{Path: display, Src: src}
 	if lean {
+		defer leanMemoryLimit(len(src))()
 		p.File, p.lean = ast.BuildLean(src)
 	}
 	if !p.lean {
@@ -213,6 +215,36 @@ func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Packag
 	l.check(abs, p, true)
 	return p
 }
+
+// leanMemoryLimit sets the process's soft memory limit for a lean check of
+// a source of size bytes, and returns the function that restores the
+// previous limit. A lean check's live data is about eight bytes a source
+// byte at its end, but it makes several times the source in garbage
+// (each deferred function is built again three times): the collector,
+// whose next run is due when the heap doubles, let the heap reach twice
+// the live data, and caps check's peak memory stayed where it was with
+// half the live data (issue 19). Under the limit the collector runs
+// before the heap passes it: a limit twice the live data costs a few
+// more collections, each of them marking little. A lean check's live
+// data never comes near the limit (a package checked whole again, for
+// its examples, runs without it).
+func leanMemoryLimit(size int) (restore func()) {
+	limit := int64(leanLimitPerByte)*int64(size) + leanLimitBase
+	prev := debug.SetMemoryLimit(-1)
+	if prev < limit {
+		return func() {} // a lower limit set by the user (GOMEMLIMIT) stays
+	}
+	debug.SetMemoryLimit(limit)
+	return func() { debug.SetMemoryLimit(prev) }
+}
+
+// leanLimitPerByte and leanLimitBase make the soft memory limit of a lean
+// check (leanMemoryLimit): peak RSS stays under 20 times the source from
+// a few MB on, the runtime and the binary's pages being the rest.
+const (
+	leanLimitPerByte = 14
+	leanLimitBase    = 8 << 20
+)
 
 // parseSource parses and builds a file for the loader. ReadText reads
 // clean text without building the CST's node array; dropNodes lets go of

@@ -39,6 +39,8 @@ type builder struct {
 	file *File
 	// docs maps the line just below a run of ;; comment lines to the run's text.
 	docs map[int]string
+	// header says to build no function body (MaterializeHeader).
+	header bool
 }
 
 func (b *builder) errorf(code string, sp Span, format string, args ...any) {

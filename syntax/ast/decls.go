@@ -134,6 +134,9 @@ func (b *builder) function(base DeclBase) *Function {
 		case "example":
 			fn.Examples = append(fn.Examples, b.example(c))
 		case "body":
+			if b.header {
+				continue
+			}
 			if fn.Body != nil {
 				b.errorf(CodeDuplicateDecl, c.Key.Span, "function %s has more than one body", base.Name.Name)
 			}

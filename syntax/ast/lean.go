@@ -142,13 +142,28 @@ func (d *Deferred) ExprID() ExprID { return 0 }
 // fn is not modified. The text a lean tree was built from never changes,
 // so the read succeeds; were it to fail, the function's body is a BadExpr
 // spanning the function.
-func Materialize(fn *Function) *Function {
+func Materialize(fn *Function) *Function { return materialize(fn, false, nil) }
+
+// MaterializeIn is Materialize making the function's forms in a: they are
+// valid, and so is the function, until a's next use (syntax.FormArena).
+func MaterializeIn(fn *Function, a *syntax.FormArena) *Function {
+	return materialize(fn, false, a)
+}
+
+// MaterializeHeaderIn is MaterializeIn without the body: the function
+// built again has no Body (nil), for a caller that reads its inputs and
+// output.
+func MaterializeHeaderIn(fn *Function, a *syntax.FormArena) *Function {
+	return materialize(fn, true, a)
+}
+
+func materialize(fn *Function, header bool, a *syntax.FormArena) *Function {
 	d, ok := fn.Body.(*Deferred)
 	if !ok {
 		return fn
 	}
-	if f, ok := syntax.ReadSpan(d.cst, d.decl); ok {
-		b := &builder{src: &syntax.Source{CST: d.cst}, file: &File{}}
+	if f, ok := syntax.ReadSpanIn(d.cst, d.decl, a); ok {
+		b := &builder{src: &syntax.Source{CST: d.cst}, file: &File{}, header: header}
 		if full, ok := b.decl(f).(*Function); ok {
 			full.Doc = fn.Doc
 			if fn.Effects != nil {
