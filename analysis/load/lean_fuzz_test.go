@@ -1,0 +1,61 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/syntax/ast"
+)
+
+// FuzzLean holds a lean build (ast.BuildLean) of any text it accepts to the
+// whole build of the same text: the same build diagnostics, the same
+// check diagnostics and the same semantic hash (imports unresolved).
+func FuzzLean(f *testing.F) {
+	for _, p := range []string{
+		"../../examples/01_abs_i64.caps",
+		"../../examples/03_claim_review_machine.caps",
+		"../../testdata/check/e_effect_not_declared.caps",
+		"../../testdata/check/cascade_one_mistake.caps",
+	} {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Add(gen.Functions(2 << 10))
+	f.Add([]byte("(module m (capsule \"1\") (function f (input (x I64) (x Bool)) (output I64) (effects (db.write s.c)) (body (let ((y x)) (+ y 1)))) (function g (output Nope) (body (f 1 2))))"))
+	f.Add([]byte("(module m (function f (input (result I64)) (output (List I64)) (summary \"s\") (body (list result)) (body 2)) (type T I64))"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		lf, ok := ast.BuildLean(src)
+		if !ok {
+			return
+		}
+		wf := parseSource(src)
+		if d := cmp.Diff(wf.Diagnostics, lf.Diagnostics); d != "" {
+			t.Fatalf("build diagnostics (-whole +lean):\n%s", d)
+		}
+		check1 := func(f *ast.File) ([]string, string) {
+			res := check.Check(f, check.Options{Path: "/f.caps", Once: true})
+			h, _ := IROptions(res).Hash(f.Module)
+			var ds []string
+			for _, d := range res.Diagnostics {
+				ds = append(ds, fmt.Sprintf("%s %d-%d %s", d.Code, d.Span.Start, d.Span.End, d.Message))
+			}
+			return ds, h
+		}
+		wd, wh := check1(wf)
+		ld, lh := check1(lf)
+		if d := cmp.Diff(wd, ld); d != "" {
+			t.Fatalf("check diagnostics (-whole +lean):\n%s", d)
+		}
+		if wh != lh {
+			t.Fatalf("hash %s, whole %s", lh, wh)
+		}
+	})
+}
