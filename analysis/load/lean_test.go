@@ -222,3 +222,63 @@ func formText(f *syntax.Form) string {
 	walk(f)
 	return b.String()
 }
+
+// TestLeanFallsBackToWhole checks the two cases a file LeanFrom selects
+// is checked whole: it has examples (which run when it checks without
+// errors), or another file imports it after it was loaded lean. Only
+// whole trees reach the interpreter.
+func TestLeanFallsBackToWhole(t *testing.T) {
+	dir := t.TempDir()
+	lib := write(t, dir, "lib.caps", "(module lib (capsule \"1\")\n  (function twice (input (x I64)) (output I64) (body (* 2 x)))\n  (function four (output I64) (body (twice 2)) (example (four) 4)))\n")
+	app := write(t, dir, "app.caps", "(module app (capsule \"1\") (import lib)\n  (function eight (output I64) (body (* 2 (lib.four)))))\n")
+	plain := write(t, dir, "plain.caps", "(module plain (capsule \"1\")\n  (function one (output I64) (body 1)))\n")
+	l := &Loader{OneShot: true, LeanFrom: 1}
+	p, err := l.Load(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.lean {
+		t.Error("a file without examples was not checked lean")
+	}
+	p, err = l.Load(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.lean {
+		t.Error("a file whose examples run stayed lean")
+	}
+	for _, d := range p.File.Module.Decls {
+		if fn := d.(*ast.Function); fn.Body == nil {
+			t.Fatalf("%s has no body", fn.Name.Name)
+		} else if _, ok := fn.Body.(*ast.Deferred); ok {
+			t.Errorf("%s is deferred in the whole package", fn.Name.Name)
+		}
+	}
+	// plain, loaded lean, then imported: the importer gets it whole.
+	imp := write(t, dir, "imp.caps", "(module imp (capsule \"1\") (import plain)\n  (function two (output I64) (body (+ 1 (plain.one)))))\n")
+	l2 := &Loader{OneShot: true, LeanFrom: 1}
+	if p, err := l2.Load(plain); err != nil || !p.lean {
+		t.Fatalf("plain: lean %v, %v", p != nil && p.lean, err)
+	}
+	q, err := (&Loader{OneShot: true}).Load(imp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q2, err := l2.Load(imp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(q.Result.Diagnostics, q2.Result.Diagnostics); d != "" || q.Hash != q2.Hash {
+		t.Errorf("an importer of a lean-loaded file: diagnostics (-whole +lean) %s, hash %s vs %s", d, q2.Hash, q.Hash)
+	}
+	for _, im := range q2.Result.Imports {
+		for _, d := range im.Module.Decls {
+			if _, ok := d.(*ast.Function).Body.(*ast.Deferred); ok {
+				t.Errorf("the importer got the lean %s", im.Name)
+			}
+		}
+	}
+	if _, err := l.Load(app); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -77,9 +77,10 @@ type Loader struct {
 	// when the check and the semantic hash read them, so that the whole
 	// file's forms and bodies are never in memory at once (issue 19:
 	// caps check's peak memory on a large file). Its diagnostics and hash
-	// are those of a whole build. A lean package whose examples must run
-	// (it checks without errors and has examples), or that another file
-	// imports, is checked again whole: only whole trees run.
+	// are those of a whole build. A file with examples is built whole
+	// (its examples run if it checks without errors), and a lean package
+	// that another file imports is checked again whole: only whole trees
+	// run.
 	LeanFrom int
 
 	mu    sync.Mutex
@@ -191,11 +192,6 @@ func (l *Loader) load(abs, display string, lean bool) (*Package, error) {
 		return nil, err
 	}
 	p := l.checkSource(abs, display, src, lean && len(src) >= l.LeanFrom)
-	if p.lean && !p.Result.HasErrors() && len(p.Result.Examples) > 0 {
-		// Its examples run (caps check evaluates them), which reads
-		// whole bodies: check it whole instead.
-		p = l.checkSource(abs, display, src, false)
-	}
 	if l.cache == nil {
 		l.cache = map[string]*Package{}
 	}
@@ -208,12 +204,27 @@ func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Packag
 	if lean {
 		defer leanMemoryLimit(len(src))()
 		p.File, p.lean = ast.BuildLean(src)
+		if p.lean && hasExamples(p.File.Module) {
+			// Its examples run when it checks without errors (caps
+			// check evaluates them), which reads whole bodies.
+			p.File, p.lean = nil, false
+		}
 	}
 	if !p.lean {
 		p.File = parseSource(src)
 	}
 	l.check(abs, p, true)
 	return p
+}
+
+// hasExamples reports whether a function of m has examples.
+func hasExamples(m *ast.Module) bool {
+	for _, d := range m.Decls {
+		if fn, ok := d.(*ast.Function); ok && len(fn.Examples) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // leanMemoryLimit sets the process's soft memory limit for a lean check of
