@@ -12,6 +12,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -44,11 +45,9 @@ func leanCorpus(t *testing.T, dir string) []string {
 
 // TestLeanLoadMatchesWhole checks caps check's lean loads (Loader.LeanFrom)
 // against whole ones over the corpus: the same diagnostics, byte for byte,
-// and the same semantic hash. Files whose examples run are checked whole
-// again by the lean loader; TestLeanCheckMatchesWhole covers their lean
-// checks.
+// the same semantic hash and, where the examples run, the same outcomes.
 func TestLeanLoadMatchesWhole(t *testing.T) {
-	lean := 0
+	lean, ran := 0, 0
 	for _, path := range leanCorpus(t, t.TempDir()) {
 		whole, err := (&Loader{OneShot: true}).Load(path)
 		if err != nil {
@@ -67,11 +66,18 @@ func TestLeanLoadMatchesWhole(t *testing.T) {
 		if whole.Hash != got.Hash {
 			t.Errorf("%s: lean hash %s, whole %s", path, got.Hash, whole.Hash)
 		}
+		if got.lean && !whole.Result.HasErrors() && len(whole.Result.Examples) > 0 {
+			ran++
+			w, g := examples.Diagnostics(examples.Evaluate(whole.Result)), examples.Diagnostics(examples.Evaluate(got.Result))
+			if d := cmp.Diff(w, g); d != "" {
+				t.Errorf("%s: example outcomes differ (-whole +lean):\n%s", path, d)
+			}
+		}
 	}
-	if lean < 50 {
-		t.Errorf("only %d files were loaded lean", lean)
+	if lean < 50 || ran < 20 {
+		t.Errorf("only %d files were loaded lean, %d of them ran examples", lean, ran)
 	}
-	t.Logf("%d files loaded lean", lean)
+	t.Logf("%d files loaded lean, %d of them ran examples", lean, ran)
 }
 
 // TestLeanCheckMatchesWhole checks every file of the corpus that
@@ -223,13 +229,13 @@ func formText(f *syntax.Form) string {
 	return b.String()
 }
 
-// TestLeanFallsBackToWhole checks the two cases a file LeanFrom selects
-// is checked whole: it has examples (which run when it checks without
-// errors), or another file imports it after it was loaded lean. Only
-// whole trees reach the interpreter.
-func TestLeanFallsBackToWhole(t *testing.T) {
+// TestLeanWholeWhereNeeded checks where a lean load builds functions
+// whole: those the examples may call (ast.UndeferReach), so that the
+// examples run on the lean tree with the outcomes of a whole one, and a
+// file loaded lean, then imported: its importer gets it whole.
+func TestLeanWholeWhereNeeded(t *testing.T) {
 	dir := t.TempDir()
-	lib := write(t, dir, "lib.caps", "(module lib (capsule \"1\")\n  (function twice (input (x I64)) (output I64) (body (* 2 x)))\n  (function four (output I64) (body (twice 2)) (example (four) 4)))\n")
+	lib := write(t, dir, "lib.caps", "(module lib (capsule \"1\")\n  (function twice (input (x I64)) (output I64) (body (* 2 x)))\n  (function thrice (input (x I64)) (output I64) (body (* 3 x)))\n  (function unused (input (x I64)) (output I64) (body (* 5 x)))\n  (function four (output I64) (body (twice (thrice 1))) (example (four) 6)))\n")
 	app := write(t, dir, "app.caps", "(module app (capsule \"1\") (import lib)\n  (function eight (output I64) (body (* 2 (lib.four)))))\n")
 	plain := write(t, dir, "plain.caps", "(module plain (capsule \"1\")\n  (function one (output I64) (body 1)))\n")
 	l := &Loader{OneShot: true, LeanFrom: 1}
@@ -244,15 +250,27 @@ func TestLeanFallsBackToWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.lean {
-		t.Error("a file whose examples run stayed lean")
+	if !p.lean {
+		t.Error("a file with examples was not checked lean")
 	}
+	var whole []string
 	for _, d := range p.File.Module.Decls {
-		if fn := d.(*ast.Function); fn.Body == nil {
-			t.Fatalf("%s has no body", fn.Name.Name)
-		} else if _, ok := fn.Body.(*ast.Deferred); ok {
-			t.Errorf("%s is deferred in the whole package", fn.Name.Name)
+		if _, ok := d.(*ast.Function).Body.(*ast.Deferred); !ok {
+			whole = append(whole, d.Base().Name.Name)
 		}
+	}
+	if d := cmp.Diff([]string{"twice", "thrice", "four"}, whole); d != "" {
+		t.Errorf("functions built whole (-want +got):\n%s", d)
+	}
+	w, err := (&Loader{OneShot: true}).Load(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(examples.Diagnostics(examples.Evaluate(w.Result)), examples.Diagnostics(examples.Evaluate(p.Result))); d != "" {
+		t.Errorf("example outcomes (-whole +lean):\n%s", d)
+	}
+	if got := examples.Evaluate(p.Result); len(got) != 1 || !got[0].Passed {
+		t.Errorf("the example did not pass on the lean tree: %+v", got)
 	}
 	// plain, loaded lean, then imported: the importer gets it whole.
 	imp := write(t, dir, "imp.caps", "(module imp (capsule \"1\") (import plain)\n  (function two (output I64) (body (+ 1 (plain.one)))))\n")

@@ -77,10 +77,10 @@ type Loader struct {
 	// when the check and the semantic hash read them, so that the whole
 	// file's forms and bodies are never in memory at once (issue 19:
 	// caps check's peak memory on a large file). Its diagnostics and hash
-	// are those of a whole build. A file with examples is built whole
-	// (its examples run if it checks without errors), and a lean package
-	// that another file imports is checked again whole: only whole trees
-	// run.
+	// are those of a whole build. In a file with examples, the functions
+	// the examples may call are built whole (ast.UndeferReach), so that
+	// the examples run on the lean tree; a lean package that another file
+	// imports is checked again whole.
 	LeanFrom int
 
 	mu    sync.Mutex
@@ -206,8 +206,9 @@ func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Packag
 		p.File, p.lean = ast.BuildLean(src)
 		if p.lean && hasExamples(p.File.Module) {
 			// Its examples run when it checks without errors (caps
-			// check evaluates them), which reads whole bodies.
-			p.File, p.lean = nil, false
+			// check evaluates them): the functions they may call are
+			// built whole.
+			ast.UndeferReach(p.File.Module)
 		}
 	}
 	if !p.lean {

@@ -119,6 +119,54 @@ func bare(f *syntax.Form) *syntax.Form {
 	return syntax.NewAtom(f.Kind, f.Span(), f.Text())
 }
 
+// UndeferReach builds whole again, in place, every deferred function of m
+// that the functions with examples may call, directly or not: those
+// whose name is a symbol in the form of a function with examples or of
+// one built whole again (an over-estimate of the calls, which never
+// misses one), so that the examples run on the lean tree. It returns how
+// many it built. The functions built whole keep their pointers (the
+// stubs become whole); their expressions are numbered from 1, as
+// BuildDecl numbers them.
+func UndeferReach(m *Module) int {
+	deferred := map[string][]*Function{}
+	var queue []*syntax.Form
+	for _, d := range m.Decls {
+		fn, ok := d.(*Function)
+		switch {
+		case !ok:
+		case len(fn.Examples) > 0:
+			queue = append(queue, fn.Form)
+		default:
+			if _, ok := fn.Body.(*Deferred); ok {
+				deferred[fn.Name.Name] = append(deferred[fn.Name.Name], fn)
+			}
+		}
+	}
+	n := 0
+	var visit func(f *syntax.Form)
+	visit = func(f *syntax.Form) {
+		if f.Kind == syntax.FormSymbol {
+			for _, fn := range deferred[f.Text()] {
+				whole := Materialize(fn)
+				fn.Form, fn.Inputs, fn.Output, fn.Version, fn.Body = whole.Form, whole.Inputs, whole.Output, whole.Version, whole.Body
+				queue = append(queue, fn.Form)
+				n++
+			}
+			delete(deferred, f.Text())
+			return
+		}
+		for _, it := range f.Items() {
+			visit(it)
+		}
+	}
+	for len(queue) > 0 {
+		f := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		visit(f)
+	}
+	return n
+}
+
 // Deferred is the body of a function BuildLean did not keep.
 // Materialize builds the function again from its text.
 type Deferred struct {
