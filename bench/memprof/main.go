@@ -8,13 +8,18 @@
 //	go run ./bench/memprof [-mb 4] [-o /tmp/memprof]
 //	go tool pprof -sample_index=inuse_space -top /tmp/memprof/4check.prof
 //
-// The phases follow analysis/load's checkSource with a one-shot loader's
-// choices (the CST's node array dropped after the AST is built, a check
-// that keeps no recheck state: check.Options.Once, the semantic hash
-// computed once the check has resolved the imports, before it checks the
-// declarations: check.Options.ImportsResolved). With -write FILE it
-// only writes the generated module to FILE, for measuring the caps binary
-// on it.
+// The phases follow analysis/load's checkSource with caps check's choices
+// for a large file: the tree built lean (ast.BuildLean: most function
+// bodies deferred, built again from the text when read; phase "2ast"
+// then includes the read), a check that keeps no recheck state
+// (check.Options.Once), the semantic hash computed once the check has
+// resolved the imports, before it checks the declarations
+// (check.Options.ImportsResolved). With -whole the tree is built whole
+// (read, then built, the CST's node array dropped), as for a file under
+// load.Loader.LeanFrom. The loader's soft memory limit during a lean
+// check is not set here: the peak RSS printed is the collector's own.
+// With -write FILE it only writes the generated module to FILE, for
+// measuring the caps binary on it.
 package main
 
 import (
@@ -42,6 +47,7 @@ func main() {
 	mb := flag.Int("mb", 4, "module size in MiB")
 	dir := flag.String("o", filepath.Join(os.TempDir(), "memprof"), "folder for the heap profiles")
 	write := flag.String("write", "", "only write the generated module to this file")
+	whole := flag.Bool("whole", false, "build the tree whole, not lean")
 	flag.Parse()
 	src := gen.Functions(*mb << 20)
 	if *write != "" {
@@ -51,11 +57,21 @@ func main() {
 	must(os.MkdirAll(*dir, 0o755))
 	n := len(src)
 	snap(*dir, "0src", n)
-	rd, err := syntax.ReadText(src)
-	must(err)
-	snap(*dir, "1read", n)
-	f := ast.Build(rd)
-	f.Source.CST = &syntax.CST{Src: src, Lines: f.Source.CST.Lines}
+	var rd *syntax.Source
+	var f *ast.File
+	if *whole {
+		var err error
+		rd, err = syntax.ReadText(src)
+		must(err)
+		snap(*dir, "1read", n)
+		f = ast.Build(rd)
+		f.Source.CST = &syntax.CST{Src: src, Lines: f.Source.CST.Lines}
+	} else {
+		var ok bool
+		if f, ok = ast.BuildLean(src); !ok {
+			must(fmt.Errorf("the generated module cannot be built lean"))
+		}
+	}
 	snap(*dir, "2ast", n)
 	var hash string
 	hashed := func(res *check.Result) {
