@@ -53,7 +53,7 @@ func TestLeanLoadMatchesWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := (&Loader{OneShot: true, LeanFrom: 1}).Load(path)
+		got, err := (&Loader{OneShot: true, LeanFrom: 1, leanAlways: true}).Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +238,7 @@ func TestLeanWholeWhereNeeded(t *testing.T) {
 	lib := write(t, dir, "lib.caps", "(module lib (capsule \"1\")\n  (function twice (input (x I64)) (output I64) (body (* 2 x)))\n  (function thrice (input (x I64)) (output I64) (body (* 3 x)))\n  (function unused (input (x I64)) (output I64) (body (* 5 x)))\n  (function four (output I64) (body (twice (thrice 1))) (example (four) 6)))\n")
 	app := write(t, dir, "app.caps", "(module app (capsule \"1\") (import lib)\n  (function eight (output I64) (body (* 2 (lib.four)))))\n")
 	plain := write(t, dir, "plain.caps", "(module plain (capsule \"1\")\n  (function one (output I64) (body 1)))\n")
-	l := &Loader{OneShot: true, LeanFrom: 1}
+	l := &Loader{OneShot: true, LeanFrom: 1, leanAlways: true}
 	p, err := l.Load(plain)
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +274,7 @@ func TestLeanWholeWhereNeeded(t *testing.T) {
 	}
 	// plain, loaded lean, then imported: the importer gets it whole.
 	imp := write(t, dir, "imp.caps", "(module imp (capsule \"1\") (import plain)\n  (function two (output I64) (body (+ 1 (plain.one)))))\n")
-	l2 := &Loader{OneShot: true, LeanFrom: 1}
+	l2 := &Loader{OneShot: true, LeanFrom: 1, leanAlways: true}
 	if p, err := l2.Load(plain); err != nil || !p.lean {
 		t.Fatalf("plain: lean %v, %v", p != nil && p.lean, err)
 	}
@@ -298,5 +298,31 @@ func TestLeanWholeWhereNeeded(t *testing.T) {
 	}
 	if _, err := l.Load(app); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLeanOnlyWhenMostlyDeferred checks that a file whose lean tree keeps
+// most of its text whole (here, the functions its examples call) is
+// checked whole: building its functions again would cost more than it
+// saves. A file of deferred functions is checked lean.
+func TestLeanOnlyWhenMostlyDeferred(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, src string
+		lean      bool
+	}{
+		{"mostly_whole.caps", "(module m (capsule \"1\")\n  (function twice (input (x I64)) (output I64) (body (* 2 x)))\n  (function one (output I64) (body 1))\n  (function four (output I64) (body (twice 2)) (example (four) 4)))\n", false},
+		{"deferred.caps", "(module m (capsule \"1\")\n  (function twice (input (x I64)) (output I64) (body (* 2 x)))\n  (function one (output I64) (body 1))\n  (function four (output I64) (body (twice 2))))\n", true},
+	} {
+		p, err := (&Loader{OneShot: true, LeanFrom: 1}).Load(write(t, dir, tc.name, tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.lean != tc.lean {
+			t.Errorf("%s: lean %v, want %v", tc.name, p.lean, tc.lean)
+		}
+		if len(p.Result.Diagnostics) != 0 {
+			t.Errorf("%s: %v", tc.name, p.Result.Diagnostics)
+		}
 	}
 }

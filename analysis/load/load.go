@@ -82,6 +82,9 @@ type Loader struct {
 	// the examples run on the lean tree; a lean package that another file
 	// imports is checked again whole.
 	LeanFrom int
+	// leanAlways has a lean tree checked lean even when most of it is
+	// whole (tests: the corpus's small files).
+	leanAlways bool
 
 	mu    sync.Mutex
 	cache map[string]*Package
@@ -202,13 +205,24 @@ func (l *Loader) load(abs, display string, lean bool) (*Package, error) {
 func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Package {
 	p := &Package{Path: display, Src: src}
 	if lean {
-		defer leanMemoryLimit(len(src))()
 		p.File, p.lean = ast.BuildLean(src)
-		if p.lean && hasExamples(p.File.Module) {
+	}
+	if p.lean {
+		m := p.File.Module
+		if hasExamples(m) {
 			// Its examples run when it checks without errors (caps
 			// check evaluates them): the functions they may call are
 			// built whole.
-			ast.UndeferReach(p.File.Module)
+			ast.UndeferReach(m)
+		}
+		deferred, whole := ast.LeanShare(m)
+		if 2*deferred < len(src) && !l.leanAlways {
+			// Mostly whole (functions the examples reach, machines,
+			// types): building its functions again three times would
+			// cost more than it saves.
+			p.File, p.lean = nil, false
+		} else {
+			defer leanMemoryLimit(len(src), whole)()
 		}
 	}
 	if !p.lean {
@@ -228,20 +242,21 @@ func hasExamples(m *ast.Module) bool {
 	return false
 }
 
-// leanMemoryLimit sets the process's soft memory limit for a lean check of
-// a source of size bytes, and returns the function that restores the
-// previous limit. A lean check's live data is about eight bytes a source
-// byte at its end, but it makes several times the source in garbage
+// leanMemoryLimit sets the process's soft memory limit for the check of a
+// lean tree of a source of size bytes, whole of them in declarations
+// kept whole, and returns the function that restores the previous limit.
+// A lean check's live data is about eight bytes a deferred byte and 27 a
+// whole one at its end, but it makes several times the source in garbage
 // (each deferred function is built again three times): the collector,
 // whose next run is due when the heap doubles, let the heap reach twice
 // the live data, and caps check's peak memory stayed where it was with
 // half the live data (issue 19). Under the limit the collector runs
-// before the heap passes it: a limit twice the live data costs a few
-// more collections, each of them marking little. A lean check's live
-// data never comes near the limit (a package checked whole again, for
-// its examples, runs without it).
-func leanMemoryLimit(size int) (restore func()) {
-	limit := int64(leanLimitPerByte)*int64(size) + leanLimitBase
+// before the heap passes it: a limit 1.75 times the expected live data
+// costs a few more collections, each of them marking little. (A limit
+// below the live data would have the collector run without end.)
+func leanMemoryLimit(size, whole int) (restore func()) {
+	live := leanLivePerDeferredByte*int64(size-whole) + wholeLivePerByte*int64(whole)
+	limit := live*7/4 + leanLimitBase
 	prev := debug.SetMemoryLimit(-1)
 	if prev < limit {
 		return func() {} // a lower limit set by the user (GOMEMLIMIT) stays
@@ -250,12 +265,16 @@ func leanMemoryLimit(size int) (restore func()) {
 	return func() { debug.SetMemoryLimit(prev) }
 }
 
-// leanLimitPerByte and leanLimitBase make the soft memory limit of a lean
-// check (leanMemoryLimit): peak RSS stays under 20 times the source from
-// a few MB on, the runtime and the binary's pages being the rest.
+// The live data a one-shot check keeps at its end, in bytes a source
+// byte, of a deferred function (TestLeanCheckMemory measures 7.9 on a
+// module of one-line functions) and of the rest (TestOneShotCheckMemory
+// measures 26.4), and what leanMemoryLimit adds for the runtime: peak
+// RSS stays under 20 times the source from a few MB on, the binary's
+// pages being the rest.
 const (
-	leanLimitPerByte = 14
-	leanLimitBase    = 8 << 20
+	leanLivePerDeferredByte = 8
+	wholeLivePerByte        = 27
+	leanLimitBase           = 8 << 20
 )
 
 // parseSource parses and builds a file for the loader. ReadText reads

@@ -151,7 +151,7 @@ func TestLeanCheckMemory(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	before := ms.HeapAlloc
-	l := Loader{OneShot: true, LeanFrom: 1}
+	l := Loader{OneShot: true, LeanFrom: 1, leanAlways: true}
 	p, err := l.Load(path)
 	if err != nil {
 		t.Fatal(err)

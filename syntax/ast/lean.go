@@ -167,6 +167,23 @@ func UndeferReach(m *Module) int {
 	return n
 }
 
+// LeanShare returns how many bytes of text m's deferred functions span,
+// and how many its other declarations span (what is left is the module's
+// header and the space between declarations).
+func LeanShare(m *Module) (deferred, whole int) {
+	for _, d := range m.Decls {
+		sp := d.Base().Form.Span()
+		if fn, ok := d.(*Function); ok {
+			if _, ok := fn.Body.(*Deferred); ok {
+				deferred += sp.End - sp.Start
+				continue
+			}
+		}
+		whole += sp.End - sp.Start
+	}
+	return deferred, whole
+}
+
 // Deferred is the body of a function BuildLean did not keep.
 // Materialize builds the function again from its text.
 type Deferred struct {
