@@ -1,0 +1,253 @@
+package lsp
+
+// Regression tests for three fixes in the importer path (each fails when
+// its fix is reverted): the fallback of an engine answer's examples
+// publishes through the caller's publish; an importer whose examples a
+// job re-runs is marked as being checked; a check or verification ending
+// after didClose does not bring the closed document's example cache back.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/lsp/lsptest"
+	"github.com/capsulang/caps/syntax"
+)
+
+// fixModules writes the modules of these tests to a temporary folder and
+// returns it: lib (f, which main's example calls), lib2 (h, which main
+// calls outside any example) and main.
+func fixModules(t *testing.T) (dir string, texts map[string]string) {
+	t.Helper()
+	dir = t.TempDir()
+	texts = map[string]string{
+		"lib": `(module lib
+  (capsule "1.0")
+  (function f
+    (input (x I64))
+    (output I64)
+    (effects pure)
+    (body x)))
+`,
+		"lib2": `(module lib2
+  (capsule "1.0")
+  (function h
+    (input (x I64))
+    (output I64)
+    (effects pure)
+    (body x)))
+`,
+		"main": `(module main
+  (capsule "1.0")
+  (import lib)
+  (import lib2)
+  (function g
+    (input (x I64))
+    (output I64)
+    (effects pure)
+    (example (g 1) 1)
+    (body (lib.f x)))
+  (function k
+    (input (x I64))
+    (output I64)
+    (effects pure)
+    (body (lib2.h x))))
+`,
+	}
+	for name, text := range texts {
+		if err := os.WriteFile(filepath.Join(dir, name+".caps"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, texts
+}
+
+// openFix opens the named modules of fixModules and waits until the
+// server settled; it returns their URIs by name.
+func openFix(t *testing.T, s *Server, c *lsptest.Client, dir string, texts map[string]string, names ...string) map[string]protocol.DocumentURI {
+	t.Helper()
+	uris := map[string]protocol.DocumentURI{}
+	for _, name := range names {
+		uris[name] = protocol.DocumentURI("file://" + filepath.Join(dir, name+".caps"))
+		c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uris[name], "languageId": "capsulang", "version": 1, "text": texts[name]}})
+	}
+	for _, name := range names {
+		s.settled(t, uris[name], 1)
+	}
+	return uris
+}
+
+// codesOf returns the codes of a document's last published diagnostics.
+func (s *Server) codesOf(u protocol.DocumentURI) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	if d, ok := s.docs[u]; ok {
+		for _, pd := range d.lastDiags {
+			out = append(out, pd.Code.(string))
+		}
+	}
+	return out
+}
+
+// When the examples of an importer cannot be evaluated from the engine's
+// answer, the fallback checks it in full and publishes through the
+// caller's publish: an importer job's snapshot keeps its version, which
+// was published already, and s.publish refuses that version again, so the
+// full check's diagnostics were never published.
+func TestImporterExampleFallbackPublishes(t *testing.T) {
+	dir, texts := fixModules(t)
+	s, c := wsServer(t, dir)
+	uris := openFix(t, s, c, dir, texts, "main")
+	mainURI := uris["main"]
+	if got := s.codesOf(mainURI); len(got) != 0 {
+		t.Fatalf("main's diagnostics before: %v, want none", got)
+	}
+	// what an importer job does: a new snapshot of the same version (its
+	// diagnostics published and final), whose last published diagnostics
+	// the full check will not repeat
+	s.mu.Lock()
+	d := s.docs[mainURI]
+	d.snap = s.newSnapshot(d, d.snap.version)
+	sn := d.snap
+	d.lastDiags = []protocol.Diagnostic{{Code: "E_STALE", Message: "published before the import changed"}}
+	s.mu.Unlock()
+	before := exampleFallbacks.Load()
+	// an answer without engine state: its examples cannot be evaluated
+	s.publishEngineExamples(sn, &check.Result{}, s.publishChanged)
+	if n := exampleFallbacks.Load() - before; n != 1 {
+		t.Fatalf("fallbacks: %d, want 1", n)
+	}
+	// (publishFullWith publishes before it returns)
+	if got := s.codesOf(mainURI); len(got) != 0 {
+		t.Errorf("main's last published diagnostics: %v, want none (the fallback's full check was not published)", got)
+	}
+}
+
+// An importer whose examples an importer job re-runs (they call a function
+// of the module that changed) is marked as being checked: a second job,
+// for another module it imports, replaces its snapshot before the first
+// one publishes, and must check it again. Unmarked, the second job found
+// its view of that other module unchanged and kept it, and the first
+// job's re-run, on a snapshot no longer current, published nothing: the
+// failing example was never reported.
+func TestImporterExamplesRerunSurvivesASecondJob(t *testing.T) {
+	dir, texts := fixModules(t)
+	s, c := wsServer(t, dir)
+	uris := openFix(t, s, c, dir, texts, "lib", "lib2", "main")
+	mainURI, libURI, lib2URI := uris["main"], uris["lib"], uris["lib2"]
+	if got := s.codesOf(mainURI); len(got) != 0 {
+		t.Fatalf("main's diagnostics before: %v, want none", got)
+	}
+	// the first job's engine answer for main: before it is published, a
+	// comment is added to lib2 and its job (which replaces main's
+	// snapshot) runs to its end
+	// (not a sync.Once: the second job's answer for main comes through
+	// this hook while the first call waits for it)
+	var first atomic.Bool
+	secondDone := make(chan struct{})
+	hook := func(sn *snapshot, _ []syntax.Diagnostic) {
+		if sn.uri != mainURI || !first.CompareAndSwap(false, true) {
+			return
+		}
+		func() {
+			defer close(secondDone)
+			replaceText(c, lib2URI, 2, texts["lib2"], 0, 0, ";; a note\n")
+			deadline := time.Now().Add(10 * time.Second)
+			for time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+				s.mu.Lock()
+				replaced := s.docs[mainURI].snap != sn && s.docs[lib2URI].version == 2
+				s.mu.Unlock()
+				// (this job is the only one left once lib2's ended)
+				if replaced && s.importJobs.Load() == 1 {
+					return
+				}
+			}
+			t.Error("lib2's importer job did not replace main's snapshot")
+		}()
+	}
+	engineHook.Store(&hook)
+	defer engineHook.Store(nil)
+	// a body edit of lib.f: its interface is the same, main's example
+	// (g 1) = 1 now fails
+	body := strings.Index(texts["lib"], "(body x)")
+	replaceText(c, libURI, 2, texts["lib"], body, body+len("(body x)"), "(body (+ x 1))")
+	select {
+	case <-secondDone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no engine answer for main after lib's body edit")
+	}
+	s.settled(t, lib2URI, 2)
+	if got, want := s.codesOf(mainURI), []string{"E_EXAMPLE_FAILED"}; !equalStrings(got, want) {
+		t.Errorf("main's diagnostics after lib.f's body changed: %v, want %v", got, want)
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// A check or verification that ends after didClose does not bring back
+// the closed document's example cache (the server would keep it until it
+// exits), and a verification of a snapshot no longer current publishes
+// nothing and checks nothing.
+func TestCheckEndingAfterCloseKeepsNoExampleCache(t *testing.T) {
+	dir, texts := fixModules(t)
+	s, c := wsServer(t, dir)
+	uris := openFix(t, s, c, dir, texts, "main")
+	mainURI := uris["main"]
+	s.mu.Lock()
+	sn := s.docs[mainURI].snap
+	s.mu.Unlock()
+	hasCache := func() bool {
+		s.exCaches.mu.Lock()
+		defer s.exCaches.mu.Unlock()
+		_, ok := s.exCaches.m[mainURI]
+		return ok
+	}
+	if !hasCache() {
+		t.Fatal("main has no example cache while open")
+	}
+	c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": mainURI}})
+	deadline := time.Now().Add(10 * time.Second)
+	for hasCache() {
+		if time.Now().After(deadline) {
+			t.Fatal("didClose did not drop main's example cache")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// a full check's examples, an engine answer's and a verification
+	// that end now
+	s.publishFullExamples(sn, s.publish)
+	s.publishEngineExamples(sn, sn.Package().Result, s.publish)
+	s.publishKnownExamples(sn, sn.Package().Result)
+	s.publishVerified(sn)
+	if hasCache() {
+		t.Error("a check ending after didClose made main's example cache again")
+	}
+	// a stale snapshot (never checked) is not checked to publish its
+	// verification
+	s.mu.Lock()
+	stale := &snapshot{uri: mainURI, path: sn.path, version: 1, cst: sn.cst, loader: s.loader, enc: s.enc, cache: sn.cache}
+	s.mu.Unlock()
+	s.publishVerified(stale)
+	if stale.done.Load() {
+		t.Error("publishVerified checked a snapshot that is not current")
+	}
+}
