@@ -7,6 +7,10 @@ package lsp
 // after didClose does not bring the closed document's example cache back.
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/check"
@@ -249,5 +254,113 @@ func TestCheckEndingAfterCloseKeepsNoExampleCache(t *testing.T) {
 	s.publishVerified(stale)
 	if stale.done.Load() {
 		t.Error("publishVerified checked a snapshot that is not current")
+	}
+}
+
+// TestRequestsAfterImportEdit is the differential test of requests sent
+// in an importer right after an edit of the module it imports (both
+// open): structured edits of m00 (bodies, signatures, the Score type, a
+// function added or renamed, comments, the module's name) and random
+// typing, each followed at once by completion, hover and definition in
+// m01 at places that read m00 and at random places. Every answer must be
+// what a fresh full check of m01, with m00's new text, answers; the test
+// reports how many were answered from the engine's answer (importView)
+// and how many from a full check of m01.
+func TestRequestsAfterImportEdit(t *testing.T) {
+	dir := t.TempDir()
+	texts := wsModulesOf(t, dir, 2, 120, true)
+	// (a debounce holds the importer job back: the requests come before
+	// it, as they do while typing with one)
+	s, c := startServer(t, Options{Debounce: 100 * time.Millisecond}, dir)
+	c.Timeout = 30 * time.Second
+	uris := openAll(t, s, c, dir, texts)
+	m00Path, m01Path := filepath.Join(dir, "m00.caps"), filepath.Join(dir, "m01.caps")
+	importer := texts[1]
+	// the places in m01 that read m00 (a name after "m00.", and the
+	// qualifier), and some others
+	var places []int
+	for i := 0; ; {
+		j := strings.Index(importer[i:], "m00.")
+		if j < 0 {
+			break
+		}
+		i += j + len("m00.")
+		places = append(places, i-2, i+1, i)
+	}
+	r := rand.New(rand.NewSource(29))
+	for k := 0; k < 6; k++ {
+		places = append(places, r.Intn(len(importer)))
+	}
+	requests := []struct {
+		method string
+		f      func(context.Context, *snapshot, int) (any, error)
+	}{{"textDocument/completion", completion}, {"textDocument/hover", hover}, {"textDocument/definition", definition}}
+	steps := 40
+	if testing.Short() {
+		steps = 12
+	}
+	ctx := context.Background()
+	version := 1
+	text := texts[0]
+	var probes, same int
+	iv0, fv0 := importViews.Load(), fullViews.Load()
+	for step := 0; step < steps; step++ {
+		var a, b int
+		var ins, what string
+		if step%3 == 2 {
+			a, b, ins = randomEdit(r, text)
+			what = fmt.Sprintf("random edit [%d,%d) -> %q", a, b, ins)
+		} else {
+			e := m00Edits[r.Intn(len(m00Edits))]
+			var ok bool
+			if a, b, ins, ok = e.apply(text); !ok {
+				continue
+			}
+			what = e.name
+		}
+		version++
+		text = replaceText(c, uris[0], version, text, a, b, ins)
+		// right after the edit, before anything settles
+		type answer struct {
+			req, off int
+			got      json.RawMessage
+		}
+		var got []answer
+		for _, off := range places {
+			for ri, req := range requests {
+				var res json.RawMessage
+				if err := c.Call(req.method, map[string]any{"textDocument": map[string]any{"uri": uris[1]}, "position": utf16Pos(importer, off)}, &res); err != nil {
+					t.Fatalf("step %d (%s): %s at %d: %v", step, what, req.method, off, err)
+				}
+				got = append(got, answer{ri, off, res})
+			}
+		}
+		// a fresh full check of m01 with m00's new text
+		if err := os.WriteFile(m00Path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fresh := testSnapshot(t, m01Path, importer, nil)
+		for _, g := range got {
+			want, err := requests[g.req].f(ctx, fresh, g.off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wj, _ := json.Marshal(want)
+			var gv, wv any
+			json.Unmarshal(g.got, &gv)
+			json.Unmarshal(wj, &wv)
+			probes++
+			if d := cmp.Diff(wv, gv); d != "" {
+				t.Errorf("step %d (%s): %s in m01 at %d (%q): (-full check +answer)\n%s", step, what, requests[g.req].method, g.off, importer[max(0, g.off-12):min(len(importer), g.off+12)], d)
+			} else {
+				same++
+			}
+		}
+		s.settled(t, uris[0], version)
+	}
+	t.Logf("%d answers after %d edits of m00, %d as a full check's; views of m01 from the engine's answer: %d, from a full check: %d",
+		probes, steps, same, importViews.Load()-iv0, fullViews.Load()-fv0)
+	if importViews.Load() == iv0 {
+		t.Error("no request was answered from the engine's answer")
 	}
 }

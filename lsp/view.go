@@ -223,6 +223,11 @@ func (sn *snapshot) view() *view {
 	if sn.done.Load() {
 		return sn.exactView()
 	}
+	if sn.base == nil && sn.imp != nil {
+		if v := sn.importView(); v != nil {
+			return v
+		}
+	}
 	sn.viewOnce.Do(func() {
 		if v := sn.quickView(); v != nil {
 			quickViews.Add(1)
@@ -234,6 +239,58 @@ func (sn *snapshot) view() *view {
 	}
 	fullViews.Add(1)
 	return sn.exactView()
+}
+
+// importBase is what a snapshot without a base, because a module its
+// document imports changed, answers requests from (snapshot.imp): the
+// engine's last answer for the document (importDeps.engineBase), checked
+// again by the engine with the imports as they are now and the snapshot's
+// text (check.Result.RecheckImportsAt, as an importer job does), the open
+// modules it imports answered from their own last answers (answerOf).
+type importBase struct {
+	srv  *Server
+	base *check.Result
+	deps *importDeps
+
+	once sync.Once
+	pkg  *load.Package // nil when the engine declined
+	v    *view
+}
+
+// importViews counts the views answered from the engine's answer after an
+// import changed (importView), for tests and the bench.
+var importViews atomic.Int64
+
+// importView returns the view of a snapshot whose imports changed since
+// its document's last check, from the engine's answer (importBase), or
+// nil when the engine declines (the snapshot's own check answers then).
+// The answer is exact: the engine's answer of a text with new imports is
+// a full check's (check.Result.RecheckImportsAt), its symbols, references
+// and types included.
+func (sn *snapshot) importView() *view {
+	ib := sn.imp
+	ib.once.Do(func() {
+		if pkg, ok := ib.srv.recheckImportsFor(sn, ib.base, ib.srv.importAnswers(sn, ib.deps)); ok {
+			ib.pkg = pkg
+		}
+		if ib.pkg != nil {
+			ib.v = &view{sn: sn, pkg: ib.pkg}
+			importViews.Add(1)
+		}
+	})
+	return ib.v
+}
+
+// offerImportAnswer gives sn's requests pkg, an importer job's engine
+// answer for sn (the same check importView would make), when they have not
+// made their own yet.
+func (sn *snapshot) offerImportAnswer(pkg *load.Package) {
+	if ib := sn.imp; ib != nil {
+		ib.once.Do(func() {
+			ib.pkg = pkg
+			ib.v = &view{sn: sn, pkg: pkg}
+		})
+	}
 }
 
 func (sn *snapshot) exactView() *view {
