@@ -316,9 +316,9 @@ func (s *Server) importersOf(x *document) {
 			if d.doc == nil || d.doc.CST() != d.snap.cst {
 				continue
 			}
-			if r := s.newSnapshot(d, d.snap.version); r.imp != nil {
-				d.reqSnap = r
-			}
+			// (without an engine answer to start from, its requests check
+			// it in full: its current snapshot read the old imports)
+			d.reqSnap = s.newSnapshot(d, d.snap.version)
 		}
 	}
 	if x.snap == nil {
@@ -659,20 +659,13 @@ func (s *Server) sameText(u protocol.DocumentURI, seq uint64, text *syntax.CST) 
 // has not answered it yet. nil when x has no base (the loader then
 // checks x's text in full).
 //
-// The answer is made once per snapshot (the importer job and the requests
-// in its importers share it: importView); a caller that comes while it is
-// being made waits for it. No answer is not kept (x's base may come).
+// The answer is made once per snapshot and base (the importer job and the
+// requests in its importers share it: importView); a caller that comes
+// while it is being made waits for it. It is made again when x's base
+// changed since (an import of x changed: it has none then, and no answer).
 func (s *Server) answerOf(x *snapshot) *check.Result {
 	x.ansMu.Lock()
 	defer x.ansMu.Unlock()
-	if x.ans == nil {
-		x.ans = s.answerOfNow(x)
-	}
-	return x.ans
-}
-
-// answerOfNow is answerOf, made now.
-func (s *Server) answerOfNow(x *snapshot) (res *check.Result) {
 	s.mu.Lock()
 	var b *check.Result
 	if d, ok := s.docs[x.uri]; ok && d.snap == x {
@@ -682,6 +675,17 @@ func (s *Server) answerOfNow(x *snapshot) (res *check.Result) {
 		}
 	}
 	s.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	if x.ansFrom != b {
+		x.ansFrom, x.ans = b, s.answerFrom(x, b)
+	}
+	return x.ans
+}
+
+// answerFrom is answerOf over x's base b, made now.
+func (s *Server) answerFrom(x *snapshot, b *check.Result) (res *check.Result) {
 	if !b.Rechecks() || b.File == nil || b.File.Source == nil || b.File.Source.CST == nil {
 		return nil
 	}

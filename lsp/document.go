@@ -231,9 +231,10 @@ type snapshot struct {
 	// document checked again because an import changed).
 	file *ast.File
 	// ans is the engine's answer for the snapshot, importable (answerOf),
-	// once made
-	ansMu sync.Mutex
-	ans   *check.Result
+	// once made over the document's base ansFrom
+	ansMu   sync.Mutex
+	ansFrom *check.Result
+	ans     *check.Result
 	// key is the interface key of the text (textKey), computed once
 	keyOnce sync.Once
 	key     uint64

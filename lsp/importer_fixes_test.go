@@ -262,30 +262,34 @@ func TestCheckEndingAfterCloseKeepsNoExampleCache(t *testing.T) {
 // open): structured edits of m00 (bodies, signatures, the Score type, a
 // function added or renamed, comments, the module's name) and random
 // typing, each followed at once by completion, hover and definition in
-// m01 at places that read m00 and at random places. Every answer must be
-// what a fresh full check of m01, with m00's new text, answers; the test
+// m03 (which imports m00 and m01, which imports m00: all open) at places
+// that read m00 or m01 and at random places. Every answer must be what a
+// fresh full check of m03, with m00's new text, answers; the test
 // reports how many were answered from the engine's answer (importView)
 // and how many from a full check of m01.
 func TestRequestsAfterImportEdit(t *testing.T) {
 	dir := t.TempDir()
-	texts := wsModulesOf(t, dir, 2, 120, true)
+	// m03 imports m00, and m01, which imports m00 too
+	texts := wsModulesOf(t, dir, 4, 120, true)
 	// (a debounce holds the importer job back: the requests come before
 	// it, as they do while typing with one)
 	s, c := startServer(t, Options{Debounce: 100 * time.Millisecond}, dir)
 	c.Timeout = 30 * time.Second
 	uris := openAll(t, s, c, dir, texts)
-	m00Path, m01Path := filepath.Join(dir, "m00.caps"), filepath.Join(dir, "m01.caps")
-	importer := texts[1]
-	// the places in m01 that read m00 (a name after "m00.", and the
-	// qualifier), and some others
+	m00Path, m03Path := filepath.Join(dir, "m00.caps"), filepath.Join(dir, "m03.caps")
+	importer := texts[3]
+	// the places in m03 that read m00 or m01 (a name after "m00.", and
+	// the qualifier), and some others
 	var places []int
-	for i := 0; ; {
-		j := strings.Index(importer[i:], "m00.")
-		if j < 0 {
-			break
+	for _, q := range []string{"m00.", "m01."} {
+		for i := 0; ; {
+			j := strings.Index(importer[i:], q)
+			if j < 0 {
+				break
+			}
+			i += j + len(q)
+			places = append(places, i-2, i+1, i)
 		}
-		i += j + len("m00.")
-		places = append(places, i-2, i+1, i)
 	}
 	r := rand.New(rand.NewSource(29))
 	for k := 0; k < 6; k++ {
@@ -329,17 +333,17 @@ func TestRequestsAfterImportEdit(t *testing.T) {
 		for _, off := range places {
 			for ri, req := range requests {
 				var res json.RawMessage
-				if err := c.Call(req.method, map[string]any{"textDocument": map[string]any{"uri": uris[1]}, "position": utf16Pos(importer, off)}, &res); err != nil {
+				if err := c.Call(req.method, map[string]any{"textDocument": map[string]any{"uri": uris[3]}, "position": utf16Pos(importer, off)}, &res); err != nil {
 					t.Fatalf("step %d (%s): %s at %d: %v", step, what, req.method, off, err)
 				}
 				got = append(got, answer{ri, off, res})
 			}
 		}
-		// a fresh full check of m01 with m00's new text
+		// a fresh full check of m03 with m00's new text
 		if err := os.WriteFile(m00Path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		fresh := testSnapshot(t, m01Path, importer, nil)
+		fresh := testSnapshot(t, m03Path, importer, nil)
 		for _, g := range got {
 			want, err := requests[g.req].f(ctx, fresh, g.off)
 			if err != nil {
@@ -351,14 +355,14 @@ func TestRequestsAfterImportEdit(t *testing.T) {
 			json.Unmarshal(wj, &wv)
 			probes++
 			if d := cmp.Diff(wv, gv); d != "" {
-				t.Errorf("step %d (%s): %s in m01 at %d (%q): (-full check +answer)\n%s", step, what, requests[g.req].method, g.off, importer[max(0, g.off-12):min(len(importer), g.off+12)], d)
+				t.Errorf("step %d (%s): %s in m03 at %d (%q): (-full check +answer)\n%s", step, what, requests[g.req].method, g.off, importer[max(0, g.off-12):min(len(importer), g.off+12)], d)
 			} else {
 				same++
 			}
 		}
 		s.settled(t, uris[0], version)
 	}
-	t.Logf("%d answers after %d edits of m00, %d as a full check's; views of m01 from the engine's answer: %d, from a full check: %d",
+	t.Logf("%d answers in m03 after %d edits of m00, %d as a full check's; views from the engine's answer: %d, from a full check: %d",
 		probes, steps, same, importViews.Load()-iv0, fullViews.Load()-fv0)
 	if importViews.Load() == iv0 {
 		t.Error("no request was answered from the engine's answer")
