@@ -278,7 +278,7 @@ func (sn *snapshot) textKey() uint64 {
 		if sn.done.Load() {
 			sn.key = moduleKey(sn.checked.File.Source)
 		} else {
-			sn.key = moduleKey(syntax.Read(sn.cst))
+			sn.key = moduleKey(sn.source()) // (its full check reads it no second time)
 		}
 	})
 	return sn.key
@@ -308,6 +308,18 @@ func (s *Server) importersOf(x *document) {
 	}
 	if len(cands) == 0 {
 		return
+	}
+	if x.snap != nil {
+		// requests read x's new text at once (document.reqSnap)
+		for _, u := range cands {
+			d := s.docs[u]
+			if d.doc == nil || d.doc.CST() != d.snap.cst {
+				continue
+			}
+			// (without an engine answer to start from, its requests check
+			// it in full: its current snapshot read the old imports)
+			d.reqSnap = s.newSnapshot(d, d.snap.version)
+		}
 	}
 	if x.snap == nil {
 		// x is over the size limit: it cannot be imported now, and its
@@ -496,6 +508,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 			if b := engineBase[sn]; b != nil {
 				if pkg, ok := s.recheckImports(sn, b, known); ok {
 					res := pkg.Result
+					if b.TreeCurrent() || sn.file != nil {
+						sn.offerImportAnswer(pkg) // (its trees at the text's offsets)
+					}
 					if viaEngine[sn] {
 						importStats.exampleEngine.Add(1)
 					} else {
@@ -643,7 +658,14 @@ func (s *Server) sameText(u protocol.DocumentURI, seq uint64, text *syntax.CST) 
 // of it: over x's base, checking x's new text again when its own check
 // has not answered it yet. nil when x has no base (the loader then
 // checks x's text in full).
-func (s *Server) answerOf(x *snapshot) (res *check.Result) {
+//
+// The answer is made once per snapshot and base (the importer job and the
+// requests in its importers share it: importView); a caller that comes
+// while it is being made waits for it. It is made again when x's base
+// changed since (an import of x changed: it has none then, and no answer).
+func (s *Server) answerOf(x *snapshot) *check.Result {
+	x.ansMu.Lock()
+	defer x.ansMu.Unlock()
 	s.mu.Lock()
 	var b *check.Result
 	if d, ok := s.docs[x.uri]; ok && d.snap == x {
@@ -653,6 +675,17 @@ func (s *Server) answerOf(x *snapshot) (res *check.Result) {
 		}
 	}
 	s.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	if x.ansFrom != b {
+		x.ansFrom, x.ans = b, s.answerFrom(x, b)
+	}
+	return x.ans
+}
+
+// answerFrom is answerOf over x's base b, made now.
+func (s *Server) answerFrom(x *snapshot, b *check.Result) (res *check.Result) {
 	if !b.Rechecks() || b.File == nil || b.File.Source == nil || b.File.Source.CST == nil {
 		return nil
 	}
@@ -739,6 +772,59 @@ func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[st
 		f = ast.Build(syntax.Read(sn.cst))
 	}
 	return s.loader.RecheckImportsAt(sn.path, base, f, answers)
+}
+
+// recheckImportsFor is recheckImports for a request (importView): the
+// answer's trees are read from sn's text when base's are not at their
+// text's offsets (a fast Recheck's answer keeps older texts'), so that
+// the answer's positions are the text's.
+func (s *Server) recheckImportsFor(sn *snapshot, base *check.Result, answers map[string]*check.Result) (pkg *load.Package, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic answering a request on %s after an import changed (checking in full): %v\n%s", sn.uri, r, debug.Stack())
+			pkg, ok = nil, false
+		}
+	}()
+	var f *ast.File
+	if !bytes.Equal(base.File.Source.CST.Src, sn.cst.Src) || !base.TreeCurrent() {
+		if sn.cst.HasError(0) {
+			return nil, false
+		}
+		f = ast.Build(sn.source())
+	}
+	return s.loader.RecheckImportsAt(sn.path, base, f, answers)
+}
+
+// importAnswers returns, by absolute path, answers for the open modules in
+// the import closure deps read (the snapshot's document's) that the
+// loader holds no package for: their engine answers of their current
+// texts, made importable (answerOf), so that a request's engine check
+// (importView) reads them without checking them in full.
+func (s *Server) importAnswers(sn *snapshot, deps *importDeps) map[string]*check.Result {
+	out := map[string]*check.Result{}
+	if deps == nil {
+		return out
+	}
+	var xs []*snapshot
+	s.mu.Lock()
+	for _, d := range s.docs {
+		if d.snap == nil || d.uri == sn.uri {
+			continue
+		}
+		if _, ok := deps.seen[d.path]; ok {
+			xs = append(xs, d.snap)
+		}
+	}
+	s.mu.Unlock()
+	for _, x := range xs {
+		if s.loader.Cached(x.path) {
+			continue
+		}
+		if r := s.answerOf(x); r != nil {
+			out[absPath(x.path)] = r
+		}
+	}
+	return out
 }
 
 // engineAnswered publishes the engine's diagnostics for sn (checked again

@@ -42,7 +42,7 @@ type document struct {
 	// than base's (check.Result.RecheckResult, or RecheckImports after an
 	// import changed): the base of the next incremental check, which
 	// needs no full check in between. Requests read base (view.go), never
-	// engine.
+	// engine; without a base, the engine base of deps (importView).
 	engine *check.Result
 	// fullCheck is the pending full check after incremental ones.
 	fullCheck *time.Timer
@@ -58,6 +58,12 @@ type document struct {
 	// awaiting counts the importer jobs that dropped its base and have
 	// not taken it up yet (deps.go).
 	awaiting int
+	// reqSnap, when newer than snap, is a snapshot of snap's text made
+	// when a module it imports changed (importersOf): requests read it,
+	// answered from the engine with the imports as they are now
+	// (importView), while snap's own check, which read the old imports,
+	// still decides what is published.
+	reqSnap *snapshot
 	// lastDiags are the diagnostics published last.
 	lastDiags []protocol.Diagnostic
 }
@@ -136,6 +142,29 @@ func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
 	return d.snap, nil
 }
 
+// requestSnapshotOf is snapshotOf for the requests answered from a view
+// (completion, hover, signature help, definition: positional): the
+// document's request snapshot when a module it imports changed since its
+// current snapshot was made (document.reqSnap).
+func (s *Server) requestSnapshotOf(u protocol.DocumentURI) (*snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.openDocument(u)
+	if err != nil {
+		return nil, err
+	}
+	if d.snap == nil {
+		return nil, s.notAnalysed(d)
+	}
+	if r := d.reqSnap; r != nil {
+		if r.seq > d.snap.seq && r.cst == d.snap.cst {
+			return r, nil
+		}
+		d.reqSnap = nil // (a later snapshot answers)
+	}
+	return d.snap, nil
+}
+
 // openDocument returns an open document, with s.mu held.
 func (s *Server) openDocument(u protocol.DocumentURI) (*document, error) {
 	d, ok := s.docs[u]
@@ -148,7 +177,13 @@ func (s *Server) openDocument(u protocol.DocumentURI) (*document, error) {
 // newSnapshot makes the document's current snapshot; s.mu must be held.
 func (s *Server) newSnapshot(d *document, version int32) *snapshot {
 	s.snapshots++
-	return &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc, cache: d.cache, base: d.base}
+	sn := &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc, cache: d.cache, base: d.base}
+	if d.base == nil {
+		if b := d.deps.engineBase(); b != nil {
+			sn.imp = &importBase{srv: s, base: b, deps: d.deps}
+		}
+	}
+	return sn
 }
 
 // snapshot is an immutable view of one document version.
@@ -174,6 +209,11 @@ type snapshot struct {
 	once    sync.Once
 	checked *load.Package
 	done    atomic.Bool
+	// imp, for a snapshot without a base because a module it imports
+	// changed since its document's last check, answers requests from the
+	// engine's last answer checked again with the imports as they are now
+	// (importView); nil when there is none.
+	imp *importBase
 	// the views requests read (view.go)
 	viewOnce sync.Once
 	qv       atomic.Pointer[view]
@@ -190,6 +230,11 @@ type snapshot struct {
 	// text, which Package checks instead of reading the text again (a
 	// document checked again because an import changed).
 	file *ast.File
+	// ans is the engine's answer for the snapshot, importable (answerOf),
+	// once made over the document's base ansFrom
+	ansMu   sync.Mutex
+	ansFrom *check.Result
+	ans     *check.Result
 	// key is the interface key of the text (textKey), computed once
 	keyOnce sync.Once
 	key     uint64

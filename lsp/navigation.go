@@ -65,15 +65,25 @@ func onDocument[P any](uri func(*P) protocol.DocumentURI, run func(ctx context.C
 }
 
 // positional adapts a handler taking (snapshot, offset).
+// The snapshot is the document's request snapshot (requestSnapshotOf).
 func positional(f func(ctx context.Context, sn *snapshot, off int) (any, error)) requestHandler {
-	return onDocument(func(p *protocol.TextDocumentPositionParams) protocol.DocumentURI { return p.TextDocument.URI },
-		func(ctx context.Context, _ *Server, sn *snapshot, p *protocol.TextDocumentPositionParams) (any, error) {
+	return func(s *Server, params json.RawMessage) (func(context.Context) (any, error), error) {
+		p := new(protocol.TextDocumentPositionParams)
+		if err := decode(params, p); err != nil {
+			return nil, err
+		}
+		sn, err := s.requestSnapshotOf(p.TextDocument.URI)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) (any, error) {
 			off, err := sn.offset(p.Position)
 			if err != nil {
 				return nil, err
 			}
 			return f(ctx, sn, off)
-		})
+		}, nil
+	}
 }
 
 type documentParams struct {

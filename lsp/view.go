@@ -70,6 +70,11 @@ type view struct {
 	errForms   map[int32]errForm
 	errPartial bool // read from the edit only (partialRead)
 	errStopped bool // and stopped before the module's end
+	// modOpen: the read leaves the module form open to the end of the
+	// text (a list left open in its last declaration takes in the
+	// module's closing parenthesis): the module has no closing unit, and
+	// its span is the read's (errorUnits)
+	modOpen bool
 
 	mu      sync.Mutex // guards what follows
 	checked bool
@@ -223,6 +228,11 @@ func (sn *snapshot) view() *view {
 	if sn.done.Load() {
 		return sn.exactView()
 	}
+	if sn.base == nil && sn.imp != nil {
+		if v := sn.importView(); v != nil {
+			return v
+		}
+	}
 	sn.viewOnce.Do(func() {
 		if v := sn.quickView(); v != nil {
 			quickViews.Add(1)
@@ -234,6 +244,58 @@ func (sn *snapshot) view() *view {
 	}
 	fullViews.Add(1)
 	return sn.exactView()
+}
+
+// importBase is what a snapshot without a base, because a module its
+// document imports changed, answers requests from (snapshot.imp): the
+// engine's last answer for the document (importDeps.engineBase), checked
+// again by the engine with the imports as they are now and the snapshot's
+// text (check.Result.RecheckImportsAt, as an importer job does), the open
+// modules it imports answered from their own last answers (answerOf).
+type importBase struct {
+	srv  *Server
+	base *check.Result
+	deps *importDeps
+
+	once sync.Once
+	pkg  *load.Package // nil when the engine declined
+	v    *view
+}
+
+// importViews counts the views answered from the engine's answer after an
+// import changed (importView), for tests and the bench.
+var importViews atomic.Int64
+
+// importView returns the view of a snapshot whose imports changed since
+// its document's last check, from the engine's answer (importBase), or
+// nil when the engine declines (the snapshot's own check answers then).
+// The answer is exact: the engine's answer of a text with new imports is
+// a full check's (check.Result.RecheckImportsAt), its symbols, references
+// and types included.
+func (sn *snapshot) importView() *view {
+	ib := sn.imp
+	ib.once.Do(func() {
+		if pkg, ok := ib.srv.recheckImportsFor(sn, ib.base, ib.srv.importAnswers(sn, ib.deps)); ok {
+			ib.pkg = pkg
+		}
+		if ib.pkg != nil {
+			ib.v = &view{sn: sn, pkg: ib.pkg}
+			importViews.Add(1)
+		}
+	})
+	return ib.v
+}
+
+// offerImportAnswer gives sn's requests pkg, an importer job's engine
+// answer for sn (the same check importView would make), when they have not
+// made their own yet.
+func (sn *snapshot) offerImportAnswer(pkg *load.Package) {
+	if ib := sn.imp; ib != nil {
+		ib.once.Do(func() {
+			ib.pkg = pkg
+			ib.v = &view{sn: sn, pkg: pkg}
+		})
+	}
 }
 
 func (sn *snapshot) exactView() *view {
@@ -302,7 +364,9 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 				return nil, "an edit to a form outside the module"
 			}
 		}
-		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) && !nameOK(oldUnits[sg.unit]) {
+		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) && !nameOK(oldUnits[sg.unit]) && !(v.modOpen && int(sg.unit) == len(oldUnits)-1 && oldUnits[sg.unit].kind == syntax.KindRParen) {
+			// (a module left open lost its closing parenthesis to the
+			// declaration left open)
 			return nil, "an edit to the module form's keyword, parentheses or imports"
 		}
 	}
@@ -599,8 +663,22 @@ func (v *view) errorUnits(base *check.Result) string {
 			forms++
 		}
 	}
-	if er.mod < 0 || er.modSpan != v.modSpan || !er.modClosed || len(er.top) != forms {
+	if er.mod < 0 || er.modSpan != v.modSpan || len(er.top) != forms {
 		return "a syntax error the module form does not recover from"
+	}
+	if !er.modClosed {
+		// A list left open that the recovery does not close (nothing
+		// after it starts a line at or left of its column) takes in the
+		// module's closing parenthesis, and the module stays open to the
+		// end: a full check reads its items all the same (the builder
+		// does not look at the parenthesis), the broken declaration the
+		// last of them, holding whatever followed it. The view answers
+		// from those items as from a closed module's when nothing follows
+		// the module (the tree agrees: it ends the module there too).
+		if er.mod != len(er.top)-1 {
+			return "a syntax error the module form does not recover from"
+		}
+		v.modOpen = true
 	}
 	sp := er.modSpan
 	units := make([]vunit, 0, 2*len(er.items)+2)
@@ -663,8 +741,12 @@ func (v *view) errorUnits(base *check.Result) string {
 		v.errForms[u.node] = e
 		units = append(units, u)
 	}
-	comments(sp.End - 1)
-	units = append(units, vunit{node: int32(-3 - len(units)), span: syntax.Span{Start: sp.End - 1, End: sp.End}, kind: syntax.KindRParen, item: -1})
+	if v.modOpen {
+		comments(sp.End)
+	} else {
+		comments(sp.End - 1)
+		units = append(units, vunit{node: int32(-3 - len(units)), span: syntax.Span{Start: sp.End - 1, End: sp.End}, kind: syntax.KindRParen, item: -1})
+	}
 	v.units, v.errSrc = units, src
 	return ""
 }
@@ -1352,6 +1434,20 @@ func (v *view) current(s *check.Symbol) *check.Symbol {
 	if s.Kind == check.SymModule && v.modDocSet {
 		c.Doc = v.modDoc
 	}
+	if s.Kind == check.SymModule && v.modOpen {
+		// the module form open to the end: its span is the read's (and
+		// the base's closing parenthesis has no place in it)
+		c.Full = v.modSpan
+		if v.modNameSet {
+			c.Name, c.Detail, c.Span = v.modName, "module "+v.modName, v.modNameSpan
+			return &c
+		}
+		var ok bool
+		if c.Span, ok = v.spanFromOld(s.Span); !ok {
+			return nil
+		}
+		return &c
+	}
 	if s.Kind == check.SymModule && v.modNameSet {
 		// renamed: the name and the detail the checker makes of it
 		// (check's module symbol), the span of the new name
@@ -1403,6 +1499,19 @@ func (v *view) at(off int) (*check.Symbol, syntax.Span) {
 		}
 		return s, sp
 	}
+	// off is in a changed unit; at its start, it is also the end of the
+	// unchanged unit before it, whose names ending there a full check
+	// (scanAt) weighs too: a reference before any definition, the one
+	// starting first (theirs start before the changed unit's)
+	bref, bdef := v.endingAt(off)
+	if bref != nil {
+		if s := v.current(bref.Sym); s != nil {
+			if sp, ok := v.spanFromOld(bref.Span); ok {
+				return s, sp
+			}
+		}
+		return nil, syntax.Span{}
+	}
 	i := sort.Search(len(v.frefs), func(i int) bool { return v.frefs[i].Span.End >= off })
 	for ; i < len(v.frefs) && v.frefs[i].Span.Start <= off; i++ {
 		if v.frefs[i].Span.Contains(off) {
@@ -1412,6 +1521,12 @@ func (v *view) at(off int) (*check.Symbol, syntax.Span) {
 			return nil, syntax.Span{}
 		}
 	}
+	if bdef != nil {
+		if s := v.current(bdef); s != nil {
+			return s, s.Span
+		}
+		return nil, syntax.Span{}
+	}
 	j := sort.Search(len(v.fdefs), func(i int) bool { return v.fdefs[i].Span.End >= off })
 	for ; j < len(v.fdefs) && v.fdefs[j].Span.Start <= off; j++ {
 		if v.fdefs[j].Span.Contains(off) {
@@ -1419,6 +1534,36 @@ func (v *view) at(off int) (*check.Symbol, syntax.Span) {
 		}
 	}
 	return nil, syntax.Span{}
+}
+
+// endingAt returns the base's reference and symbol (as scanAt picks them:
+// the one starting first) whose names end at off, when off is the end of
+// an unchanged unit (in the current text); nil otherwise.
+func (v *view) endingAt(off int) (ref *check.Ref, def *check.Symbol) {
+	if off == 0 || v.inEdit(off-1) {
+		return nil, nil
+	}
+	q, ok := v.toOld(off - 1)
+	if !ok {
+		return nil, nil
+	}
+	end := q + 1
+	res := v.base.res
+	for i := range res.Refs {
+		r := &res.Refs[i]
+		if r.Span.End == end && r.Span.Start <= q && (ref == nil || r.Span.Start < ref.Span.Start) {
+			ref = r
+		}
+	}
+	if ref != nil {
+		return ref, nil
+	}
+	for _, s := range res.Symbols {
+		if s.Span.End == end && s.Span.Start <= q && res.Local(s) && (def == nil || s.Span.Start < def.Span.Start) {
+			def = s
+		}
+	}
+	return nil, def
 }
 
 // local reports whether a symbol is declared in the snapshot's file.
@@ -1433,7 +1578,15 @@ func (v *view) path(off int) []*syntax.Form {
 	holds := func(sp syntax.Span, list bool) bool {
 		return sp.Start <= off && (off < sp.End || off == sp.End && !list)
 	}
-	holdsUnit := func(u *vunit) bool { return u.hasForm() && holds(u.span, u.kind == syntax.KindList) }
+	// (a list holds its end unless it is closed, as formPath has it: a
+	// list a text with a syntax error leaves open holds it)
+	holdsUnit := func(u *vunit) bool {
+		closed := u.kind == syntax.KindList
+		if e, ok := v.errForms[u.node]; ok {
+			closed = e.f.Kind == syntax.FormList && e.f.Closed
+		}
+		return u.hasForm() && holds(u.span, closed)
+	}
 	// pathIn is the path from unit u down.
 	pathIn := func(u *vunit) []*syntax.Form {
 		full, _ := v.read(u)
@@ -1453,7 +1606,7 @@ func (v *view) path(off int) []*syntax.Form {
 			}
 			continue
 		}
-		if !holds(v.modSpan, true) {
+		if !holds(v.modSpan, !v.modOpen) {
 			continue
 		}
 		path := []*syntax.Form{v.modFormOf()}
@@ -1487,7 +1640,7 @@ func (v *view) modFormOf() *syntax.Form {
 				items = append(items, &forms[len(forms)-1])
 			}
 		}
-		v.modForm = syntax.NewList(v.modSpan, items, true)
+		v.modForm = syntax.NewList(v.modSpan, items, !v.modOpen)
 	})
 	return v.modForm
 }

@@ -90,6 +90,38 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 		}
 		t.report(b)
 	})
+	// A completion right after "(x" typed in the module's last
+	// declaration, on its last line: no later line ends the list by its
+	// indentation, so it takes in the module's closing parenthesis and a
+	// full check reads the module open to the end of the text. The view
+	// reads the whole text (as a full check's reader does) and answers
+	// from the base; full-checks/op counts the requests a full check of
+	// the version answered instead (every one before the view took that
+	// case).
+	b.Run("completion-open-module", func(b *testing.B) {
+		end := len(strings.TrimRight(text, ")\n"))
+		broken := text[:end] + " (x" + text[end:]
+		if m := testSnapshot(b, "/tmp/spec.caps", broken, nil).Package().File.Module; m == nil || m.Form.Closed {
+			b.Fatal("the edit did not leave the module open")
+		}
+		var d time.Duration
+		full := 0
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			sn := testSnapshot(b, "/tmp/spec.caps", broken, base)
+			b.StartTimer()
+			t0 := time.Now()
+			if _, err := completion(ctx, sn, end+3); err != nil {
+				b.Fatal(err)
+			}
+			d += time.Since(t0)
+			if sn.done.Load() {
+				full++
+			}
+		}
+		b.ReportMetric(float64(d.Microseconds())/float64(b.N), "request-µs")
+		b.ReportMetric(float64(full)/float64(b.N), "full-checks/op")
+	})
 	// The same completion, the edited version following from the base's
 	// tree through one syntax.Document, as in the server: the units of the
 	// version before are kept, and the view derives the new ones.
