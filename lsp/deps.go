@@ -24,6 +24,46 @@ import (
 	"github.com/capsulang/caps/syntax/ast"
 )
 
+// answerBoard holds, by absolute path, each open document's last result
+// (a full check's, or the engine's answer to an edit or to an import
+// change), for the import cache (load.Loader.Answer): a check that
+// imports the document reads that result, made importable, instead of
+// checking the document's text in full, when it is of that text and its
+// imports are still the cache's (the loader decides). It has a lock of
+// its own: the loader asks with its lock held, and the server calls the
+// loader with s.mu held.
+type answerBoard struct {
+	mu sync.Mutex
+	m  map[string]*check.Result
+}
+
+// put makes res the last result of the document at path.
+func (b *answerBoard) put(path string, res *check.Result) {
+	if res == nil || res.File == nil || res.File.Module == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[string]*check.Result{}
+	}
+	b.m[absPath(path)] = res
+}
+
+// drop forgets the document at path (closed).
+func (b *answerBoard) drop(path string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.m, absPath(path))
+}
+
+// get returns the last result of the document at abs, or nil.
+func (b *answerBoard) get(abs string) *check.Result {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.m[abs]
+}
+
 // importDeps is what a document's check depended on in other files.
 type importDeps struct {
 	// seen holds, for every module in the check's import closure (its
@@ -244,11 +284,29 @@ func exampleReach(res *check.Result) map[string]bool {
 			seen[g] = true
 			if s.File != res.Path {
 				out[s.File] = true
+				if r := results[s.File]; r.Partial() {
+					// a partial result (the import cache's) lacks the
+					// references of bodies it reused: every file its
+					// functions may call counts
+					closure(r, out, map[*check.Result]bool{})
+					continue
+				}
 			}
 			stack = append(stack, g)
 		}
 	}
 	return out
+}
+
+// closure adds to out the files r imports, directly or not.
+func closure(r *check.Result, out map[string]bool, seen map[*check.Result]bool) {
+	for _, im := range r.Imports {
+		if im.Imported != nil && im.Result != nil && !seen[im.Result] {
+			seen[im.Result] = true
+			out[im.File] = true
+			closure(im.Result, out, seen)
+		}
+	}
 }
 
 // declAt returns the index of the declaration whose form holds sp, or -1
@@ -760,6 +818,7 @@ func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps
 		d.deps = deps
 		d.engine = res
 		importStats.final.Add(1)
+		s.answers.put(sn.path, res)
 	}
 	s.mu.Unlock()
 	if res.MayRunExamples() {
