@@ -34,7 +34,33 @@ import (
 // loader with s.mu held.
 type answerBoard struct {
 	mu sync.Mutex
-	m  map[string]*check.Result
+	m  map[string]*boardEntry
+}
+
+// boardEntry is a document's last result and, made once on demand, that
+// result made importable (check.Result.Importable: a fast Recheck's
+// answer has its text read again and its module pass run), shared by
+// the import cache and the importer jobs (answerOf, openAnswers). Only
+// the last result's is kept.
+type boardEntry struct {
+	res  *check.Result
+	once sync.Once
+	imp  *check.Result
+}
+
+// importable returns the entry's result made importable, or nil.
+func (e *boardEntry) importable() *check.Result {
+	e.once.Do(func() {
+		defer func() {
+			if recover() != nil {
+				e.imp = nil // (a full check answers instead)
+			}
+		}()
+		if r, ok := e.res.Importable(); ok {
+			e.imp = r
+		}
+	})
+	return e.imp
 }
 
 // put makes res the last result of the document at path.
@@ -45,9 +71,22 @@ func (b *answerBoard) put(path string, res *check.Result) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.m == nil {
-		b.m = map[string]*check.Result{}
+		b.m = map[string]*boardEntry{}
 	}
-	b.m[absPath(path)] = res
+	b.m[absPath(path)] = &boardEntry{res: res}
+}
+
+// importableOf returns res, a result of the document at path, made
+// importable: the board's, made once, when res is the document's last.
+func (b *answerBoard) importableOf(path string, res *check.Result) (*check.Result, bool) {
+	b.mu.Lock()
+	e := b.m[absPath(path)]
+	b.mu.Unlock()
+	if e != nil && e.res == res {
+		r := e.importable()
+		return r, r != nil
+	}
+	return res.Importable()
 }
 
 // drop forgets the document at path (closed).
@@ -57,11 +96,16 @@ func (b *answerBoard) drop(path string) {
 	delete(b.m, absPath(path))
 }
 
-// get returns the last result of the document at abs, or nil.
+// get returns the last result of the document at abs made importable,
+// or nil (load.Loader.Answer).
 func (b *answerBoard) get(abs string) *check.Result {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.m[abs]
+	e := b.m[abs]
+	b.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	return e.importable()
 }
 
 // importDeps is what a document's check depended on in other files.
@@ -652,7 +696,7 @@ func (s *Server) openAnswers(x *snapshot, recheck []*snapshot, deps map[*snapsho
 		if s.loader.Cached(l.path) {
 			continue
 		}
-		if r, ok := l.res.Importable(); ok {
+		if r, ok := s.answers.importableOf(l.path, l.res); ok {
 			out[absPath(l.path)] = r
 		}
 	}
@@ -727,7 +771,7 @@ func (s *Server) answerOf(x *snapshot) (res *check.Result) {
 			res = nil
 		}
 	}()
-	if r, ok := b.Importable(); ok {
+	if r, ok := s.answers.importableOf(x.path, b); ok {
 		return r
 	}
 	return nil

@@ -3,6 +3,7 @@ package lsp
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/load"
+	"github.com/capsulang/caps/bench/gen"
 )
 
 // TestImporterOpenedAfterLibraryEditWithoutFullCheck edits the module
@@ -132,5 +134,60 @@ func TestImporterOpenedAfterLibraryEditWithoutFullCheck(t *testing.T) {
 		opened, quickChecks.Load()-q0, answered, rechecked, declined, totalCompletions)
 	if answered == 0 {
 		t.Errorf("no import was answered from a document's answer")
+	}
+}
+
+// BenchmarkImporterOpenedAfterLibraryEdit times opening a module that
+// imports an open library of 3,000 generated lines right after a body
+// edit of the library (answered by a fast Recheck), until the importer's
+// diagnostics are published; the importer is closed again after each.
+// "answer": the import cache takes the library's last answer
+// (load.Loader.Answer); "check": the cache checks the library in full
+// (as before it took answers). Both run in the same process, one after
+// the other; alternate them with -count.
+func BenchmarkImporterOpenedAfterLibraryEdit(b *testing.B) {
+	for _, mode := range []string{"check", "answer"} {
+		b.Run(mode, func(b *testing.B) {
+			dir := b.TempDir()
+			lib := strings.Replace(string(gen.Module(3000)), "(module bench.generated", "(module lib", 1)
+			app := "(module app\n  (capsule \"1.0\")\n  (import lib)\n  (function two (input (x I64)) (output I64) (body (+ (lib.clamp_0 x 0 10) 1))))\n"
+			for name, text := range map[string]string{"lib.caps": lib, "app.caps": app} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s, c := wsServer(b, dir)
+			if mode == "check" {
+				s.loader.Answer = nil // (no document is open yet)
+			}
+			libURI := protocol.DocumentURI("file://" + filepath.Join(dir, "lib.caps"))
+			appURI := protocol.DocumentURI("file://" + filepath.Join(dir, "app.caps"))
+			c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": libURI, "languageId": "capsulang", "version": 1, "text": lib}})
+			s.settled(b, libURI, 1)
+			at := strings.Index(lib, "(if (< x lo)") + len("(if (< x ")
+			version := 1
+			a0 := load.AnswerStats.Answered.Load()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				from, to := "lo", "hi"
+				if !strings.HasPrefix(lib[at:], from) {
+					from, to = to, from
+				}
+				version++
+				lib = replaceText(c, libURI, version, lib, at, at+len(from), to)
+				s.settled(b, libURI, version)
+				c.Drain()
+				b.StartTimer()
+				c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "capsulang", "version": 1, "text": app}})
+				s.settled(b, appURI, 1)
+				b.StopTimer()
+				c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": appURI}})
+				s.settled(b, libURI, version)
+				c.Drain()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(load.AnswerStats.Answered.Load()-a0)/float64(b.N), "answered/op")
+		})
 	}
 }

@@ -321,14 +321,6 @@ type checker struct {
 	// not in Result, which callers copy)
 	fullOnce sync.Once
 	full     *Result
-	// importable is Importable's answer for the result, made once
-	// (Importable: the server's importer jobs and its import cache may
-	// both ask for it)
-	importableOnce sync.Once
-	importable     *Result
-	// withImports is CompleteImports's answer for the result, made once
-	withImportsOnce sync.Once
-	withImports     *Result
 	// decls holds the module's declarations by name (each name once).
 	decls map[string]*Symbol
 	// types resolved for type declarations.

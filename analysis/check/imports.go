@@ -314,9 +314,6 @@ func sameResolution(a, b *checker) bool {
 // r's were, every body's diagnostics reused (RecheckImportsAt). The
 // result is also a base for the next Recheck. ok is false when r kept no
 // engine state or its imports cannot be answered again.
-//
-// The answer is made once per result (kept by its checker): the
-// language server's importer jobs and its import cache may both ask.
 func (r *Result) Importable() (*Result, bool) {
 	if r == nil || r.checker == nil || r.File == nil || r.File.Module == nil {
 		return nil, false
@@ -325,17 +322,6 @@ func (r *Result) Importable() (*Result, bool) {
 	if base.base == nil && !base.kept {
 		return r, true
 	}
-	base.importableOnce.Do(func() {
-		if res, ok := r.importable(); ok {
-			base.importable = res
-		}
-	})
-	return base.importable, base.importable != nil
-}
-
-// importable is Importable for a fast Recheck's answer, not memoized.
-func (r *Result) importable() (*Result, bool) {
-	base := r.checker
 	var replay *replayImporter
 	var imp Importer // (a check without an Importer: none either)
 	if base.opts.Importer != nil {
@@ -466,30 +452,23 @@ var CompletionHook func(path string)
 // result, shared by every importer), so that the interpreter, which
 // runs imported functions' bodies and reads their types, can run r's
 // functions: the language server's import cache answers imports with
-// partial results, which its importers' checks need no more of. The
-// answer is made once per result when r keeps engine state.
+// partial results, which its importers' checks need no more of. Each
+// call checks r again (the callers, the interpreter and the verifier,
+// keep what they make of it; r is not made to keep a second check).
 func (r *Result) CompleteImports() *Result {
 	if r == nil || r.File == nil || r.File.Module == nil || !importsPartial(r) {
 		return r
 	}
-	again := func() *Result {
-		if CompletionHook != nil {
-			CompletionHook(r.Path)
-		}
-		imp := scopeImporter{}
-		for _, im := range r.Imports {
-			if im.Imported != nil && im.Import != nil {
-				imp[im.Import.Path.Name] = completeImported(im.Imported)
-			}
-		}
-		return Check(currentTree(r), Options{Path: r.Path, Importer: imp, Once: true})
+	if CompletionHook != nil {
+		CompletionHook(r.Path)
 	}
-	c := r.checker
-	if c == nil {
-		return again()
+	imp := scopeImporter{}
+	for _, im := range r.Imports {
+		if im.Imported != nil && im.Import != nil {
+			imp[im.Import.Path.Name] = completeImported(im.Imported)
+		}
 	}
-	c.withImportsOnce.Do(func() { c.withImports = again() })
-	return c.withImports
+	return Check(currentTree(r), Options{Path: r.Path, Importer: imp, Once: true})
 }
 
 // importsComplete reports whether the results r imports are complete.

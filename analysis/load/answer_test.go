@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/diagnose"
+	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 	"github.com/capsulang/caps/syntax/edittest"
@@ -208,7 +210,7 @@ func interfaceEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 	return edittest.Random(r, src)
 }
 
-func mustCST(t *testing.T, src []byte) *syntax.CST {
+func mustCST(t testing.TB, src []byte) *syntax.CST {
 	t.Helper()
 	d, err := syntax.NewDocument(src)
 	if err != nil {
@@ -308,4 +310,73 @@ func typeList(r *check.Result) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// BenchmarkImportAfterLibraryEdit times the check, through the loader, of
+// a small module importing a library of 3,000 generated lines right after
+// a body edit of the library, answered by a fast Recheck (untimed):
+// "check" checks the library in full (the cache lacks it), "answer"
+// takes the Recheck's answer through Answer (its text read again and its
+// module pass run, then hashed). Both run in one process; alternate them
+// with -count.
+func BenchmarkImportAfterLibraryEdit(b *testing.B) {
+	for _, mode := range []string{"check", "answer"} {
+		b.Run(mode, func(b *testing.B) {
+			dir := b.TempDir()
+			lib := []byte(strings.Replace(string(gen.Module(3000)), "(module bench.generated", "(module lib", 1))
+			libPath := write(b, dir, "lib.caps", string(lib))
+			appPath := write(b, dir, "app.caps", "(module app\n  (capsule \"1.0\")\n  (import lib)\n  (function two (input (x I64)) (output I64) (body (+ (lib.clamp_0 x 0 10) 1))))\n")
+			appSrc, _ := os.ReadFile(appPath)
+			d, err := syntax.NewDocument(lib)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer d.Close()
+			texts := map[string][]byte{libPath: lib}
+			l := &Loader{ReadFile: overlayReader(texts), CacheIR: true}
+			pkg := l.CheckFileNoHash(libPath, ast.Build(syntax.Read(d.CST())))
+			l.Offer(pkg)
+			answer := pkg.Result
+			if mode == "answer" {
+				l.Answer = func(abs string) *check.Result {
+					if abs == libPath {
+						return answer
+					}
+					return nil
+				}
+			}
+			appFile := ast.Build(syntax.Read(mustCST(b, appSrc)))
+			at := bytes.Index(lib, []byte("(if (< x lo)")) + len("(if (< x ")
+			checks := 0
+			CheckHook = func(abs string) {
+				if abs == libPath {
+					checks++
+				}
+			}
+			defer func() { CheckHook = nil }()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				to := "hi"
+				if string(d.Text()[at:at+2]) == "hi" {
+					to = "lo"
+				}
+				if err := d.Edit(at, at+2, []byte(to)); err != nil {
+					b.Fatal(err)
+				}
+				texts[libPath] = d.Text()
+				l.Forget(libPath)
+				res, ok := answer.RecheckResult(d.CST())
+				if !ok {
+					b.Fatal("Recheck declined a body edit")
+				}
+				answer = res
+				b.StartTimer()
+				if p := l.CheckFileNoHash(appPath, appFile); p.Result.HasErrors() {
+					b.Fatal(p.Result.Diagnostics)
+				}
+			}
+			b.ReportMetric(float64(checks)/float64(b.N), "lib-checks/op")
+		})
+	}
 }
