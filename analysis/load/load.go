@@ -524,7 +524,7 @@ func (l *Loader) offer(pkg *Package) bool {
 }
 
 // AnswerStats counts the imports the loader answered from Answer's
-// results (or from the results given to RecheckImportsAt) instead of
+// results instead of
 // checking the file (answered), and the results it refused (declined:
 // another text, an import that failed, or one the engine could not
 // follow), over the process's life, for tests and benchmarks.
@@ -758,21 +758,10 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 		return nil, err
 	}
 	if r := answers[cand]; r != nil && r.File != nil && r.File.Module != nil && r.File.Module.Name.Name == modPath {
-		if _, ok := l.cache[cand]; !ok {
-			// the cache takes it when it is of the file's text and its
-			// imports are the cache's (later checks read it, and it
-			// gets its semantic hash)
-			if src, err := l.read(cand); err == nil {
-				if p := l.adopt(cand, cand, src, r); p != nil {
-					l.hash(p)
-					if l.cache == nil {
-						l.cache = map[string]*Package{}
-					}
-					l.cache[cand] = p
-				}
-			}
-		}
-		// (its semantic hash when the cache holds it)
+		// (its semantic hash when it was offered already; the cache
+		// takes such a result, through Answer, only when a later check
+		// asks for the file: adopting each here cost the importer jobs
+		// a hash of every module they answered)
 		var hash string
 		if p := l.cache[cand]; p != nil && p.Result == r {
 			hash = p.Hash
