@@ -178,6 +178,104 @@ func TestAnswerMatchesFullCheck(t *testing.T) {
 	}
 }
 
+// TestPartialPackages holds the cache's partial packages (an engine's
+// answer taken through Answer) to their use: they answer imports, a
+// Load checks the file in full instead (its references must cover every
+// body) and caches that check, and an offered full check replaces them.
+func TestPartialPackages(t *testing.T) {
+	dir := t.TempDir()
+	money, err := os.ReadFile("../../examples/lib/money.caps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	libPath := write(t, dir, "lib/money.caps", string(money))
+	appPath := write(t, dir, "app.caps", "(module app\n  (capsule \"1\")\n  (import lib.money)\n  (function f (input (c U64)) (output U64) (body (money.apply_bps c 5))))\n")
+	d, err := syntax.NewDocument(money)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	texts := map[string][]byte{}
+	l := &Loader{ReadFile: overlayReader(texts)}
+	var answer *check.Result
+	l.Answer = func(abs string) *check.Result {
+		if abs == libPath {
+			return answer
+		}
+		return nil
+	}
+	full := l.CheckFileNoHash(libPath, ast.Build(syntax.Read(d.CST())))
+	if !l.Offer(full) {
+		t.Fatal("the library's check was not taken")
+	}
+	// a body edit, answered by a fast Recheck (partial)
+	at := bytes.Index(money, []byte("(/ (* cents bps) 10000)"))
+	if err := d.Edit(at+4, at+5, []byte("+")); err != nil {
+		t.Fatal(err)
+	}
+	texts[libPath] = d.Text()
+	l.Forget(libPath)
+	var ok bool
+	if answer, ok = full.Result.RecheckResult(d.CST()); !ok || !answer.Partial() {
+		t.Fatalf("the body edit was not answered by a partial result (ok %v)", ok)
+	}
+	want, err := (&Loader{ReadFile: overlayReader(texts)}).Load(libPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := 0
+	CheckHook = func(abs string) {
+		if abs == libPath {
+			checks++
+		}
+	}
+	defer func() { CheckHook = nil }()
+	appSrc, _ := os.ReadFile(appPath)
+	l.CheckFileNoHash(appPath, ast.Build(syntax.Read(mustCST(t, appSrc))))
+	p := l.cache[libPath]
+	if checks != 0 || p == nil || !p.partial || !p.Result.Partial() {
+		t.Fatalf("the import was not answered by a partial package (%d checks, %v)", checks, p)
+	}
+	pkg, err := l.Load(libPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checks != 1 || pkg.Result.Partial() || pkg.partial {
+		t.Errorf("Load: %d checks, partial %v: want the library checked in full", checks, pkg.Result.Partial())
+	}
+	refs := func(r *check.Result) []string {
+		var out []string
+		for _, ref := range r.Refs {
+			out = append(out, fmt.Sprintf("%d-%d %s", ref.Span.Start, ref.Span.End, ref.Sym.Name))
+		}
+		sort.Strings(out)
+		return out
+	}
+	if diff := cmp.Diff(refs(want.Result), refs(pkg.Result)); diff != "" || len(refs(want.Result)) == 0 {
+		t.Errorf("the library's references through Load (-fresh +loaded):\n%s", diff)
+	}
+	if again, _ := l.Load(libPath); again != pkg || checks != 1 {
+		t.Errorf("Load did not keep the full check it made (%d checks)", checks)
+	}
+	// an offered full check replaces a partial package; a partial one
+	// never replaces a package
+	l.Forget(libPath)
+	l.CheckFileNoHash(appPath, ast.Build(syntax.Read(mustCST(t, appSrc))))
+	if p := l.cache[libPath]; p == nil || !p.partial {
+		t.Fatalf("the import was not answered by a partial package again")
+	}
+	if l.Offer(&Package{Path: libPath, Src: texts[libPath], File: answer.File, Result: answer, epoch: l.epoch}) {
+		t.Errorf("a partial package replaced a partial one")
+	}
+	again := l.CheckFileNoHash(libPath, ast.Build(syntax.Read(d.CST())))
+	if !l.Offer(again) || l.cache[libPath] != again {
+		t.Errorf("an offered full check did not replace the partial package")
+	}
+	if l.Offer(&Package{Path: libPath, Src: texts[libPath], File: answer.File, Result: answer, epoch: l.epoch}) {
+		t.Errorf("a partial package replaced a full check")
+	}
+}
+
 // interfaceEdit is an edit that changes what importers read (a type, an
 // effect, a name, a field) or random typing.
 func interfaceEdit(r *rand.Rand, src []byte) (start, end int, text string) {
