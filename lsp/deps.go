@@ -24,6 +24,90 @@ import (
 	"github.com/capsulang/caps/syntax/ast"
 )
 
+// answerBoard holds, by absolute path, each open document's last result
+// (a full check's, or the engine's answer to an edit or to an import
+// change), for the import cache (load.Loader.Answer): a check that
+// imports the document reads that result, made importable, instead of
+// checking the document's text in full, when it is of that text and its
+// imports are still the cache's (the loader decides). It has a lock of
+// its own: the loader asks with its lock held, and the server calls the
+// loader with s.mu held.
+type answerBoard struct {
+	mu sync.Mutex
+	m  map[string]*boardEntry
+}
+
+// boardEntry is a document's last result and, made once on demand, that
+// result made importable (check.Result.Importable: a fast Recheck's
+// answer has its text read again and its module pass run), shared by
+// the import cache and the importer jobs (answerOf, openAnswers). Only
+// the last result's is kept.
+type boardEntry struct {
+	res  *check.Result
+	once sync.Once
+	imp  *check.Result
+}
+
+// importable returns the entry's result made importable, or nil.
+func (e *boardEntry) importable() *check.Result {
+	e.once.Do(func() {
+		defer func() {
+			if recover() != nil {
+				e.imp = nil // (a full check answers instead)
+			}
+		}()
+		if r, ok := e.res.Importable(); ok {
+			e.imp = r
+		}
+	})
+	return e.imp
+}
+
+// put makes res the last result of the document at path.
+func (b *answerBoard) put(path string, res *check.Result) {
+	if res == nil || res.File == nil || res.File.Module == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[string]*boardEntry{}
+	}
+	b.m[absPath(path)] = &boardEntry{res: res}
+}
+
+// importableOf returns res, a result of the document at path, made
+// importable: the board's, made once, when res is the document's last.
+func (b *answerBoard) importableOf(path string, res *check.Result) (*check.Result, bool) {
+	b.mu.Lock()
+	e := b.m[absPath(path)]
+	b.mu.Unlock()
+	if e != nil && e.res == res {
+		r := e.importable()
+		return r, r != nil
+	}
+	return res.Importable()
+}
+
+// drop forgets the document at path (closed).
+func (b *answerBoard) drop(path string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.m, absPath(path))
+}
+
+// get returns the last result of the document at abs made importable,
+// or nil (load.Loader.Answer).
+func (b *answerBoard) get(abs string) *check.Result {
+	b.mu.Lock()
+	e := b.m[abs]
+	b.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	return e.importable()
+}
+
 // importDeps is what a document's check depended on in other files.
 type importDeps struct {
 	// seen holds, for every module in the check's import closure (its
@@ -244,11 +328,29 @@ func exampleReach(res *check.Result) map[string]bool {
 			seen[g] = true
 			if s.File != res.Path {
 				out[s.File] = true
+				if r := results[s.File]; r.Partial() {
+					// a partial result (the import cache's) lacks the
+					// references of bodies it reused: every file its
+					// functions may call counts
+					closure(r, out, map[*check.Result]bool{})
+					continue
+				}
 			}
 			stack = append(stack, g)
 		}
 	}
 	return out
+}
+
+// closure adds to out the files r imports, directly or not.
+func closure(r *check.Result, out map[string]bool, seen map[*check.Result]bool) {
+	for _, im := range r.Imports {
+		if im.Imported != nil && im.Result != nil && !seen[im.Result] {
+			seen[im.Result] = true
+			out[im.File] = true
+			closure(im.Result, out, seen)
+		}
+	}
 }
 
 // declAt returns the index of the declaration whose form holds sp, or -1
@@ -609,7 +711,7 @@ func (s *Server) openAnswers(x *snapshot, recheck []*snapshot, deps map[*snapsho
 		if s.loader.Cached(l.path) {
 			continue
 		}
-		if r, ok := l.res.Importable(); ok {
+		if r, ok := s.answers.importableOf(l.path, l.res); ok {
 			out[absPath(l.path)] = r
 		}
 	}
@@ -702,7 +804,7 @@ func (s *Server) answerFrom(x *snapshot, b *check.Result) (res *check.Result) {
 			res = nil
 		}
 	}()
-	if r, ok := b.Importable(); ok {
+	if r, ok := s.answers.importableOf(x.path, b); ok {
 		return r
 	}
 	return nil
@@ -846,6 +948,7 @@ func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps
 		d.deps = deps
 		d.engine = res
 		importStats.final.Add(1)
+		s.answers.put(sn.path, res)
 	}
 	s.mu.Unlock()
 	if res.MayRunExamples() {

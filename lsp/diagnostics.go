@@ -140,6 +140,7 @@ func (s *Server) setEngineBase(snap *snapshot, base, res *check.Result) {
 	if cur := d.engine; cur == base || cur == nil && d.base == base {
 		d.engine = res
 		d.deps = d.deps.withBase(res) // and of the next import change's
+		s.answers.put(d.path, res)    // and of checks importing it
 	}
 }
 
@@ -238,6 +239,7 @@ func (s *Server) setBase(snap *snapshot) {
 		return
 	}
 	d.base, d.deps, d.engine = res, deps, nil
+	s.answers.put(d.path, res)
 }
 
 // staleImports reports whether a check read, for an open document in its

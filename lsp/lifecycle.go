@@ -244,6 +244,7 @@ func didClose(s *Server, params json.RawMessage) error {
 	d.close()
 	s.exCaches.drop(p.TextDocument.URI)
 	s.forgetSource(d.path)
+	s.answers.drop(d.path)
 	s.loader.Forget(d.path) // back to the disk's text
 	if len(s.docs) == 0 {
 		s.loader.Reset() // no document needs the imports any more

@@ -49,8 +49,11 @@ type Server struct {
 	initialized bool
 	shutdown    bool
 	loader      *load.Loader
-	cancels     map[string]context.CancelFunc
-	ws          *workspace
+	// answers holds each open document's last result, for the import
+	// cache (deps.go, answerBoard)
+	answers answerBoard
+	cancels map[string]context.CancelFunc
+	ws      *workspace
 	// from the client's initialize params
 	folders            []string
 	clientProgress     bool
@@ -144,6 +147,7 @@ func newServer(r io.Reader, w io.Writer, opts Options) *Server {
 	s.logw = &gatedWriter{w: logw}
 	s.log = log.New(s.logw, "caps lsp: ", log.Ltime|log.Lmicroseconds)
 	s.loader.ReadFile = s.readFile
+	s.loader.Answer = s.answers.get
 	s.stream = newStream(r, w, nil)
 	s.stream.onBadMessage = func(err error) { s.log.Printf("bad message: %v", err) }
 	if opts.LogMessages && opts.Log != nil {

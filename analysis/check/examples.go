@@ -515,14 +515,16 @@ func completeImported(imp *Imported) *Imported {
 		return imp
 	}
 	full := func() *Result {
+		if CompletionHook != nil {
+			CompletionHook(r.Path)
+		}
 		sub := scopeImporter{}
 		for _, im := range r.Imports {
 			if im.Imported != nil && im.Import != nil {
 				sub[im.Import.Path.Name] = completeImported(im.Imported)
 			}
 		}
-		f := ast.Build(syntax.Read(r.File.Source.CST))
-		return Check(f, Options{Path: r.Path, Importer: sub, Once: true})
+		return Check(currentTree(r), Options{Path: r.Path, Importer: sub, Once: true})
 	}
 	var res *Result
 	if c := r.checker; c != nil {
@@ -532,6 +534,17 @@ func completeImported(imp *Imported) *Imported {
 		res = full() // (a result that keeps no checker: nowhere to keep it)
 	}
 	return &Imported{File: imp.File, Module: res.File.Module, Hash: imp.Hash, Result: res}
+}
+
+// currentTree returns r's tree when it is at its text's offsets (the
+// checks of it here only read it), else r's text read and built again
+// (an engine answer, whose text keeps its nodes; a file the loader read
+// keeps none, and its tree is current).
+func currentTree(r *Result) *ast.File {
+	if r.TreeCurrent() {
+		return r.File
+	}
+	return ast.Build(syntax.Read(r.File.Source.CST))
 }
 
 // scopeImporter answers the imports as the check of the whole file

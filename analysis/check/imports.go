@@ -406,6 +406,71 @@ func (r *Result) Complete() bool {
 	return r != nil && r.checker != nil && r.checker.complete && importsComplete(r)
 }
 
+// Partial reports whether r is known to lack the expression types and
+// references of some of its own bodies: an answer of the engine that is
+// not complete (a fast Recheck's answer, an Importable or
+// RecheckImportsAt answer, which reuse bodies' diagnostics without their
+// types). Its symbols, interfaces, diagnostics and engine state are a
+// full check's, which is all that other files' checks read of an import;
+// the interpreter, which runs bodies, reads a full check of the same
+// text instead (CompleteImports). A result without engine state (a
+// one-shot check) is a full check's: not partial.
+func (r *Result) Partial() bool {
+	return r != nil && r.checker != nil && !r.checker.complete
+}
+
+// importsPartial reports whether a result r imports, directly or not, is
+// Partial.
+func importsPartial(r *Result) bool {
+	seen := map[*Result]bool{}
+	var walk func(r *Result) bool
+	walk = func(r *Result) bool {
+		for _, im := range r.Imports {
+			if im.Imported == nil || im.Result == nil || seen[im.Result] {
+				continue
+			}
+			seen[im.Result] = true
+			if im.Result.Partial() || walk(im.Result) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(r)
+}
+
+// CompletionHook, when not nil, is called with the path of every file
+// checked in full because a partial result of it was imported
+// (CompleteImports, and the example scopes' imports): tests count those
+// checks beside the loader's (load.CheckHook). It must be set before
+// any check runs and left alone while one does.
+var CompletionHook func(path string)
+
+// CompleteImports returns r when no result it imports, directly or not,
+// is Partial; otherwise a one-shot check of r's tree whose imports are
+// answered by full checks of their texts (made once per imported
+// result, shared by every importer), so that the interpreter, which
+// runs imported functions' bodies and reads their types, can run r's
+// functions: the language server's import cache answers imports with
+// partial results, which its importers' checks need no more of. Each
+// call checks r again (the callers, the interpreter and the verifier,
+// keep what they make of it; r is not made to keep a second check).
+func (r *Result) CompleteImports() *Result {
+	if r == nil || r.File == nil || r.File.Module == nil || !importsPartial(r) {
+		return r
+	}
+	if CompletionHook != nil {
+		CompletionHook(r.Path)
+	}
+	imp := scopeImporter{}
+	for _, im := range r.Imports {
+		if im.Imported != nil && im.Import != nil {
+			imp[im.Import.Path.Name] = completeImported(im.Imported)
+		}
+	}
+	return Check(currentTree(r), Options{Path: r.Path, Importer: imp, Once: true})
+}
+
 // importsComplete reports whether the results r imports are complete.
 func importsComplete(r *Result) bool {
 	for _, im := range r.Imports {

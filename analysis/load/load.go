@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/capsulang/caps/analysis/check"
@@ -43,8 +44,14 @@ type Package struct {
 	hashed bool
 	hashMu sync.Mutex
 	// lean is set when File was built lean (Loader.LeanFrom): its result
-	// answers no import and runs no example.
+	// answers no import, and only the functions its examples may call are
+	// whole (ast.UndeferReach).
 	lean bool
+	// partial is set on a package whose result lacks the types and
+	// references of some bodies (check.Result.Partial: an engine answer
+	// the language server offered, or one Answer gave): it answers
+	// imports, not Load.
+	partial bool
 }
 
 // CheckHook, when not nil, is called with the absolute path of every file
@@ -67,6 +74,17 @@ type Loader struct {
 	// (check.Result.DropRecheckState) as soon as its check ends, which
 	// lowers the peak memory of checking a large file.
 	OneShot bool
+	// Answer, when not nil, gives for a file (by absolute path) that an
+	// import needs and the cache lacks a result of the engine that may
+	// answer it without a check (the language server's last answer for
+	// an open document, usually a fast Recheck's), or nil. The loader
+	// uses it, made importable (check.Result.Importable), only when it
+	// is of the text ReadFile reads now, every import of it resolved,
+	// to the files an import resolves to now, whose cached results
+	// (and hashes) are those it read; otherwise the file is checked.
+	// It is called with the loader's lock held: it must not call the
+	// loader.
+	Answer func(abs string) *check.Result
 	// CacheIR keeps each hashed file's IR declarations (ir.DeclCache), so
 	// that hashing the same tree again, after one of its imports changed,
 	// encodes only its import list: the language server sets it.
@@ -168,7 +186,7 @@ func (l *Loader) Load(path string) (*Package, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.load(abs, path, l.OneShot && l.LeanFrom > 0)
+	return l.load(abs, path, false)
 }
 
 // LoadSource checks src as the content of path, without caching it (for
@@ -183,18 +201,28 @@ func (l *Loader) LoadSource(path string, src []byte) *Package {
 	return p
 }
 
-// load loads the file abs (named display), lean when asked and the file
-// is large enough (LeanFrom), from the cache when it holds it (whole when
-// !lean).
-func (l *Loader) load(abs, display string, lean bool) (*Package, error) {
-	if p, ok := l.cache[abs]; ok && (lean || !p.lean) {
+// load returns the package of the file abs, from the cache or checked
+// (with l.mu held). An import (forImport) takes a partial package (see
+// Package.partial) and may be answered by Answer; a Load is answered by a
+// full check's result (its references cover every body). A Load of a
+// file of LeanFrom bytes or more by a one-shot loader builds it lean; an
+// import never takes a lean package (only whole trees run).
+func (l *Loader) load(abs, display string, forImport bool) (*Package, error) {
+	if p, ok := l.cache[abs]; ok && (forImport || !p.partial) && !(forImport && p.lean) {
 		return p, nil
 	}
 	src, err := l.read(display)
 	if err != nil {
 		return nil, err
 	}
-	p := l.checkSource(abs, display, src, lean && len(src) >= l.LeanFrom)
+	var p *Package
+	if forImport {
+		p = l.answered(abs, display, src)
+	}
+	if p == nil {
+		lean := !forImport && l.OneShot && l.LeanFrom > 0 && len(src) >= l.LeanFrom
+		p = l.checkSource(abs, display, src, lean)
+	}
 	if l.cache == nil {
 		l.cache = map[string]*Package{}
 	}
@@ -538,7 +566,7 @@ func (l *Loader) OfferHashed(pkg *Package) bool {
 		return false
 	}
 	l.mu.Lock()
-	_, cached := l.cache[pkg.absPath()]
+	cached := !l.replaces(pkg.absPath(), pkg)
 	stale := pkg.epoch != l.epoch
 	l.mu.Unlock()
 	if cached || stale {
@@ -546,6 +574,14 @@ func (l *Loader) OfferHashed(pkg *Package) bool {
 	}
 	l.hashOnce(pkg)
 	return l.offer(pkg)
+}
+
+// replaces reports whether an offer of pkg for the file abs may take the
+// cache's place (with l.mu held): the cache has no package for the file,
+// or a partial one where pkg's result is a full check's.
+func (l *Loader) replaces(abs string, pkg *Package) bool {
+	p, ok := l.cache[abs]
+	return !ok || p.partial && !pkg.Result.Partial()
 }
 
 func (p *Package) absPath() string {
@@ -563,7 +599,7 @@ func (l *Loader) offer(pkg *Package) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.cache[abs]; ok || pkg.epoch != l.epoch {
+	if !l.replaces(abs, pkg) || pkg.epoch != l.epoch {
 		return false
 	}
 	src, err := l.read(pkg.Path)
@@ -573,8 +609,129 @@ func (l *Loader) offer(pkg *Package) bool {
 	if l.cache == nil {
 		l.cache = map[string]*Package{}
 	}
+	pkg.partial = pkg.Result.Partial()
 	l.cache[abs] = pkg
 	return true
+}
+
+// AnswerStats counts the imports the loader answered from Answer's
+// results instead of
+// checking the file (answered), and the results it refused (declined:
+// another text, an import that failed, or one the engine could not
+// follow), over the process's life, for tests and benchmarks.
+var AnswerStats struct {
+	Answered, Declined atomic.Int64
+	// Rechecked counts the answered imports whose answer the engine
+	// checked again first (an import of it had changed: recheckAnswer)
+	Rechecked atomic.Int64
+}
+
+// recheckAnswer is adopt for an answer r (importable) some of whose
+// imports changed since it was made, or are not in the cache: the engine
+// checks it again with its imports resolved as a check's are now
+// (check.Result.RecheckImports: only the bodies that read a member whose
+// interface changed), which costs no body when only imported bodies
+// changed. nil when the engine declines (the file is then checked).
+func (l *Loader) recheckAnswer(abs, display string, src []byte, r *check.Result) (p *Package) {
+	l.graph.begin(abs, r.File)
+	defer func() {
+		l.graph.end(abs, r.File)
+		if rec := recover(); rec != nil {
+			p = nil
+		}
+		if p == nil {
+			l.graph.forget(abs)
+		}
+	}()
+	res, ok := r.RecheckImports((*importer)(l))
+	if !ok || res.File == nil || res.File.Module == nil || len(res.Imports) != len(res.File.Module.Imports) {
+		return nil
+	}
+	AnswerStats.Rechecked.Add(1)
+	return &Package{Path: display, Src: src, File: res.File, Result: res, epoch: l.epoch, partial: res.Partial()}
+}
+
+// importable is check.Result.Importable, a panic in it a decline (the
+// file is then checked).
+func importable(r *check.Result) (res *check.Result, ok bool) {
+	defer func() {
+		if recover() != nil {
+			res, ok = nil, false
+		}
+	}()
+	return r.Importable()
+}
+
+// answered returns a package of the file abs, whose text is src, made
+// from the result Answer gives for it, or nil when there is none or it
+// cannot stand for a check of src now (with l.mu held; see Answer). Its
+// imports join the import graph as its check's would have.
+func (l *Loader) answered(abs, display string, src []byte) (p *Package) {
+	if l.Answer == nil {
+		return nil
+	}
+	return l.adopt(abs, display, src, l.Answer(abs))
+}
+
+// adopt returns a package of the file abs, whose text is src, made from
+// r, an engine's answer for it, or nil when r cannot stand for a check of
+// src now (with l.mu held): see Answer.
+func (l *Loader) adopt(abs, display string, src []byte, r *check.Result) (p *Package) {
+	if r == nil {
+		return nil
+	}
+	defer func() {
+		if p == nil {
+			AnswerStats.Declined.Add(1)
+		} else {
+			AnswerStats.Answered.Add(1)
+		}
+	}()
+	if r.File == nil || r.File.Source == nil || r.File.Source.CST == nil || !bytes.Equal(r.File.Source.CST.Src, src) {
+		return nil
+	}
+	res, ok := importable(r)
+	if !ok || res.File == nil || res.File.Module == nil || len(res.Imports) != len(res.File.Module.Imports) {
+		// (an import that failed may resolve now)
+		return nil
+	}
+	stale := false
+	for _, im := range res.Imports {
+		if im.Imported == nil || im.Result == nil || im.Import == nil {
+			return nil
+		}
+		// the file the import resolves to now, its result and hash in
+		// the cache those the answer read (the cache's results are
+		// current: Forget drops a file's importers with it)
+		if cand, err := l.locate(abs, im.Import.Path.Name); err != nil || cand != im.File {
+			return nil
+		}
+		q := l.cache[im.File]
+		if q == nil || q.Result != im.Result {
+			stale = true
+			continue
+		}
+		l.hash(q)
+		if q.Hash != im.Hash {
+			stale = true
+		}
+	}
+	if stale {
+		return l.recheckAnswer(abs, display, src, res)
+	}
+	l.graph.begin(abs, res.File)
+	for _, im := range res.Imports {
+		l.graph.add(abs, im.Import.Path.Name, im.File)
+	}
+	l.graph.end(abs, res.File)
+	for _, im := range res.Imports {
+		if l.graph.cycleError(abs, im.File) != nil {
+			// (a check reports it)
+			l.graph.forget(abs)
+			return nil
+		}
+	}
+	return &Package{Path: display, Src: src, File: res.File, Result: res, epoch: l.epoch, partial: res.Partial()}
 }
 
 // Cached reports whether the loader holds a package for the file at path
@@ -680,6 +837,54 @@ func (im *answeringImporter) Import(from, modPath string) (*check.Imported, erro
 // importWith resolves an import (with l.mu held), answering a file that
 // answers maps by its absolute path with that result.
 func (l *Loader) importWith(from, modPath string, answers map[string]*check.Result) (*check.Imported, error) {
+	cand, err := l.locateWith(from, modPath, answers)
+	if err != nil {
+		return nil, err
+	}
+	// A cycle is reported on every import that is part of it, whichever
+	// file was checked first: before loading cand (which may be being
+	// checked further up) and after (cand may lead back here).
+	l.graph.add(from, modPath, cand)
+	if err := l.graph.cycleError(from, cand); err != nil {
+		return nil, err
+	}
+	if r := answers[cand]; r != nil && r.File != nil && r.File.Module != nil && r.File.Module.Name.Name == modPath {
+		// (its semantic hash when it was offered already; the cache
+		// takes such a result, through Answer, only when a later check
+		// asks for the file: adopting each here cost the importer jobs
+		// a hash of every module they answered)
+		var hash string
+		if p := l.cache[cand]; p != nil && p.Result == r {
+			hash = p.Hash
+		}
+		return &check.Imported{File: cand, Module: r.File.Module, Hash: hash, Result: r}, nil
+	}
+	p, err := l.load(cand, cand, true)
+	if err != nil {
+		return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("cannot read import %s: %v", modPath, err)}
+	}
+	if err := l.graph.cycleError(from, cand); err != nil {
+		return nil, err
+	}
+	if p.File.Module == nil {
+		return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("%s holds no module", cand)}
+	}
+	if p.File.Module.Name.Name != modPath {
+		return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("%s declares module %s, not %s", cand, p.File.Module.Name.Name, modPath)}
+	}
+	l.hash(p)
+	return &check.Imported{File: cand, Module: p.File.Module, Hash: p.Hash, Result: p.Result}, nil
+}
+
+// locate returns the file an import of modPath from the file from
+// resolves to (with l.mu held): the first of from's folder and the roots
+// that holds it, refused when its links lead outside its root.
+func (l *Loader) locate(from, modPath string) (string, error) {
+	return l.locateWith(from, modPath, nil)
+}
+
+// locateWith is locate, a file that answers maps counting as found.
+func (l *Loader) locateWith(from, modPath string, answers map[string]*check.Result) (string, error) {
 	rel := filepath.FromSlash(strings.ReplaceAll(modPath, ".", "/")) + ".caps"
 	dirs := append([]string{filepath.Dir(from)}, l.Roots...)
 	var tried []string
@@ -704,45 +909,16 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 				}
 			}
 			if err := within(root, cand); err != nil {
-				return nil, &check.ImportError{Code: check.ImportNotFound, Message: err.Error()}
+				return "", &check.ImportError{Code: check.ImportNotFound, Message: err.Error()}
 			}
 			if l.inside == nil {
 				l.inside = map[string]bool{}
 			}
 			l.inside[root+"\x00"+cand] = true
 		}
-		// A cycle is reported on every import that is part of it, whichever
-		// file was checked first: before loading cand (which may be being
-		// checked further up) and after (cand may lead back here).
-		l.graph.add(from, modPath, cand)
-		if err := l.graph.cycleError(from, cand); err != nil {
-			return nil, err
-		}
-		if r := answers[cand]; r != nil && r.File != nil && r.File.Module != nil && r.File.Module.Name.Name == modPath {
-			// (its semantic hash when it was offered already)
-			var hash string
-			if p := l.cache[cand]; p != nil && p.Result == r {
-				hash = p.Hash
-			}
-			return &check.Imported{File: cand, Module: r.File.Module, Hash: hash, Result: r}, nil
-		}
-		p, err := l.load(cand, cand, false)
-		if err != nil {
-			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("cannot read import %s: %v", modPath, err)}
-		}
-		if err := l.graph.cycleError(from, cand); err != nil {
-			return nil, err
-		}
-		if p.File.Module == nil {
-			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("%s holds no module", cand)}
-		}
-		if p.File.Module.Name.Name != modPath {
-			return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("%s declares module %s, not %s", cand, p.File.Module.Name.Name, modPath)}
-		}
-		l.hash(p)
-		return &check.Imported{File: cand, Module: p.File.Module, Hash: p.Hash, Result: p.Result}, nil
+		return cand, nil
 	}
-	return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("module %s not found (looked for %s)", modPath, strings.Join(tried, ", "))}
+	return "", &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("module %s not found (looked for %s)", modPath, strings.Join(tried, ", "))}
 }
 
 // within checks that path, after resolving symbolic links, stays under root.

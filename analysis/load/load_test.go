@@ -9,7 +9,7 @@ import (
 	"github.com/capsulang/caps/analysis/check"
 )
 
-func write(t *testing.T, dir, name, src string) string {
+func write(t testing.TB, dir, name, src string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

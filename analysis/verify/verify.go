@@ -260,6 +260,9 @@ func prepare(res *check.Result) (*shared, error) {
 	if res.HasErrors() {
 		return nil, ErrModuleHasErrors
 	}
+	// the imported functions' bodies are encoded: a partial import (the
+	// language server's import cache) is read from a full check
+	res = res.CompleteImports()
 	e := newEncoder(res)
 	s := &shared{res: res, in: interp.New(res), funcs: e.funcs, mods: e.mods, root: e.cur, recursive: e.recursive, sigs: map[*ast.Function]sig{}, lemmas: map[*ast.Function][]*ast.Example{}, module: res.File.Module.Name.Name}
 	if res.File.Source != nil && res.File.Source.CST != nil {

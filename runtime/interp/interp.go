@@ -171,7 +171,13 @@ type function struct {
 // New prepares a checked module for evaluation. It never fails: a module
 // with errors (or one importing a module with errors) yields an Interp
 // whose every evaluation returns a NotChecked error.
+//
+// The imported modules' functions run from full checks of their texts:
+// when a result res imports is partial (check.Result.Partial: the
+// language server's import cache holds such answers), res is read from
+// check.Result.CompleteImports, whose tree is res's.
 func New(res *check.Result) *Interp {
+	res = res.CompleteImports()
 	n := 0
 	if res.File != nil && res.File.Module != nil {
 		n = len(res.File.Module.Decls)
