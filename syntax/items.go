@@ -84,6 +84,23 @@ type FormArena struct {
 // ReadSpanIn is ReadSpan making the forms in a (nil: in memory of their
 // own).
 func ReadSpanIn(c *CST, sp Span, a *FormArena) (*Form, bool) {
+	return readTokens(c, sp, sp.End, a)
+}
+
+// ReadPrefixIn reads the list form at sp of c's clean text (as ReadSpan)
+// up to end only, where one of its items ends: the list read has the
+// items before end, and is closed by an empty ")" at end (its span ends
+// there).
+func ReadPrefixIn(c *CST, sp Span, end int, a *FormArena) (*Form, bool) {
+	if end <= sp.Start || end >= sp.End {
+		return ReadSpanIn(c, sp, a)
+	}
+	return readTokens(c, sp, end, a)
+}
+
+// readTokens reads the tokens of c's text from sp.Start to end, closing
+// one more list at end when end is before sp.End (ReadPrefixIn).
+func readTokens(c *CST, sp Span, end int, a *FormArena) (*Form, bool) {
 	if sp.Start < 0 || sp.End > len(c.Src) || sp.Start >= sp.End {
 		return nil, false
 	}
@@ -91,8 +108,14 @@ func ReadSpanIn(c *CST, sp Span, a *FormArena) (*Form, bool) {
 	// it was read clean as a whole (ModuleItems).
 	buf := tokenBuffers.Get().(*scanBuffer)
 	defer tokenBuffers.Put(buf)
-	sc := &scanner{src: c.Src[sp.Start:sp.End], toks: buf.toks[:0], open: buf.open[:0]}
+	sc := &scanner{src: c.Src[sp.Start:end], toks: buf.toks[:0], open: buf.open[:0]}
 	ok := sc.run()
+	if end < sp.End {
+		// A prefix leaves the list open (the root and it), and its last
+		// token is the ")" of the item that ends at end.
+		n := len(sc.toks)
+		ok = len(sc.open) == 2 && n > 0 && sc.toks[n-1].kind == KindRParen && int(sc.toks[n-1].end) == end-sp.Start
+	}
 	buf.toks, buf.open = sc.toks, sc.open // (grown, for the next read)
 	if !ok {
 		return nil, false
@@ -101,6 +124,10 @@ func ReadSpanIn(c *CST, sp Span, a *FormArena) (*Form, bool) {
 	for i := range toks {
 		toks[i].start += uint32(sp.Start)
 		toks[i].end += uint32(sp.Start)
+	}
+	if end < sp.End {
+		toks = append(toks, token{start: uint32(end), end: uint32(end), kind: KindRParen})
+		buf.toks = toks
 	}
 	s := &Source{CST: c, depth: 1, reuse: a}
 	if !s.assemble(toks, false) || len(s.Diagnostics) > 0 || len(s.Forms) != 1 {

@@ -190,6 +190,20 @@ func TestReadModuleItems(t *testing.T) {
 			t.Errorf("%q: read item by item", bad)
 		}
 	}
+	// A prefix of the function, up to the end of its input clause.
+	fn := want[5]
+	in := fn.Items()[2]
+	pre, ok := syntax.ReadPrefixIn(whole.CST, fn.Span(), in.Span().End, &syntax.FormArena{})
+	if !ok {
+		t.Fatal("the prefix was not read")
+	}
+	wantPre := formText(syntax.NewList(syntax.Span{Start: fn.Span().Start, End: in.Span().End}, fn.Items()[:3], true))
+	if d := cmp.Diff(wantPre, formText(pre)); d != "" {
+		t.Errorf("prefix (-want +got):\n%s", d)
+	}
+	if _, ok := syntax.ReadPrefixIn(whole.CST, fn.Span(), in.Span().End-1, nil); ok {
+		t.Error("read a prefix that ends inside an item")
+	}
 	// A diagnostic inside an item (a bad escape) stops the read there.
 	r, ok = syntax.ReadModuleItems([]byte("(module m (function f \"\\q\"))"), "module")
 	if !ok {

@@ -93,7 +93,8 @@ func deferrable(fn *Function) bool {
 // stub makes fn a stub of itself that keeps no form of its text, and
 // returns its new form.
 func stub(fn *Function, cst *syntax.CST) *syntax.Form {
-	fn.Body = &Deferred{decl: fn.Form.Span(), cst: cst, inputs: len(fn.Inputs)}
+	sp := fn.Form.Span()
+	fn.Body = &Deferred{start: int32(sp.Start), end: int32(sp.End), header: int32(headerEnd(fn.Form)), inputs: int32(len(fn.Inputs)), cst: cst}
 	fn.Form = bare(fn.Form)
 	fn.Inputs, fn.Output, fn.Version = nil, nil, nil
 	if ec := fn.Effects; ec != nil {
@@ -106,6 +107,23 @@ func stub(fn *Function, cst *syntax.CST) *syntax.Form {
 		fn.Effects = c
 	}
 	return fn.Form
+}
+
+// headerEnd returns where the part of function form f that holds its
+// input and output clauses ends: after the last of them (after the name
+// when there is none), so that MaterializeHeaderIn reads only that part.
+func headerEnd(f *syntax.Form) int {
+	items := f.Items()
+	end := items[0].Span().End
+	if len(items) > 1 {
+		end = items[1].Span().End
+	}
+	for _, it := range items {
+		if h := it.Head(); h == "input" || h == "output" {
+			end = max(end, it.Span().End)
+		}
+	}
+	return end
 }
 
 // bare returns a form with f's kind, span and text but no items.
@@ -187,16 +205,18 @@ func LeanShare(m *Module) (deferred, whole int) {
 // Deferred is the body of a function BuildLean did not keep.
 // Materialize builds the function again from its text.
 type Deferred struct {
-	decl   Span // the function's form
-	cst    *syntax.CST
-	inputs int
+	// start and end are the function's form's; header is where its input
+	// and output clauses end (headerEnd)
+	start, end, header int32
+	inputs             int32
+	cst                *syntax.CST
 }
 
 // Inputs is how many inputs the function has.
-func (d *Deferred) Inputs() int { return d.inputs }
+func (d *Deferred) Inputs() int { return int(d.inputs) }
 
 // ExprSpan is the span of the whole function's form.
-func (d *Deferred) ExprSpan() Span { return d.decl }
+func (d *Deferred) ExprSpan() Span { return Span{Start: int(d.start), End: int(d.end)} }
 
 // ExprID is 0: a deferred body has no number.
 func (d *Deferred) ExprID() ExprID { return 0 }
@@ -217,7 +237,9 @@ func MaterializeIn(fn *Function, a *syntax.FormArena) *Function {
 
 // MaterializeHeaderIn is MaterializeIn without the body: the function
 // built again has no Body (nil), for a caller that reads its inputs and
-// output.
+// output. It reads only the function's text up to its last input or
+// output clause, so its form's span and its clauses after those are not
+// the function's.
 func MaterializeHeaderIn(fn *Function, a *syntax.FormArena) *Function {
 	return materialize(fn, true, a)
 }
@@ -227,7 +249,14 @@ func materialize(fn *Function, header bool, a *syntax.FormArena) *Function {
 	if !ok {
 		return fn
 	}
-	if f, ok := syntax.ReadSpanIn(d.cst, d.decl, a); ok {
+	sp := d.ExprSpan()
+	var f *syntax.Form
+	if header {
+		f, ok = syntax.ReadPrefixIn(d.cst, sp, int(d.header), a)
+	} else {
+		f, ok = syntax.ReadSpanIn(d.cst, sp, a)
+	}
+	if ok {
 		b := &builder{src: &syntax.Source{CST: d.cst}, file: &File{}, header: header}
 		if full, ok := b.decl(f).(*Function); ok {
 			full.Doc = fn.Doc
@@ -240,6 +269,6 @@ func materialize(fn *Function, header bool, a *syntax.FormArena) *Function {
 		}
 	}
 	c := *fn
-	c.Body = &BadExpr{Span: d.decl}
+	c.Body = &BadExpr{Span: sp}
 	return &c
 }
