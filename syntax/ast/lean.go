@@ -4,13 +4,13 @@ import "github.com/capsulang/caps/syntax"
 
 // BuildLean builds the tree of a clean text as Build(syntax.ReadText(src))
 // would, with the same diagnostics, except that it keeps of most functions
-// only their name, doc and effects: their bodies are Deferred, built again from the text
-// when asked for (Materialize), and so are their inputs, output and
-// version; their forms are each replaced by one that has the same span
-// and kind but no items. The module is read one
-// item at a time (syntax.ModuleItems), so that the forms and bodies of
-// the whole text are never in memory at once: on a large module they are
-// about eighteen bytes a source byte, the text one (issue 19).
+// only their name, doc and effects: their bodies are Deferred, and their
+// inputs, output and version are built again from the text with them when
+// asked for (Materialize); their forms are each replaced by one that has
+// the same span and kind but no items. The module is read one item at a
+// time (syntax.ModuleItems), so that the forms and bodies of the whole
+// text are never in memory at once: on a large module they are about
+// eighteen bytes a source byte, the text one (issue 19).
 //
 // A function keeps its body and forms when it has requires, ensures or
 // example clauses, or an effect with arguments or a claim: what reads
@@ -19,10 +19,11 @@ import "github.com/capsulang/caps/syntax"
 // module form (syntax.ReadModuleItems) or an item reads with a
 // diagnostic.
 //
-// A lean tree serves one-shot checks that read no function body after
-// the check (caps check): the checker and the IR materialize deferred
-// bodies one at a time; the interpreter and the language server never
-// see a lean tree.
+// A lean tree serves one-shot checks (check.Options.Once) that read no
+// deferred body after the check (caps check): the checker and the IR
+// build deferred functions again one at a time. Examples run on it only
+// for the functions UndeferReach built whole; the language server never
+// sees a lean tree.
 func BuildLean(src []byte) (f *File, ok bool) {
 	r, ok := syntax.ReadModuleItems(src, "module")
 	if !ok {
