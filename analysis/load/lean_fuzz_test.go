@@ -9,12 +9,15 @@ import (
 
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/bench/gen"
+	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/syntax/ast"
 )
 
-// FuzzLean holds a lean build (ast.BuildLean) of any text it accepts to the
-// whole build of the same text: the same build diagnostics, the same
-// check diagnostics and the same semantic hash (imports unresolved).
+// FuzzLean holds a lean build (ast.BuildLean, with the examples' reach
+// built whole as the loader does) of any text it accepts to the whole
+// build of the same text: the same build diagnostics, the same check
+// diagnostics, the same semantic hash (imports unresolved) and, when the
+// examples run, the same outcomes.
 func FuzzLean(f *testing.F) {
 	for _, p := range []string{
 		"../../examples/01_abs_i64.caps",
@@ -31,10 +34,15 @@ func FuzzLean(f *testing.F) {
 	f.Add(gen.Functions(2 << 10))
 	f.Add([]byte("(module m (capsule \"1\") (function f (input (x I64) (x Bool)) (output I64) (effects (db.write s.c)) (body (let ((y x)) (+ y 1)))) (function g (output Nope) (body (f 1 2))))"))
 	f.Add([]byte("(module m (function f (input (result I64)) (output (List I64)) (summary \"s\") (body (list result)) (body 2)) (type T I64))"))
+	f.Add([]byte("(module m (capsule \"1\") (function g (input (x I64)) (output I64) (body (* 2 x))) (function f (input (x I64)) (output I64) (requires (> x 0)) (body (g x))) (function h (output I64) (body (f 2)) (example (h) 4)))"))
+	f.Add([]byte("(module m (capsule \"1\") (function g (input (x I64)) (output I64) (body (* 2 x))) (function f (input (x I64)) (output I64) (ensures (> result 0)) (body (g x))) (function h (output I64) (body (f 2)) (example (h) 5)))"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		lf, ok := ast.BuildLean(src)
 		if !ok {
 			return
+		}
+		if lf.Module != nil && hasExamples(lf.Module) {
+			ast.UndeferReach(lf)
 		}
 		wf := parseSource(src)
 		if d := cmp.Diff(wf.Diagnostics, lf.Diagnostics); d != "" {
@@ -43,11 +51,15 @@ func FuzzLean(f *testing.F) {
 		check1 := func(f *ast.File) ([]string, string) {
 			res := check.Check(f, check.Options{Path: "/f.caps", Once: true})
 			h, _ := IROptions(res).Hash(f.Module)
-			var ds []string
-			for _, d := range res.Diagnostics {
-				ds = append(ds, fmt.Sprintf("%s %d-%d %s", d.Code, d.Span.Start, d.Span.End, d.Message))
+			ds := res.Diagnostics
+			if !res.HasErrors() && len(res.Examples) > 0 {
+				ds = append(ds, examples.Diagnostics(examples.Evaluate(res))...)
 			}
-			return ds, h
+			var out []string
+			for _, d := range ds {
+				out = append(out, fmt.Sprintf("%s %d-%d %s", d.Code, d.Span.Start, d.Span.End, d.Message))
+			}
+			return out, h
 		}
 		wd, wh := check1(wf)
 		ld, lh := check1(lf)

@@ -286,6 +286,19 @@ func TestLeanWholeWhereNeeded(t *testing.T) {
 	if got := examples.Evaluate(p.Result); len(got) != 1 || !got[0].Passed {
 		t.Errorf("the example did not pass on the lean tree: %+v", got)
 	}
+	// The reach goes on through a function kept whole for its contract
+	// (requires) to the deferred function it calls.
+	chain := write(t, dir, "chain.caps", "(module chain (capsule \"1\")\n  (function g (input (x I64)) (output I64) (body (* 2 x)))\n  (function f (input (x I64)) (output I64) (requires (> x 0)) (body (g x)))\n  (function h (output I64) (body (f 2)) (example (h) 4)))\n")
+	p, err = l.Load(chain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.File.Module.Decls[0].(*ast.Function).Body.(*ast.Deferred); ok || !p.lean {
+		t.Errorf("g, called through f's body, is still deferred (lean %v)", p.lean)
+	}
+	if got := examples.Evaluate(p.Result); len(got) != 1 || !got[0].Passed {
+		t.Errorf("the example through f did not pass on the lean tree: %+v", got)
+	}
 	// plain, loaded lean, then imported: the importer gets it whole.
 	imp := write(t, dir, "imp.caps", "(module imp (capsule \"1\") (import plain)\n  (function two (output I64) (body (+ 1 (plain.one)))))\n")
 	l2 := &Loader{OneShot: true, LeanFrom: 1, leanAlways: true}

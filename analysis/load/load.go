@@ -241,7 +241,7 @@ func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Packag
 			// Its examples run when it checks without errors (caps
 			// check evaluates them): the functions they may call are
 			// built whole.
-			ast.UndeferReach(m)
+			ast.UndeferReach(p.File)
 		}
 		deferred, whole := ast.LeanShare(m)
 		if 2*deferred < len(src) && !l.leanAlways {

@@ -138,50 +138,52 @@ func bare(f *syntax.Form) *syntax.Form {
 	return syntax.NewAtom(f.Kind, f.Span(), f.Text())
 }
 
-// UndeferReach builds whole again, in place, every deferred function of m
-// that the functions with examples may call, directly or not: those
-// whose name is a symbol in the form of a function with examples or of
-// one built whole again (an over-estimate of the calls, which never
-// misses one), so that the examples run on the lean tree. It returns how
-// many it built. The functions built whole keep their pointers (the
-// stubs become whole); their expressions are numbered from 1, as
-// BuildDecl numbers them.
-func UndeferReach(m *Module) int {
-	deferred := map[string][]*Function{}
+// UndeferReach builds whole again, in place, every deferred function of
+// f's module that the functions with examples may call, directly or not:
+// those whose name is a symbol in the form of a function with examples,
+// or of a function reached so (whole from the start, for its contracts
+// or effects, or built whole again). That over-estimates the calls and
+// never misses one, so that the examples run on the lean tree. It
+// returns how many it built. The functions built whole keep their
+// pointers (the stubs become whole), and their expressions are numbered
+// on from f.Exprs, as if Build had built them.
+func UndeferReach(f *File) int {
+	m := f.Module
+	byName := map[string][]*Function{} // the functions without examples
 	var queue []*syntax.Form
 	for _, d := range m.Decls {
-		fn, ok := d.(*Function)
-		switch {
-		case !ok:
-		case len(fn.Examples) > 0:
-			queue = append(queue, fn.Form)
-		default:
-			if _, ok := fn.Body.(*Deferred); ok {
-				deferred[fn.Name.Name] = append(deferred[fn.Name.Name], fn)
+		if fn, ok := d.(*Function); ok {
+			if len(fn.Examples) > 0 {
+				queue = append(queue, fn.Form)
+			} else {
+				byName[fn.Name.Name] = append(byName[fn.Name.Name], fn)
 			}
 		}
 	}
 	n := 0
-	var visit func(f *syntax.Form)
-	visit = func(f *syntax.Form) {
-		if f.Kind == syntax.FormSymbol {
-			for _, fn := range deferred[f.Text()] {
-				whole := Materialize(fn)
-				fn.Form, fn.Inputs, fn.Output, fn.Version, fn.Body = whole.Form, whole.Inputs, whole.Output, whole.Version, whole.Body
+	var visit func(form *syntax.Form)
+	visit = func(form *syntax.Form) {
+		if form.Kind == syntax.FormSymbol {
+			for _, fn := range byName[form.Text()] {
+				if d, ok := fn.Body.(*Deferred); ok {
+					var whole *Function
+					whole, f.Exprs = materializeFrom(fn, d, f.Exprs)
+					fn.Form, fn.Inputs, fn.Output, fn.Version, fn.Body = whole.Form, whole.Inputs, whole.Output, whole.Version, whole.Body
+					n++
+				}
 				queue = append(queue, fn.Form)
-				n++
 			}
-			delete(deferred, f.Text())
+			delete(byName, form.Text())
 			return
 		}
-		for _, it := range f.Items() {
+		for _, it := range form.Items() {
 			visit(it)
 		}
 	}
 	for len(queue) > 0 {
-		f := queue[len(queue)-1]
+		form := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		visit(f)
+		visit(form)
 	}
 	return n
 }
@@ -243,6 +245,21 @@ func MaterializeIn(fn *Function, a *syntax.FormArena) *Function {
 // the function's.
 func MaterializeHeaderIn(fn *Function, a *syntax.FormArena) *Function {
 	return materialize(fn, true, a)
+}
+
+// materializeFrom is Materialize numbering the expressions on from
+// exprs, for a function that joins a tree for good (UndeferReach); it
+// returns the function and the last number used.
+func materializeFrom(fn *Function, d *Deferred, exprs int) (*Function, int) {
+	if f, ok := syntax.ReadSpan(d.cst, d.ExprSpan()); ok {
+		b := &builder{src: &syntax.Source{CST: d.cst}, file: &File{Exprs: exprs}}
+		if whole, ok := b.decl(f).(*Function); ok {
+			return whole, b.file.Exprs
+		}
+	}
+	c := *fn
+	c.Body = &BadExpr{Span: d.ExprSpan()}
+	return &c, exprs
 }
 
 func materialize(fn *Function, header bool, a *syntax.FormArena) *Function {
