@@ -73,8 +73,9 @@ func ReadSpan(c *CST, sp Span) (*Form, bool) { return ReadSpanIn(c, sp, nil) }
 // A FormArena is memory that reads of small forms (ReadSpanIn) make their
 // forms in, again and again: the forms a read makes are valid until the
 // next read in the same arena, which overwrites them. A lean check reads
-// each deferred function again three times, and its forms were a third of
-// what it allocated (issue 19). The zero FormArena is ready to use.
+// each deferred function three times after its first read (its signature,
+// its body, its IR), and their forms were a third of what it allocated
+// (issue 19). The zero FormArena is ready to use.
 type FormArena struct {
 	forms   []Form
 	items   []*Form

@@ -272,10 +272,7 @@ func (c *checker) presize() {
 	nsyms := max(len(c.res.Symbols), 1) + ndecls // the module's symbol and those defined so far
 	for _, d := range f.Module.Decls {
 		if fn, ok := d.(*ast.Function); ok {
-			nsyms += len(fn.Inputs)
-			if lean, ok := fn.Body.(*ast.Deferred); ok {
-				nsyms += lean.Inputs()
-			}
+			nsyms += len(fn.Inputs) // (a lean function keeps no input symbols)
 		}
 	}
 	c.res.Symbols = append(make([]*Symbol, 0, nsyms), c.res.Symbols...)

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -351,5 +352,72 @@ func TestLeanOnlyWhenMostlyDeferred(t *testing.T) {
 		if len(p.Result.Diagnostics) != 0 {
 			t.Errorf("%s: %v", tc.name, p.Result.Diagnostics)
 		}
+	}
+}
+
+// TestLeanMemoryLimit checks the soft memory limit of lean checks: it is
+// set only once a lean file's imports are checked (their whole checks
+// run without it), the lean checks running at once share the largest
+// they ask for, a lower limit the user set stays, and the limit before
+// them is back when the last one ends, in whatever order they end.
+func TestLeanMemoryLimit(t *testing.T) {
+	saved := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(saved)
+
+	dir := t.TempDir()
+	write(t, dir, "lib.caps", "(module lib (capsule \"1\")\n  (function one (output I64) (body 1)))\n")
+	app := write(t, dir, "app.caps", "(module app (capsule \"1\") (import lib)\n  (function two (output I64) (body (+ 1 (lib.one)))))\n")
+	limits := map[string]int64{}
+	CheckHook = func(abs string) { limits[filepath.Base(abs)] = debug.SetMemoryLimit(-1) }
+	defer func() { CheckHook = nil }()
+	l := &Loader{OneShot: true, LeanFrom: 1, leanAlways: true}
+	p, err := l.Load(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.lean {
+		t.Fatal("app was not checked lean")
+	}
+	if limits["lib.caps"] != saved {
+		t.Errorf("the import was checked under a limit of %d (before: %d)", limits["lib.caps"], saved)
+	}
+	if got := debug.SetMemoryLimit(-1); got != saved {
+		t.Errorf("the limit is %d after the load, %d before", got, saved)
+	}
+
+	// Two lean checks at once, ending in either order.
+	const mb = 1 << 20
+	for _, firstEnds := range []bool{true, false} {
+		endA := leanMemoryLimit(100 * mb)
+		a := debug.SetMemoryLimit(-1)
+		endB := leanMemoryLimit(50 * mb)
+		b := debug.SetMemoryLimit(-1)
+		if a != 100*mb*7/4+leanLimitBase || b != a {
+			t.Errorf("limits %d, then %d with a smaller second check; want %d both", a, b, 100*mb*7/4+leanLimitBase)
+		}
+		if firstEnds {
+			endA()
+			if got := debug.SetMemoryLimit(-1); got != 50*mb*7/4+leanLimitBase {
+				t.Errorf("after the first ends, the limit is %d, want the second's", got)
+			}
+			endB()
+		} else {
+			endB()
+			endA()
+		}
+		if got := debug.SetMemoryLimit(-1); got != saved {
+			t.Errorf("the limit is %d after both, %d before", got, saved)
+		}
+	}
+
+	// A lower limit of the user's stays.
+	debug.SetMemoryLimit(64 * mb)
+	end := leanMemoryLimit(100 * mb)
+	if got := debug.SetMemoryLimit(-1); got != 64*mb {
+		t.Errorf("the user's limit of 64 MiB became %d", got)
+	}
+	end()
+	if got := debug.SetMemoryLimit(-1); got != 64*mb {
+		t.Errorf("the user's limit is %d after the check", got)
 	}
 }

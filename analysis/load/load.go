@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,9 +46,12 @@ type Package struct {
 	hashed bool
 	hashMu sync.Mutex
 	// lean is set when File was built lean (Loader.LeanFrom): its result
-	// answers no import, and only the functions its examples may call are
-	// whole (ast.UndeferReach).
-	lean bool
+	// answers no import, and of its functions only those with contracts,
+	// effect arguments or examples, and those the examples may call
+	// (ast.UndeferReach), are whole. leanGrowth is what its check is
+	// expected to add to the live heap, in bytes (leanMemoryLimit).
+	lean       bool
+	leanGrowth int64
 	// partial is set on a package whose result lacks the types and
 	// references of some bodies (check.Result.Partial: an engine answer
 	// the language server offered, or one Answer gave): it answers
@@ -94,11 +99,11 @@ type Loader struct {
 	// most function bodies are built again from the text, one at a time,
 	// when the check and the semantic hash read them, so that the whole
 	// file's forms and bodies are never in memory at once (issue 19:
-	// caps check's peak memory on a large file). Its diagnostics and hash
-	// are those of a whole build. In a file with examples, the functions
-	// the examples may call are built whole (ast.UndeferReach), so that
-	// the examples run on the lean tree; a lean package that another file
-	// imports is checked again whole.
+	// caps check's peak memory on a large file). Its diagnostics, hash and
+	// example outcomes are those of a whole build: the functions the
+	// examples may call are built whole (ast.UndeferReach). A file whose
+	// text stays mostly whole is built whole, and a lean package that
+	// another file imports is checked again whole.
 	LeanFrom int
 	// leanAlways has a lean tree checked lean even when most of it is
 	// whole (tests: the corpus's small files).
@@ -250,7 +255,7 @@ func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Packag
 			// cost more than it saves.
 			p.File, p.lean = nil, false
 		} else {
-			defer leanMemoryLimit(len(src), whole)()
+			p.leanGrowth = leanGrowthPerDeferredByte*int64(len(src)-whole) + wholeGrowthPerByte*int64(whole)
 		}
 	}
 	if !p.lean {
@@ -271,38 +276,85 @@ func hasExamples(m *ast.Module) bool {
 }
 
 // leanMemoryLimit sets the process's soft memory limit for the check of a
-// lean tree of a source of size bytes, whole of them in declarations
-// kept whole, and returns the function that restores the previous limit.
-// A lean check's live data is about eight bytes a deferred byte and 27 a
-// whole one at its end, but it makes several times the source in garbage
-// (each deferred function is built again three times): the collector,
-// whose next run is due when the heap doubles, let the heap reach twice
-// the live data, and caps check's peak memory stayed where it was with
-// half the live data (issue 19). Under the limit the collector runs
-// before the heap passes it: a limit 1.75 times the expected live data
-// costs a few more collections, each of them marking little. (A limit
-// below the live data would have the collector run without end.)
-func leanMemoryLimit(size, whole int) (restore func()) {
-	live := leanLivePerDeferredByte*int64(size-whole) + wholeLivePerByte*int64(whole)
+// lean tree, whose live heap is expected to reach live bytes, and returns
+// the function that ends it. A lean check keeps little (8 bytes per
+// deferred source byte at its end, 27 per byte kept whole), but it makes
+// several times the source in garbage (each deferred function is built
+// again three times): the collector, whose next run is due when the heap
+// has doubled since its last, let the heap reach twice the live data,
+// and caps check's peak memory stayed where it was with half the live
+// data (issue 19). Under a limit of 1.75 times the expected live data
+// (plus 8 MiB for the runtime) the collector runs before the heap passes
+// it, at the cost of a few more collections, each of them marking little.
+// A limit below the live data would have the collector run without end:
+// the caller counts the whole live heap (liveHeap: imports checked, other
+// packages cached), and the lean checks running at once share the
+// largest limit they ask for (leanLimits). A lower limit set by the user
+// (GOMEMLIMIT) stays.
+func leanMemoryLimit(live int64) (end func()) {
 	limit := live*7/4 + leanLimitBase
-	prev := debug.SetMemoryLimit(-1)
-	if prev < limit {
-		return func() {} // a lower limit set by the user (GOMEMLIMIT) stays
+	leanLimits.Lock()
+	defer leanLimits.Unlock()
+	if len(leanLimits.active) == 0 {
+		leanLimits.saved = debug.SetMemoryLimit(-1)
 	}
-	debug.SetMemoryLimit(limit)
-	return func() { debug.SetMemoryLimit(prev) }
+	leanLimits.active = append(leanLimits.active, limit)
+	leanLimits.apply()
+	return func() {
+		leanLimits.Lock()
+		defer leanLimits.Unlock()
+		a := leanLimits.active
+		i := slices.Index(a, limit)
+		leanLimits.active = append(a[:i], a[i+1:]...)
+		if len(leanLimits.active) == 0 {
+			debug.SetMemoryLimit(leanLimits.saved)
+			return
+		}
+		leanLimits.apply()
+	}
 }
 
-// The live data a one-shot check keeps at its end, in bytes a source
-// byte, of a deferred function (TestLeanCheckMemory measures 7.9 on a
-// module of one-line functions) and of the rest (TestOneShotCheckMemory
-// measures 26.4), and what leanMemoryLimit adds for the runtime: peak
-// RSS stays under 20 times the source from a few MB on, the binary's
-// pages being the rest.
+// leanLimits holds the soft memory limit the process had before the lean
+// checks running now began (saved) and the limits they ask for.
+var leanLimits leanLimitSet
+
+type leanLimitSet struct {
+	sync.Mutex
+	saved  int64
+	active []int64
+}
+
+// apply sets the largest of the active limits, unless the saved one is
+// lower.
+func (l *leanLimitSet) apply() {
+	debug.SetMemoryLimit(min(slices.Max(l.active), l.saved))
+}
+
+// liveHeap returns the live heap, in bytes, as the collector measured it
+// last, or at least size*leanLivePerSourceByte (a lean tree's text and
+// stubs, when no collection has run since they were built).
+func liveHeap(size int) int64 {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	live := int64(0)
+	if sample[0].Value.Kind() == metrics.KindUint64 {
+		live = int64(sample[0].Value.Uint64())
+	}
+	return max(live, leanLivePerSourceByte*int64(size))
+}
+
+// What a lean check's live heap holds and gains, in bytes per source
+// byte: its text and stubs once built (bench/memprof: 5.3 on a module of
+// one-line functions), and what the check adds for a deferred function
+// (2.5 measured) and for a declaration kept whole (about 7: the checker's
+// tables and types); leanLimitBase is what leanMemoryLimit adds for the
+// runtime. Peak RSS stays under 20 times the source from a few MB on, the
+// binary's pages being the rest.
 const (
-	leanLivePerDeferredByte = 8
-	wholeLivePerByte        = 27
-	leanLimitBase           = 8 << 20
+	leanLivePerSourceByte     = 6
+	leanGrowthPerDeferredByte = 3
+	wholeGrowthPerByte        = 8
+	leanLimitBase             = 8 << 20
 )
 
 // parseSource parses and builds a file for the loader. ReadText reads
@@ -351,7 +403,25 @@ func (l *Loader) check(abs string, p *Package, hash bool) {
 	}
 	p.epoch = l.epoch
 	l.graph.begin(abs, p.File)
-	p.Result = check.Check(p.File, l.checkOptions(abs, p, (*importer)(l), hash))
+	opts := l.checkOptions(abs, p, (*importer)(l), hash)
+	if p.lean {
+		// The limit is set once the imports are checked (whole, and
+		// without it) and hashed, from the live heap then.
+		var restore func()
+		defer func() {
+			if restore != nil {
+				restore()
+			}
+		}()
+		resolved := opts.ImportsResolved
+		opts.ImportsResolved = func(res *check.Result) {
+			if resolved != nil {
+				resolved(res)
+			}
+			restore = leanMemoryLimit(liveHeap(len(p.Src)) + p.leanGrowth)
+		}
+	}
+	p.Result = check.Check(p.File, opts)
 	l.afterCheck(p)
 	l.graph.end(abs, p.File)
 	if hash {

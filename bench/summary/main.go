@@ -215,6 +215,9 @@ func scaling(res map[string]result, row func(what, measured, target string, met 
 				continue
 			}
 			x := r.metrics["rss/src"]
+			if x <= 0 {
+				continue // (no measurement)
+			}
 			src := r.metrics["peak-MB"] / x // the source, in MB
 			net := (r.metrics["peak-MB"] - empty) / src
 			row(cmd+": peak RSS beyond the empty process / source at "+size, fmt.Sprintf("%.1fx", net), "<= 20x", net <= 20,

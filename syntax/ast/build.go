@@ -39,7 +39,7 @@ type builder struct {
 	file *File
 	// docs maps the line just below a run of ;; comment lines to the run's text.
 	docs map[int]string
-	// header says to build no function body (MaterializeHeader).
+	// header says to build no function body (MaterializeHeaderIn).
 	header bool
 }
 

@@ -95,7 +95,7 @@ func deferrable(fn *Function) bool {
 // returns its new form.
 func stub(fn *Function, cst *syntax.CST) *syntax.Form {
 	sp := fn.Form.Span()
-	fn.Body = &Deferred{start: int32(sp.Start), end: int32(sp.End), header: int32(headerEnd(fn.Form)), inputs: int32(len(fn.Inputs)), cst: cst}
+	fn.Body = &Deferred{start: int32(sp.Start), end: int32(sp.End), header: int32(headerEnd(fn.Form)), cst: cst}
 	fn.Form = bare(fn.Form)
 	fn.Inputs, fn.Output, fn.Version = nil, nil, nil
 	if ec := fn.Effects; ec != nil {
@@ -211,12 +211,8 @@ type Deferred struct {
 	// start and end are the function's form's; header is where its input
 	// and output clauses end (headerEnd)
 	start, end, header int32
-	inputs             int32
 	cst                *syntax.CST
 }
-
-// Inputs is how many inputs the function has.
-func (d *Deferred) Inputs() int { return int(d.inputs) }
 
 // ExprSpan is the span of the whole function's form.
 func (d *Deferred) ExprSpan() Span { return Span{Start: int(d.start), End: int(d.end)} }
