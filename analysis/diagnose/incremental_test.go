@@ -384,11 +384,13 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 
 // TestExampleCacheReach checks which functions' examples an edit makes
 // run again: those whose reach (the declarations they look up,
-// transitively) the edit changed the forms of, the function whose own
-// declaration the edit is in, and those whose failed outcome quotes or
-// places an error in a declaration whose text changed (halve's, in
-// safe_div's contract), and no other; and that the diagnostics are a
-// fresh full check's.
+// transitively, their own included) the edit changed the forms of, and
+// those whose failed outcome quotes or places an error in a declaration
+// whose text changed (halve's, in safe_div's contract), and no other: a
+// layout-only edit inside a function with examples (a comment, a
+// reindentation, a blank line, spaces inside an example's call) runs
+// none, its failures' ranges, places and quoted calls following the new
+// text; and that the diagnostics are a fresh full check's.
 func TestExampleCacheReach(t *testing.T) {
 	const src = `(module m
   (capsule "1.0")
