@@ -289,23 +289,31 @@ func (c *ExampleCache) add(known map[uint64][]relDiag) {
 }
 
 // relative returns the failed outcome o of f's example ex without its
-// layout (relDiag). A runtime error's place in f's form that the
-// message does not quote (the example's arguments or expected value, or
-// f's body but for a contract) is kept by the path of its form; any
-// other place in res's module relative to the declaration it lies in
-// (treeStart gives where each declaration's tree starts), and the
-// declaration the error stopped in (here or in an imported module) has
-// its text pinned in res, as has f's when the place has no form of its
-// own.
+// layout (relDiag). A runtime error's place in f's form whose message
+// quotes nothing (not a failed contract, not an internal error) in the
+// example's arguments or expected value, or in f's body, is kept by the
+// path of its form; any other place in res's module relative to the
+// declaration it lies in (treeStart gives where each declaration's tree
+// starts), and the declaration the error stopped in (here or in an
+// imported module) has its text pinned in res, as has f's when the
+// place has no form of its own or the error is not the interpreter's.
 func relative(res *check.Result, ex int, o examples.Outcome, f check.ExampleFunc, treeStart map[string]int) relDiag {
 	d := examples.Diagnostics([]examples.Outcome{o})[0]
 	rd := relDiag{ex: ex, o: o}
 	rd.o.Example, rd.o.Call = nil, ""
 	var pe *interp.Error
 	if !errors.As(o.Err, &pe) {
+		if o.Err != nil { // (an error of another kind: its message is unknown)
+			p := &pin{name: f.Fn.Name.Name}
+			p.text, p.ok = res.DeclText("", p.name)
+			rd.pin = p
+		}
 		return rd
 	}
-	own := pe.Function == "" || pe.File == "" && pe.Function == f.Fn.Name.Name && pe.Kind != interp.RequiresFailed && pe.Kind != interp.EnsuresFailed && pe.Kind != interp.Internal
+	// (a failed contract quotes its clause as written; an internal error
+	// may describe its expression)
+	quotes := pe.Kind == interp.RequiresFailed || pe.Kind == interp.EnsuresFailed || pe.Kind == interp.Internal
+	own := !quotes && pe.File == "" && (pe.Function == "" || pe.Function == f.Fn.Name.Name)
 	if own && len(d.Related) > 0 {
 		if rd.path = formPath(f.Fn.Form, pe.Span); rd.path == nil {
 			own = false
