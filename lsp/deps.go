@@ -7,6 +7,7 @@ package lsp
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"maps"
 	"path/filepath"
@@ -143,18 +144,34 @@ var keySeed = maphash.MakeSeed()
 // moduleKey hashes what a module's importers' checks can read of it: every
 // top-level form except the body, examples and contracts of its
 // functions (an importer's check reads a function's name, inputs, output
-// and effects, never how it computes), as forms: atoms by their text and
-// lists by their items, so that neither positions nor layout count.
-// Moving a declaration, editing a body above it, reformatting a signature
-// or commenting inside it keeps the key. Two texts with the same key give
-// every importer the same diagnostics, provided the modules they import
-// in turn have the same keys too.
-func moduleKey(src *syntax.Source) uint64 {
+// and effects, never how it computes), as forms (syntax.HashForms: each
+// atom's kind and source text, each list's structure), so that neither
+// positions nor layout count, and the read diagnostics' codes (a list
+// left open at the end of the text reads as the same forms as a closed
+// one, and makes the module one with errors). Moving a declaration,
+// editing a body above it, reformatting a signature or commenting inside
+// it keeps the key. Two texts with the same key give every importer the
+// same diagnostics, provided the modules they import in turn have the
+// same keys too. src's forms must be at its text's offsets (a full
+// check's tree, or a fresh read); a tree that does not fit its text gets
+// a key no other text has.
+func moduleKey(src *syntax.Source) (key uint64) {
+	if src == nil || src.CST == nil {
+		return uniqueKey()
+	}
+	text := src.CST.Src
+	defer func() {
+		if recover() != nil {
+			key = uniqueKey() // (a span outside the text: not its tree)
+		}
+	}()
 	var h maphash.Hash
 	h.SetSeed(keySeed)
+	one := make([]*syntax.Form, 1)
 	write := func(f *syntax.Form) {
 		h.WriteByte(0)
-		writeForm(&h, f)
+		one[0] = f
+		syntax.HashForms(&h, text, 0, one, nil)
 	}
 	for _, f := range src.Forms {
 		if f.Head() != "module" {
@@ -177,27 +194,30 @@ func moduleKey(src *syntax.Source) uint64 {
 			}
 		}
 	}
+	h.WriteByte(1)
+	for _, d := range src.Diagnostics {
+		h.WriteString(d.Code)
+		h.WriteByte(0)
+	}
+	if src.TooDeep {
+		h.WriteByte(2)
+	}
 	return h.Sum64()
 }
 
-// writeForm hashes a form without its layout: an atom's kind and text, a
-// list's items between markers (and whether it is closed).
-func writeForm(h *maphash.Hash, f *syntax.Form) {
-	if !f.IsList() {
-		h.WriteByte(byte(f.Kind) + 2)
-		h.WriteString(f.Text())
-		h.WriteByte(0)
-		return
-	}
-	h.WriteByte('(')
-	for _, it := range f.Items() {
-		writeForm(h, it)
-	}
-	if f.Closed {
-		h.WriteByte(')')
-	} else {
-		h.WriteByte(1)
-	}
+// uniqueKeys counts the keys uniqueKey made.
+var uniqueKeys atomic.Uint64
+
+// uniqueKey returns an interface key no text has: every importer's check
+// reads it as changed.
+func uniqueKey() uint64 {
+	var h maphash.Hash
+	h.SetSeed(keySeed)
+	h.WriteString("unique")
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uniqueKeys.Add(1))
+	h.Write(n[:])
+	return h.Sum64()
 }
 
 // keyCache remembers the key of each imported module the server has seen

@@ -15,9 +15,10 @@ import (
 // spec's examples (96 function examples), the time from an edit to the
 // publish of the version's final diagnostics, the examples' results
 // included: an edit outside every example's reach (a surface's title),
-// and one in the body of a function with examples (their outcome
-// changes). It reports the median and the 90th percentile, and the median
-// time to the version's first publish.
+// one in the body of a function with examples (their outcome changes),
+// and a layout-only one there (a space doubled: their outcome is kept).
+// It reports the median and the 90th percentile, and the median time to
+// the version's first publish.
 func BenchmarkExamplesEdit(b *testing.B) {
 	src, err := gen.SpecShapedFrom("../examples", 10000)
 	if err != nil {
@@ -26,6 +27,7 @@ func BenchmarkExamplesEdit(b *testing.B) {
 	for _, e := range []struct{ name, from, to string }{
 		{"title", `(title "Claim decision")`, `(title "Claim decisioN")`},
 		{"example-body", "(<= review_score 30)", "(<= review_score 29)"},
+		{"example-layout", "(<= review_score 30)", "(<=  review_score 30)"},
 	} {
 		b.Run(e.name, func(b *testing.B) {
 			s, c := startServer(b, Options{}, "")

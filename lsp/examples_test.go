@@ -247,8 +247,9 @@ func TestExampleFailureRangesAfterMoves(t *testing.T) {
 		{"a line before every declaration", "  (function pad", "  ;; moved down\n  (function pad", failure(8, 22, 11), true},
 		{"pad's body (the others keep their trees)", "(body x))\n  (function pick", "(body (+ x 0)))\n  (function pick", failure(8, 22, 11), true},
 		{"a line inside guard (evaluated again)", "    (requires", "    ;; why\n    (requires", failure(8, 22, 12), false},
-		{"a space in the example's call", "(pick 0) 5", "(pick  0) 5", failure(8, 23, 12), false},
-		{"lines before pick removed", "  ;; moved down\n", "", failure(7, 23, 11), true},
+		{"a space in the example's call (reused: a layout edit; the range follows it)", "(pick 0) 5", "(pick  0) 5", failure(8, 23, 12), true},
+		{"a comment inside pick's body (reused)", "(body (guard x))", "(body ;; guarded\n      (guard x))", failure(9, 23, 13), true},
+		{"lines before pick removed", "  ;; moved down\n", "", failure(8, 23, 12), true},
 	}
 	for i, e := range edits {
 		version := i + 2

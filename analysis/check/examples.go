@@ -19,12 +19,14 @@ package check
 //
 // A key hashes the forms of the declarations the function reaches
 // (syntax.HashForms: their structure and atoms, not their layout or
-// comments), except the function's own declaration, whose text it
-// hashes: its outcomes are kept relative to that text (their spans, and
-// the example's call quoted as written). An outcome that also depends on
-// the text of another declaration (a runtime error's place in a callee,
-// a callee's contract quoted) records that declaration's text hash
-// (Result.DeclText), which the cache compares before reusing it.
+// comments), the function's own declaration included: the cache keeps
+// its outcomes apart from their layout (the example by its index, a
+// place by the path of its form) and derives their spans and the call's
+// text from the version it answers. An outcome that also depends on the
+// text of a declaration (a runtime error's place in a function body, a
+// contract quoted, its own function's included) records that
+// declaration's text hash (Result.DeclText), which the cache compares
+// before reusing it.
 
 import (
 	"hash/maphash"
@@ -48,14 +50,15 @@ type ExampleFunc struct {
 	// tree's offsets: add it to a span of the tree to get a span of the
 	// current text.
 	Shift int
-	// Key hashes what its examples' outcomes depend on: the text of its
-	// own declaration (examples included), the forms of every other
-	// declaration it reaches, the module facts they read and, in the
-	// imported modules, the forms of the declarations it reaches there
-	// and the facts they read. Equal keys in two versions of a file (in
-	// one process) mean equal outcomes, relative to the declaration, but
-	// for an outcome's place in, or quote of, another declaration (see
-	// Result.DeclText).
+	// Key hashes what its examples' outcomes depend on: the forms of its
+	// own declaration (examples included) and of every other declaration
+	// it reaches, the module facts they read and, in the imported
+	// modules, the forms of the declarations it reaches there and the
+	// facts they read. Equal keys in two versions of a file (in one
+	// process) mean equal outcomes but for their layout (where the
+	// example's expected value is, the call as written), which the
+	// caller derives from the version's tree, and for an outcome's place
+	// in, or quote of, a declaration's text (see Result.DeclText).
 	Key uint64
 }
 
@@ -165,26 +168,21 @@ func (v *version) reach(roots []int) (decls []int, keys []string) {
 // exampleKey is the key of function root's examples (ExampleFunc.Key);
 // imports caches the imported modules' hashes.
 func (v *version) exampleKey(root int, imports *importMemo) uint64 {
-	return v.reachKey(root, true, imports)
+	return v.reachKey(root, imports)
 }
 
 // reachKey hashes the reach of declaration root: the forms of its
-// declarations (root's text instead when ownText is set), the values of
-// the facts they read, and, for the imported members they read, the
-// reach of each inside its module (importedMember).
-func (v *version) reachKey(root int, ownText bool, imports *importMemo) uint64 {
+// declarations, the values of the facts they read, and, for the imported
+// members they read, the reach of each inside its module
+// (importedMember).
+func (v *version) reachKey(root int, imports *importMemo) uint64 {
 	decls, keys := v.reach([]int{root})
 	var h maphash.Hash
 	h.SetSeed(seed)
 	for _, j := range decls {
 		h.WriteString(v.mod.Decls[j].Base().Name.Name)
 		h.WriteByte(0)
-		if j == root && ownText {
-			h.WriteByte(1)
-			writeUint(&h, v.decls[j].content)
-		} else {
-			writeUint(&h, v.formHash(j))
-		}
+		writeUint(&h, v.formHash(j))
 	}
 	for _, k := range keys {
 		h.WriteString(k)
@@ -320,7 +318,7 @@ func importedMember(r *Result, member string, memo *importMemo) uint64 {
 	} else if j, ok := v.first[member]; !ok {
 		x = mix(14, hashString(member))
 	} else {
-		x = mix(15, hashString(r.Path), v.reachKey(j, false, memo))
+		x = mix(15, hashString(r.Path), v.reachKey(j, memo))
 	}
 	memo.members[ref] = x
 	return x

@@ -1,18 +1,22 @@
 package diagnose
 
 // This file evaluates a module's examples incrementally: an example's
-// outcome is kept under its function's key (check.ExampleFunc.Key: its
-// own declaration's text, the forms of everything else it reaches, the
-// facts they read, the imported declarations it reaches), relative to
-// the function's declaration, and a later version of the file evaluates
-// only the functions whose key is new. A failed outcome whose message or
-// place comes from another declaration (a runtime error in a callee)
-// also records that declaration's text, and is reused only while it is
-// the same: a key does not cover the callees' layout. The examples to evaluate run from a check of the declarations
+// outcome is kept under its function's key (check.ExampleFunc.Key: the
+// forms of its own declaration and of everything else it reaches, the
+// facts they read, the imported declarations it reaches), apart from
+// its layout, and a later version of the file evaluates only the
+// functions whose key is new. What an outcome shows of the layout is
+// derived from the version answered: the example by its index in its
+// function (its expected value's span, its call as written), a runtime
+// error's place in the example by the path of its form in the
+// function's. A failed outcome whose message or place comes from a
+// declaration's text (a runtime error in a function body, a contract
+// quoted; its own function's included) also records that declaration's
+// text, and is reused only while it is the same: a key does not cover
+// layout. The examples to evaluate run from a check of the declarations
 // they reach (check.Result.ExampleScope), not of the whole file, so that
 // a Recheck's answer (whose kept declarations' trees carry the offsets
-// of older texts) needs no full check: the diagnostics' spans are kept
-// relative to declarations and moved to where the declarations are now.
+// of older texts) needs no full check.
 
 import (
 	"errors"
@@ -38,17 +42,26 @@ type ExampleCache struct {
 	evaluated, reused atomic.Int64
 }
 
-// relDiag is an example's E_EXAMPLE_FAILED diagnostic with its span
-// relative to its function's declaration, and each related span relative
-// to the declaration named at the same index of decls. pin, when set, is
-// the declaration other than the function's own (in its module, or in an
-// imported one) the runtime error stopped in: its message may quote that
-// declaration's text and its related span lies there, so the outcome
+// relDiag is an example's failed outcome without its layout: ex is the
+// example's index in its function's examples, o the outcome (its Example
+// and Call left out: assemble derives them from the version answered).
+// When the runtime error that stopped it has a place in the module
+// (the related span of its E_EXAMPLE_FAILED diagnostic), path is the
+// path of that place's form in the function's form (a place in the
+// example itself, or in the function's body where the message quotes
+// nothing), else relDecl names the declaration it lies in and relSpan
+// is the place relative to that declaration's start. pin, when set, is
+// the declaration (in its module, or in an imported one) whose text the
+// outcome depends on: the runtime error stopped in it (its message may
+// quote its text, its place may be kept relative to it), so the outcome
 // holds only while that text is the same.
 type relDiag struct {
-	d     syntax.Diagnostic
-	decls []string
-	pin   *pin
+	ex      int
+	o       examples.Outcome
+	path    []int
+	relDecl string
+	relSpan syntax.Span
+	pin     *pin
 }
 
 // pin is a declaration's text hash (check.Result.DeclText) when an
@@ -59,10 +72,14 @@ type pin struct {
 	ok         bool
 }
 
-// holds reports whether the outcomes ds are still those of res: every
-// declaration they pinned has the same text.
-func holds(res *check.Result, ds []relDiag) bool {
+// holds reports whether the outcomes ds of f's examples are still those
+// of res: every declaration they pinned has the same text (and f has
+// the examples they were evaluated from, as equal keys make sure).
+func holds(res *check.Result, f check.ExampleFunc, ds []relDiag) bool {
 	for _, d := range ds {
+		if d.ex < 0 || d.ex >= len(f.Fn.Examples) || d.path != nil && formAt(f.Fn.Form, d.path) == nil {
+			return false
+		}
 		if p := d.pin; p != nil {
 			text, ok := res.DeclText(p.file, p.name)
 			if !ok || !p.ok || text != p.text {
@@ -135,7 +152,7 @@ func (c *ExampleCache) diagnostics(res *check.Result, stop func() bool, evaluate
 	known := make(map[uint64][]relDiag, len(fns))
 	var todo []check.ExampleFunc
 	for _, f := range fns {
-		if ds, ok := c.outs[f.Key]; ok && holds(res, ds) {
+		if ds, ok := c.outs[f.Key]; ok && holds(res, f, ds) {
 			known[f.Key] = ds
 		} else {
 			todo = append(todo, f)
@@ -182,14 +199,14 @@ func (c *ExampleCache) diagnostics(res *check.Result, stop func() bool, evaluate
 				return nil, st, false, false
 			}
 			var ds []relDiag
-			for _, ex := range f.Fn.Examples {
+			for k, ex := range f.Fn.Examples {
 				info := &check.ExampleInfo{Function: f.Fn, Example: ex}
 				o := examples.EvaluateOne(in, info, examples.CallText(src, info, f.Shift))
 				st.Examples++
 				if o.Passed {
 					continue
 				}
-				ds = append(ds, relative(res, o, f, treeStart))
+				ds = append(ds, relative(res, k, o, f, treeStart))
 			}
 			known[f.Key] = ds
 			st.Evaluated++
@@ -213,22 +230,32 @@ func (c *ExampleCache) diagnostics(res *check.Result, stop func() bool, evaluate
 }
 
 // assemble returns the diagnostics of the functions fns of res whose
-// outcomes known holds, moved to where their declarations are in res.
+// outcomes known holds, as a full check of res's text reports them: each
+// outcome's example, call text and places taken from res's tree.
 func (c *ExampleCache) assemble(res *check.Result, fns []check.ExampleFunc, known map[uint64][]relDiag) (diags []syntax.Diagnostic) {
-	var starts map[string]int // (only when a diagnostic has related spans)
+	var src []byte
+	if res.File != nil && res.File.Source != nil && res.File.Source.CST != nil {
+		src = res.File.Source.CST.Src
+	}
+	var starts map[string]int // (only when a place is kept by declaration)
 	for _, f := range fns {
-		at := f.Fn.Form.Span().Start + f.Shift
 		for _, rd := range known[f.Key] {
-			d := rd.d
-			d.Span = shift(d.Span, at)
+			o := rd.o
+			o.Example = &check.ExampleInfo{Function: f.Fn, Example: f.Fn.Examples[rd.ex]}
+			o.Call = examples.CallText(src, o.Example, f.Shift)
+			d := examples.Diagnostics([]examples.Outcome{o})[0]
+			d.Span = shift(d.Span, f.Shift)
 			if len(d.Related) > 0 {
-				if starts == nil {
-					starts = res.DeclStarts()
-				}
-				rel := make([]syntax.Related, len(d.Related))
-				for k, r := range d.Related {
-					r.Span = shift(r.Span, starts[rd.decls[k]])
-					rel[k] = r
+				rel := append([]syntax.Related(nil), d.Related...)
+				for k := range rel {
+					if rd.path != nil {
+						rel[k].Span = shift(formAt(f.Fn.Form, rd.path).Span(), f.Shift)
+						continue
+					}
+					if starts == nil {
+						starts = res.DeclStarts()
+					}
+					rel[k].Span = shift(rd.relSpan, starts[rd.relDecl])
 				}
 				d.Related = rel
 			}
@@ -261,38 +288,88 @@ func (c *ExampleCache) add(known map[uint64][]relDiag) {
 	}
 }
 
-// relative returns the diagnostic of a failed outcome of one of f's
-// examples (examples.Diagnostics) relative to the declarations its spans
-// lie in: its own span to f's, a runtime error's place to the function
-// the error stopped in (f's when it stopped in the example's arguments
-// or expected value). treeStart gives where each declaration's tree
-// starts. A runtime error in another declaration than f's (a callee's,
-// here or in an imported module) pins that declaration's text in res.
-func relative(res *check.Result, o examples.Outcome, f check.ExampleFunc, treeStart map[string]int) relDiag {
+// relative returns the failed outcome o of f's example ex without its
+// layout (relDiag). A runtime error's place in f's form whose message
+// quotes nothing (not a failed contract, not an internal error) in the
+// example's arguments or expected value, or in f's body, is kept by the
+// path of its form; any other place in res's module relative to the
+// declaration it lies in (treeStart gives where each declaration's tree
+// starts), and the declaration the error stopped in (here or in an
+// imported module) has its text pinned in res, as has f's when the
+// place has no form of its own or the error is not the interpreter's.
+func relative(res *check.Result, ex int, o examples.Outcome, f check.ExampleFunc, treeStart map[string]int) relDiag {
 	d := examples.Diagnostics([]examples.Outcome{o})[0]
-	d.Span = shift(d.Span, -f.Fn.Form.Span().Start)
-	rd := relDiag{d: d}
+	rd := relDiag{ex: ex, o: o}
+	rd.o.Example, rd.o.Call = nil, ""
 	var pe *interp.Error
-	if errors.As(o.Err, &pe) && pe.Function != "" && (pe.File != "" || pe.Function != f.Fn.Name.Name) {
-		p := &pin{file: pe.File, name: pe.Function}
-		p.text, p.ok = res.DeclText(pe.File, pe.Function)
-		rd.pin = p
+	if !errors.As(o.Err, &pe) {
+		if o.Err != nil { // (an error of another kind: its message is unknown)
+			p := &pin{name: f.Fn.Name.Name}
+			p.text, p.ok = res.DeclText("", p.name)
+			rd.pin = p
+		}
+		return rd
 	}
-	if len(d.Related) > 0 {
-		name := f.Fn.Name.Name
-		var re *interp.Error
-		if errors.As(o.Err, &re) && re.Function != "" {
-			name = re.Function
+	// (a failed contract quotes its clause as written; an internal error
+	// may describe its expression)
+	quotes := pe.Kind == interp.RequiresFailed || pe.Kind == interp.EnsuresFailed || pe.Kind == interp.Internal
+	own := !quotes && pe.File == "" && (pe.Function == "" || pe.Function == f.Fn.Name.Name)
+	if own && len(d.Related) > 0 {
+		if rd.path = formPath(f.Fn.Form, pe.Span); rd.path == nil {
+			own = false
 		}
-		rel := make([]syntax.Related, len(d.Related))
-		for k, r := range d.Related {
-			r.Span = shift(r.Span, -treeStart[name])
-			rel[k] = r
-			rd.decls = append(rd.decls, name)
+	}
+	if !own {
+		name := pe.Function
+		if name == "" {
+			name = f.Fn.Name.Name
 		}
-		rd.d.Related = rel
+		p := &pin{file: pe.File, name: name}
+		p.text, p.ok = res.DeclText(pe.File, name)
+		rd.pin = p
+		if len(d.Related) > 0 {
+			rd.relDecl = name
+			rd.relSpan = shift(pe.Span, -treeStart[name])
+		}
 	}
 	return rd
+}
+
+// formPath returns the indexes that lead from f to the form inside it
+// (f included) whose span is sp, nil when there is none.
+func formPath(f *syntax.Form, sp syntax.Span) []int {
+	if f == nil {
+		return nil
+	}
+	path := []int{}
+	for {
+		if f.Span() == sp {
+			return path
+		}
+		next := -1
+		for k, it := range f.Items() {
+			if s := it.Span(); s.Start <= sp.Start && sp.End <= s.End {
+				next = k
+				break
+			}
+		}
+		if next < 0 {
+			return nil
+		}
+		path = append(path, next)
+		f = f.Items()[next]
+	}
+}
+
+// formAt returns the form path leads to from f, nil when there is none.
+func formAt(f *syntax.Form, path []int) *syntax.Form {
+	for _, k := range path {
+		if f == nil || k >= len(f.Items()) {
+			return nil
+		}
+		f = f.Items()[k]
+	}
+	return f
 }
 
 func shift(sp syntax.Span, d int) syntax.Span {

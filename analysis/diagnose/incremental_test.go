@@ -124,13 +124,13 @@ func formsHash(src []byte) (x uint64, ok bool) {
 var formsSeed = maphash.MakeSeed()
 
 // layoutRuns bounds the functions whose examples a layout-only edit (the
-// forms of the text are those of the previous one) may run again: the
-// function whose own declaration holds the edit (its outcomes are kept
-// relative to its text), and those whose failed outcome the previous
-// version pinned to another declaration's text (a runtime error in a
-// callee).
+// forms of the text are those of the previous one) may run again: those
+// whose failed outcome the previous version pinned to a declaration's
+// text (a runtime error in a callee, a contract quoted), at most one per
+// failure. The function whose own declaration holds the edit runs again
+// only when one of its outcomes is pinned so.
 func layoutRuns(prev []syntax.Diagnostic) int {
-	return 1 + len(prev)
+	return len(prev)
 }
 
 // TestIncrementalExamplesMatchFullCheck types at random over every module
@@ -356,8 +356,8 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 			if fh, ok := formsHash(libText); ok && fh == prevForms {
 				layoutEdits++
 				layoutEvaluated += st.Evaluated
-				if st.Evaluated > layoutRuns(prevDiags)-1 {
-					t.Errorf("%s: a layout-only edit of the imported module ran the examples of %d functions again, more than %d", edit, st.Evaluated, layoutRuns(prevDiags)-1)
+				if st.Evaluated > layoutRuns(prevDiags) {
+					t.Errorf("%s: a layout-only edit of the imported module ran the examples of %d functions again, more than %d", edit, st.Evaluated, layoutRuns(prevDiags))
 				}
 			}
 			prevForms, _ = formsHash(libText)
@@ -384,11 +384,13 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 
 // TestExampleCacheReach checks which functions' examples an edit makes
 // run again: those whose reach (the declarations they look up,
-// transitively) the edit changed the forms of, the function whose own
-// declaration the edit is in, and those whose failed outcome quotes or
-// places an error in a declaration whose text changed (halve's, in
-// safe_div's contract), and no other; and that the diagnostics are a
-// fresh full check's.
+// transitively, their own included) the edit changed the forms of, and
+// those whose failed outcome quotes or places an error in a declaration
+// whose text changed (halve's, in safe_div's contract), and no other: a
+// layout-only edit inside a function with examples (a comment, a
+// reindentation, a blank line, spaces inside an example's call) runs
+// none, its failures' ranges, places and quoted calls following the new
+// text; and that the diagnostics are a fresh full check's.
 func TestExampleCacheReach(t *testing.T) {
 	const src = `(module m
   (capsule "1.0")
@@ -405,6 +407,16 @@ func TestExampleCacheReach(t *testing.T) {
     (body (/ a b)))
   (function halve (input (x I64)) (output I64) (body (safe_div x 0))
     (example (halve 4) 2))
+  (function inc (input (x I64)) (output I64) (body (+ x 1))
+    (example (inc 1) 3)
+    (example (inc (/ 4 0)) 1))
+  (function bad (input (x I64)) (output I64)
+    (body (+ 1 (/ x 0)))
+    (example (bad 1) 0))
+  (function pos (input (x I64)) (output I64)
+    (requires (> x 0))
+    (body x)
+    (example (pos 0) 0))
   (machine M
     (context (n I64))
     (event Go)
@@ -416,18 +428,36 @@ func TestExampleCacheReach(t *testing.T) {
 		name, from, to string
 		want           counts
 	}{
-		{"a comment between declarations", "  (function twice", "  ;; note\n  (function twice", counts{0, 4, 1}},
-		{"the machine", "(state idle", "(state  idle", counts{0, 4, 1}},
-		{"the function low calls", "(body 10)", "(body 2)", counts{1, 3, 2}},
-		{"the layout of the type low's input names", "(type Score I64)", "(type Score\n    I64)", counts{0, 4, 1}},
-		{"twice's body: twice and quad run again", "(* x 2)", "(* x 3)", counts{2, 2, 3}},
-		{"quad's example only", "(quad 1) 4", "(quad 1) 5", counts{1, 3, 2}},
-		{"a comment inside a callee", "(function limit (output I64) (body 10))", "(function limit (output I64)\n    ;; ten\n    (body 10))", counts{0, 4, 1}},
-		{"a callee reindented", "(function limit (output I64) (body 10))", "(function limit\n      (output I64)\n        (body 10))", counts{0, 4, 1}},
-		{"a comment inside a callee with examples: only its own run again", "(body (* x 2))", "(body (* x ;; double\n    2))", counts{1, 3, 1}},
-		{"a comment before the contract a failure quotes", "    (requires (> b 0))", "    ;; b positive\n    (requires (> b 0))", counts{1, 3, 1}},
-		{"the layout of the contract a failure quotes", "(> b 0)", "( > b 0)", counts{1, 3, 1}},
-		{"a callee's body", "(/ a b)", "(/ b a)", counts{1, 3, 1}},
+		{"a comment between declarations", "  (function twice", "  ;; note\n  (function twice", counts{0, 7, 5}},
+		{"the machine", "(state idle", "(state  idle", counts{0, 7, 5}},
+		{"the function low calls", "(body 10)", "(body 2)", counts{1, 6, 6}},
+		{"the layout of the type low's input names", "(type Score I64)", "(type Score\n    I64)", counts{0, 7, 5}},
+		{"twice's body: twice and quad run again", "(* x 2)", "(* x 3)", counts{2, 5, 7}},
+		{"quad's example only", "(quad 1) 4", "(quad 1) 5", counts{1, 6, 6}},
+		{"a comment inside a callee", "(function limit (output I64) (body 10))", "(function limit (output I64)\n    ;; ten\n    (body 10))", counts{0, 7, 5}},
+		{"a callee reindented", "(function limit (output I64) (body 10))", "(function limit\n      (output I64)\n        (body 10))", counts{0, 7, 5}},
+		{"a comment inside a callee with examples: none runs again", "(body (* x 2))", "(body (* x ;; double\n    2))", counts{0, 7, 5}},
+		{"a comment before the contract a failure quotes", "    (requires (> b 0))", "    ;; b positive\n    (requires (> b 0))", counts{1, 6, 5}},
+		{"the layout of the contract a failure quotes", "(> b 0)", "( > b 0)", counts{1, 6, 5}},
+		{"a callee's body", "(/ a b)", "(/ b a)", counts{1, 6, 5}},
+		// layout inside the function whose examples run: none runs again,
+		// the diagnostics' spans and call text follow the new text
+		{"a comment inside a failing function's body", "(body (safe_div x 0))", "(body\n    ;; by zero\n    (safe_div x 0))", counts{0, 7, 5}},
+		{"spaces inside a failing example's call", "(example (halve 4) 2)", "(example ( halve   4 ) 2)", counts{0, 7, 5}},
+		{"a comment inside a failing example's call", "(inc 1) 3", "(inc ;; one\n      1) 3", counts{0, 7, 5}},
+		{"a failing function reindented", "(function inc (input (x I64)) (output I64) (body (+ x 1))\n    (example (inc 1) 3)", "(function inc\n      (input (x I64))\n      (output I64)\n      (body (+ x 1))\n\n      (example (inc 1)\n        3)", counts{0, 7, 5}},
+		{"a blank line inside a function whose body fails", "(body (+ 1 (/ x 0)))\n", "(body (+ 1 (/ x 0)))\n\n", counts{0, 7, 5}},
+		{"a comment inside the arguments a runtime error stops in", "(inc (/ 4 0))", "(inc (/ 4 ;; zero\n      0))", counts{0, 7, 5}},
+		{"a comment before the place a runtime error stops in its function", "(body (+ 1 (/ x 0)))", "(body (+ 1\n      ;; zero\n      (/ x  0)))", counts{0, 7, 5}},
+		{"spaces inside a passing example's call", "(twice 2) 4", "(twice   2 ) 4", counts{0, 7, 5}},
+		// real edits of the function's own declaration run its examples
+		{"a failing example's expected value", "(inc 1) 3", "(inc 1) 2", counts{1, 6, 4}},
+		{"a failing example's argument", "(inc (/ 4 0))", "(inc (/ 4 2))", counts{1, 6, 5}},
+		{"a body a runtime error stops in", "(/ x 0)", "(/ 0 x)", counts{1, 6, 5}},
+		// a failure quoting the function's own contract keeps its text:
+		// any layout edit inside the function runs its examples again
+		{"the layout of the function's own contract a failure quotes", "(> x 0)", "( > x  0 )", counts{1, 6, 5}},
+		{"a comment inside a function whose own contract fails", "(body x)\n    (example (pos", "(body ;; as is\n      x)\n    (example (pos", counts{1, 6, 5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -442,7 +472,7 @@ func TestExampleCacheReach(t *testing.T) {
 				t.Fatalf("the module has errors: %v", base.Diagnostics)
 			}
 			cache := &diagnose.ExampleCache{}
-			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 4 {
+			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 7 {
 				t.Fatalf("first evaluation: ok %v, %+v", ok, st)
 			}
 			at := strings.Index(src, tt.from)
