@@ -674,8 +674,9 @@ func ReadFrom(c *CST, open, from, after int, between func(off int) bool) (res Re
 	if c.Lines == nil || open < 0 || open >= from || from >= len(c.Src) {
 		return res, false
 	}
-	for p := from - 1; p >= 0 && c.Src[p] != '\n'; p-- {
-		if c.Src[p] != ' ' && c.Src[p] != '\t' && c.Src[p] != '\r' {
+	// (the lines as the reader's recovery cuts them: a lone '\r' ends one)
+	for p := c.Lines.LineStart(c.Lines.Line(from)); p < from; p++ {
+		if c.Src[p] != ' ' && c.Src[p] != '\t' {
 			return res, false
 		}
 	}
