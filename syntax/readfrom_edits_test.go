@@ -287,3 +287,31 @@ func TestReadFromEveryEdit(t *testing.T) {
 		t.Errorf("ReadFrom read %v", count)
 	}
 }
+
+// FuzzReadFrom edits a text that reads without a syntax error and checks
+// ReadFrom on the edited text against Read of the whole of it, as
+// TestReadFromEveryEdit does (readFromEdit): edit holds where (a fraction
+// of the text), how many bytes the edit deletes and what it inserts.
+func FuzzReadFrom(f *testing.F) {
+	f.Add([]byte("(module m\n  (function f (x I64) (returns I64) x)\n  (store s (backend memory)))\n"), []byte{200, 0, 0})
+	f.Add([]byte("(module m\n  (function f (x I64) (returns I64)\n    (g x))\n  (type T Text))\n"), []byte{120, 1, 5})
+	f.Add([]byte("(module m\n  (type A Text)\n  ; c\n  (function f (x I64) (returns I64) x))\n"), []byte{250, 0, 1})
+	f.Add(gen.Module(20), []byte{128, 0, 2})
+	inserts := []string{"(", "(x ", "\"", "", ")", "\n(", "\n  (f", " ; c\n"}
+	f.Fuzz(func(t *testing.T, src, edit []byte) {
+		if len(src) > 1<<14 || len(edit) < 3 {
+			return
+		}
+		b, err := newReadFromBase("fuzz", string(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			return
+		}
+		at := int(edit[0]) * len(src) / 255
+		end := min(at+int(edit[1]%8), len(src))
+		next := string(src[:at]) + inserts[int(edit[2])%len(inserts)] + string(src[end:])
+		readFromEdit(t, b, next, fmt.Sprintf("edit %v", edit[:3]))
+	})
+}
