@@ -284,4 +284,32 @@ func BenchmarkReadFrom(b *testing.B) {
 			b.ReportMetric(float64(res.Stop-from), "bytes-read")
 		}
 	})
+	// "(x" typed at the end of the module's last declaration: no later
+	// line closes the list by its indentation, so it takes in the
+	// module's closing parenthesis and the module stays open to the end
+	// of the text (ReadFrom reads from the last declaration to the end;
+	// it declined that case before, and the whole text was read).
+	end := len(strings.TrimRight(text, ")\n"))
+	openMod := text[:end] + " (x" + text[end:]
+	c2, err := Parse([]byte(openMod))
+	if err != nil || !c2.HasError(0) {
+		b.Fatal("the edit left no syntax error", err)
+	}
+	last := mod.Items()[len(mod.Items())-1].Span().Start
+	b.Run("open-module-whole", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if m := Read(c2).Forms[0]; m.Closed {
+				b.Fatal("the module closed")
+			}
+		}
+	})
+	b.Run("open-module-from-edit", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			res, ok := ReadFrom(c2, mod.Span().Start, last, end, between)
+			if !ok || res.List == nil || res.List.Closed {
+				b.Fatal("ReadFrom declined or closed the module")
+			}
+			b.ReportMetric(float64(res.Stop-last), "bytes-read")
+		}
+	})
 }
