@@ -94,10 +94,13 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 	// declaration, on its last line: no later line ends the list by its
 	// indentation, so it takes in the module's closing parenthesis and a
 	// full check reads the module open to the end of the text. The view
-	// reads the whole text (as a full check's reader does) and answers
-	// from the base; full-checks/op counts the requests a full check of
-	// the version answered instead (every one before the view took that
-	// case).
+	// reads the text from the last declaration to its end
+	// (syntax.ReadFrom, as a full check's reader does; partial-reads/op
+	// counts the views that did, the others read the whole text) and
+	// answers from the base, after the base's recovery check (once per
+	// base, paid here by every version); full-checks/op counts the
+	// requests a full check of the version answered instead (every one
+	// before the view took that case).
 	b.Run("completion-open-module", func(b *testing.B) {
 		end := len(strings.TrimRight(text, ")\n"))
 		broken := text[:end] + " (x" + text[end:]
