@@ -53,7 +53,7 @@ func commonEnds(a, b string) (pre, suf int) {
 // reader is back between the module's items, give the module Read gives
 // the whole text (the items before from the base's, those read, then the
 // base's again, moved by the edit's shift); ReadFrom declines only when
-// the recovery reaches past the edit's lines.
+// the parentheses balance (Read does not recover then).
 func TestReadFromMatchesRead(t *testing.T) {
 	files, _ := filepath.Glob("../examples/*.caps")
 	if len(files) == 0 {
@@ -146,8 +146,8 @@ func TestReadFromMatchesRead(t *testing.T) {
 						wmod = f
 					}
 				}
-				if wmod.Span().Start == mod.Span().Start && wmod.Closed && unbalanced(c1) {
-					t.Errorf("%s: edit at %d: ReadFrom declined, but the whole read recovers and closes the module at %v", file, pre, wmod.Span())
+				if unbalanced(c1) {
+					t.Errorf("%s: edit at %d: ReadFrom declined, but the parentheses do not balance (the whole read recovers, the module at %v closed %v)", file, pre, wmod.Span(), wmod.Closed)
 				}
 				if wmod.Span().Start == mod.Span().Start && wmod.Closed {
 					why["declined, the module closed"]++
@@ -220,7 +220,7 @@ func TestReadFromMatchesRead(t *testing.T) {
 	}
 	t.Log(why)
 	t.Logf("%d bases (%d the recovery reads differently), %d edits with a syntax error: %d read from the edit, %d declined", stable+unstable, unstable, cases, read, declined)
-	if read < cases/2 {
+	if read < cases*9/10 {
 		t.Errorf("ReadFrom read %d of %d edits", read, cases)
 	}
 }
