@@ -548,8 +548,9 @@ func wholeRead(src *syntax.Source, modSpan syntax.Span) *errRead {
 }
 
 // partialRead is errRead from a read of the text from the declaration
-// the edit starts in until the reader is back between the module's items
-// (syntax.ReadFrom), the other forms the base's: with the base's own read
+// the edit starts in until the reader is back between the module's items,
+// or to the end of the text when the module closes or stays open to the
+// end in the read (syntax.ReadFrom), the other forms the base's: with the base's own read
 // unchanged by the recovery, the text the same as the base's before the
 // edit and from the read's stop on, a full check's read gives those. It
 // returns nil when that read cannot tell (a read of the whole text is

@@ -305,7 +305,8 @@ func TestServerRequestsAfterAnOpenList(t *testing.T) {
 // the same. It reports how many of those versions leave the module form
 // open as a full check reads them (a list the recovery does not close
 // takes in the module's closing parenthesis) and how many of them the
-// view answered from the base.
+// view answered from the base, and how many versions the view read from
+// the edit only (syntax.ReadFrom) rather than whole.
 func TestViewAfterOpenListTyped(t *testing.T) {
 	files, err := filepath.Glob("../examples/*.caps")
 	if err != nil || len(files) == 0 {
@@ -330,7 +331,7 @@ func TestViewAfterOpenListTyped(t *testing.T) {
 		f    func(context.Context, *snapshot, int) (any, error)
 	}{{"completion", completion}, {"hover", hover}, {"definition", definition}, {"signatureHelp", signatureHelp}}
 	r := rand.New(rand.NewSource(5))
-	var versions, open, openQuick, quick, answers int
+	var versions, open, openQuick, quick, answers, partial, openPartial int
 	declined, declinedOpen := map[string]int{}, map[string]int{}
 	for _, file := range files {
 		src, err := os.ReadFile(file)
@@ -369,6 +370,12 @@ func TestViewAfterOpenListTyped(t *testing.T) {
 				if modOpen {
 					openQuick++
 				}
+				if v.errPartial {
+					partial++
+					if modOpen {
+						openPartial++
+					}
+				}
 				probes := []int{at, at + 1, at + len(ins), min(len(edited), at+len(ins)+4)}
 				for k := 0; k < 6; k++ {
 					probes = append(probes, r.Intn(len(edited)+1))
@@ -393,7 +400,11 @@ func TestViewAfterOpenListTyped(t *testing.T) {
 	}
 	t.Logf("%d versions with a list left open: %d answered from the base; %d leave the module open as a full check reads them, %d of those answered from the base; %d answers, all compared with a full check's", versions, quick, open, openQuick, answers)
 	t.Logf("declined: %v; of those leaving the module open: %v", declined, declinedOpen)
+	t.Logf("read from the edit only (syntax.ReadFrom): %d of the %d answered from the base, %d of the %d leaving the module open", partial, quick, openPartial, openQuick)
 	if openQuick == 0 {
 		t.Error("no version that leaves the module open was answered from the base")
+	}
+	if openPartial == 0 {
+		t.Error("no version that leaves the module open was read from the edit only")
 	}
 }

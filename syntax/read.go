@@ -154,6 +154,11 @@ type resumeRead struct {
 	// then goes on to the end of the text, where list is the list's form
 	// and the forms after it follow it in Forms).
 	closed bool
+	// toEnd reports that the tokens read run to the end of the text:
+	// when the list is still open there, Read closes it and the lists
+	// open in it as it closes them at the end of the whole text, and
+	// the list's form is Forms' only element.
+	toEnd bool
 }
 
 // A token is what the reader reads as one token: a '(' or ')', or an atom
@@ -459,7 +464,7 @@ func (s *Source) assemble(toks []token, recover bool) bool {
 			pending = append(pending, newForm(f))
 		}
 	}
-	if r != nil && !r.closed {
+	if r != nil && !r.closed && (r.stop >= 0 || !r.toEnd) {
 		s.Forms = append(s.Forms[:0], pending...)
 		return true
 	}
@@ -638,8 +643,11 @@ type Resumed struct {
 	// Stop is where the read stopped, the length of the text when it
 	// read to its end.
 	Stop int
-	// List is set when the list closed in the read: its form (with the
-	// items read only), and After the top-level forms after it.
+	// List is set when the list closed in the read, or stays open to
+	// the end of the text (List.Closed false: Read closes it there, after
+	// its last item, and Diagnostics hold the missing `)` it reports): its
+	// form (with the items read only), and After the top-level forms
+	// after it (none when it stays open).
 	List  *Form
 	After []*Form
 }
@@ -657,16 +665,18 @@ type Resumed struct {
 // line that starts after offset after (where the versions' common suffix
 // starts) at which only the list is open, as in the other version
 // (between reports it): the two reads go on alike from there. When the
-// list closes before such a stop, the read goes on to the end of the
-// text. ok is false when the list stays open to the end of the text or
-// when the text's parentheses balance (Read does not recover then): a
-// read of the whole text is then needed.
+// list closes before such a stop, or stays open to the end of the text
+// (a list left open that no later line closes by its indentation takes
+// in the list's closing parenthesis), the read goes on to the end of the
+// text. ok is false when the text's parentheses balance (Read does not
+// recover then): a read of the whole text is then needed.
 func ReadFrom(c *CST, open, from, after int, between func(off int) bool) (res Resumed, ok bool) {
 	if c.Lines == nil || open < 0 || open >= from || from >= len(c.Src) {
 		return res, false
 	}
-	for p := from - 1; p >= 0 && c.Src[p] != '\n'; p-- {
-		if c.Src[p] != ' ' && c.Src[p] != '\t' && c.Src[p] != '\r' {
+	// (the lines as the reader's recovery cuts them: a lone '\r' ends one)
+	for p := c.Lines.LineStart(c.Lines.Line(from)); p < from; p++ {
+		if c.Src[p] != ' ' && c.Src[p] != '\t' {
 			return res, false
 		}
 	}
@@ -684,7 +694,7 @@ func ReadFrom(c *CST, open, from, after int, between func(off int) bool) (res Re
 		if int64(i)+int64(n) < int64(to) {
 			to = i + n
 		}
-		s := &Source{CST: c, resume: &resumeRead{open: op, after: after, between: between}}
+		s := &Source{CST: c, resume: &resumeRead{open: op, after: after, between: between, toEnd: to == int32(c.Len())}}
 		toks := s.tokensIn(i, to)
 		s.assemble(toks, true)
 		r := s.resume
@@ -692,11 +702,11 @@ func ReadFrom(c *CST, open, from, after int, between func(off int) bool) (res Re
 		if r.stop < 0 && to < int32(c.Len()) {
 			continue // out of tokens (or the list closed): read further
 		}
-		if r.stop < 0 && !r.closed {
-			return res, false // open to the end
-		}
+		// open: the list stays open to the end of the text, where the
+		// read closed it as Read does
+		openToEnd := r.stop < 0 && !r.closed
 		stop := r.stop
-		if r.closed {
+		if r.closed || openToEnd {
 			stop = len(c.Src)
 		}
 		// With the versions alike before from and from stop on, the
@@ -716,10 +726,13 @@ func ReadFrom(c *CST, open, from, after int, between func(off int) bool) (res Re
 				low = min(low, depth)
 			}
 		}
-		if (r.closed && depth == -1 && low == -1) || (!r.closed && depth == 0 && low >= -1) {
+		if (r.closed || openToEnd) && depth == -1 && low == -1 || (!r.closed && !openToEnd && depth == 0 && low >= -1) {
 			return res, false
 		}
-		if r.closed {
+		if openToEnd && (len(s.Forms) != 1 || len(s.Forms[0].Items()) == 0) {
+			return res, false
+		}
+		if r.closed || openToEnd {
 			res.List, res.After = s.Forms[0], s.Forms[1:]
 			s.Forms = res.List.Items()
 		} else {

@@ -53,7 +53,7 @@ func commonEnds(a, b string) (pre, suf int) {
 // reader is back between the module's items, give the module Read gives
 // the whole text (the items before from the base's, those read, then the
 // base's again, moved by the edit's shift); ReadFrom declines only when
-// the recovery reaches past the edit's lines.
+// the parentheses balance (Read does not recover then).
 func TestReadFromMatchesRead(t *testing.T) {
 	files, _ := filepath.Glob("../examples/*.caps")
 	if len(files) == 0 {
@@ -146,8 +146,8 @@ func TestReadFromMatchesRead(t *testing.T) {
 						wmod = f
 					}
 				}
-				if wmod.Span().Start == mod.Span().Start && wmod.Closed && unbalanced(c1) {
-					t.Errorf("%s: edit at %d: ReadFrom declined, but the whole read recovers and closes the module at %v", file, pre, wmod.Span())
+				if unbalanced(c1) {
+					t.Errorf("%s: edit at %d: ReadFrom declined, but the parentheses do not balance (the whole read recovers, the module at %v closed %v)", file, pre, wmod.Span(), wmod.Closed)
 				}
 				if wmod.Span().Start == mod.Span().Start && wmod.Closed {
 					why["declined, the module closed"]++
@@ -220,7 +220,7 @@ func TestReadFromMatchesRead(t *testing.T) {
 	}
 	t.Log(why)
 	t.Logf("%d bases (%d the recovery reads differently), %d edits with a syntax error: %d read from the edit, %d declined", stable+unstable, unstable, cases, read, declined)
-	if read < cases/2 {
+	if read < cases*9/10 {
 		t.Errorf("ReadFrom read %d of %d edits", read, cases)
 	}
 }
@@ -282,6 +282,34 @@ func BenchmarkReadFrom(b *testing.B) {
 				b.Fatal("ReadFrom read to the end")
 			}
 			b.ReportMetric(float64(res.Stop-from), "bytes-read")
+		}
+	})
+	// "(x" typed at the end of the module's last declaration: no later
+	// line closes the list by its indentation, so it takes in the
+	// module's closing parenthesis and the module stays open to the end
+	// of the text (ReadFrom reads from the last declaration to the end;
+	// it declined that case before, and the whole text was read).
+	end := len(strings.TrimRight(text, ")\n"))
+	openMod := text[:end] + " (x" + text[end:]
+	c2, err := Parse([]byte(openMod))
+	if err != nil || !c2.HasError(0) {
+		b.Fatal("the edit left no syntax error", err)
+	}
+	last := mod.Items()[len(mod.Items())-1].Span().Start
+	b.Run("open-module-whole", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if m := Read(c2).Forms[0]; m.Closed {
+				b.Fatal("the module closed")
+			}
+		}
+	})
+	b.Run("open-module-from-edit", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			res, ok := ReadFrom(c2, mod.Span().Start, last, end, between)
+			if !ok || res.List == nil || res.List.Closed {
+				b.Fatal("ReadFrom declined or closed the module")
+			}
+			b.ReportMetric(float64(res.Stop-last), "bytes-read")
 		}
 	})
 }
