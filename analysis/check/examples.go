@@ -365,6 +365,21 @@ func (r *Result) DeclText(file, name string) (uint64, bool) {
 	return 0, false
 }
 
+// sortedImports returns r's imports by name: those its checker resolved
+// when it has them (an engine answer's), else Result.Imports.
+func sortedImports(r *Result) []*ImportInfo {
+	var imps []*ImportInfo
+	if r.checker != nil && len(r.checker.imports) > 0 {
+		for _, im := range r.checker.imports {
+			imps = append(imps, im)
+		}
+	} else {
+		imps = append(imps, r.Imports...)
+	}
+	sort.Slice(imps, func(i, j int) bool { return imps[i].Name < imps[j].Name })
+	return imps
+}
+
 // importedFrom returns the result of the module r imports, directly or
 // not, from file; nil when there is none.
 func importedFrom(r *Result, file string, seen map[*Result]bool) *Result {
@@ -372,15 +387,7 @@ func importedFrom(r *Result, file string, seen map[*Result]bool) *Result {
 		return nil
 	}
 	seen[r] = true
-	var imps []*ImportInfo
-	if r.checker != nil && len(r.checker.imports) > 0 {
-		for _, im := range r.checker.imports {
-			imps = append(imps, im)
-		}
-	} else {
-		imps = r.Imports
-	}
-	sort.Slice(imps, func(i, j int) bool { return imps[i].Name < imps[j].Name })
+	imps := sortedImports(r)
 	for _, im := range imps {
 		if im.Imported != nil && im.Result != nil && im.File == file {
 			return im.Result
@@ -440,15 +447,7 @@ func importedText(r *Result, memo map[*Result]uint64) uint64 {
 		return memo[r]
 	}
 	x := mix(10, maphash.Bytes(seed, r.File.Source.CST.Src), hashString(r.Path))
-	var imps []*ImportInfo
-	if r.checker != nil && len(r.checker.imports) > 0 {
-		for _, im := range r.checker.imports {
-			imps = append(imps, im)
-		}
-	} else {
-		imps = r.Imports
-	}
-	sort.Slice(imps, func(i, j int) bool { return imps[i].Name < imps[j].Name })
+	imps := sortedImports(r)
 	for _, im := range imps {
 		if im.Imported != nil && im.Result != nil {
 			x = mix(x, hashString(im.Name), importedText(im.Result, memo))
