@@ -307,7 +307,55 @@ func TestRequestsAfterImportEdit(t *testing.T) {
 	version := 1
 	text := texts[0]
 	var probes, same int
-	iv0, fv0 := importViews.Load(), fullViews.Load()
+	iv0, fv0, cv0 := importViews.Load(), fullViews.Load(), chainViews.Load()
+	// probe sends every request at every place in m03, right after an
+	// edit, and compares the answers with a fresh full check of m03's
+	// text with m00's
+	imp, impVersion := importer, 1
+	probe := func(step int, what string) {
+		type answer struct {
+			req, off int
+			got      json.RawMessage
+		}
+		var got []answer
+		for _, off := range places {
+			for ri, req := range requests {
+				var res json.RawMessage
+				if err := c.Call(req.method, map[string]any{"textDocument": map[string]any{"uri": uris[3]}, "position": utf16Pos(imp, off)}, &res); err != nil {
+					t.Fatalf("step %d (%s): %s at %d: %v", step, what, req.method, off, err)
+				}
+				got = append(got, answer{ri, off, res})
+			}
+		}
+		if err := os.WriteFile(m00Path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fresh := testSnapshot(t, m03Path, imp, nil)
+		for _, g := range got {
+			want, err := requests[g.req].f(ctx, fresh, g.off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wj, _ := json.Marshal(want)
+			var gv, wv any
+			json.Unmarshal(g.got, &gv)
+			json.Unmarshal(wj, &wv)
+			probes++
+			if d := cmp.Diff(wv, gv); d != "" {
+				t.Errorf("step %d (%s): %s in m03 at %d (%q): (-full check +answer)\n%s", step, what, requests[g.req].method, g.off, imp[max(0, g.off-12):min(len(imp), g.off+12)], d)
+			} else {
+				same++
+			}
+		}
+	}
+	// edits of m03 itself, of the same length (the places stay): a body's
+	// literal, a signature's type (what others see of it), and a call's
+	// target (the name it refers to)
+	m03Edits := []importerEdit{
+		{"m03 body", "(function uses_m03", "0 10)))", "0 12)))"},
+		{"m03 signature", "(function pass", "(output m00.Score)", "(output I64      )"},
+		{"m03 call", "(function uses_m03", "m00.clamp_0 x", "m01.clamp_0 x"},
+	}
 	for step := 0; step < steps; step++ {
 		var a, b int
 		var ins, what string
@@ -325,45 +373,27 @@ func TestRequestsAfterImportEdit(t *testing.T) {
 		version++
 		text = replaceText(c, uris[0], version, text, a, b, ins)
 		// right after the edit, before anything settles
-		type answer struct {
-			req, off int
-			got      json.RawMessage
-		}
-		var got []answer
-		for _, off := range places {
-			for ri, req := range requests {
-				var res json.RawMessage
-				if err := c.Call(req.method, map[string]any{"textDocument": map[string]any{"uri": uris[3]}, "position": utf16Pos(importer, off)}, &res); err != nil {
-					t.Fatalf("step %d (%s): %s at %d: %v", step, what, req.method, off, err)
+		probe(step, what)
+		if step%2 == 0 {
+			// edits of m03 right after (its importer job still to come),
+			// each followed at once by the requests: its snapshots have
+			// no full check to start from
+			for k := 0; k < 2; k++ {
+				e := m03Edits[r.Intn(len(m03Edits))]
+				a, b, ins, ok := e.apply(imp)
+				if !ok {
+					t.Fatalf("edit %q does not apply to m03", e.name)
 				}
-				got = append(got, answer{ri, off, res})
-			}
-		}
-		// a fresh full check of m03 with m00's new text
-		if err := os.WriteFile(m00Path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fresh := testSnapshot(t, m03Path, importer, nil)
-		for _, g := range got {
-			want, err := requests[g.req].f(ctx, fresh, g.off)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wj, _ := json.Marshal(want)
-			var gv, wv any
-			json.Unmarshal(g.got, &gv)
-			json.Unmarshal(wj, &wv)
-			probes++
-			if d := cmp.Diff(wv, gv); d != "" {
-				t.Errorf("step %d (%s): %s in m03 at %d (%q): (-full check +answer)\n%s", step, what, requests[g.req].method, g.off, importer[max(0, g.off-12):min(len(importer), g.off+12)], d)
-			} else {
-				same++
+				impVersion++
+				imp = replaceText(c, uris[3], impVersion, imp, a, b, ins)
+				probe(step, what+", then "+e.name)
 			}
 		}
 		s.settled(t, uris[0], version)
+		s.settled(t, uris[3], impVersion)
 	}
-	t.Logf("%d answers in m03 after %d edits of m00, %d as a full check's; views from the engine's answer: %d, from a full check: %d",
-		probes, steps, same, importViews.Load()-iv0, fullViews.Load()-fv0)
+	t.Logf("%d answers in m03 after %d edits of m00 (and two of m03 after every other one), %d as a full check's; views from the engine's answer: %d, from a full check: %d, from the engine's answer with the edit of m03 read alone: %d",
+		probes, steps, same, importViews.Load()-iv0, fullViews.Load()-fv0, chainViews.Load()-cv0)
 	if importViews.Load() == iv0 {
 		t.Error("no request was answered from the engine's answer")
 	}

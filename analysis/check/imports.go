@@ -262,9 +262,10 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	c.keepInterfaceDiagnostics()
 	sortDiagnostics(c.res.Diagnostics)
 	c.res.checker = c
-	if base.complete && importsComplete(c.res) {
-		// (over imports that are not complete the answer cannot be:
-		// carrying would only cost a copy of the types)
+	if base.complete {
+		// (over imports that are not complete the answer is not Complete
+		// either, but its own bodies are covered: the language server's
+		// requests read it, and later views are built over it)
 		c.carryBodies(r, eng.checked)
 	}
 	// What importers see of the answer is the version the run built (the
@@ -339,7 +340,7 @@ func (r *Result) Importable() (*Result, bool) {
 	return res, true
 }
 
-// carryBodies completes the Types and Refs of c's result, a RecheckImports
+// carryBodies completes the Types, Refs and Symbols of c's result, a RecheckImports
 // answer over r (the same tree), with r's for the bodies the run reused:
 // r's entries inside a declaration whose body was reused stand (the same
 // nodes and spans, of the same text; its interface, resolved again from
@@ -372,10 +373,26 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 	}
 	c.res.Types = types
 	var refs []Ref
+	var imported map[string]*Symbol // (made on first use)
+	whole := true
 	for _, ref := range r.Refs {
-		if reused(ref.Span) {
-			refs = append(refs, ref)
+		if !reused(ref.Span) {
+			continue
 		}
+		if ref.Sym != nil && ref.Sym.File != r.Path {
+			// a name of an imported module: the run's import of it (its
+			// text may have moved, its doc changed) answers
+			if imported == nil {
+				imported = importedSymbols(c.res)
+			}
+			n := imported[ref.Sym.File+"\x00"+symbolKey(ref.Sym)]
+			if n == nil {
+				whole = false // (not expected: the body would have been checked again)
+				continue
+			}
+			ref.Sym = n
+		}
+		refs = append(refs, ref)
 	}
 	fresh := make(map[syntax.Span]bool, len(refs))
 	for _, ref := range refs {
@@ -388,7 +405,56 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 		}
 	}
 	c.res.Refs = refs
-	c.complete = true
+	// the symbols the reused bodies declare (their locals): the run made
+	// only its declarations' interfaces' own
+	made := make(map[syntax.Span]bool, len(c.res.Symbols))
+	for _, s := range c.res.Symbols {
+		made[s.Span] = true
+	}
+	for _, s := range r.Symbols {
+		if s.File == r.Path && !made[s.Span] && reused(s.Span) {
+			c.res.Symbols = append(c.res.Symbols, s)
+		}
+	}
+	c.complete = whole
+}
+
+// importedSymbols indexes the symbols of the modules res imports,
+// directly or not, by file and symbolKey.
+func importedSymbols(res *Result) map[string]*Symbol {
+	out := map[string]*Symbol{}
+	seen := map[*Result]bool{}
+	var walk func(r *Result)
+	walk = func(r *Result) {
+		for _, im := range r.Imports {
+			if im.Imported == nil || im.Result == nil || seen[im.Result] {
+				continue
+			}
+			seen[im.Result] = true
+			for _, s := range im.Result.Symbols {
+				k := s.File + "\x00" + symbolKey(s)
+				if _, ok := out[k]; !ok {
+					out[k] = s
+				}
+			}
+			walk(im.Result)
+		}
+	}
+	walk(res)
+	return out
+}
+
+// symbolKey names a symbol within its file: its kind and name, and its
+// parents'.
+func symbolKey(s *Symbol) string {
+	var b strings.Builder
+	for ; s != nil; s = s.Parent {
+		b.WriteString(string(s.Kind))
+		b.WriteByte(0)
+		b.WriteString(s.Name)
+		b.WriteByte(1)
+	}
+	return b.String()
 }
 
 // Complete reports whether r's Types and Refs cover every body of its
