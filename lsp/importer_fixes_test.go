@@ -266,7 +266,12 @@ func TestCheckEndingAfterCloseKeepsNoExampleCache(t *testing.T) {
 // that read m00 or m01 and at random places. Every answer must be what a
 // fresh full check of m03, with m00's new text, answers; the test
 // reports how many were answered from the engine's answer (importView)
-// and how many from a full check of m01.
+// and how many from a full check of m01. After every other edit of m00,
+// m03 is edited twice (a body's literal, a signature's type, a call's
+// target: the places stay), each edit followed at once by the same
+// requests, checked against a full check of m03's new text: the test
+// reports how many of those were answered from a view over m03's view
+// base (chainView) rather than by the engine or a full check.
 func TestRequestsAfterImportEdit(t *testing.T) {
 	dir := t.TempDir()
 	// m03 imports m00, and m01, which imports m00 too
@@ -308,6 +313,9 @@ func TestRequestsAfterImportEdit(t *testing.T) {
 	text := texts[0]
 	var probes, same int
 	iv0, fv0, cv0 := importViews.Load(), fullViews.Load(), chainViews.Load()
+	// the edits of m03 and those of them answered from a view over its
+	// view base (chainView)
+	var ownEdits, ownViewed int
 	// probe sends every request at every place in m03, right after an
 	// edit, and compares the answers with a fresh full check of m03's
 	// text with m00's
@@ -386,14 +394,22 @@ func TestRequestsAfterImportEdit(t *testing.T) {
 				}
 				impVersion++
 				imp = replaceText(c, uris[3], impVersion, imp, a, b, ins)
+				cv := chainViews.Load()
 				probe(step, what+", then "+e.name)
+				ownEdits++
+				if chainViews.Load() > cv {
+					ownViewed++
+				}
 			}
 		}
 		s.settled(t, uris[0], version)
 		s.settled(t, uris[3], impVersion)
 	}
-	t.Logf("%d answers in m03 after %d edits of m00 (and two of m03 after every other one), %d as a full check's; views from the engine's answer: %d, from a full check: %d, from the engine's answer with the edit of m03 read alone: %d",
-		probes, steps, same, importViews.Load()-iv0, fullViews.Load()-fv0, chainViews.Load()-cv0)
+	t.Logf("%d answers in m03 after %d edits of m00 and %d of m03, %d as a full check's; snapshots answered from the engine's answer: %d, from a view over a view base: %d (%d of the %d edits of m03); requests answered by a full check: %d",
+		probes, steps, ownEdits, same, importViews.Load()-iv0, chainViews.Load()-cv0, ownViewed, ownEdits, fullViews.Load()-fv0)
+	if ownViewed == 0 {
+		t.Error("no request after an edit of m03 was answered from a view over its view base")
+	}
 	if importViews.Load() == iv0 {
 		t.Error("no request was answered from the engine's answer")
 	}

@@ -357,11 +357,11 @@ func (sn *snapshot) chainView() *view {
 		return nil
 	}
 	direct := ib.base.TreeCurrent() && !ib.base.Partial()
-	if direct && bytes.Equal(ib.base.File.Source.CST.Src, sn.cst.Src) {
-		return nil // (the engine answers the same text: importView)
-	}
 	vb := ib.views.get()
 	if vb == nil {
+		if direct && bytes.Equal(ib.base.File.Source.CST.Src, sn.cst.Src) {
+			return nil // (the engine answers the same text: importView)
+		}
 		from := ib.views.prev
 		if direct {
 			from = ib.base // (the newer text)
