@@ -42,7 +42,8 @@ type document struct {
 	// than base's (check.Result.RecheckResult, or RecheckImports after an
 	// import changed): the base of the next incremental check, which
 	// needs no full check in between. Requests read base (view.go), never
-	// engine; without a base, the engine base of deps (importView).
+	// engine; without a base, the view base (chainView) or the engine
+	// base of deps (importView).
 	engine *check.Result
 	// fullCheck is the pending full check after incremental ones.
 	fullCheck *time.Timer

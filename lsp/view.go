@@ -7,7 +7,10 @@ package lsp
 //
 //   - the document's base, the newest full check (check.Result), for
 //     everything the edit did not touch: its module-level names, types,
-//     symbols and references, with their offsets moved by the edit's shift;
+//     symbols and references, with their offsets moved by the edit's shift
+//     (after an imported module changed, before the document's next full
+//     check, its view base instead: an engine answer with the new imports
+//     that covers every body, chainView);
 //   - the declarations the edit touched, read and built alone from the
 //     current CST and checked against the base's module state
 //     (check.Overlay), only when a request needs what they declare.

@@ -411,9 +411,48 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 	for _, s := range c.res.Symbols {
 		made[s.Span] = true
 	}
+	var carried []*Symbol
 	for _, s := range r.Symbols {
 		if s.File == r.Path && !made[s.Span] && reused(s.Span) {
 			c.res.Symbols = append(c.res.Symbols, s)
+			carried = append(carried, s)
+		}
+	}
+	// and they are members of c's symbols as they were of r's (a
+	// machine's events, which a surface checked again later looks up
+	// among its machine's members: Overlay), under the carried symbol
+	// itself or c's symbol of the same name
+	if len(carried) > 0 {
+		isCarried := make(map[*Symbol]bool, len(carried))
+		for _, s := range carried {
+			isCarried[s] = true
+		}
+		var mine map[string]*Symbol
+		for _, s := range carried {
+			p := s.Parent
+			if p == nil {
+				continue
+			}
+			if !isCarried[p] {
+				if mine == nil {
+					mine = make(map[string]*Symbol, len(c.res.Symbols))
+					for _, m := range c.res.Symbols {
+						if m.File == r.Path && !isCarried[m] {
+							if k := symbolKey(m); mine[k] == nil {
+								mine[k] = m
+							}
+						}
+					}
+				}
+				if p = mine[symbolKey(p)]; p == nil {
+					whole = false // (not expected: the run made every declaration's symbol)
+					continue
+				}
+			}
+			if c.children == nil {
+				c.children = map[*Symbol][]*Symbol{}
+			}
+			c.children[p] = append(c.children[p], s)
 		}
 	}
 	c.complete = whole
