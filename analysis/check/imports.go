@@ -407,13 +407,18 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 	c.res.Refs = refs
 	// the symbols the reused bodies declare (their locals): the run made
 	// only its declarations' interfaces' own
-	made := make(map[syntax.Span]bool, len(c.res.Symbols))
+	type symAt struct {
+		span syntax.Span
+		kind SymbolKind
+		name string
+	}
+	made := make(map[symAt]bool, len(c.res.Symbols))
 	for _, s := range c.res.Symbols {
-		made[s.Span] = true
+		made[symAt{s.Span, s.Kind, s.Name}] = true // (a postcondition's result is at its function's name)
 	}
 	var carried []*Symbol
 	for _, s := range r.Symbols {
-		if s.File == r.Path && !made[s.Span] && reused(s.Span) {
+		if s.File == r.Path && !made[symAt{s.Span, s.Kind, s.Name}] && reused(s.Span) {
 			c.res.Symbols = append(c.res.Symbols, s)
 			carried = append(carried, s)
 		}
