@@ -138,10 +138,14 @@ func (c *checker) importView(r *Result) *version {
 //
 // The Result returned has the diagnostics, symbols and interfaces of a
 // full check, and what the engine needs to be the base of a later
-// RecheckImports, or to answer the imports of other files' checks; the
-// types and references inside the bodies it did not check again are
-// missing, so that it must not answer requests (hover, definition): a
-// full check should follow.
+// RecheckImports, or to answer the imports of other files' checks. When
+// r covers every body (a full check, or such an answer over one: not
+// Partial), so does the result: the types, references and local symbols
+// of the bodies it did not check again are r's (references to imported
+// names moved to imp's symbols), and it answers requests (hover,
+// definition) and can be an Overlay's base. Otherwise the types and
+// references inside those bodies are missing (Partial), so that it must
+// not answer requests: a full check should follow.
 //
 // r may be a full check or any answer of the engine (RecheckResult,
 // RecheckImports, chained): an answer whose trees keep older texts'
