@@ -425,6 +425,7 @@ func (s *Server) importersOf(x *document) {
 				continue
 			}
 		}
+		d.dropViews()
 		d.base, d.engine = nil, nil
 		cands = append(cands, u)
 	}
@@ -552,6 +553,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 		case d.deps == nil || d.deps.failed || seen && k != key || inFlight:
 			recheck = append(recheck, d.snap)
 			d.rechecking = d.snap
+			d.dropViews()
 			d.base, d.engine = nil, nil // (another job may have kept one)
 			deps[d.snap] = d.deps
 			if b := d.deps.engineBase(); b != nil {
@@ -915,6 +917,23 @@ func (s *Server) recheckImportsFor(sn *snapshot, base *check.Result, answers map
 		f = ast.Build(sn.source())
 	}
 	return s.loader.RecheckImportsAt(sn.path, base, f, answers)
+}
+
+// recheckImportsOwn is recheckImportsFor of base's own text (a
+// tree-current answer: check.Result.RecheckImports, whose bodies reused
+// keep their types and references), whatever sn's text: the base of the
+// views of sn's document until its next check (chainView).
+func (s *Server) recheckImportsOwn(sn *snapshot, base *check.Result, answers map[string]*check.Result) (pkg *load.Package, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic answering a request on %s after an import changed (checking in full): %v\n%s", sn.uri, r, debug.Stack())
+			pkg, ok = nil, false
+		}
+	}()
+	if !base.TreeCurrent() {
+		return nil, false
+	}
+	return s.loader.RecheckImportsAt(sn.path, base, nil, answers)
 }
 
 // importAnswers returns, by absolute path, answers for the open modules in

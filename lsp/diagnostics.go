@@ -239,6 +239,7 @@ func (s *Server) setBase(snap *snapshot) {
 		return
 	}
 	d.base, d.deps, d.engine = res, deps, nil
+	d.views = nil // (views are built over base again: dropViews starts from it)
 	s.answers.put(d.path, res)
 }
 

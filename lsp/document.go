@@ -42,7 +42,8 @@ type document struct {
 	// than base's (check.Result.RecheckResult, or RecheckImports after an
 	// import changed): the base of the next incremental check, which
 	// needs no full check in between. Requests read base (view.go), never
-	// engine; without a base, the engine base of deps (importView).
+	// engine; without a base, the view base (chainView) or the engine
+	// base of deps (importView).
 	engine *check.Result
 	// fullCheck is the pending full check after incremental ones.
 	fullCheck *time.Timer
@@ -66,6 +67,12 @@ type document struct {
 	reqSnap *snapshot
 	// lastDiags are the diagnostics published last.
 	lastDiags []protocol.Diagnostic
+	// views holds, while the document has no base because a module it
+	// imports changed, its newest answer with the imports as they are
+	// now that later views can be built over (viewBases); a new one is
+	// made each time importersOf drops the base, so that an answer of
+	// older imports lands in the one it was made for.
+	views *viewBases
 }
 
 // docCache holds what requests remember about a document from one version
@@ -180,10 +187,30 @@ func (s *Server) newSnapshot(d *document, version int32) *snapshot {
 	sn := &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc, cache: d.cache, base: d.base}
 	if d.base == nil {
 		if b := d.deps.engineBase(); b != nil {
-			sn.imp = &importBase{srv: s, base: b, deps: d.deps}
+			if d.views == nil {
+				d.views = &viewBases{}
+			}
+			sn.imp = &importBase{srv: s, base: b, deps: d.deps, views: d.views}
 		}
 	}
 	return sn
+}
+
+// dropViews starts the document's view bases anew (a module it imports
+// changed: its answers read the old imports), from its full check or
+// its last view base: the first view after the change is built over that
+// one checked again with the new imports (chainView).
+func (d *document) dropViews() {
+	var prev *check.Result
+	switch {
+	case d.base != nil && d.base.TreeCurrent() && !d.base.Partial() && d.base.Rechecks():
+		prev = d.base
+	case d.views != nil:
+		if prev = d.views.get(); prev == nil {
+			prev = d.views.prev
+		}
+	}
+	d.views = &viewBases{prev: prev}
 }
 
 // snapshot is an immutable view of one document version.
@@ -288,6 +315,9 @@ func (sn *snapshot) Index() *index {
 func (sn *snapshot) checkPath() string {
 	if sn.base != nil {
 		return sn.base.Path
+	}
+	if sn.imp != nil && sn.imp.base != nil {
+		return sn.imp.base.Path // (the document's: the same path)
 	}
 	return sn.Package().Result.Path
 }

@@ -60,3 +60,71 @@ func BenchmarkRequestAfterImportEdit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRequestAfterImportThenOwnEdit times, through the server, the
+// requests of an importer (m01) after its own edits that follow an edit
+// of the module it imports (m00, open too): m00's body is edited, then
+// m01's (a body's literal, the same length) twice, each edit followed at
+// once by a completion in m01 (the first edit changes a literal, the
+// second another one); own-1 is the first edit's (which pays for the
+// answer later views are built over, when there is one), own-2 the
+// second's. Each is timed from the edit's notification to the answer;
+// the server settles between iterations (not timed). It reports the
+// medians and the slowest times (ms).
+func BenchmarkRequestAfterImportThenOwnEdit(b *testing.B) {
+	for _, lines := range []int{2000, 10000} {
+		b.Run(fmt.Sprintf("lines=%d", lines), func(b *testing.B) {
+			dir := b.TempDir()
+			texts := wsModulesOf(b, dir, 2, lines, false)
+			s, c := wsServer(b, dir)
+			uris := make([]protocol.DocumentURI, 2)
+			for i, text := range texts {
+				uris[i] = protocol.DocumentURI("file://" + filepath.Join(dir, fmt.Sprintf("m%02d.caps", i)))
+				c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uris[i], "languageId": "capsulang", "version": 1, "text": text}})
+			}
+			s.settled(b, uris[1], 1)
+			at := strings.Index(texts[1], "(m00.clamp_0") + len("(m00.")
+			pos := utf16Pos(texts[1], at)
+			own := []importerEdit{
+				{"m01 body", "(function uses_m01", "0 10)))", "0 12)))"},
+				{"m01 call", "(function uses_m01", "x 0 10) (", "x 0 13) ("},
+			}
+			text, version := texts[0], 1
+			imp, impVersion := texts[1], 1
+			var times [2][]time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				a, z, ins, ok := m00Edits[0].apply(text)
+				if !ok {
+					b.Fatalf("edit %q does not apply", m00Edits[0].name)
+				}
+				version++
+				text = replaceText(c, uris[0], version, text, a, z, ins)
+				b.StartTimer()
+				for k := 0; k < 2; k++ {
+					a, z, ins, ok := own[k].apply(imp)
+					if !ok {
+						b.Fatal("m01's edit does not apply")
+					}
+					impVersion++
+					t0 := time.Now()
+					imp = replaceText(c, uris[1], impVersion, imp, a, z, ins)
+					if err := c.Call("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": uris[1]}, "position": pos}, nil); err != nil {
+						b.Fatal(err)
+					}
+					times[k] = append(times[k], time.Since(t0))
+				}
+				b.StopTimer()
+				s.settled(b, uris[0], version)
+				s.settled(b, uris[1], impVersion)
+				b.StartTimer()
+			}
+			for k, ts := range times {
+				sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+				b.ReportMetric(float64(ts[len(ts)/2].Microseconds())/1000, fmt.Sprintf("own-%d-p50-ms", k+1))
+				b.ReportMetric(float64(ts[len(ts)-1].Microseconds())/1000, fmt.Sprintf("own-%d-max-ms", k+1))
+			}
+		})
+	}
+}

@@ -266,7 +266,12 @@ func TestCheckEndingAfterCloseKeepsNoExampleCache(t *testing.T) {
 // that read m00 or m01 and at random places. Every answer must be what a
 // fresh full check of m03, with m00's new text, answers; the test
 // reports how many were answered from the engine's answer (importView)
-// and how many from a full check of m01.
+// and how many from a full check of m01. After every other edit of m00,
+// m03 is edited twice (a body's literal, a signature's type, a call's
+// target: the places stay), each edit followed at once by the same
+// requests, checked against a full check of m03's new text: the test
+// reports how many of those were answered from a view over m03's view
+// base (chainView) rather than by the engine or a full check.
 func TestRequestsAfterImportEdit(t *testing.T) {
 	dir := t.TempDir()
 	// m03 imports m00, and m01, which imports m00 too
@@ -307,7 +312,58 @@ func TestRequestsAfterImportEdit(t *testing.T) {
 	version := 1
 	text := texts[0]
 	var probes, same int
-	iv0, fv0 := importViews.Load(), fullViews.Load()
+	iv0, fv0, cv0 := importViews.Load(), fullViews.Load(), chainViews.Load()
+	// the edits of m03 and those of them answered from a view over its
+	// view base (chainView)
+	var ownEdits, ownViewed int
+	// probe sends every request at every place in m03, right after an
+	// edit, and compares the answers with a fresh full check of m03's
+	// text with m00's
+	imp, impVersion := importer, 1
+	probe := func(step int, what string) {
+		type answer struct {
+			req, off int
+			got      json.RawMessage
+		}
+		var got []answer
+		for _, off := range places {
+			for ri, req := range requests {
+				var res json.RawMessage
+				if err := c.Call(req.method, map[string]any{"textDocument": map[string]any{"uri": uris[3]}, "position": utf16Pos(imp, off)}, &res); err != nil {
+					t.Fatalf("step %d (%s): %s at %d: %v", step, what, req.method, off, err)
+				}
+				got = append(got, answer{ri, off, res})
+			}
+		}
+		if err := os.WriteFile(m00Path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fresh := testSnapshot(t, m03Path, imp, nil)
+		for _, g := range got {
+			want, err := requests[g.req].f(ctx, fresh, g.off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wj, _ := json.Marshal(want)
+			var gv, wv any
+			json.Unmarshal(g.got, &gv)
+			json.Unmarshal(wj, &wv)
+			probes++
+			if d := cmp.Diff(wv, gv); d != "" {
+				t.Errorf("step %d (%s): %s in m03 at %d (%q): (-full check +answer)\n%s", step, what, requests[g.req].method, g.off, imp[max(0, g.off-12):min(len(imp), g.off+12)], d)
+			} else {
+				same++
+			}
+		}
+	}
+	// edits of m03 itself, of the same length (the places stay): a body's
+	// literal, a signature's type (what others see of it), and a call's
+	// target (the name it refers to)
+	m03Edits := []importerEdit{
+		{"m03 body", "(function uses_m03", "0 10)))", "0 12)))"},
+		{"m03 signature", "(function pass", "(output m00.Score)", "(output I64      )"},
+		{"m03 call", "(function uses_m03", "m00.clamp_0 x", "m01.clamp_0 x"},
+	}
 	for step := 0; step < steps; step++ {
 		var a, b int
 		var ins, what string
@@ -325,45 +381,35 @@ func TestRequestsAfterImportEdit(t *testing.T) {
 		version++
 		text = replaceText(c, uris[0], version, text, a, b, ins)
 		// right after the edit, before anything settles
-		type answer struct {
-			req, off int
-			got      json.RawMessage
-		}
-		var got []answer
-		for _, off := range places {
-			for ri, req := range requests {
-				var res json.RawMessage
-				if err := c.Call(req.method, map[string]any{"textDocument": map[string]any{"uri": uris[3]}, "position": utf16Pos(importer, off)}, &res); err != nil {
-					t.Fatalf("step %d (%s): %s at %d: %v", step, what, req.method, off, err)
+		probe(step, what)
+		if step%2 == 0 {
+			// edits of m03 right after (its importer job still to come),
+			// each followed at once by the requests: its snapshots have
+			// no full check to start from
+			for k := 0; k < 2; k++ {
+				e := m03Edits[r.Intn(len(m03Edits))]
+				a, b, ins, ok := e.apply(imp)
+				if !ok {
+					t.Fatalf("edit %q does not apply to m03", e.name)
 				}
-				got = append(got, answer{ri, off, res})
-			}
-		}
-		// a fresh full check of m03 with m00's new text
-		if err := os.WriteFile(m00Path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fresh := testSnapshot(t, m03Path, importer, nil)
-		for _, g := range got {
-			want, err := requests[g.req].f(ctx, fresh, g.off)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wj, _ := json.Marshal(want)
-			var gv, wv any
-			json.Unmarshal(g.got, &gv)
-			json.Unmarshal(wj, &wv)
-			probes++
-			if d := cmp.Diff(wv, gv); d != "" {
-				t.Errorf("step %d (%s): %s in m03 at %d (%q): (-full check +answer)\n%s", step, what, requests[g.req].method, g.off, importer[max(0, g.off-12):min(len(importer), g.off+12)], d)
-			} else {
-				same++
+				impVersion++
+				imp = replaceText(c, uris[3], impVersion, imp, a, b, ins)
+				cv := chainViews.Load()
+				probe(step, what+", then "+e.name)
+				ownEdits++
+				if chainViews.Load() > cv {
+					ownViewed++
+				}
 			}
 		}
 		s.settled(t, uris[0], version)
+		s.settled(t, uris[3], impVersion)
 	}
-	t.Logf("%d answers in m03 after %d edits of m00, %d as a full check's; views from the engine's answer: %d, from a full check: %d",
-		probes, steps, same, importViews.Load()-iv0, fullViews.Load()-fv0)
+	t.Logf("%d answers in m03 after %d edits of m00 and %d of m03, %d as a full check's; snapshots answered from the engine's answer: %d, from a view over a view base: %d (%d of the %d edits of m03); requests answered by a full check: %d",
+		probes, steps, ownEdits, same, importViews.Load()-iv0, chainViews.Load()-cv0, ownViewed, ownEdits, fullViews.Load()-fv0)
+	if ownViewed == 0 {
+		t.Error("no request after an edit of m03 was answered from a view over its view base")
+	}
 	if importViews.Load() == iv0 {
 		t.Error("no request was answered from the engine's answer")
 	}

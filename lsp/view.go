@@ -7,7 +7,10 @@ package lsp
 //
 //   - the document's base, the newest full check (check.Result), for
 //     everything the edit did not touch: its module-level names, types,
-//     symbols and references, with their offsets moved by the edit's shift;
+//     symbols and references, with their offsets moved by the edit's shift
+//     (after an imported module changed, before the document's next full
+//     check, its view base instead: an engine answer with the new imports
+//     that covers every body, chainView);
 //   - the declarations the edit touched, read and built alone from the
 //     current CST and checked against the base's module state
 //     (check.Overlay), only when a request needs what they declare.
@@ -46,10 +49,11 @@ type view struct {
 
 	// quick views
 	base             *baseInfo
-	oldSegs, newSegs []seg       // the versions' units, matched
-	modSpan          syntax.Span // the module form's
-	top              []vunit     // the file's top-level nodes
-	modDoc           string      // the module's doc comment, when modDocSet
+	baseRes          *check.Result // base's result (set first)
+	oldSegs, newSegs []seg         // the versions' units, matched
+	modSpan          syntax.Span   // the module form's
+	top              []vunit       // the file's top-level nodes
+	modDoc           string        // the module's doc comment, when modDocSet
 	modDocSet        bool
 	modName          string      // the module's name, when modNameSet (an edit changed it)
 	modNameSpan      syntax.Span // and its span
@@ -229,6 +233,15 @@ func (sn *snapshot) view() *view {
 		return sn.exactView()
 	}
 	if sn.base == nil && sn.imp != nil {
+		sn.viewOnce.Do(func() {
+			if v := sn.chainView(); v != nil {
+				chainViews.Add(1)
+				sn.qv.Store(v)
+			}
+		})
+		if v := sn.qv.Load(); v != nil {
+			return v
+		}
 		if v := sn.importView(); v != nil {
 			return v
 		}
@@ -253,9 +266,10 @@ func (sn *snapshot) view() *view {
 // text (check.Result.RecheckImportsAt, as an importer job does), the open
 // modules it imports answered from their own last answers (answerOf).
 type importBase struct {
-	srv  *Server
-	base *check.Result
-	deps *importDeps
+	srv   *Server
+	base  *check.Result
+	deps  *importDeps
+	views *viewBases // the document's when the snapshot was made
 
 	once sync.Once
 	pkg  *load.Package // nil when the engine declined
@@ -266,17 +280,28 @@ type importBase struct {
 // import changed (importView), for tests and the bench.
 var importViews atomic.Int64
 
+// chainViews counts the views of a document's own edit, after an import
+// changed, built over its engine answer of an earlier text (importBase.view)
+// rather than answered by the engine again, for tests and the bench.
+var chainViews atomic.Int64
+
 // importView returns the view of a snapshot whose imports changed since
 // its document's last check, from the engine's answer (importBase), or
 // nil when the engine declines (the snapshot's own check answers then).
 // The answer is exact: the engine's answer of a text with new imports is
 // a full check's (check.Result.RecheckImportsAt), its symbols, references
 // and types included.
+//
+// An answer of another text than its base's (the document was edited
+// since: check.Result.RecheckImportsAt over a new tree) keeps the types,
+// references and local symbols only of the bodies it checked again
+// (check.Result.Partial): it is not used, the full check answers.
 func (sn *snapshot) importView() *view {
 	ib := sn.imp
 	ib.once.Do(func() {
-		if pkg, ok := ib.srv.recheckImportsFor(sn, ib.base, ib.srv.importAnswers(sn, ib.deps)); ok {
+		if pkg, ok := ib.srv.recheckImportsFor(sn, ib.base, ib.srv.importAnswers(sn, ib.deps)); ok && !pkg.Result.Partial() {
 			ib.pkg = pkg
+			ib.views.offer(pkg.Result)
 		}
 		if ib.pkg != nil {
 			ib.v = &view{sn: sn, pkg: ib.pkg}
@@ -284,6 +309,80 @@ func (sn *snapshot) importView() *view {
 		}
 	})
 	return ib.v
+}
+
+// viewBases is what the views of a document's snapshots without a base,
+// because a module it imports changed, are built over (chainView): the
+// engine's answer of one of its texts with the imports as they are now,
+// tree-current and covering every body (a full check's symbols,
+// references and types; check.Overlay reads its module state). One is
+// made each time importersOf drops the document's base, so that an
+// answer of older imports is only offered to the one it was made for.
+type viewBases struct {
+	mu   sync.Mutex
+	res  *check.Result
+	once sync.Once // (made from the engine base or prev: chainView)
+	// prev is a view base of the imports before the change (the
+	// document's full check, or its last view base), nil when it had
+	// none: checked again with the new imports, it is one of theirs
+	prev *check.Result
+}
+
+// offer makes res the views' base when it can be one.
+func (vb *viewBases) offer(res *check.Result) {
+	if vb == nil || res == nil || !res.TreeCurrent() || res.Partial() || !res.Rechecks() || res.File == nil || res.File.Module == nil || res.File.Source == nil || res.File.Source.CST == nil {
+		return
+	}
+	vb.mu.Lock()
+	vb.res = res
+	vb.mu.Unlock()
+}
+
+func (vb *viewBases) get() *check.Result {
+	vb.mu.Lock()
+	defer vb.mu.Unlock()
+	return vb.res
+}
+
+// chainView is the view of a snapshot whose document has no base because
+// a module it imports changed, and whose text is not the engine base's
+// (an edit of its own followed): a quick view, as after an ordinary edit,
+// over the document's view base (viewBases), made the first time from
+// the engine base's own text when it is a tree-current answer covering
+// every body (check.Result.RecheckImports: its bodies' types and
+// references are carried over), so that the edit's declarations alone
+// are read and checked (check.Overlay) instead of the whole text read,
+// built and its module pass run again. nil when there is no such base
+// or the quick view declines (importView, then the full check, answer).
+func (sn *snapshot) chainView() *view {
+	ib := sn.imp
+	if ib.views == nil || ib.base == nil || ib.base.File == nil || ib.base.File.Source == nil || ib.base.File.Source.CST == nil {
+		return nil
+	}
+	direct := ib.base.TreeCurrent() && !ib.base.Partial()
+	vb := ib.views.get()
+	if vb == nil {
+		if direct && bytes.Equal(ib.base.File.Source.CST.Src, sn.cst.Src) {
+			return nil // (the engine answers the same text: importView)
+		}
+		from := ib.views.prev
+		if direct {
+			from = ib.base // (the newer text)
+		}
+		if from == nil {
+			return nil
+		}
+		ib.views.once.Do(func() {
+			if pkg, ok := ib.srv.recheckImportsOwn(sn, from, ib.srv.importAnswers(sn, ib.deps)); ok {
+				ib.views.offer(pkg.Result)
+			}
+		})
+		if vb = ib.views.get(); vb == nil {
+			return nil
+		}
+	}
+	v, _ := sn.quickViewOver(vb)
+	return v
 }
 
 // offerImportAnswer gives sn's requests pkg, an importer job's engine
@@ -299,7 +398,14 @@ func (sn *snapshot) offerImportAnswer(pkg *load.Package) {
 }
 
 func (sn *snapshot) exactView() *view {
-	sn.evOnce.Do(func() { sn.ev = &view{sn: sn, pkg: sn.Package()} })
+	sn.evOnce.Do(func() {
+		sn.ev = &view{sn: sn, pkg: sn.Package()}
+		if sn.imp != nil {
+			// a full check with the imports as they are now: the
+			// document's later versions are viewed over it (chainView)
+			sn.imp.views.offer(sn.ev.pkg.Result)
+		}
+	})
 	return sn.ev
 }
 
@@ -311,8 +417,11 @@ func (sn *snapshot) quickView() *view {
 }
 
 // quickViewWhy is quickView with the reason it declined.
-func (sn *snapshot) quickViewWhy() (*view, string) {
-	base := sn.base
+func (sn *snapshot) quickViewWhy() (*view, string) { return sn.quickViewOver(sn.base) }
+
+// quickViewOver is quickViewWhy over base, the snapshot's base or a view
+// base (chainView).
+func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	if base == nil || base.File == nil || base.File.Module == nil || base.File.Source == nil || base.File.Source.CST == nil || base.File.Source.TooDeep {
 		return nil, "no usable base"
 	}
@@ -332,7 +441,7 @@ func (sn *snapshot) quickViewWhy() (*view, string) {
 		return nil, "no module form"
 	}
 	sn.cache.keepUnits(cur, curMod, top, units)
-	v := &view{sn: sn, top: top, units: units, modSpan: cur.Span(curMod)}
+	v := &view{sn: sn, baseRes: base, top: top, units: units, modSpan: cur.Span(curMod)}
 	if cur.HasError(0) {
 		// the units are the module's items as a full check reads them
 		if why := v.errorUnits(base); why != "" {
@@ -887,7 +996,7 @@ func matchSegments(osrc, nsrc []byte, pre, suf int, os, ns []seg) {
 // baseDecl returns the base's declaration whose form starts at p, nil
 // when none does (the declarations are in source order).
 func (v *view) baseDecl(p int) ast.Decl {
-	ds := v.sn.base.File.Module.Decls
+	ds := v.baseRes.File.Module.Decls
 	i := sort.Search(len(ds), func(k int) bool { return ds[k].Base().Form.Span().Start >= p })
 	if i < len(ds) && ds[i].Base().Form.Span().Start == p {
 		return ds[i]

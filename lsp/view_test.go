@@ -88,18 +88,27 @@ func viewEdit(r *rand.Rand, text string) string {
 // declarations must be identical; those inside them are reported (and, so
 // far, identical too). At least 95% of the edited versions that read
 // without a syntax error must be answered without a full check.
-func TestViewMatchesFullCheck(t *testing.T) { viewDifferential(t, false) }
+func TestViewMatchesFullCheck(t *testing.T) { viewDifferential(t, false, false) }
 
 // TestViewAfterSyntaxError is the differential test with the edits that
 // leave a syntax error kept, and some that rename the module: the view
 // answers those from the base when the errors lie inside declarations
 // (read from tree-sitter's recovered tree), and every answer, inside the
 // edited declarations or not, must be a full check's.
-func TestViewAfterSyntaxError(t *testing.T) { viewDifferential(t, true) }
+func TestViewAfterSyntaxError(t *testing.T) { viewDifferential(t, true, false) }
+
+// TestViewOverEngineAnswer is the differential test with views built over
+// an engine answer instead of a full check: the base's full check checked
+// again by the engine (load.Loader.RecheckImportsAt of its own text, as
+// chainView makes a document's view base after an import changed), whose
+// bodies are all reused (their types, references and local symbols
+// carried over). Every answer must be a full check's.
+func TestViewOverEngineAnswer(t *testing.T) { viewDifferential(t, false, true) }
 
 // viewDifferential is the differential test; withErrors keeps the edits
-// that leave a syntax error and adds edits of the module's name.
-func viewDifferential(t *testing.T, withErrors bool) {
+// that leave a syntax error and adds edits of the module's name; engine
+// builds the views over the engine's answer of the base's text.
+func viewDifferential(t *testing.T, withErrors, engine bool) {
 	files, err := filepath.Glob("../examples/*.caps")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples: %v", err)
@@ -139,6 +148,13 @@ func viewDifferential(t *testing.T, withErrors bool) {
 			text = clean
 			baseSn := testSnapshot(t, path, text, nil)
 			base := baseSn.Package().Result
+			if engine {
+				pkg, ok := baseSn.loader.RecheckImportsAt(path, base, nil, nil)
+				if !ok || pkg.Result.Partial() || !pkg.Result.TreeCurrent() {
+					t.Fatalf("%s: the engine gave no view base (ok %v)", filepath.Base(file), ok)
+				}
+				base = pkg.Result
+			}
 			// one to three edits since the base, as while typing; an edit
 			// that leaves a syntax error is undone (the view declines those)
 			for k := 1 + r.Intn(3); k > 0; k-- {

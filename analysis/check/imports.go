@@ -138,10 +138,14 @@ func (c *checker) importView(r *Result) *version {
 //
 // The Result returned has the diagnostics, symbols and interfaces of a
 // full check, and what the engine needs to be the base of a later
-// RecheckImports, or to answer the imports of other files' checks; the
-// types and references inside the bodies it did not check again are
-// missing, so that it must not answer requests (hover, definition): a
-// full check should follow.
+// RecheckImports, or to answer the imports of other files' checks. When
+// r covers every body (a full check, or such an answer over one: not
+// Partial), so does the result: the types, references and local symbols
+// of the bodies it did not check again are r's (references to imported
+// names moved to imp's symbols), and it answers requests (hover,
+// definition) and can be an Overlay's base. Otherwise the types and
+// references inside those bodies are missing (Partial), so that it must
+// not answer requests: a full check should follow.
 //
 // r may be a full check or any answer of the engine (RecheckResult,
 // RecheckImports, chained): an answer whose trees keep older texts'
@@ -262,9 +266,10 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	c.keepInterfaceDiagnostics()
 	sortDiagnostics(c.res.Diagnostics)
 	c.res.checker = c
-	if base.complete && importsComplete(c.res) {
-		// (over imports that are not complete the answer cannot be:
-		// carrying would only cost a copy of the types)
+	if base.complete {
+		// (over imports that are not complete the answer is not Complete
+		// either, but its own bodies are covered: the language server's
+		// requests read it, and later views are built over it)
 		c.carryBodies(r, eng.checked)
 	}
 	// What importers see of the answer is the version the run built (the
@@ -339,7 +344,7 @@ func (r *Result) Importable() (*Result, bool) {
 	return res, true
 }
 
-// carryBodies completes the Types and Refs of c's result, a RecheckImports
+// carryBodies completes the Types, Refs and Symbols of c's result, a RecheckImports
 // answer over r (the same tree), with r's for the bodies the run reused:
 // r's entries inside a declaration whose body was reused stand (the same
 // nodes and spans, of the same text; its interface, resolved again from
@@ -372,10 +377,26 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 	}
 	c.res.Types = types
 	var refs []Ref
+	var imported map[string]*Symbol // (made on first use)
+	whole := true
 	for _, ref := range r.Refs {
-		if reused(ref.Span) {
-			refs = append(refs, ref)
+		if !reused(ref.Span) {
+			continue
 		}
+		if ref.Sym != nil && ref.Sym.File != r.Path {
+			// a name of an imported module: the run's import of it (its
+			// text may have moved, its doc changed) answers
+			if imported == nil {
+				imported = importedSymbols(c.res)
+			}
+			n := imported[ref.Sym.File+"\x00"+symbolKey(ref.Sym)]
+			if n == nil {
+				whole = false // (not expected: the body would have been checked again)
+				continue
+			}
+			ref.Sym = n
+		}
+		refs = append(refs, ref)
 	}
 	fresh := make(map[syntax.Span]bool, len(refs))
 	for _, ref := range refs {
@@ -388,7 +409,100 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 		}
 	}
 	c.res.Refs = refs
-	c.complete = true
+	// the symbols the reused bodies declare (their locals): the run made
+	// only its declarations' interfaces' own
+	type symAt struct {
+		span syntax.Span
+		kind SymbolKind
+		name string
+	}
+	made := make(map[symAt]bool, len(c.res.Symbols))
+	for _, s := range c.res.Symbols {
+		made[symAt{s.Span, s.Kind, s.Name}] = true // (a postcondition's result is at its function's name)
+	}
+	var carried []*Symbol
+	for _, s := range r.Symbols {
+		if s.File == r.Path && !made[symAt{s.Span, s.Kind, s.Name}] && reused(s.Span) {
+			c.res.Symbols = append(c.res.Symbols, s)
+			carried = append(carried, s)
+		}
+	}
+	// and they are members of c's symbols as they were of r's (a
+	// machine's events, which a surface checked again later looks up
+	// among its machine's members: Overlay), under the carried symbol
+	// itself or c's symbol of the same name
+	if len(carried) > 0 {
+		isCarried := make(map[*Symbol]bool, len(carried))
+		for _, s := range carried {
+			isCarried[s] = true
+		}
+		var mine map[string]*Symbol
+		for _, s := range carried {
+			p := s.Parent
+			if p == nil {
+				continue
+			}
+			if !isCarried[p] {
+				if mine == nil {
+					mine = make(map[string]*Symbol, len(c.res.Symbols))
+					for _, m := range c.res.Symbols {
+						if m.File == r.Path && !isCarried[m] {
+							if k := symbolKey(m); mine[k] == nil {
+								mine[k] = m
+							}
+						}
+					}
+				}
+				if p = mine[symbolKey(p)]; p == nil {
+					whole = false // (not expected: the run made every declaration's symbol)
+					continue
+				}
+			}
+			if c.children == nil {
+				c.children = map[*Symbol][]*Symbol{}
+			}
+			c.children[p] = append(c.children[p], s)
+		}
+	}
+	c.complete = whole
+}
+
+// importedSymbols indexes the symbols of the modules res imports,
+// directly or not, by file and symbolKey.
+func importedSymbols(res *Result) map[string]*Symbol {
+	out := map[string]*Symbol{}
+	seen := map[*Result]bool{}
+	var walk func(r *Result)
+	walk = func(r *Result) {
+		for _, im := range r.Imports {
+			if im.Imported == nil || im.Result == nil || seen[im.Result] {
+				continue
+			}
+			seen[im.Result] = true
+			for _, s := range im.Result.Symbols {
+				k := s.File + "\x00" + symbolKey(s)
+				if _, ok := out[k]; !ok {
+					out[k] = s
+				}
+			}
+			walk(im.Result)
+		}
+	}
+	walk(res)
+	return out
+}
+
+// symbolKey names a symbol within its file: its kind and name, and its
+// parents'.
+func symbolKey(s *Symbol) string {
+	var b strings.Builder
+	for ; s != nil; s = s.Parent {
+		b.WriteString(string(s.Kind))
+		b.WriteByte(0)
+		b.WriteString(s.Name)
+		b.WriteByte(1)
+	}
+	return b.String()
 }
 
 // Complete reports whether r's Types and Refs cover every body of its

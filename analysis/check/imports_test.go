@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -140,7 +141,7 @@ func TestRecheckImportsMatchesCheck(t *testing.T) {
 	if testing.Short() {
 		edits = 15
 	}
-	var checks, answered, bodies, rechecked int
+	var checks, answered, bodies, rechecked, carried int
 	for _, g := range importGraphs(t) {
 		r := rand.New(rand.NewSource(int64(len(g.libSrc))))
 		d, err := syntax.NewDocument(g.libSrc)
@@ -197,6 +198,15 @@ func TestRecheckImportsMatchesCheck(t *testing.T) {
 				if diff := cmp.Diff(want.Diagnostics, got.Diagnostics); diff != "" {
 					t.Fatalf("%s: %s: RecheckImports differs from Check (-check +recheck):\n%s", what, u, diff)
 				}
+				if !got.Partial() {
+					// its own bodies are covered (carried over from the
+					// base): its symbols, references and types are a full
+					// check's
+					if diff := cmp.Diff(bodyRecords(want), bodyRecords(got)); diff != "" {
+						t.Fatalf("%s: %s: RecheckImports' symbols, references or types differ from Check's (-check +recheck):\n%s", what, u, diff)
+					}
+					carried++
+				}
 				eng[u] = got
 				// the answer is a base for Recheck too: an edit of the
 				// importer's own text, rechecked over it (its imports
@@ -219,7 +229,10 @@ func TestRecheckImportsMatchesCheck(t *testing.T) {
 		}
 		d.Close()
 	}
-	t.Logf("%d of %d importer checks answered by RecheckImports; %s of their bodies checked again; %d Rechecks over their answers", answered, checks, pct(rechecked, bodies), recheckedOverImports)
+	t.Logf("%d of %d importer checks answered by RecheckImports (%d covering every body, compared symbol by symbol); %s of their bodies checked again; %d Rechecks over their answers", answered, checks, carried, pct(rechecked, bodies), recheckedOverImports)
+	if carried == 0 {
+		t.Fatal("no RecheckImports answer covered every body")
+	}
 	if recheckedOverImports == 0 {
 		t.Fatal("no Recheck over a RecheckImports answer was compared")
 	}
@@ -413,3 +426,36 @@ func recheckAfterImports(t *testing.T, what string, r *rand.Rand, u string, base
 
 // recheckedOverImports counts the Rechecks recheckAfterImports compared.
 var recheckedOverImports int
+
+// bodyRecords lists what requests read of a result, independently of its
+// tree's nodes: its own symbols (kind, name, span, parents, members),
+// its references (span and the symbol's file, kind, name and span) and
+// its expressions' types (span and type), sorted.
+func bodyRecords(r *Result) []string {
+	var out []string
+	sym := func(s *Symbol) string {
+		if s == nil {
+			return "<nil>"
+		}
+		return fmt.Sprintf("%s %s/%s %v", s.File, s.Kind, symbolKey(s), s.Span)
+	}
+	for _, s := range r.Symbols {
+		if s.File != r.Path {
+			continue
+		}
+		var members []string
+		for _, m := range r.checker.members(s) {
+			members = append(members, string(m.Kind)+" "+m.Name)
+		}
+		sort.Strings(members)
+		out = append(out, fmt.Sprintf("symbol %s %q %v", sym(s), s.Detail, members))
+	}
+	for _, ref := range r.Refs {
+		out = append(out, fmt.Sprintf("ref %v -> %s", ref.Span, sym(ref.Sym)))
+	}
+	for e, t := range r.Types.All() {
+		out = append(out, fmt.Sprintf("type %v %v", e.ExprSpan(), t))
+	}
+	sort.Strings(out)
+	return out
+}

@@ -28,7 +28,14 @@ type Overlay struct {
 }
 
 // Overlay returns an overlay of r for the declarations decls, built from
-// a later version of r's file; nil when r keeps no module state.
+// a later version of r's file; nil when r keeps no module state. r may be
+// a full check or an engine answer whose trees are at its own text's
+// offsets (RecheckImports, RecheckImportsAt: TreeCurrent); a fast
+// Recheck's answer, and the answers chained on one, are declined: their
+// kept declarations' trees hold older texts' offsets, which the
+// overlay's lookups would hand out as r's. (What a request reads of r
+// besides, its symbols and references, is a full check's only when r
+// is not Partial.)
 func (r *Result) Overlay(decls []ast.Decl) *Overlay {
 	base := r.checker
 	if base == nil || base.base != nil || base.kept || base.mod == nil {
