@@ -416,6 +416,11 @@ func (c *compiler) call(e *ast.Call) node {
 		return c.builtin(e, name)
 	}
 	if f := c.calleeOf(name); f != nil {
+		if _, lean := f.decl.Body.(*ast.Deferred); lean {
+			// (a function a lean tree did not build whole: ast.UndeferReach
+			// builds every function an example may call)
+			return c.fail(sp, "%s was not built whole (a lean tree, ast.BuildLean), so it cannot run here (please report)", f.name)
+		}
 		n := &callNode{fn: f, span: sp}
 		for _, a := range e.Args {
 			n.args = append(n.args, c.expr(a))
