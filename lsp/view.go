@@ -230,6 +230,9 @@ func (c *docCache) prepareBase(base *check.Result) bool {
 	c.latest = base
 	c.mu.Unlock()
 	go func() {
+		// (a panic in the read leaves recoversAlike's answer "not alike":
+		// views then read the whole text, as a request's own read would)
+		defer func() { recover() }()
 		c.mu.Lock()
 		if c.latest != base {
 			c.mu.Unlock()

@@ -15,7 +15,9 @@ import (
 // the first edit that leaves a syntax error reads the text from the edit
 // without reading the whole base again.
 func TestRecoveryReadAtBase(t *testing.T) {
-	s, c := startServer(t, Options{}, "")
+	// (a pause before each version's check, so that the completion below
+	// comes before the edited version's own check is done)
+	s, c := startServer(t, Options{Debounce: time.Second}, "")
 	src, err := gen.SpecShapedFrom("../examples", 300)
 	if err != nil {
 		t.Fatal(err)
