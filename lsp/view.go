@@ -233,13 +233,17 @@ func (c *docCache) prepareBase(base *check.Result) bool {
 		// (a panic in the read leaves recoversAlike's answer "not alike":
 		// views then read the whole text, as a request's own read would)
 		defer func() { recover() }()
-		c.mu.Lock()
-		if c.latest != base {
-			c.mu.Unlock()
-			return // (a later base was installed: its own work reads it)
+		bi := func() *baseInfo {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.latest != base {
+				return nil // (a later base was installed: its own work reads it)
+			}
+			return c.baseInfoLocked(base)
+		}()
+		if bi == nil {
+			return
 		}
-		bi := c.baseInfoLocked(base)
-		c.mu.Unlock()
 		bi.recOnce.Do(func() { bi.readRecovery(true) })
 	}()
 	return true
