@@ -241,6 +241,7 @@ func (s *Server) setBase(snap *snapshot) {
 	d.base, d.deps, d.engine = res, deps, nil
 	d.views = nil // (views are built over base again: dropViews starts from it)
 	s.answers.put(d.path, res)
+	d.cache.prepareBase(res) // (in the background)
 }
 
 // staleImports reports whether a check read, for an open document in its

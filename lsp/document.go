@@ -87,6 +87,10 @@ type docCache struct {
 	// of the last versions viewed (view.go).
 	base  *baseInfo
 	units []cstUnits
+	// latest is the document's last full check prepared (prepareBase):
+	// a background read of an older one that has not started yet
+	// does nothing.
+	latest *check.Result
 	// baseUnits are the units of the last base whose units were cut.
 	baseUnits cstUnits
 }

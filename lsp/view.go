@@ -151,22 +151,40 @@ type baseInfo struct {
 	recOnce        sync.Once
 	recPre, recSuf int // recoversAlike's answer
 	recOK          bool
+	recReady       atomic.Bool // set once recoversAlike's answer is made
 }
 
 // recoversAlike tells how much of the base the reader's recovery reads as
 // the base was read (syntax.RecoversAlike): a later version with a syntax
 // error reads as the base where the two are alike and the recovery reads
-// the base alike (made once per base, when a version with a syntax error
-// is first viewed). pre and suf count the module's items from its first
-// and from its last.
+// the base alike. It is made once per base: in the background when the
+// base is installed (docCache.prepareBase), else by the first version
+// with a syntax error viewed over it; a request that comes while the
+// background read runs waits for that read (it started earlier than the
+// request could) rather than making it a second time. pre and suf count
+// the module's items from its first and from its last.
 func (bi *baseInfo) recoversAlike() (pre, suf int, ok bool) {
-	bi.recOnce.Do(func() {
-		if m := bi.res.File.Module; m != nil && m.Form != nil {
-			bi.recPre, bi.recSuf, bi.recOK = syntax.RecoversAlike(bi.res.File.Source, m.Form)
-		}
-	})
+	bi.recOnce.Do(func() { bi.readRecovery(false) })
 	return bi.recPre, bi.recSuf, bi.recOK
 }
+
+// readRecovery makes recoversAlike's answer (under recOnce); background
+// tells that prepareBase makes it.
+func (bi *baseInfo) readRecovery(background bool) {
+	if m := bi.res.File.Module; m != nil && m.Form != nil {
+		recoveryReads.Add(1)
+		if background {
+			recoveryPrefetches.Add(1)
+		}
+		bi.recPre, bi.recSuf, bi.recOK = syntax.RecoversAlike(bi.res.File.Source, m.Form)
+	}
+	bi.recReady.Store(true)
+}
+
+// recoveryReads counts the bases' recovery reads (recoversAlike), and
+// recoveryPrefetches those made in the background when a base was
+// installed (prepareBase), before any request asked.
+var recoveryReads, recoveryPrefetches atomic.Int64
 
 // baseInfoOf returns the shared information about base (built once per
 // base and document).
@@ -174,6 +192,11 @@ func (sn *snapshot) baseInfoOf(base *check.Result) *baseInfo {
 	c := sn.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.baseInfoLocked(base)
+}
+
+// baseInfoLocked is baseInfoOf with c.mu held.
+func (c *docCache) baseInfoLocked(base *check.Result) *baseInfo {
 	if c.base != nil && c.base.res == base {
 		return c.base
 	}
@@ -189,6 +212,51 @@ func (sn *snapshot) baseInfoOf(base *check.Result) *baseInfo {
 	sort.SliceStable(bi.locals, func(i, j int) bool { return bi.locals[i].Span.Start < bi.locals[j].Span.Start })
 	c.base = bi
 	return bi
+}
+
+// prepareBase makes, off the request path, what the views over base, the
+// document's new full check, share: its information (baseInfoOf) and its
+// recovery read (recoversAlike), so that the first version with a syntax
+// error on it reads the text from the edit without reading the whole base
+// first. It returns at once; the work runs in its own goroutine, unless a
+// later base was prepared meanwhile or a request made it first. A base a
+// view cannot be built over (quickViewOver) is not read. It reports
+// whether it started the work.
+func (c *docCache) prepareBase(base *check.Result) bool {
+	if !viewableBase(base) {
+		return false
+	}
+	c.mu.Lock()
+	c.latest = base
+	c.mu.Unlock()
+	go func() {
+		// (a panic in the read leaves recoversAlike's answer "not alike":
+		// views then read the whole text, as a request's own read would)
+		defer func() { recover() }()
+		bi := func() *baseInfo {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.latest != base {
+				return nil // (a later base was installed: its own work reads it)
+			}
+			return c.baseInfoLocked(base)
+		}()
+		if bi == nil {
+			return
+		}
+		bi.recOnce.Do(func() { bi.readRecovery(true) })
+	}()
+	return true
+}
+
+// viewableBase reports whether views can be built over base and may read
+// its recovery (quickViewOver's and partialRead's conditions on the base).
+func viewableBase(base *check.Result) bool {
+	if base == nil || base.File == nil || base.File.Module == nil || base.File.Module.Form == nil || base.File.Source == nil || base.File.Source.CST == nil || base.File.Source.TooDeep {
+		return false
+	}
+	c := base.File.Source.CST
+	return c.Len() > 0 && !c.HasError(0)
 }
 
 // at answers what index.at would on an index of the base, by one pass over
