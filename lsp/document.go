@@ -143,6 +143,17 @@ func uriPath(u protocol.DocumentURI) string {
 func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	d, err := s.analysedLocked(u)
+	if err != nil {
+		return nil, err
+	}
+	return d.snap, nil
+}
+
+// analysedLocked returns the open document u, which has a snapshot (a
+// document over the size limit has none: an error says so), with s.mu
+// held.
+func (s *Server) analysedLocked(u protocol.DocumentURI) (*document, error) {
 	d, err := s.openDocument(u)
 	if err != nil {
 		return nil, err
@@ -150,7 +161,7 @@ func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
 	if d.snap == nil {
 		return nil, s.notAnalysed(d)
 	}
-	return d.snap, nil
+	return d, nil
 }
 
 // requestSnapshotOf is snapshotOf for the requests answered from a view
@@ -160,12 +171,9 @@ func (s *Server) snapshotOf(u protocol.DocumentURI) (*snapshot, error) {
 func (s *Server) requestSnapshotOf(u protocol.DocumentURI) (*snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d, err := s.openDocument(u)
+	d, err := s.analysedLocked(u)
 	if err != nil {
 		return nil, err
-	}
-	if d.snap == nil {
-		return nil, s.notAnalysed(d)
 	}
 	if r := d.reqSnap; r != nil {
 		if r.seq > d.snap.seq && r.cst == d.snap.cst {

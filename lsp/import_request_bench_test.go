@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/capsulang/caps/lsp/lsptest"
 )
 
 // BenchmarkRequestAfterImportEdit times, through the server, a completion
@@ -21,17 +23,7 @@ func BenchmarkRequestAfterImportEdit(b *testing.B) {
 	for _, lines := range []int{2000, 10000} {
 		for _, e := range []importerEdit{m00Edits[0], m00Edits[4]} {
 			b.Run(fmt.Sprintf("lines=%d/%s", lines, strings.ReplaceAll(e.name, " ", "_")), func(b *testing.B) {
-				dir := b.TempDir()
-				texts := wsModulesOf(b, dir, 2, lines, false)
-				s, c := wsServer(b, dir)
-				uris := make([]protocol.DocumentURI, 2)
-				for i, text := range texts {
-					uris[i] = protocol.DocumentURI("file://" + filepath.Join(dir, fmt.Sprintf("m%02d.caps", i)))
-					c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uris[i], "languageId": "capsulang", "version": 1, "text": text}})
-				}
-				s.settled(b, uris[1], 1)
-				at := strings.Index(texts[1], "(m00.clamp_0") + len("(m00.")
-				pos := utf16Pos(texts[1], at)
+				s, c, texts, uris, pos := openImporterPair(b, lines)
 				text, version := texts[0], 1
 				var times []time.Duration
 				b.ResetTimer()
@@ -74,17 +66,7 @@ func BenchmarkRequestAfterImportEdit(b *testing.B) {
 func BenchmarkRequestAfterImportThenOwnEdit(b *testing.B) {
 	for _, lines := range []int{2000, 10000} {
 		b.Run(fmt.Sprintf("lines=%d", lines), func(b *testing.B) {
-			dir := b.TempDir()
-			texts := wsModulesOf(b, dir, 2, lines, false)
-			s, c := wsServer(b, dir)
-			uris := make([]protocol.DocumentURI, 2)
-			for i, text := range texts {
-				uris[i] = protocol.DocumentURI("file://" + filepath.Join(dir, fmt.Sprintf("m%02d.caps", i)))
-				c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uris[i], "languageId": "capsulang", "version": 1, "text": text}})
-			}
-			s.settled(b, uris[1], 1)
-			at := strings.Index(texts[1], "(m00.clamp_0") + len("(m00.")
-			pos := utf16Pos(texts[1], at)
+			s, c, texts, uris, pos := openImporterPair(b, lines)
 			own := []importerEdit{
 				{"m01 body", "(function uses_m01", "0 10)))", "0 12)))"},
 				{"m01 call", "(function uses_m01", "x 0 10) (", "x 0 13) ("},
@@ -127,4 +109,23 @@ func BenchmarkRequestAfterImportThenOwnEdit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// openImporterPair opens two generated modules of the given length in a
+// server, m01 importing m00, waits until m01 is published, and returns
+// the server, its client, the texts, their URIs and the position in m01
+// of a name it reads from m00 (where the benchmarks ask for completion).
+func openImporterPair(b *testing.B, lines int) (*Server, *lsptest.Client, []string, []protocol.DocumentURI, map[string]int) {
+	b.Helper()
+	dir := b.TempDir()
+	texts := wsModulesOf(b, dir, 2, lines, false)
+	s, c := wsServer(b, dir)
+	uris := make([]protocol.DocumentURI, 2)
+	for i, text := range texts {
+		uris[i] = protocol.DocumentURI("file://" + filepath.Join(dir, fmt.Sprintf("m%02d.caps", i)))
+		c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uris[i], "languageId": "capsulang", "version": 1, "text": text}})
+	}
+	s.settled(b, uris[1], 1)
+	at := strings.Index(texts[1], "(m00.clamp_0") + len("(m00.")
+	return s, c, texts, uris, utf16Pos(texts[1], at)
 }
