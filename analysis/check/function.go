@@ -74,10 +74,7 @@ func (c *checker) signature(fn *ast.Function) *signature {
 		// what resolving fn's signature looks up and reports is fn's own
 		defer c.enter(i)()
 	}
-	parent := c.declNamed(fn.Name.Name)
-	if parent != nil && parent.Decl != fn {
-		parent = nil
-	}
+	parent := c.declaring(fn)
 	inputs := c.newScope("input")
 	whole := fn
 	if _, ok := fn.Body.(*ast.Deferred); ok {
@@ -130,6 +127,15 @@ func (c *checker) signature(fn *ast.Function) *signature {
 		}
 	}
 	return sig
+}
+
+// declaring returns the symbol of the declaration fn, nil when fn's
+// name is declared by another declaration (a duplicate).
+func (c *checker) declaring(fn *ast.Function) *Symbol {
+	if s := c.declNamed(fn.Name.Name); s != nil && s.Decl == fn {
+		return s
+	}
+	return nil
 }
 
 // functionDetail is a function's one-line signature, for hovers:
@@ -275,10 +281,7 @@ func (c *checker) function(fn *ast.Function) {
 // with their types (sig.lean); they are not defined again (the signature
 // reported what defining them reports).
 func (c *checker) leanInputs(fn, whole *ast.Function, sig *signature) []*Symbol {
-	parent := c.declNamed(fn.Name.Name)
-	if parent != nil && parent.Decl != fn {
-		parent = nil
-	}
+	parent := c.declaring(fn)
 	syms := make([]*Symbol, len(sig.lean))
 	for i, in := range whole.Inputs {
 		if i < len(syms) {

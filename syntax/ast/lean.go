@@ -165,9 +165,9 @@ func UndeferReach(f *File) int {
 	visit = func(form *syntax.Form) {
 		if form.Kind == syntax.FormSymbol {
 			for _, fn := range byName[form.Text()] {
-				if d, ok := fn.Body.(*Deferred); ok {
+				if _, ok := fn.Body.(*Deferred); ok {
 					var whole *Function
-					whole, f.Exprs = materializeFrom(fn, d, f.Exprs)
+					whole, f.Exprs = materialize(fn, false, nil, f.Exprs)
 					fn.Form, fn.Inputs, fn.Output, fn.Version, fn.Body = whole.Form, whole.Inputs, whole.Output, whole.Version, whole.Body
 					n++
 				}
@@ -226,12 +226,16 @@ func (d *Deferred) ExprID() ExprID { return 0 }
 // fn is not modified. The text a lean tree was built from never changes,
 // so the read succeeds; were it to fail, the function's body is a BadExpr
 // spanning the function.
-func Materialize(fn *Function) *Function { return materialize(fn, false, nil) }
+func Materialize(fn *Function) *Function {
+	whole, _ := materialize(fn, false, nil, 0)
+	return whole
+}
 
 // MaterializeIn is Materialize making the function's forms in a: they are
 // valid, and so is the function, until a's next use (syntax.FormArena).
 func MaterializeIn(fn *Function, a *syntax.FormArena) *Function {
-	return materialize(fn, false, a)
+	whole, _ := materialize(fn, false, a, 0)
+	return whole
 }
 
 // MaterializeHeaderIn is MaterializeIn without the body: the function
@@ -240,28 +244,18 @@ func MaterializeIn(fn *Function, a *syntax.FormArena) *Function {
 // output clause, so its form's span and its clauses after those are not
 // the function's.
 func MaterializeHeaderIn(fn *Function, a *syntax.FormArena) *Function {
-	return materialize(fn, true, a)
+	whole, _ := materialize(fn, true, a, 0)
+	return whole
 }
 
-// materializeFrom is Materialize numbering the expressions on from
-// exprs, for a function that joins a tree for good (UndeferReach); it
-// returns the function and the last number used.
-func materializeFrom(fn *Function, d *Deferred, exprs int) (*Function, int) {
-	if f, ok := syntax.ReadSpan(d.cst, d.ExprSpan()); ok {
-		b := &builder{src: &syntax.Source{CST: d.cst}, file: &File{Exprs: exprs}}
-		if whole, ok := b.decl(f).(*Function); ok {
-			return whole, b.file.Exprs
-		}
-	}
-	c := *fn
-	c.Body = &BadExpr{Span: d.ExprSpan()}
-	return &c, exprs
-}
-
-func materialize(fn *Function, header bool, a *syntax.FormArena) *Function {
+// materialize builds fn again (Materialize): its header only when header
+// is set, its forms in a (nil: memory of their own), its expressions
+// numbered on from exprs; it returns the function and the last number
+// used.
+func materialize(fn *Function, header bool, a *syntax.FormArena, exprs int) (*Function, int) {
 	d, ok := fn.Body.(*Deferred)
 	if !ok {
-		return fn
+		return fn, exprs
 	}
 	sp := d.ExprSpan()
 	var f *syntax.Form
@@ -271,7 +265,7 @@ func materialize(fn *Function, header bool, a *syntax.FormArena) *Function {
 		f, ok = syntax.ReadSpanIn(d.cst, sp, a)
 	}
 	if ok {
-		b := &builder{src: &syntax.Source{CST: d.cst}, file: &File{}, header: header}
+		b := &builder{src: &syntax.Source{CST: d.cst}, file: &File{Exprs: exprs}, header: header}
 		if full, ok := b.decl(f).(*Function); ok {
 			full.Doc = fn.Doc
 			if fn.Effects != nil {
@@ -279,10 +273,10 @@ func materialize(fn *Function, header bool, a *syntax.FormArena) *Function {
 				// fields: only their identity differs)
 				full.Effects = fn.Effects
 			}
-			return full
+			return full, b.file.Exprs
 		}
 	}
 	c := *fn
 	c.Body = &BadExpr{Span: sp}
-	return &c
+	return &c, exprs
 }
