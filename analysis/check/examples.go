@@ -365,6 +365,66 @@ func (r *Result) DeclText(file, name string) (uint64, bool) {
 	return 0, false
 }
 
+// DeclForm returns the form that path leads to (syntax.Form.Items
+// indexes) inside the first declaration named name of r's module (file
+// "") or of the module r imports, directly or not, from file (as the
+// interpreter names it: interp.Error.File): its span in that module's
+// current text, and that text. ok is false when there is none. Equal
+// example keys mean equal forms in the declarations an example reaches:
+// a path taken in one version leads to the same form in the other, at
+// the place and with the text the latter gives it.
+func (r *Result) DeclForm(file, name string, path []int) (src []byte, sp syntax.Span, ok bool) {
+	if file != "" {
+		r = importedFrom(r, file, map[*Result]bool{})
+	}
+	v := importedVersion(r)
+	if v == nil {
+		return nil, sp, false
+	}
+	j, found := v.first[name]
+	if !found || j >= len(v.decls) {
+		return nil, sp, false
+	}
+	f := v.mod.Decls[j].Base().Form
+	if f == nil {
+		return nil, sp, false
+	}
+	shift := v.decls[j].start - f.Span().Start
+	for _, k := range path {
+		items := f.Items()
+		if k < 0 || k >= len(items) {
+			return nil, sp, false
+		}
+		f = items[k]
+	}
+	sp = f.Span()
+	sp.Start, sp.End = sp.Start+shift, sp.End+shift
+	if sp.Start < 0 || sp.End > len(v.src) || sp.Start > sp.End {
+		return nil, sp, false
+	}
+	return v.src, sp, true
+}
+
+// DeclTree returns the form of the first declaration named name of r's
+// module (file "") or of the module r imports, directly or not, from
+// file, as r holds it (the tree an interpreter of r runs, whose offsets
+// may be those of an older text: see ExampleFunc.Shift); nil when there
+// is none.
+func (r *Result) DeclTree(file, name string) *syntax.Form {
+	if file != "" {
+		r = importedFrom(r, file, map[*Result]bool{})
+	}
+	if r == nil || r.File == nil || r.File.Module == nil {
+		return nil
+	}
+	for _, d := range r.File.Module.Decls {
+		if b := d.Base(); b.Name.Name == name {
+			return b.Form
+		}
+	}
+	return nil
+}
+
 // sortedImports returns r's imports by name: those its checker resolved
 // when it has them (an engine answer's), else Result.Imports.
 func sortedImports(r *Result) []*ImportInfo {

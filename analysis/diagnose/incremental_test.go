@@ -417,6 +417,19 @@ func TestExampleCacheReach(t *testing.T) {
     (requires (> x 0))
     (body x)
     (example (pos 0) 0))
+  (function ratio (input (a I64) (b I64)) (output I64)
+    (body
+      (+ 1
+        (/ a b))))
+  (function spread (input (x I64)) (output I64) (body (ratio x (- x x)))
+    (example (spread 3) 1))
+  (function bounded (input (x I64)) (output I64)
+    (requires (and (> x 0)
+                   (< x 100)))
+    (ensures (>= result
+                 x))
+    (body (- x 1))
+    (example (bounded 5) 4))
   (machine M
     (context (n I64))
     (event Go)
@@ -428,36 +441,46 @@ func TestExampleCacheReach(t *testing.T) {
 		name, from, to string
 		want           counts
 	}{
-		{"a comment between declarations", "  (function twice", "  ;; note\n  (function twice", counts{0, 7, 5}},
-		{"the machine", "(state idle", "(state  idle", counts{0, 7, 5}},
-		{"the function low calls", "(body 10)", "(body 2)", counts{1, 6, 6}},
-		{"the layout of the type low's input names", "(type Score I64)", "(type Score\n    I64)", counts{0, 7, 5}},
-		{"twice's body: twice and quad run again", "(* x 2)", "(* x 3)", counts{2, 5, 7}},
-		{"quad's example only", "(quad 1) 4", "(quad 1) 5", counts{1, 6, 6}},
-		{"a comment inside a callee", "(function limit (output I64) (body 10))", "(function limit (output I64)\n    ;; ten\n    (body 10))", counts{0, 7, 5}},
-		{"a callee reindented", "(function limit (output I64) (body 10))", "(function limit\n      (output I64)\n        (body 10))", counts{0, 7, 5}},
-		{"a comment inside a callee with examples: none runs again", "(body (* x 2))", "(body (* x ;; double\n    2))", counts{0, 7, 5}},
-		{"a comment before the contract a failure quotes", "    (requires (> b 0))", "    ;; b positive\n    (requires (> b 0))", counts{1, 6, 5}},
-		{"the layout of the contract a failure quotes", "(> b 0)", "( > b 0)", counts{1, 6, 5}},
-		{"a callee's body", "(/ a b)", "(/ b a)", counts{1, 6, 5}},
+		{"a comment between declarations", "  (function twice", "  ;; note\n  (function twice", counts{0, 9, 7}},
+		{"the machine", "(state idle", "(state  idle", counts{0, 9, 7}},
+		{"the function low calls", "(body 10)", "(body 2)", counts{1, 8, 8}},
+		{"the layout of the type low's input names", "(type Score I64)", "(type Score\n    I64)", counts{0, 9, 7}},
+		{"twice's body: twice and quad run again", "(* x 2)", "(* x 3)", counts{2, 7, 9}},
+		{"quad's example only", "(quad 1) 4", "(quad 1) 5", counts{1, 8, 8}},
+		{"a comment inside a callee", "(function limit (output I64) (body 10))", "(function limit (output I64)\n    ;; ten\n    (body 10))", counts{0, 9, 7}},
+		{"a callee reindented", "(function limit (output I64) (body 10))", "(function limit\n      (output I64)\n        (body 10))", counts{0, 9, 7}},
+		{"a comment inside a callee with examples: none runs again", "(body (* x 2))", "(body (* x ;; double\n    2))", counts{0, 9, 7}},
+		{"a comment before the contract a failure quotes", "    (requires (> b 0))", "    ;; b positive\n    (requires (> b 0))", counts{0, 9, 7}},
+		{"the layout of the contract a failure quotes", "(> b 0)", "( > b 0)", counts{0, 9, 7}},
+		{"a callee's body", "(/ a b)", "(/ b a)", counts{1, 8, 7}},
 		// layout inside the function whose examples run: none runs again,
 		// the diagnostics' spans and call text follow the new text
-		{"a comment inside a failing function's body", "(body (safe_div x 0))", "(body\n    ;; by zero\n    (safe_div x 0))", counts{0, 7, 5}},
-		{"spaces inside a failing example's call", "(example (halve 4) 2)", "(example ( halve   4 ) 2)", counts{0, 7, 5}},
-		{"a comment inside a failing example's call", "(inc 1) 3", "(inc ;; one\n      1) 3", counts{0, 7, 5}},
-		{"a failing function reindented", "(function inc (input (x I64)) (output I64) (body (+ x 1))\n    (example (inc 1) 3)", "(function inc\n      (input (x I64))\n      (output I64)\n      (body (+ x 1))\n\n      (example (inc 1)\n        3)", counts{0, 7, 5}},
-		{"a blank line inside a function whose body fails", "(body (+ 1 (/ x 0)))\n", "(body (+ 1 (/ x 0)))\n\n", counts{0, 7, 5}},
-		{"a comment inside the arguments a runtime error stops in", "(inc (/ 4 0))", "(inc (/ 4 ;; zero\n      0))", counts{0, 7, 5}},
-		{"a comment before the place a runtime error stops in its function", "(body (+ 1 (/ x 0)))", "(body (+ 1\n      ;; zero\n      (/ x  0)))", counts{0, 7, 5}},
-		{"spaces inside a passing example's call", "(twice 2) 4", "(twice   2 ) 4", counts{0, 7, 5}},
+		{"a comment inside a failing function's body", "(body (safe_div x 0))", "(body\n    ;; by zero\n    (safe_div x 0))", counts{0, 9, 7}},
+		{"spaces inside a failing example's call", "(example (halve 4) 2)", "(example ( halve   4 ) 2)", counts{0, 9, 7}},
+		{"a comment inside a failing example's call", "(inc 1) 3", "(inc ;; one\n      1) 3", counts{0, 9, 7}},
+		{"a failing function reindented", "(function inc (input (x I64)) (output I64) (body (+ x 1))\n    (example (inc 1) 3)", "(function inc\n      (input (x I64))\n      (output I64)\n      (body (+ x 1))\n\n      (example (inc 1)\n        3)", counts{0, 9, 7}},
+		{"a blank line inside a function whose body fails", "(body (+ 1 (/ x 0)))\n", "(body (+ 1 (/ x 0)))\n\n", counts{0, 9, 7}},
+		{"a comment inside the arguments a runtime error stops in", "(inc (/ 4 0))", "(inc (/ 4 ;; zero\n      0))", counts{0, 9, 7}},
+		{"a comment before the place a runtime error stops in its function", "(body (+ 1 (/ x 0)))", "(body (+ 1\n      ;; zero\n      (/ x  0)))", counts{0, 9, 7}},
+		{"spaces inside a passing example's call", "(twice 2) 4", "(twice   2 ) 4", counts{0, 9, 7}},
 		// real edits of the function's own declaration run its examples
-		{"a failing example's expected value", "(inc 1) 3", "(inc 1) 2", counts{1, 6, 4}},
-		{"a failing example's argument", "(inc (/ 4 0))", "(inc (/ 4 2))", counts{1, 6, 5}},
-		{"a body a runtime error stops in", "(/ x 0)", "(/ 0 x)", counts{1, 6, 5}},
-		// a failure quoting the function's own contract keeps its text:
-		// any layout edit inside the function runs its examples again
-		{"the layout of the function's own contract a failure quotes", "(> x 0)", "( > x  0 )", counts{1, 6, 5}},
-		{"a comment inside a function whose own contract fails", "(body x)\n    (example (pos", "(body ;; as is\n      x)\n    (example (pos", counts{1, 6, 5}},
+		{"a failing example's expected value", "(inc 1) 3", "(inc 1) 2", counts{1, 8, 6}},
+		{"a failing example's argument", "(inc (/ 4 0))", "(inc (/ 4 2))", counts{1, 8, 7}},
+		{"a body a runtime error stops in", "(/ x 0)", "(/ 0 x)", counts{1, 8, 7}},
+		// a failure quoting a contract (the function's own, a callee's)
+		// keeps the quote by its form: a layout edit runs nothing again,
+		// the message quotes the new text
+		{"the layout of the function's own contract a failure quotes", "(> x 0)", "( > x  0 )", counts{0, 9, 7}},
+		{"a comment inside a function whose own contract fails", "(body x)\n    (example (pos", "(body ;; as is\n      x)\n    (example (pos", counts{0, 9, 7}},
+		{"a comment inside a multi-line contract a failure quotes", "(>= result\n                 x)", "(>= result ;; at least x\n                 x)", counts{0, 9, 7}},
+		{"a multi-line contract a failure quotes joined", "(ensures (>= result\n                 x))", "(ensures (>= result x))", counts{0, 9, 7}},
+		{"a contract that holds joined", "(requires (and (> x 0)\n                   (< x 100)))", "(requires (and (> x 0) (< x 100)))", counts{0, 9, 7}},
+		{"a comment inside a callee a runtime error stops in", "(+ 1\n        (/ a b))", "(+ 1\n        ;; by b\n        (/ a b))", counts{0, 9, 7}},
+		{"a callee a runtime error stops in reindented", "(body\n      (+ 1\n        (/ a b))))", "(body (+ 1 (/ a b))))", counts{0, 9, 7}},
+		// an edit of the forms a failure quotes or stops in runs it again
+		{"an atom of the contract a failure quotes", "(>= result\n                 x)", "(> result\n                 x)", counts{1, 8, 7}},
+		{"the contract a failure quotes, now holding", "(>= result\n                 x)", "(>= result\n                 (- x 1))", counts{1, 8, 6}},
+		{"the callee a runtime error stops in", "(+ 1\n        (/ a b))", "(+ 2\n        (/ a b))", counts{1, 8, 7}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -472,7 +495,7 @@ func TestExampleCacheReach(t *testing.T) {
 				t.Fatalf("the module has errors: %v", base.Diagnostics)
 			}
 			cache := &diagnose.ExampleCache{}
-			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 7 {
+			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 9 {
 				t.Fatalf("first evaluation: ok %v, %+v", ok, st)
 			}
 			at := strings.Index(src, tt.from)
@@ -542,8 +565,9 @@ func TestExampleCacheImportReach(t *testing.T) {
 		{"a declaration read reindented", "(function b (input (x I64)) (output I64) (body (+ (helper x) 1)))", "(function b\n      (input (x I64))\n      (output I64)\n      (body (+ (helper x) 1)))", counts{0, 3, 1}},
 		{"a declaration read", "(* x 2)", "(* x 3)", counts{1, 2, 2}},
 		{"a declaration read through another", "(+ x 1)", "(+ x 2)", counts{1, 2, 2}},
-		{"the layout of an imported contract a failure quotes", "(requires (> x 5))", "(requires (>  x\n 5))", counts{1, 2, 1}},
-		{"a comment in an imported contract a failure quotes", "(requires (> x 5))", "(requires (> x ;; five\n 5))", counts{1, 2, 1}},
+		{"the layout of an imported contract a failure quotes", "(requires (> x 5))", "(requires (>  x\n 5))", counts{0, 3, 1}},
+		{"a comment in an imported contract a failure quotes", "(requires (> x 5))", "(requires (> x ;; five\n 5))", counts{0, 3, 1}},
+		{"an atom of an imported contract a failure quotes", "(> x 5)", "(>= x 5)", counts{1, 2, 1}},
 		{"an imported contract", "(> x 5)", "(> x 0)", counts{1, 2, 0}},
 	}
 	dir := t.TempDir()
