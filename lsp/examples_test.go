@@ -210,9 +210,12 @@ func TestEditsWithExamplesWithoutFullCheck(t *testing.T) {
 // TestExampleFailureRangesAfterMoves checks the exact ranges of an example
 // failure (on the expected value, with the place in another declaration
 // where the runtime error stopped) through edits that move the
-// declarations: the failure is kept from an earlier evaluation (relative
-// to its declaration, whose tree the engine keeps with an older text's
-// offsets) or evaluated again, and lands where a full check puts it.
+// declarations or reformat the contract its message quotes: the failure
+// is kept from an earlier evaluation (by the path of its place's form in
+// the declaration it lies in, whose tree the engine keeps with an older
+// text's offsets, the quote read again from the new text) or evaluated
+// again when the forms change, and lands where, and reads as, a full
+// check puts it.
 func TestExampleFailureRangesAfterMoves(t *testing.T) {
 	c := startInProcess(t)
 	const uri = "file:///tmp/incr/moves.caps"
@@ -246,10 +249,21 @@ func TestExampleFailureRangesAfterMoves(t *testing.T) {
 	}{
 		{"a line before every declaration", "  (function pad", "  ;; moved down\n  (function pad", failure(8, 22, 11), true},
 		{"pad's body (the others keep their trees)", "(body x))\n  (function pick", "(body (+ x 0)))\n  (function pick", failure(8, 22, 11), true},
-		{"a line inside guard (evaluated again)", "    (requires", "    ;; why\n    (requires", failure(8, 22, 12), false},
+		{"a line inside guard (reused: a layout edit; the place follows it)", "    (requires", "    ;; why\n    (requires", failure(8, 22, 12), true},
 		{"a space in the example's call (reused: a layout edit; the range follows it)", "(pick 0) 5", "(pick  0) 5", failure(8, 23, 12), true},
 		{"a comment inside pick's body (reused)", "(body (guard x))", "(body ;; guarded\n      (guard x))", failure(9, 23, 13), true},
 		{"lines before pick removed", "  ;; moved down\n", "", failure(8, 23, 12), true},
+		// the quoted clause is kept by its form and quoted from the new
+		// text: a comment and a line break inside it change the message
+		// but run nothing again; a change of its forms does
+		{"a comment and a line break inside guard's contract (reused; quoted anew)", "(requires (> x 0))", "(requires (> x ;; positive\n      0))",
+			[]pubDiag{{Code: "E_EXAMPLE_FAILED", Message: "example (pick 0) expected 5, but evaluation failed: guard: requires (> x ;; positive 0) does not hold for x = 0",
+				Range: rng(8, 23, 24), Related: []syntax.Range{{Start: syntax.Position{Line: 12, Character: 14}, End: syntax.Position{Line: 13, Character: 8}}}}}, true},
+		{"guard's contract joined on one line (reused)", "(> x ;; positive\n      0)", "(> x    0)",
+			[]pubDiag{{Code: "E_EXAMPLE_FAILED", Message: msg, Range: rng(8, 23, 24), Related: []syntax.Range{rng(12, 14, 24)}}}, true},
+		{"an atom of guard's contract (evaluated again)", "(> x    0)", "(>= x    1)",
+			[]pubDiag{{Code: "E_EXAMPLE_FAILED", Message: "example (pick 0) expected 5, but evaluation failed: guard: requires (>= x 1) does not hold for x = 0",
+				Range: rng(8, 23, 24), Related: []syntax.Range{rng(12, 14, 25)}}}, false},
 	}
 	for i, e := range edits {
 		version := i + 2
