@@ -21,12 +21,12 @@ package check
 // (syntax.HashForms: their structure and atoms, not their layout or
 // comments), the function's own declaration included: the cache keeps
 // its outcomes apart from their layout (the example by its index, a
-// place by the path of its form) and derives their spans and the call's
-// text from the version it answers. An outcome that also depends on the
-// text of a declaration (a runtime error's place in a function body, a
-// contract quoted, its own function's included) records that
-// declaration's text hash (Result.DeclText), which the cache compares
-// before reusing it.
+// runtime error's place by the path of its form in the declaration it
+// lies in, here or in an imported module, a contract's quote by that
+// form too) and derives their spans, the call's text and the quote from
+// the version it answers (Result.DeclForm). Only an outcome it cannot
+// keep so records a declaration's text hash (Result.DeclText), which the
+// cache compares before reusing it.
 
 import (
 	"hash/maphash"
@@ -57,8 +57,9 @@ type ExampleFunc struct {
 	// facts they read. Equal keys in two versions of a file (in one
 	// process) mean equal outcomes but for their layout (where the
 	// example's expected value is, the call as written), which the
-	// caller derives from the version's tree, and for an outcome's place
-	// in, or quote of, a declaration's text (see Result.DeclText).
+	// caller derives from the version's tree, and for the text of a
+	// form an outcome quotes (a contract as written), which the caller
+	// reads from the version's text (see Result.DeclForm).
 	Key uint64
 }
 
@@ -328,8 +329,9 @@ func importedMember(r *Result, member string, memo *importMemo) uint64 {
 // name in r's module (file "") or in the module r imports, directly or
 // not, from file (as the interpreter names it: interp.Error.File); ok is
 // false when there is none, or its text is not known. An example's
-// outcome that quotes a declaration other than its function's, or places
-// a runtime error in it, holds while this hash is the same.
+// outcome whose runtime error cannot be kept by its forms (see
+// DeclForm) holds while the hash of the declaration it stopped in is
+// the same.
 func (r *Result) DeclText(file, name string) (uint64, bool) {
 	if file != "" {
 		r = importedFrom(r, file, map[*Result]bool{})

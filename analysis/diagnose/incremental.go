@@ -8,15 +8,19 @@ package diagnose
 // functions whose key is new. What an outcome shows of the layout is
 // derived from the version answered: the example by its index in its
 // function (its expected value's span, its call as written), a runtime
-// error's place in the example by the path of its form in the
-// function's. A failed outcome whose message or place comes from a
-// declaration's text (a runtime error in a function body, a contract
-// quoted; its own function's included) also records that declaration's
-// text, and is reused only while it is the same: a key does not cover
-// layout. The examples to evaluate run from a check of the declarations
-// they reach (check.Result.ExampleScope), not of the whole file, so that
-// a Recheck's answer (whose kept declarations' trees carry the offsets
-// of older texts) needs no full check.
+// error's place by the path of its form in the declaration it stopped
+// in (the function's own, a callee's here or in an imported module), and
+// the clause a failed contract's message quotes by that same form, whose
+// text is read again from the version answered (a comment or a line
+// break inside the clause changes the quote, as in a fresh evaluation,
+// without running anything again). Only a failure kept otherwise (an
+// internal error, a place that is no form of the declaration named)
+// records the text of the declaration it stopped in, and is reused only
+// while that text is the same. The examples to evaluate run from a
+// check of the declarations they reach (check.Result.ExampleScope), not
+// of the whole file, so that a Recheck's answer (whose kept
+// declarations' trees carry the offsets of older texts) needs no full
+// check.
 
 import (
 	"errors"
@@ -94,7 +98,8 @@ type pin struct {
 
 // holds reports whether the outcomes ds of f's examples are still those
 // of res: every declaration they pinned has the same text (and f has
-// the examples they were evaluated from, as equal keys make sure).
+// the examples they were evaluated from, and the forms their places lie
+// at exist, as equal keys make sure).
 func holds(res *check.Result, f check.ExampleFunc, ds []relDiag) bool {
 	for _, d := range ds {
 		if d.ex < 0 || d.ex >= len(f.Fn.Examples) || d.path != nil && formAt(f.Fn.Form, d.path) == nil {
