@@ -369,3 +369,91 @@ func TestImporterExamplesWithoutFullCheck(t *testing.T) {
 		t.Fatalf("app.caps was answered by the engine %d times, its examples published from it %d times, for %d edits", ev, ex, len(bodies))
 	}
 }
+
+// TestImporterQuotedContractAfterLayoutEdits edits, in an open imported
+// module, the layout of the contract an importer's failing example
+// quotes (a comment and a line break inside the clause, a line before
+// its declaration, the clause joined again) and checks that the
+// importer's published diagnostics are exactly caps check's, the quote
+// read from the new text, while its examples run no more after being
+// opened; an edit of the clause's forms runs the failing function's
+// examples again.
+func TestImporterQuotedContractAfterLayoutEdits(t *testing.T) {
+	dir := t.TempDir()
+	lib := `(module lib
+  (capsule "1.0")
+  (function big (input (x I64)) (output I64) (effects pure)
+    (requires (> x 5))
+    (body x)))
+`
+	app := `(module app
+  (capsule "1.0")
+  (import lib)
+  (function twice (input (x I64)) (output I64) (effects pure) (body (* x 2))
+    (example (twice 2) 4))
+  (function use (input (x I64)) (output I64) (effects pure) (body (lib.big x))
+    (example (use 1) 1)))
+`
+	for name, text := range map[string]string{"lib.caps": lib, "app.caps": app} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, c := wsServer(t, dir)
+	libURI := protocol.DocumentURI("file://" + filepath.Join(dir, "lib.caps"))
+	appURI := protocol.DocumentURI("file://" + filepath.Join(dir, "app.caps"))
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": libURI, "languageId": "capsulang", "version": 1, "text": lib}})
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "capsulang", "version": 1, "text": app}})
+	s.settled(t, appURI, 1)
+	s.settled(t, libURI, 1)
+	// what caps check reports for app.caps, given lib's text
+	appWants := func(libText string) []pubDiag {
+		want := filepath.Join(t.TempDir(), "app.caps")
+		os.WriteFile(filepath.Join(filepath.Dir(want), "lib.caps"), []byte(libText), 0o644)
+		f, _ := ast.Parse([]byte(app))
+		res := (&load.Loader{}).CheckFile(want, f).Result
+		var out []pubDiag
+		for _, x := range diagnose.Sorted(diagnose.Run(res).Diagnostics) {
+			out = append(out, pubDiag{Code: x.Code, Message: x.Message, Range: f.Source.CST.Lines.Range(x.Span, syntax.UTF16)})
+		}
+		return out
+	}
+	const quoted = "example (use 1) expected 1, but evaluation failed: big: requires %s does not hold for x = 1"
+	text := lib
+	edits := []struct {
+		what, from, to string
+		quote          string // the clause as the message quotes it
+		evaluated      int64  // functions of app.caps whose examples run again
+	}{
+		{"a comment and a line break inside the clause", "(> x 5)", "(> x ;; five\n      5)", "(> x ;; five 5)", 0},
+		{"a line before the declaration", "  (function big", "  ;; big\n\n  (function big", "(> x ;; five 5)", 0},
+		{"the clause joined again", "(> x ;; five\n      5)", "(>   x 5)", "(> x 5)", 0},
+		{"an atom of the clause", "(>   x 5)", "(>= x 5)", "(>= x 5)", 1},
+	}
+	cache := s.exCaches.of(appURI)
+	for i, e := range edits {
+		version := i + 2
+		a := strings.Index(text, e.from)
+		if a < 0 {
+			t.Fatalf("%s: %q not found", e.what, e.from)
+		}
+		ev0, _ := cache.Counts()
+		text = replaceText(c, libURI, version, text, a, a+len(e.from), e.to)
+		s.settled(t, libURI, version)
+		want := appWants(text)
+		if len(want) != 1 || want[0].Message != fmt.Sprintf(quoted, e.quote) {
+			t.Fatalf("%s: caps check reports %v, not the failure quoting %s", e.what, want, e.quote)
+		}
+		s.mu.Lock()
+		got := s.docs[appURI].lastDiags
+		s.mu.Unlock()
+		raw, _ := json.Marshal(map[string]any{"version": 1, "diagnostics": got})
+		_, have := publishedDiags(raw)
+		if diff := cmp.Diff(want, have); diff != "" {
+			t.Fatalf("%s: app.caps's diagnostics differ from caps check's (-check +published):\n%s", e.what, diff)
+		}
+		if ev, _ := cache.Counts(); ev-ev0 != e.evaluated {
+			t.Errorf("%s: the examples of %d functions of app.caps ran again, want %d", e.what, ev-ev0, e.evaluated)
+		}
+	}
+}
