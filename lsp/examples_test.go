@@ -210,9 +210,12 @@ func TestEditsWithExamplesWithoutFullCheck(t *testing.T) {
 // TestExampleFailureRangesAfterMoves checks the exact ranges of an example
 // failure (on the expected value, with the place in another declaration
 // where the runtime error stopped) through edits that move the
-// declarations: the failure is kept from an earlier evaluation (relative
-// to its declaration, whose tree the engine keeps with an older text's
-// offsets) or evaluated again, and lands where a full check puts it.
+// declarations or reformat the contract its message quotes: the failure
+// is kept from an earlier evaluation (by the path of its place's form in
+// the declaration it lies in, whose tree the engine keeps with an older
+// text's offsets, the quote read again from the new text) or evaluated
+// again when the forms change, and lands where, and reads as, a full
+// check puts it.
 func TestExampleFailureRangesAfterMoves(t *testing.T) {
 	c := startInProcess(t)
 	const uri = "file:///tmp/incr/moves.caps"
@@ -246,10 +249,21 @@ func TestExampleFailureRangesAfterMoves(t *testing.T) {
 	}{
 		{"a line before every declaration", "  (function pad", "  ;; moved down\n  (function pad", failure(8, 22, 11), true},
 		{"pad's body (the others keep their trees)", "(body x))\n  (function pick", "(body (+ x 0)))\n  (function pick", failure(8, 22, 11), true},
-		{"a line inside guard (evaluated again)", "    (requires", "    ;; why\n    (requires", failure(8, 22, 12), false},
+		{"a line inside guard (reused: a layout edit; the place follows it)", "    (requires", "    ;; why\n    (requires", failure(8, 22, 12), true},
 		{"a space in the example's call (reused: a layout edit; the range follows it)", "(pick 0) 5", "(pick  0) 5", failure(8, 23, 12), true},
 		{"a comment inside pick's body (reused)", "(body (guard x))", "(body ;; guarded\n      (guard x))", failure(9, 23, 13), true},
 		{"lines before pick removed", "  ;; moved down\n", "", failure(8, 23, 12), true},
+		// the quoted clause is kept by its form and quoted from the new
+		// text: a comment and a line break inside it change the message
+		// but run nothing again; a change of its forms does
+		{"a comment and a line break inside guard's contract (reused; quoted anew)", "(requires (> x 0))", "(requires (> x ;; positive\n      0))",
+			[]pubDiag{{Code: "E_EXAMPLE_FAILED", Message: "example (pick 0) expected 5, but evaluation failed: guard: requires (> x ;; positive 0) does not hold for x = 0",
+				Range: rng(8, 23, 24), Related: []syntax.Range{{Start: syntax.Position{Line: 12, Character: 14}, End: syntax.Position{Line: 13, Character: 8}}}}}, true},
+		{"guard's contract joined on one line (reused)", "(> x ;; positive\n      0)", "(> x    0)",
+			[]pubDiag{{Code: "E_EXAMPLE_FAILED", Message: msg, Range: rng(8, 23, 24), Related: []syntax.Range{rng(12, 14, 24)}}}, true},
+		{"an atom of guard's contract (evaluated again)", "(> x    0)", "(>= x    1)",
+			[]pubDiag{{Code: "E_EXAMPLE_FAILED", Message: "example (pick 0) expected 5, but evaluation failed: guard: requires (>= x 1) does not hold for x = 0",
+				Range: rng(8, 23, 24), Related: []syntax.Range{rng(12, 14, 25)}}}, false},
 	}
 	for i, e := range edits {
 		version := i + 2
@@ -353,5 +367,93 @@ func TestImporterExamplesWithoutFullCheck(t *testing.T) {
 	}
 	if ev != int64(len(bodies)) || ex < int64(len(bodies)) {
 		t.Fatalf("app.caps was answered by the engine %d times, its examples published from it %d times, for %d edits", ev, ex, len(bodies))
+	}
+}
+
+// TestImporterQuotedContractAfterLayoutEdits edits, in an open imported
+// module, the layout of the contract an importer's failing example
+// quotes (a comment and a line break inside the clause, a line before
+// its declaration, the clause joined again) and checks that the
+// importer's published diagnostics are exactly caps check's, the quote
+// read from the new text, while its examples run no more after being
+// opened; an edit of the clause's forms runs the failing function's
+// examples again.
+func TestImporterQuotedContractAfterLayoutEdits(t *testing.T) {
+	dir := t.TempDir()
+	lib := `(module lib
+  (capsule "1.0")
+  (function big (input (x I64)) (output I64) (effects pure)
+    (requires (> x 5))
+    (body x)))
+`
+	app := `(module app
+  (capsule "1.0")
+  (import lib)
+  (function twice (input (x I64)) (output I64) (effects pure) (body (* x 2))
+    (example (twice 2) 4))
+  (function use (input (x I64)) (output I64) (effects pure) (body (lib.big x))
+    (example (use 1) 1)))
+`
+	for name, text := range map[string]string{"lib.caps": lib, "app.caps": app} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, c := wsServer(t, dir)
+	libURI := protocol.DocumentURI("file://" + filepath.Join(dir, "lib.caps"))
+	appURI := protocol.DocumentURI("file://" + filepath.Join(dir, "app.caps"))
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": libURI, "languageId": "capsulang", "version": 1, "text": lib}})
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "capsulang", "version": 1, "text": app}})
+	s.settled(t, appURI, 1)
+	s.settled(t, libURI, 1)
+	// what caps check reports for app.caps, given lib's text
+	appWants := func(libText string) []pubDiag {
+		want := filepath.Join(t.TempDir(), "app.caps")
+		os.WriteFile(filepath.Join(filepath.Dir(want), "lib.caps"), []byte(libText), 0o644)
+		f, _ := ast.Parse([]byte(app))
+		res := (&load.Loader{}).CheckFile(want, f).Result
+		var out []pubDiag
+		for _, x := range diagnose.Sorted(diagnose.Run(res).Diagnostics) {
+			out = append(out, pubDiag{Code: x.Code, Message: x.Message, Range: f.Source.CST.Lines.Range(x.Span, syntax.UTF16)})
+		}
+		return out
+	}
+	const quoted = "example (use 1) expected 1, but evaluation failed: big: requires %s does not hold for x = 1"
+	text := lib
+	edits := []struct {
+		what, from, to string
+		quote          string // the clause as the message quotes it
+		evaluated      int64  // functions of app.caps whose examples run again
+	}{
+		{"a comment and a line break inside the clause", "(> x 5)", "(> x ;; five\n      5)", "(> x ;; five 5)", 0},
+		{"a line before the declaration", "  (function big", "  ;; big\n\n  (function big", "(> x ;; five 5)", 0},
+		{"the clause joined again", "(> x ;; five\n      5)", "(>   x 5)", "(> x 5)", 0},
+		{"an atom of the clause", "(>   x 5)", "(>= x 5)", "(>= x 5)", 1},
+	}
+	cache := s.exCaches.of(appURI)
+	for i, e := range edits {
+		version := i + 2
+		a := strings.Index(text, e.from)
+		if a < 0 {
+			t.Fatalf("%s: %q not found", e.what, e.from)
+		}
+		ev0, _ := cache.Counts()
+		text = replaceText(c, libURI, version, text, a, a+len(e.from), e.to)
+		s.settled(t, libURI, version)
+		want := appWants(text)
+		if len(want) != 1 || want[0].Message != fmt.Sprintf(quoted, e.quote) {
+			t.Fatalf("%s: caps check reports %v, not the failure quoting %s", e.what, want, e.quote)
+		}
+		s.mu.Lock()
+		got := s.docs[appURI].lastDiags
+		s.mu.Unlock()
+		raw, _ := json.Marshal(map[string]any{"version": 1, "diagnostics": got})
+		_, have := publishedDiags(raw)
+		if diff := cmp.Diff(want, have); diff != "" {
+			t.Fatalf("%s: app.caps's diagnostics differ from caps check's (-check +published):\n%s", e.what, diff)
+		}
+		if ev, _ := cache.Counts(); ev-ev0 != e.evaluated {
+			t.Errorf("%s: the examples of %d functions of app.caps ran again, want %d", e.what, ev-ev0, e.evaluated)
+		}
 	}
 }

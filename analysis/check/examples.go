@@ -21,12 +21,12 @@ package check
 // (syntax.HashForms: their structure and atoms, not their layout or
 // comments), the function's own declaration included: the cache keeps
 // its outcomes apart from their layout (the example by its index, a
-// place by the path of its form) and derives their spans and the call's
-// text from the version it answers. An outcome that also depends on the
-// text of a declaration (a runtime error's place in a function body, a
-// contract quoted, its own function's included) records that
-// declaration's text hash (Result.DeclText), which the cache compares
-// before reusing it.
+// runtime error's place by the path of its form in the declaration it
+// lies in, here or in an imported module, a contract's quote by that
+// form too) and derives their spans, the call's text and the quote from
+// the version it answers (Result.DeclForm). Only an outcome it cannot
+// keep so records a declaration's text hash (Result.DeclText), which the
+// cache compares before reusing it.
 
 import (
 	"hash/maphash"
@@ -57,8 +57,9 @@ type ExampleFunc struct {
 	// facts they read. Equal keys in two versions of a file (in one
 	// process) mean equal outcomes but for their layout (where the
 	// example's expected value is, the call as written), which the
-	// caller derives from the version's tree, and for an outcome's place
-	// in, or quote of, a declaration's text (see Result.DeclText).
+	// caller derives from the version's tree, and for the text of a
+	// form an outcome quotes (a contract as written), which the caller
+	// reads from the version's text (see Result.DeclForm).
 	Key uint64
 }
 
@@ -328,8 +329,9 @@ func importedMember(r *Result, member string, memo *importMemo) uint64 {
 // name in r's module (file "") or in the module r imports, directly or
 // not, from file (as the interpreter names it: interp.Error.File); ok is
 // false when there is none, or its text is not known. An example's
-// outcome that quotes a declaration other than its function's, or places
-// a runtime error in it, holds while this hash is the same.
+// outcome whose runtime error cannot be kept by its forms (see
+// DeclForm) holds while the hash of the declaration it stopped in is
+// the same.
 func (r *Result) DeclText(file, name string) (uint64, bool) {
 	if file != "" {
 		r = importedFrom(r, file, map[*Result]bool{})
@@ -363,6 +365,66 @@ func (r *Result) DeclText(file, name string) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// DeclForm returns the form that path leads to (syntax.Form.Items
+// indexes) inside the first declaration named name of r's module (file
+// "") or of the module r imports, directly or not, from file (as the
+// interpreter names it: interp.Error.File): its span in that module's
+// current text, and that text. ok is false when there is none. Equal
+// example keys mean equal forms in the declarations an example reaches:
+// a path taken in one version leads to the same form in the other, at
+// the place and with the text the latter gives it.
+func (r *Result) DeclForm(file, name string, path []int) (src []byte, sp syntax.Span, ok bool) {
+	if file != "" {
+		r = importedFrom(r, file, map[*Result]bool{})
+	}
+	v := importedVersion(r)
+	if v == nil {
+		return nil, sp, false
+	}
+	j, found := v.first[name]
+	if !found || j >= len(v.decls) {
+		return nil, sp, false
+	}
+	f := v.mod.Decls[j].Base().Form
+	if f == nil {
+		return nil, sp, false
+	}
+	shift := v.decls[j].start - f.Span().Start
+	for _, k := range path {
+		items := f.Items()
+		if k < 0 || k >= len(items) {
+			return nil, sp, false
+		}
+		f = items[k]
+	}
+	sp = f.Span()
+	sp.Start, sp.End = sp.Start+shift, sp.End+shift
+	if sp.Start < 0 || sp.End > len(v.src) || sp.Start > sp.End {
+		return nil, sp, false
+	}
+	return v.src, sp, true
+}
+
+// DeclTree returns the form of the first declaration named name of r's
+// module (file "") or of the module r imports, directly or not, from
+// file, as r holds it (the tree an interpreter of r runs, whose offsets
+// may be those of an older text: see ExampleFunc.Shift); nil when there
+// is none.
+func (r *Result) DeclTree(file, name string) *syntax.Form {
+	if file != "" {
+		r = importedFrom(r, file, map[*Result]bool{})
+	}
+	if r == nil || r.File == nil || r.File.Module == nil {
+		return nil
+	}
+	for _, d := range r.File.Module.Decls {
+		if b := d.Base(); b.Name.Name == name {
+			return b.Form
+		}
+	}
+	return nil
 }
 
 // sortedImports returns r's imports by name: those its checker resolved

@@ -8,18 +8,23 @@ package diagnose
 // functions whose key is new. What an outcome shows of the layout is
 // derived from the version answered: the example by its index in its
 // function (its expected value's span, its call as written), a runtime
-// error's place in the example by the path of its form in the
-// function's. A failed outcome whose message or place comes from a
-// declaration's text (a runtime error in a function body, a contract
-// quoted; its own function's included) also records that declaration's
-// text, and is reused only while it is the same: a key does not cover
-// layout. The examples to evaluate run from a check of the declarations
-// they reach (check.Result.ExampleScope), not of the whole file, so that
-// a Recheck's answer (whose kept declarations' trees carry the offsets
-// of older texts) needs no full check.
+// error's place by the path of its form in the declaration it stopped
+// in (the function's own, a callee's here or in an imported module), and
+// the clause a failed contract's message quotes by that same form, whose
+// text is read again from the version answered (a comment or a line
+// break inside the clause changes the quote, as in a fresh evaluation,
+// without running anything again). Only a failure kept otherwise (an
+// internal error, a place that is no form of the declaration named)
+// records the text of the declaration it stopped in, and is reused only
+// while that text is the same. The examples to evaluate run from a
+// check of the declarations they reach (check.Result.ExampleScope), not
+// of the whole file, so that a Recheck's answer (whose kept
+// declarations' trees carry the offsets of older texts) needs no full
+// check.
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -45,23 +50,42 @@ type ExampleCache struct {
 // relDiag is an example's failed outcome without its layout: ex is the
 // example's index in its function's examples, o the outcome (its Example
 // and Call left out: assemble derives them from the version answered).
-// When the runtime error that stopped it has a place in the module
-// (the related span of its E_EXAMPLE_FAILED diagnostic), path is the
-// path of that place's form in the function's form (a place in the
-// example itself, or in the function's body where the message quotes
-// nothing), else relDecl names the declaration it lies in and relSpan
-// is the place relative to that declaration's start. pin, when set, is
-// the declaration (in its module, or in an imported one) whose text the
-// outcome depends on: the runtime error stopped in it (its message may
-// quote its text, its place may be kept relative to it), so the outcome
-// holds only while that text is the same.
+// The runtime error that stopped it is kept by the forms it stopped at:
+// path is the path of its place's form in the function's form (a place
+// in the example itself, or in the function's body or contract), at
+// names the declaration it lies in otherwise (a callee, here or in an
+// imported module) and the path of the form there. When its message
+// quotes that form's text (a failed requires or ensures, which the
+// interpreter quotes as written), quote holds the message around the
+// quote, which assemble renders again from the version's text. An error
+// kept by neither (an internal error, a place that is no form of the
+// declaration named) keeps its place relative to the declaration it lies
+// in (relDecl, relSpan), and pin, when set, is the declaration (in its
+// module, or in an imported one) whose text the outcome depends on: the
+// outcome holds only while that text is the same.
 type relDiag struct {
 	ex      int
 	o       examples.Outcome
 	path    []int
+	at      *place
+	quote   *quote
 	relDecl string
 	relSpan syntax.Span
 	pin     *pin
+}
+
+// place is a form in a declaration other than the example's function:
+// the declaration named name in the module the interpreter calls file
+// ("" for the function's own), and the form's path in it.
+type place struct {
+	file, name string
+	path       []int
+}
+
+// quote is an error message that quotes a form's text (whitespace runs
+// collapsed), without the quote: before and after it.
+type quote struct {
+	before, after string
 }
 
 // pin is a declaration's text hash (check.Result.DeclText) when an
@@ -74,11 +98,17 @@ type pin struct {
 
 // holds reports whether the outcomes ds of f's examples are still those
 // of res: every declaration they pinned has the same text (and f has
-// the examples they were evaluated from, as equal keys make sure).
+// the examples they were evaluated from, and the forms their places lie
+// at exist, as equal keys make sure).
 func holds(res *check.Result, f check.ExampleFunc, ds []relDiag) bool {
 	for _, d := range ds {
 		if d.ex < 0 || d.ex >= len(f.Fn.Examples) || d.path != nil && formAt(f.Fn.Form, d.path) == nil {
 			return false
+		}
+		if d.at != nil && d.at.path != nil {
+			if _, _, ok := res.DeclForm(d.at.file, d.at.name, d.at.path); !ok {
+				return false
+			}
 		}
 		if p := d.pin; p != nil {
 			text, ok := res.DeclText(p.file, p.name)
@@ -206,7 +236,7 @@ func (c *ExampleCache) diagnostics(res *check.Result, stop func() bool, evaluate
 				if o.Passed {
 					continue
 				}
-				ds = append(ds, relative(res, k, o, f, treeStart))
+				ds = append(ds, relative(res, scope, k, o, f, treeStart))
 			}
 			known[f.Key] = ds
 			st.Evaluated++
@@ -243,13 +273,27 @@ func (c *ExampleCache) assemble(res *check.Result, fns []check.ExampleFunc, know
 			o := rd.o
 			o.Example = &check.ExampleInfo{Function: f.Fn, Example: f.Fn.Examples[rd.ex]}
 			o.Call = examples.CallText(src, o.Example, f.Shift)
+			// (the form the runtime error stopped at, in res's text)
+			var at syntax.Span
+			atText, atOK := src, false
+			switch {
+			case rd.path != nil:
+				at, atOK = shift(formAt(f.Fn.Form, rd.path).Span(), f.Shift), true
+			case rd.at != nil && rd.at.path != nil:
+				atText, at, atOK = res.DeclForm(rd.at.file, rd.at.name, rd.at.path)
+			}
+			if pe, ok := o.Err.(*interp.Error); ok && rd.quote != nil && atOK {
+				e := *pe
+				e.Message = rd.quote.before + collapsed(atText, at) + rd.quote.after
+				o.Err = &e
+			}
 			d := examples.Diagnostics([]examples.Outcome{o})[0]
 			d.Span = shift(d.Span, f.Shift)
 			if len(d.Related) > 0 {
 				rel := append([]syntax.Related(nil), d.Related...)
 				for k := range rel {
-					if rd.path != nil {
-						rel[k].Span = shift(formAt(f.Fn.Form, rd.path).Span(), f.Shift)
+					if atOK {
+						rel[k].Span = at
 						continue
 					}
 					if starts == nil {
@@ -289,15 +333,18 @@ func (c *ExampleCache) add(known map[uint64][]relDiag) {
 }
 
 // relative returns the failed outcome o of f's example ex without its
-// layout (relDiag). A runtime error's place in f's form whose message
-// quotes nothing (not a failed contract, not an internal error) in the
-// example's arguments or expected value, or in f's body, is kept by the
-// path of its form; any other place in res's module relative to the
-// declaration it lies in (treeStart gives where each declaration's tree
-// starts), and the declaration the error stopped in (here or in an
-// imported module) has its text pinned in res, as has f's when the
-// place has no form of its own or the error is not the interpreter's.
-func relative(res *check.Result, ex int, o examples.Outcome, f check.ExampleFunc, treeStart map[string]int) relDiag {
+// layout (relDiag); scope is the check the interpreter ran (its trees
+// are those the runtime error's span lies in). The error's place is kept
+// by the path of its form in the declaration it stopped in (f's own, a
+// callee of the module or of an imported one), and a message that quotes
+// that form's text (a failed contract) by the text around the quote.
+// An error kept otherwise (not the interpreter's, an internal error, a
+// place that is no form of the declaration named, a quote that is not
+// the form's text) keeps its place relative to the declaration it lies
+// in (treeStart gives where each declaration's tree starts) and pins
+// that declaration's text in res (f's, when the error is not the
+// interpreter's).
+func relative(res, scope *check.Result, ex int, o examples.Outcome, f check.ExampleFunc, treeStart map[string]int) relDiag {
 	d := examples.Diagnostics([]examples.Outcome{o})[0]
 	rd := relDiag{ex: ex, o: o}
 	rd.o.Example, rd.o.Call = nil, ""
@@ -310,29 +357,100 @@ func relative(res *check.Result, ex int, o examples.Outcome, f check.ExampleFunc
 		}
 		return rd
 	}
-	// (a failed contract quotes its clause as written; an internal error
-	// may describe its expression)
-	quotes := pe.Kind == interp.RequiresFailed || pe.Kind == interp.EnsuresFailed || pe.Kind == interp.Internal
-	own := !quotes && pe.File == "" && (pe.Function == "" || pe.Function == f.Fn.Name.Name)
-	if own && len(d.Related) > 0 {
-		if rd.path = formPath(f.Fn.Form, pe.Span); rd.path == nil {
-			own = false
-		}
+	if byForm(res, scope, &rd, pe, f, len(d.Related) > 0) {
+		return rd
 	}
-	if !own {
-		name := pe.Function
-		if name == "" {
-			name = f.Fn.Name.Name
-		}
-		p := &pin{file: pe.File, name: name}
-		p.text, p.ok = res.DeclText(pe.File, name)
-		rd.pin = p
-		if len(d.Related) > 0 {
-			rd.relDecl = name
-			rd.relSpan = shift(pe.Span, -treeStart[name])
-		}
+	rd.path, rd.at, rd.quote = nil, nil, nil
+	name := pe.Function
+	if name == "" {
+		name = f.Fn.Name.Name
+	}
+	p := &pin{file: pe.File, name: name}
+	p.text, p.ok = res.DeclText(pe.File, name)
+	rd.pin = p
+	if len(d.Related) > 0 {
+		rd.relDecl = name
+		rd.relSpan = shift(pe.Span, -treeStart[name])
 	}
 	return rd
+}
+
+// byForm keeps in rd the runtime error pe, which stopped an example of
+// f, by the forms it stopped at (relDiag.path or relDiag.at, and
+// relDiag.quote), and reports whether it could: the error is the one the
+// interpreter returned (not wrapped), not an internal error (whose
+// message may describe its expression), its place (when the outcome
+// shows it, related, or its message quotes it) is a form of the
+// declaration it stopped in, and a quote in its message is that form's
+// text in res, as assemble renders it again.
+func byForm(res, scope *check.Result, rd *relDiag, pe *interp.Error, f check.ExampleFunc, related bool) bool {
+	if e, ok := rd.o.Err.(*interp.Error); !ok || e != pe || pe.Kind == interp.Internal {
+		return false
+	}
+	var word string
+	switch pe.Kind {
+	case interp.RequiresFailed:
+		word = "requires"
+	case interp.EnsuresFailed:
+		word = "ensures"
+	}
+	name := pe.Function
+	if name == "" { // (the top level of the example's expressions)
+		name = f.Fn.Name.Name
+	}
+	own := pe.File == "" && name == f.Fn.Name.Name
+	if !related && word == "" {
+		// (nothing of the error's place shows: its message names
+		// functions and values only)
+		return true
+	}
+	var path []int
+	if own {
+		path = formPath(f.Fn.Form, pe.Span)
+	} else {
+		path = formPath(scope.DeclTree(pe.File, name), pe.Span)
+	}
+	if path == nil {
+		return false
+	}
+	if word != "" {
+		text, sp, ok := src(res), shift(formAt(f.Fn.Form, path).Span(), f.Shift), true
+		if !own {
+			text, sp, ok = res.DeclForm(pe.File, name, path)
+		}
+		if !ok {
+			return false
+		}
+		before := pe.Function + ": " + word + " "
+		q := collapsed(text, sp)
+		if !strings.HasPrefix(pe.Message, before+q+" does not hold") {
+			return false
+		}
+		rd.quote = &quote{before: before, after: pe.Message[len(before)+len(q):]}
+	}
+	if own {
+		rd.path = path
+	} else {
+		rd.at = &place{file: pe.File, name: name, path: path}
+	}
+	return true
+}
+
+// src returns res's text, nil when it has none.
+func src(res *check.Result) []byte {
+	if res.File != nil && res.File.Source != nil && res.File.Source.CST != nil {
+		return res.File.Source.CST.Src
+	}
+	return nil
+}
+
+// collapsed returns the text of sp in src with runs of white space
+// collapsed, as the interpreter quotes a clause.
+func collapsed(src []byte, sp syntax.Span) string {
+	if src == nil || sp.Start < 0 || sp.End > len(src) || sp.Start > sp.End {
+		return "(...)"
+	}
+	return strings.Join(strings.Fields(string(src[sp.Start:sp.End])), " ")
 }
 
 // formPath returns the indexes that lead from f to the form inside it

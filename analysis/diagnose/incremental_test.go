@@ -24,12 +24,13 @@ import (
 
 // exampleSources returns the modules with function examples the
 // differential test types over, by path: every example, checker fixture
-// and pipeline fixture (failing examples) that has one, and the
+// and pipeline fixture (failing examples) that has one, this package's
+// fixtures (failures that quote contracts or stop in callees) and the
 // spec-shaped generated module.
 func exampleSources(t *testing.T) map[string][]byte {
 	t.Helper()
 	srcs := map[string][]byte{}
-	for _, pattern := range []string{"../../examples/*.caps", "../../examples/lib/*.caps", "../../testdata/check/*.caps", "../../testdata/pipeline/*.caps"} {
+	for _, pattern := range []string{"../../examples/*.caps", "../../examples/lib/*.caps", "../../testdata/check/*.caps", "../../testdata/pipeline/*.caps", "testdata/*.caps"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
 			b, err := os.ReadFile(f)
@@ -57,7 +58,8 @@ func exampleSources(t *testing.T) map[string][]byte {
 // example computes or expects (a digit in an example or a body), moves
 // declarations (a line inserted or removed before one), changes only the
 // layout inside a declaration (a comment line, an indentation, a space
-// between atoms: see formsHash), and otherwise one of edittest.Random's.
+// between atoms, a comment inside a contract's clause: see formsHash),
+// and otherwise one of edittest.Random's.
 func exampleEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 	n := len(src)
 	at := r.Intn(n + 1)
@@ -100,6 +102,22 @@ func exampleEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 		if i := bytes.Index(src[at:], []byte("\n    ")); i >= 0 {
 			return at + i + 1, at + i + 1, "  "
 		}
+	case 9: // a comment and a line break inside a contract's clause (a
+		// failure quoting it quotes them)
+		i, n := bytes.Index(src[at:], []byte("(requires (")), len("(requires (")
+		if j := bytes.Index(src[at:], []byte("(ensures (")); j >= 0 && (i < 0 || j < i) {
+			i, n = j, len("(ensures (")
+		}
+		if i >= 0 {
+			if sp := bytes.IndexByte(src[at+i+n:], ' '); sp >= 0 {
+				k := at + i + n + sp
+				return k, k, inClause
+			}
+		}
+	case 10: // such a comment removed again
+		if i := bytes.Index(src, []byte(inClause)); i >= 0 {
+			return i, i + len(inClause), ""
+		}
 	case 8: // a space between two atoms doubled (a real edit inside a string)
 		if i := bytes.Index(src[at:], []byte(" ")); i >= 0 && at+i+1 < n && src[at+i+1] != ' ' && src[at+i+1] != '\n' {
 			return at + i, at + i + 1, "  "
@@ -107,6 +125,9 @@ func exampleEdit(r *rand.Rand, src []byte) (start, end int, text string) {
 	}
 	return edittest.Random(r, src)
 }
+
+// inClause is the comment exampleEdit puts inside a contract's clause.
+const inClause = " ;; in a clause\n     "
 
 // formsHash hashes the forms of src (syntax.HashForms): equal for two
 // texts that differ only in layout; ok is false when src does not read.
@@ -123,14 +144,44 @@ func formsHash(src []byte) (x uint64, ok bool) {
 
 var formsSeed = maphash.MakeSeed()
 
-// layoutRuns bounds the functions whose examples a layout-only edit (the
-// forms of the text are those of the previous one) may run again: those
-// whose failed outcome the previous version pinned to a declaration's
-// text (a runtime error in a callee, a contract quoted), at most one per
-// failure. The function whose own declaration holds the edit runs again
-// only when one of its outcomes is pinned so.
-func layoutRuns(prev []syntax.Diagnostic) int {
-	return len(prev)
+// layoutCount counts the layout-only edits of a differential test (the
+// forms of the edited text are those of the text whose examples the cache
+// last evaluated) and what they ran: none may run an example again, also
+// when a failure quotes a contract (its own function's or a callee's,
+// here or imported) or stopped in another declaration (every outcome the
+// interpreter reports is kept by its forms; only an internal error or an
+// error of another kind is pinned to a declaration's text, and the
+// modules typed over have none). quoting counts the edits after which
+// a failure quoted a contract, requoted those that changed what a
+// failure's message quotes (a comment or a line break inside the clause).
+type layoutCount struct {
+	edits, evaluated, quoting, requoted int
+}
+
+func (lc *layoutCount) add(t *testing.T, edit string, st diagnose.ExampleStats, prev, cur []syntax.Diagnostic) {
+	t.Helper()
+	lc.edits++
+	lc.evaluated += st.Evaluated
+	if st.Evaluated > 0 {
+		t.Errorf("%s: a layout-only edit ran the examples of %d functions again", edit, st.Evaluated)
+	}
+	var before, after []string
+	quotes := false
+	for _, d := range prev {
+		before = append(before, d.Message)
+		quotes = quotes || strings.Contains(d.Message, " does not hold")
+	}
+	for _, d := range cur {
+		after = append(after, d.Message)
+	}
+	if quotes {
+		lc.quoting++
+	}
+	sort.Strings(before)
+	sort.Strings(after)
+	if !cmp.Equal(before, after) {
+		lc.requoted++
+	}
 }
 
 // TestIncrementalExamplesMatchFullCheck types at random over every module
@@ -148,7 +199,7 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 	sort.Strings(paths)
 	edits, answered, clean, withFailures, related := 0, 0, 0, 0, 0
 	var evaluated, reused, examplesRun int
-	layoutEdits, layoutEvaluated := 0, 0
+	var layout layoutCount
 	for _, path := range paths {
 		src := srcs[path]
 		r := rand.New(rand.NewSource(int64(len(src))))
@@ -214,11 +265,7 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 			examplesRun += st.Examples
 			if !broken {
 				if fh, ok := formsHash(d.Text()); ok && fh == prevForms {
-					layoutEdits++
-					layoutEvaluated += st.Evaluated
-					if st.Evaluated > layoutRuns(prevDiags) {
-						t.Errorf("%s: a layout-only edit ran the examples of %d functions again, more than %d", edit, st.Evaluated, layoutRuns(prevDiags))
-					}
+					layout.add(t, edit, st, prevDiags, exds)
 				}
 				prevForms, _ = formsHash(d.Text())
 				prevDiags = exds
@@ -254,22 +301,43 @@ func TestIncrementalExamplesMatchFullCheck(t *testing.T) {
 		}
 		d.Close()
 	}
-	t.Logf("%d modules, %d edits, %d answered by the engine (%d clean with examples, %d with failing examples, %d with a runtime error's place); functions' examples evaluated %d times, reused %d times (%d examples run); %d layout-only edits evaluated %d functions' examples",
-		len(paths), edits, answered, clean, withFailures, related, evaluated, reused, examplesRun, layoutEdits, layoutEvaluated)
-	if clean < answered/4 || withFailures < clean/10 || reused < 4*evaluated || layoutEdits < edits/20 {
+	t.Logf("%d modules, %d edits, %d answered by the engine (%d clean with examples, %d with failing examples, %d with a runtime error's place); functions' examples evaluated %d times, reused %d times (%d examples run); %d layout-only edits (%d after a failure quoting a contract, %d changing a message's quote) evaluated %d functions' examples",
+		len(paths), edits, answered, clean, withFailures, related, evaluated, reused, examplesRun, layout.edits, layout.quoting, layout.requoted, layout.evaluated)
+	if clean < answered/4 || withFailures < clean/10 || reused < 4*evaluated || layout.edits < edits/20 || layout.quoting < 50 || layout.requoted < 5 {
 		t.Fatalf("the test does not exercise the cache: %d clean, %d failing, %d evaluated, %d reused", clean, withFailures, evaluated, reused)
 	}
 }
 
 // TestIncrementalExamplesAfterImportEdits types at random in an imported
-// module (examples/lib/money.caps) and compares, after every edit, the
-// examples of its importer (examples/17_imports.caps, whose examples call
-// the imported functions) evaluated from the engine's answer
-// (Loader.RecheckImports over the previous answer) through the cache
-// with a fresh full check of the importer through the pipeline.
+// module and compares, after every edit, the examples of its importer
+// (whose examples call the imported functions) evaluated from the
+// engine's answer (Loader.RecheckImports over the previous answer)
+// through the cache with a fresh full check of the importer through the
+// pipeline: examples/lib/money.caps under examples/17_imports.caps, and
+// testdata/lib/quoted.caps under testdata/quoted_importer.caps, whose
+// failures quote the imported contracts or stop in imported bodies.
 func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
-	importer, _ := filepath.Abs("../../examples/17_imports.caps")
-	libPath, _ := filepath.Abs("../../examples/lib/money.caps")
+	for _, tt := range []struct {
+		importer, lib string
+		// minQuoting bounds below the layout-only edits after which a
+		// failure quoted an imported contract
+		minQuoting int
+	}{
+		{"../../examples/17_imports.caps", "../../examples/lib/money.caps", 0},
+		{"testdata/quoted_importer.caps", "testdata/lib/quoted.caps", 30},
+	} {
+		t.Run(filepath.Base(tt.lib), func(t *testing.T) {
+			importEdits(t, tt.importer, tt.lib, tt.minQuoting)
+		})
+	}
+}
+
+// importEdits is TestIncrementalExamplesAfterImportEdits for the module
+// importer, which imports lib.
+func importEdits(t *testing.T, importerPath, libFile string, minQuoting int) {
+	importer, _ := filepath.Abs(importerPath)
+	libPath, _ := filepath.Abs(libFile)
+	libName, appName := filepath.Base(libPath), filepath.Base(importer)
 	lib, err := os.ReadFile(libPath)
 	if err != nil {
 		t.Fatal(err)
@@ -302,22 +370,22 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 	good, broken := libText, false
 	edits, answered, clean, withFailures := 0, 0, 0, 0
 	var evaluated, reused int
-	// (the forms of money.caps and the importer's failed outcomes when
+	// (the forms of the imported module and the importer's failed outcomes when
 	// its examples were last evaluated)
 	prevForms, _ := formsHash(libText)
 	var prevDiags []syntax.Diagnostic
-	layoutEdits, layoutEvaluated := 0, 0
+	var layout layoutCount
 	for i := 0; i < 150; i++ {
 		start, end, text := exampleEdit(r, libText)
 		if broken && r.Intn(3) > 0 {
 			start, end, text = edittest.Undo(libText, good)
 		}
 		libText = append(append(append([]byte(nil), libText[:start]...), text...), libText[end:]...)
-		edit := fmt.Sprintf("edit %d of money.caps [%d,%d) -> %q", i, start, end, text)
+		edit := fmt.Sprintf("edit %d of %s [%d,%d) -> %q", i, libName, start, end, text)
 		edits++
 		loader.Forget(libPath)
 		oracle := checkApp(&load.Loader{ReadFile: readFile})
-		// (the edits go back towards the last text of money.caps without
+		// (the edits go back towards the last text of the imported module without
 		// errors two times in three while it has some)
 		broken = false
 		for _, im := range oracle.Imports {
@@ -350,15 +418,11 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 		evaluated += st.Evaluated
 		reused += st.Reused
 		if !res.HasErrors() { // (the cache evaluated this version's keys)
-			// a layout-only edit of money.caps runs again only the
-			// importer's functions whose failed outcome pinned a
-			// declaration of it (the importer's own text is unchanged)
+			// a layout-only edit of the imported module runs none of the
+			// importer's examples again (the importer's own text is
+			// unchanged)
 			if fh, ok := formsHash(libText); ok && fh == prevForms {
-				layoutEdits++
-				layoutEvaluated += st.Evaluated
-				if st.Evaluated > layoutRuns(prevDiags) {
-					t.Errorf("%s: a layout-only edit of the imported module ran the examples of %d functions again, more than %d", edit, st.Evaluated, layoutRuns(prevDiags))
-				}
+				layout.add(t, edit, st, prevDiags, exds)
 			}
 			prevForms, _ = formsHash(libText)
 			prevDiags = exds
@@ -375,9 +439,9 @@ func TestIncrementalExamplesAfterImportEdits(t *testing.T) {
 			withFailures++
 		}
 	}
-	t.Logf("%d edits of money.caps, %d answered by the engine for 17_imports.caps (%d clean, %d with failing examples); its functions' examples evaluated %d times, reused %d times; %d layout-only edits evaluated %d functions' examples",
-		edits, answered, clean, withFailures, evaluated, reused, layoutEdits, layoutEvaluated)
-	if answered < edits/2 || clean < answered/4 || withFailures == 0 || reused == 0 || evaluated == 0 || layoutEdits < edits/20 {
+	t.Logf("%d edits of %s, %d answered by the engine for %s (%d clean, %d with failing examples); its functions' examples evaluated %d times, reused %d times; %d layout-only edits (%d after a failure quoting a contract, %d changing a message's quote) evaluated %d functions' examples",
+		edits, libName, answered, appName, clean, withFailures, evaluated, reused, layout.edits, layout.quoting, layout.requoted, layout.evaluated)
+	if answered < edits/2 || clean < answered/4 || withFailures == 0 || reused == 0 || evaluated == 0 || layout.edits < edits/20 || layout.quoting < minQuoting {
 		t.Fatalf("the test does not exercise the importer path: %d answered, %d clean, %d failing, %d evaluated, %d reused", answered, clean, withFailures, evaluated, reused)
 	}
 }
@@ -417,6 +481,19 @@ func TestExampleCacheReach(t *testing.T) {
     (requires (> x 0))
     (body x)
     (example (pos 0) 0))
+  (function ratio (input (a I64) (b I64)) (output I64)
+    (body
+      (+ 1
+        (/ a b))))
+  (function spread (input (x I64)) (output I64) (body (ratio x (- x x)))
+    (example (spread 3) 1))
+  (function bounded (input (x I64)) (output I64)
+    (requires (and (> x 0)
+                   (< x 100)))
+    (ensures (>= result
+                 x))
+    (body (- x 1))
+    (example (bounded 5) 4))
   (machine M
     (context (n I64))
     (event Go)
@@ -428,36 +505,46 @@ func TestExampleCacheReach(t *testing.T) {
 		name, from, to string
 		want           counts
 	}{
-		{"a comment between declarations", "  (function twice", "  ;; note\n  (function twice", counts{0, 7, 5}},
-		{"the machine", "(state idle", "(state  idle", counts{0, 7, 5}},
-		{"the function low calls", "(body 10)", "(body 2)", counts{1, 6, 6}},
-		{"the layout of the type low's input names", "(type Score I64)", "(type Score\n    I64)", counts{0, 7, 5}},
-		{"twice's body: twice and quad run again", "(* x 2)", "(* x 3)", counts{2, 5, 7}},
-		{"quad's example only", "(quad 1) 4", "(quad 1) 5", counts{1, 6, 6}},
-		{"a comment inside a callee", "(function limit (output I64) (body 10))", "(function limit (output I64)\n    ;; ten\n    (body 10))", counts{0, 7, 5}},
-		{"a callee reindented", "(function limit (output I64) (body 10))", "(function limit\n      (output I64)\n        (body 10))", counts{0, 7, 5}},
-		{"a comment inside a callee with examples: none runs again", "(body (* x 2))", "(body (* x ;; double\n    2))", counts{0, 7, 5}},
-		{"a comment before the contract a failure quotes", "    (requires (> b 0))", "    ;; b positive\n    (requires (> b 0))", counts{1, 6, 5}},
-		{"the layout of the contract a failure quotes", "(> b 0)", "( > b 0)", counts{1, 6, 5}},
-		{"a callee's body", "(/ a b)", "(/ b a)", counts{1, 6, 5}},
+		{"a comment between declarations", "  (function twice", "  ;; note\n  (function twice", counts{0, 9, 7}},
+		{"the machine", "(state idle", "(state  idle", counts{0, 9, 7}},
+		{"the function low calls", "(body 10)", "(body 2)", counts{1, 8, 8}},
+		{"the layout of the type low's input names", "(type Score I64)", "(type Score\n    I64)", counts{0, 9, 7}},
+		{"twice's body: twice and quad run again", "(* x 2)", "(* x 3)", counts{2, 7, 9}},
+		{"quad's example only", "(quad 1) 4", "(quad 1) 5", counts{1, 8, 8}},
+		{"a comment inside a callee", "(function limit (output I64) (body 10))", "(function limit (output I64)\n    ;; ten\n    (body 10))", counts{0, 9, 7}},
+		{"a callee reindented", "(function limit (output I64) (body 10))", "(function limit\n      (output I64)\n        (body 10))", counts{0, 9, 7}},
+		{"a comment inside a callee with examples: none runs again", "(body (* x 2))", "(body (* x ;; double\n    2))", counts{0, 9, 7}},
+		{"a comment before the contract a failure quotes", "    (requires (> b 0))", "    ;; b positive\n    (requires (> b 0))", counts{0, 9, 7}},
+		{"the layout of the contract a failure quotes", "(> b 0)", "( > b 0)", counts{0, 9, 7}},
+		{"a callee's body", "(/ a b)", "(/ b a)", counts{1, 8, 7}},
 		// layout inside the function whose examples run: none runs again,
 		// the diagnostics' spans and call text follow the new text
-		{"a comment inside a failing function's body", "(body (safe_div x 0))", "(body\n    ;; by zero\n    (safe_div x 0))", counts{0, 7, 5}},
-		{"spaces inside a failing example's call", "(example (halve 4) 2)", "(example ( halve   4 ) 2)", counts{0, 7, 5}},
-		{"a comment inside a failing example's call", "(inc 1) 3", "(inc ;; one\n      1) 3", counts{0, 7, 5}},
-		{"a failing function reindented", "(function inc (input (x I64)) (output I64) (body (+ x 1))\n    (example (inc 1) 3)", "(function inc\n      (input (x I64))\n      (output I64)\n      (body (+ x 1))\n\n      (example (inc 1)\n        3)", counts{0, 7, 5}},
-		{"a blank line inside a function whose body fails", "(body (+ 1 (/ x 0)))\n", "(body (+ 1 (/ x 0)))\n\n", counts{0, 7, 5}},
-		{"a comment inside the arguments a runtime error stops in", "(inc (/ 4 0))", "(inc (/ 4 ;; zero\n      0))", counts{0, 7, 5}},
-		{"a comment before the place a runtime error stops in its function", "(body (+ 1 (/ x 0)))", "(body (+ 1\n      ;; zero\n      (/ x  0)))", counts{0, 7, 5}},
-		{"spaces inside a passing example's call", "(twice 2) 4", "(twice   2 ) 4", counts{0, 7, 5}},
+		{"a comment inside a failing function's body", "(body (safe_div x 0))", "(body\n    ;; by zero\n    (safe_div x 0))", counts{0, 9, 7}},
+		{"spaces inside a failing example's call", "(example (halve 4) 2)", "(example ( halve   4 ) 2)", counts{0, 9, 7}},
+		{"a comment inside a failing example's call", "(inc 1) 3", "(inc ;; one\n      1) 3", counts{0, 9, 7}},
+		{"a failing function reindented", "(function inc (input (x I64)) (output I64) (body (+ x 1))\n    (example (inc 1) 3)", "(function inc\n      (input (x I64))\n      (output I64)\n      (body (+ x 1))\n\n      (example (inc 1)\n        3)", counts{0, 9, 7}},
+		{"a blank line inside a function whose body fails", "(body (+ 1 (/ x 0)))\n", "(body (+ 1 (/ x 0)))\n\n", counts{0, 9, 7}},
+		{"a comment inside the arguments a runtime error stops in", "(inc (/ 4 0))", "(inc (/ 4 ;; zero\n      0))", counts{0, 9, 7}},
+		{"a comment before the place a runtime error stops in its function", "(body (+ 1 (/ x 0)))", "(body (+ 1\n      ;; zero\n      (/ x  0)))", counts{0, 9, 7}},
+		{"spaces inside a passing example's call", "(twice 2) 4", "(twice   2 ) 4", counts{0, 9, 7}},
 		// real edits of the function's own declaration run its examples
-		{"a failing example's expected value", "(inc 1) 3", "(inc 1) 2", counts{1, 6, 4}},
-		{"a failing example's argument", "(inc (/ 4 0))", "(inc (/ 4 2))", counts{1, 6, 5}},
-		{"a body a runtime error stops in", "(/ x 0)", "(/ 0 x)", counts{1, 6, 5}},
-		// a failure quoting the function's own contract keeps its text:
-		// any layout edit inside the function runs its examples again
-		{"the layout of the function's own contract a failure quotes", "(> x 0)", "( > x  0 )", counts{1, 6, 5}},
-		{"a comment inside a function whose own contract fails", "(body x)\n    (example (pos", "(body ;; as is\n      x)\n    (example (pos", counts{1, 6, 5}},
+		{"a failing example's expected value", "(inc 1) 3", "(inc 1) 2", counts{1, 8, 6}},
+		{"a failing example's argument", "(inc (/ 4 0))", "(inc (/ 4 2))", counts{1, 8, 7}},
+		{"a body a runtime error stops in", "(/ x 0)", "(/ 0 x)", counts{1, 8, 7}},
+		// a failure quoting a contract (the function's own, a callee's)
+		// keeps the quote by its form: a layout edit runs nothing again,
+		// the message quotes the new text
+		{"the layout of the function's own contract a failure quotes", "(> x 0)", "( > x  0 )", counts{0, 9, 7}},
+		{"a comment inside a function whose own contract fails", "(body x)\n    (example (pos", "(body ;; as is\n      x)\n    (example (pos", counts{0, 9, 7}},
+		{"a comment inside a multi-line contract a failure quotes", "(>= result\n                 x)", "(>= result ;; at least x\n                 x)", counts{0, 9, 7}},
+		{"a multi-line contract a failure quotes joined", "(ensures (>= result\n                 x))", "(ensures (>= result x))", counts{0, 9, 7}},
+		{"a contract that holds joined", "(requires (and (> x 0)\n                   (< x 100)))", "(requires (and (> x 0) (< x 100)))", counts{0, 9, 7}},
+		{"a comment inside a callee a runtime error stops in", "(+ 1\n        (/ a b))", "(+ 1\n        ;; by b\n        (/ a b))", counts{0, 9, 7}},
+		{"a callee a runtime error stops in reindented", "(body\n      (+ 1\n        (/ a b))))", "(body (+ 1 (/ a b))))", counts{0, 9, 7}},
+		// an edit of the forms a failure quotes or stops in runs it again
+		{"an atom of the contract a failure quotes", "(>= result\n                 x)", "(> result\n                 x)", counts{1, 8, 7}},
+		{"the contract a failure quotes, now holding", "(>= result\n                 x)", "(>= result\n                 (- x 1))", counts{1, 8, 6}},
+		{"the callee a runtime error stops in", "(+ 1\n        (/ a b))", "(+ 2\n        (/ a b))", counts{1, 8, 7}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -472,7 +559,7 @@ func TestExampleCacheReach(t *testing.T) {
 				t.Fatalf("the module has errors: %v", base.Diagnostics)
 			}
 			cache := &diagnose.ExampleCache{}
-			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 7 {
+			if _, st, ok := cache.Diagnostics(base, nil); !ok || st.Evaluated != 9 {
 				t.Fatalf("first evaluation: ok %v, %+v", ok, st)
 			}
 			at := strings.Index(src, tt.from)
@@ -542,8 +629,9 @@ func TestExampleCacheImportReach(t *testing.T) {
 		{"a declaration read reindented", "(function b (input (x I64)) (output I64) (body (+ (helper x) 1)))", "(function b\n      (input (x I64))\n      (output I64)\n      (body (+ (helper x) 1)))", counts{0, 3, 1}},
 		{"a declaration read", "(* x 2)", "(* x 3)", counts{1, 2, 2}},
 		{"a declaration read through another", "(+ x 1)", "(+ x 2)", counts{1, 2, 2}},
-		{"the layout of an imported contract a failure quotes", "(requires (> x 5))", "(requires (>  x\n 5))", counts{1, 2, 1}},
-		{"a comment in an imported contract a failure quotes", "(requires (> x 5))", "(requires (> x ;; five\n 5))", counts{1, 2, 1}},
+		{"the layout of an imported contract a failure quotes", "(requires (> x 5))", "(requires (>  x\n 5))", counts{0, 3, 1}},
+		{"a comment in an imported contract a failure quotes", "(requires (> x 5))", "(requires (> x ;; five\n 5))", counts{0, 3, 1}},
+		{"an atom of an imported contract a failure quotes", "(> x 5)", "(>= x 5)", counts{1, 2, 1}},
 		{"an imported contract", "(> x 5)", "(> x 0)", counts{1, 2, 0}},
 	}
 	dir := t.TempDir()
