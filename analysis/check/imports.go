@@ -221,11 +221,12 @@ func (r *Result) recheckImportsAt(f *ast.File, imp Importer) (*Result, *engineRu
 	// with r's version (the chain's, for an answer), and keyImport facts
 	// compare r's imports' members with imp's.
 	old := base.version(oldCST)
-	eng := &engineRun{old: old, src: cur.Src, whole: true}
+	eng := &engineRun{old: old, src: cur.Src, whole: true, base: base}
 	eng.importsChanged = !sameImports(oldCST.Src, r.File.Module, cur.Src, f.Module)
 	opts := base.opts
 	opts.Importer = imp
 	c := runEngine(opts, f, eng)
+	eng.base, eng.keep = nil, nil // (the answer does not keep its base alive)
 	if !eng.importsChanged && !sameResolution(base, c) {
 		// (with other imports, every body was checked again)
 		return nil, nil, false
@@ -258,8 +259,9 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	f := r.File // the same text: the same tree
 	opts := base.opts
 	opts.Importer = imp
-	eng := &engineRun{old: old, src: old.src, whole: true, sameTree: true}
+	eng := &engineRun{old: old, src: old.src, whole: true, sameTree: true, base: base}
 	c := runEngine(opts, f, eng)
+	eng.base, eng.keep = nil, nil // (the answer does not keep its base alive)
 	if !sameResolution(base, c) {
 		return nil, nil, false
 	}
