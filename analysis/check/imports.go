@@ -360,15 +360,33 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 	for _, i := range checked {
 		again[i] = true
 	}
+	last := -1 // the declaration the last span asked about lay in
 	reused := func(sp syntax.Span) bool {
+		if last >= 0 {
+			// (the spans come mostly in order: the same declaration
+			// as the last one's, found without a search)
+			if w := decls[last].Base().Form.Span(); w.Start <= sp.Start && sp.End <= w.End {
+				return !again[last]
+			}
+		}
 		i := sort.Search(len(decls), func(k int) bool { return decls[k].Base().Form.Span().End > sp.Start })
-		if i == len(decls) || again[i] {
+		if i == len(decls) {
 			return false
 		}
 		w := decls[i].Base().Form.Span()
-		return w.Start <= sp.Start && sp.End <= w.End
+		if w.Start <= sp.Start && sp.End <= w.End {
+			last = i
+			return !again[i]
+		}
+		return false
 	}
-	types := &TypeMap{}
+	n := 0
+	for _, m := range []*TypeMap{r.Types, c.res.Types} {
+		if m != nil {
+			n = max(n, len(m.dense))
+		}
+	}
+	types := NewTypeMap(n)
 	for e, t := range r.Types.All() {
 		if reused(e.ExprSpan()) {
 			types.Set(e, t)
