@@ -111,7 +111,45 @@ func TestTypesKeptAcrossImportVersions(t *testing.T) {
 		if p, out := typeOf(appNext, "Pair").(*types.Record), importedType(appNext, "lib", "Point"); p == nil || p.Field("p") != out {
 			t.Errorf("%s: Pair's field p is not lib.Point of the new import", st.name)
 		}
+		localEdit(t, st.name, appNext, app, mapImporter{"lib": libFull})
 		libBase, appBase = libNext, appNext
+	}
+	// the library checked in full (as the loader checks a file it has no
+	// answer for): every type made anew, so the importer keeps only the
+	// types that read none of the library's
+	libFull := checkAs("lib", []byte(src), nil)
+	appNext, run, ok := appBase.recheckImports(mapImporter{"lib": libFull})
+	if !ok {
+		t.Fatal("full library: RecheckImports declined")
+	}
+	if got, want := keptTypes(libBase, libFull), []string{"Id"}; !cmp.Equal(got, want) {
+		t.Errorf("full library: the library's types kept: %v, want %v (a builtin's alias)", got, want)
+	}
+	if got, want := keptTypes(appBase, appNext), []string{"Own", "Tree"}; !cmp.Equal(got, want) || run.keptTypes != len(want) {
+		t.Errorf("full library: the importer's types kept: %v (the run: %d), want %v", got, run.keptTypes, want)
+	}
+	localEdit(t, "full library", appNext, app, mapImporter{"lib": libFull})
+}
+
+// localEdit edits the importer's body that builds a Pair from what the
+// library returns, over ans (the importer's answer after the library
+// changed), and compares the Recheck with a full check: a type the
+// answer kept against another version of the library than imp's would
+// not accept the library's new value.
+func localEdit(t *testing.T, what string, ans *Result, app string, imp Importer) {
+	t.Helper()
+	edited := strings.Replace(app, "(c lib.Color.red)", "(c lib.Color.green)", 1)
+	cst, err := syntax.Parse([]byte(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := ans.RecheckResult(cst)
+	if !ok {
+		t.Fatalf("%s: the importer's Recheck declined", what)
+	}
+	want := checkAs("app", []byte(edited), imp)
+	if diff := cmp.Diff(want.Diagnostics, got.Diagnostics); diff != "" {
+		t.Fatalf("%s: an edit of the importer over its answer differs from a full check (-full +recheck):\n%s", what, diff)
 	}
 }
 
