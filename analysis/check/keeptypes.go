@@ -43,7 +43,8 @@ func (c *checker) cachedType(td *ast.TypeDecl) (types.Type, bool) {
 // Nothing is kept when the imports are not resolved as the base's were
 // (a body's lookups of names of an import that failed are not recorded).
 func (e *engineRun) keepTypes(c *checker) {
-	if e.base == nil || e.importsChanged || !sameResolution(e.base, c) {
+	if e.base == nil || e.importsChanged || len(e.base.typeCache) == 0 && e.base.base == nil || !sameResolution(e.base, c) {
+		// (a base that resolved no type keeps none)
 		return
 	}
 	old, cur, m := e.old, e.cur, c.mod
