@@ -387,9 +387,19 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 		}
 	}
 	types := NewTypeMap(n)
-	for e, t := range r.Types.All() {
-		if reused(e.ExprSpan()) {
-			types.Set(e, t)
+	if r.Types != nil {
+		// (a slot of r's table goes to the same slot of the answer's,
+		// which is as long and empty: as Set would put it)
+		for i := range r.Types.dense {
+			if sl := &r.Types.dense[i]; sl.e != nil && reused(sl.e.ExprSpan()) {
+				types.dense[i] = *sl
+				types.n++
+			}
+		}
+		for e, t := range r.Types.extra {
+			if reused(e.ExprSpan()) {
+				types.Set(e, t)
+			}
 		}
 	}
 	for e, t := range c.res.Types.All() {
