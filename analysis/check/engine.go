@@ -15,6 +15,7 @@ import (
 
 	"github.com/capsulang/caps/analysis/authority"
 	"github.com/capsulang/caps/analysis/catalog"
+	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -637,6 +638,14 @@ type engineRun struct {
 
 	// checked lists the declarations whose bodies were checked again.
 	checked []int
+
+	// base is the checker of the base's check (whose resolved types
+	// keepTypes reads), keep the base's types that the new version's
+	// type declarations keep (by new index; nil: made anew), keptTypes
+	// how many.
+	base      *checker
+	keep      []types.Type
+	keptTypes int
 }
 
 // plan runs after the module pass of the new version (declarations,

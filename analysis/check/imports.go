@@ -221,11 +221,12 @@ func (r *Result) recheckImportsAt(f *ast.File, imp Importer) (*Result, *engineRu
 	// with r's version (the chain's, for an answer), and keyImport facts
 	// compare r's imports' members with imp's.
 	old := base.version(oldCST)
-	eng := &engineRun{old: old, src: cur.Src, whole: true}
+	eng := &engineRun{old: old, src: cur.Src, whole: true, base: base}
 	eng.importsChanged = !sameImports(oldCST.Src, r.File.Module, cur.Src, f.Module)
 	opts := base.opts
 	opts.Importer = imp
 	c := runEngine(opts, f, eng)
+	eng.base, eng.keep = nil, nil // (the answer does not keep its base alive)
 	if !eng.importsChanged && !sameResolution(base, c) {
 		// (with other imports, every body was checked again)
 		return nil, nil, false
@@ -258,8 +259,9 @@ func (r *Result) recheckImports(imp Importer) (*Result, *engineRun, bool) {
 	f := r.File // the same text: the same tree
 	opts := base.opts
 	opts.Importer = imp
-	eng := &engineRun{old: old, src: old.src, whole: true, sameTree: true}
+	eng := &engineRun{old: old, src: old.src, whole: true, sameTree: true, base: base}
 	c := runEngine(opts, f, eng)
+	eng.base, eng.keep = nil, nil // (the answer does not keep its base alive)
 	if !sameResolution(base, c) {
 		return nil, nil, false
 	}
@@ -358,18 +360,46 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 	for _, i := range checked {
 		again[i] = true
 	}
+	last := -1 // the declaration the last span asked about lay in
 	reused := func(sp syntax.Span) bool {
+		if last >= 0 {
+			// (the spans come mostly in order: the same declaration
+			// as the last one's, found without a search)
+			if w := decls[last].Base().Form.Span(); w.Start <= sp.Start && sp.End <= w.End {
+				return !again[last]
+			}
+		}
 		i := sort.Search(len(decls), func(k int) bool { return decls[k].Base().Form.Span().End > sp.Start })
-		if i == len(decls) || again[i] {
+		if i == len(decls) {
 			return false
 		}
 		w := decls[i].Base().Form.Span()
-		return w.Start <= sp.Start && sp.End <= w.End
+		if w.Start <= sp.Start && sp.End <= w.End {
+			last = i
+			return !again[i]
+		}
+		return false
 	}
-	types := &TypeMap{}
-	for e, t := range r.Types.All() {
-		if reused(e.ExprSpan()) {
-			types.Set(e, t)
+	n := 0
+	for _, m := range []*TypeMap{r.Types, c.res.Types} {
+		if m != nil {
+			n = max(n, len(m.dense))
+		}
+	}
+	types := NewTypeMap(n)
+	if r.Types != nil {
+		// (a slot of r's table goes to the same slot of the answer's,
+		// which is as long and empty: as Set would put it)
+		for i := range r.Types.dense {
+			if sl := &r.Types.dense[i]; sl.e != nil && reused(sl.e.ExprSpan()) {
+				types.dense[i] = *sl
+				types.n++
+			}
+		}
+		for e, t := range r.Types.extra {
+			if reused(e.ExprSpan()) {
+				types.Set(e, t)
+			}
 		}
 	}
 	for e, t := range c.res.Types.All() {
@@ -377,7 +407,7 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 	}
 	c.res.Types = types
 	var refs []Ref
-	var imported map[string]*Symbol // (made on first use)
+	var imported *counterparts // (made on first use)
 	whole := true
 	for _, ref := range r.Refs {
 		if !reused(ref.Span) {
@@ -387,9 +417,9 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 			// a name of an imported module: the run's import of it (its
 			// text may have moved, its doc changed) answers
 			if imported == nil {
-				imported = importedSymbols(c.res)
+				imported = newCounterparts(c.res)
 			}
-			n := imported[ref.Sym.File+"\x00"+symbolKey(ref.Sym)]
+			n := imported.find(ref.Sym)
 			if n == nil {
 				whole = false // (not expected: the body would have been checked again)
 				continue
@@ -467,10 +497,28 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 	c.complete = whole
 }
 
-// importedSymbols indexes the symbols of the modules res imports,
-// directly or not, by file and symbolKey.
-func importedSymbols(res *Result) map[string]*Symbol {
-	out := map[string]*Symbol{}
+// counterparts finds, among the symbols of the modules a result imports
+// (directly or not), the one that stands where a symbol of an earlier
+// check of the same file stood: the first symbol of that file (the
+// first of the closure's results of it, in import order) with the same
+// kind and name under the counterpart of its parent (the symbol
+// symbolKey names alike). Only the symbols asked for are looked up: a
+// declaration by name in its module's table, a member among its
+// parent's members. Indexing every symbol of the closure by symbolKey
+// instead cost the 200-module workspace's importers more than checking
+// their bodies.
+type counterparts struct {
+	results map[string]*Result // by file: the first result of it
+	found   map[*Symbol]*Symbol
+	// byKey indexes by symbolKey the symbols of a file whose result
+	// keeps no checker state (made on first use)
+	byKey map[string]map[string]*Symbol
+	// members indexes the members of a parent with many of them
+	members map[*Symbol]map[memberKey]*Symbol
+}
+
+func newCounterparts(res *Result) *counterparts {
+	x := &counterparts{results: map[string]*Result{}, found: map[*Symbol]*Symbol{}}
 	seen := map[*Result]bool{}
 	var walk func(r *Result)
 	walk = func(r *Result) {
@@ -479,17 +527,93 @@ func importedSymbols(res *Result) map[string]*Symbol {
 				continue
 			}
 			seen[im.Result] = true
-			for _, s := range im.Result.Symbols {
-				k := s.File + "\x00" + symbolKey(s)
-				if _, ok := out[k]; !ok {
-					out[k] = s
-				}
+			// (the symbols of a result are its file's own)
+			if _, ok := x.results[im.Result.Path]; !ok {
+				x.results[im.Result.Path] = im.Result
 			}
 			walk(im.Result)
 		}
 	}
 	walk(res)
-	return out
+	return x
+}
+
+// find returns s's counterpart, nil when there is none.
+func (x *counterparts) find(s *Symbol) *Symbol {
+	if n, ok := x.found[s]; ok {
+		return n
+	}
+	n := x.lookup(s)
+	x.found[s] = n
+	return n
+}
+
+func (x *counterparts) lookup(s *Symbol) *Symbol {
+	r := x.results[s.File]
+	if r == nil {
+		return nil
+	}
+	ic := r.checker
+	if ic == nil || ic.base != nil || ic.kept {
+		// (no tables to look in: every symbol of the file by key)
+		return x.keyed(r)[symbolKey(s)]
+	}
+	if s.Parent == nil {
+		if d := ic.decls[s.Name]; d != nil && d.Parent == nil && d.Kind == s.Kind && s.Decl != nil {
+			return d // (the first declaration of the name is its first symbol)
+		}
+		for _, m := range r.Symbols {
+			if m.Parent == nil && m.Kind == s.Kind && m.Name == s.Name {
+				return m
+			}
+		}
+		return nil
+	}
+	p := x.find(s.Parent)
+	if p == nil {
+		return nil
+	}
+	ms := ic.members(p)
+	if len(ms) <= 2*smallScope {
+		for _, m := range ms {
+			if m.Kind == s.Kind && m.Name == s.Name {
+				return m
+			}
+		}
+		return nil
+	}
+	ix := x.members[p]
+	if ix == nil {
+		ix = make(map[memberKey]*Symbol, len(ms))
+		for _, m := range ms {
+			if k := (memberKey{m.Kind, m.Name}); ix[k] == nil {
+				ix[k] = m
+			}
+		}
+		if x.members == nil {
+			x.members = map[*Symbol]map[memberKey]*Symbol{}
+		}
+		x.members[p] = ix
+	}
+	return ix[memberKey{s.Kind, s.Name}]
+}
+
+// keyed indexes r's symbols by symbolKey (the first of each key).
+func (x *counterparts) keyed(r *Result) map[string]*Symbol {
+	if m := x.byKey[r.Path]; m != nil {
+		return m
+	}
+	m := make(map[string]*Symbol, len(r.Symbols))
+	for _, s := range r.Symbols {
+		if k := symbolKey(s); m[k] == nil {
+			m[k] = s
+		}
+	}
+	if x.byKey == nil {
+		x.byKey = map[string]map[string]*Symbol{}
+	}
+	x.byKey[r.Path] = m
+	return m
 }
 
 // symbolKey names a symbol within its file: its kind and name, and its

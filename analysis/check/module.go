@@ -79,11 +79,14 @@ func (c *checker) module(m *ast.Module) {
 			c.index[d] = i
 		}
 	}
+	if c.eng != nil {
+		// (the alignment reads no interface: the base's resolved types
+		// that stand are known before the new ones are resolved)
+		c.eng.plan(c)
+		c.eng.keepTypes(c)
+	}
 	c.interfaces(m, nil)
 	c.dep, c.p1 = nil, nil
-	if c.eng != nil {
-		c.eng.plan(c)
-	}
 	for i, d := range m.Decls {
 		if _, ok := d.(*ast.Surface); !ok {
 			c.body(i, d)
@@ -456,13 +459,28 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 			return types.TInvalid
 		}
 	}
+	// In an engine run, a declaration whose resolved type stands (its
+	// text and everything its resolution reads are the base's:
+	// keepTypes) keeps the base's type object, so that records, enums
+	// and variants, compared by identity, stay the same types across
+	// versions (what other declarations and importers resolved against
+	// them stays valid). It is resolved all the same, for what the
+	// resolution records (lookups, references, diagnostics), into an
+	// object that is dropped.
+	kept, keep := c.eng.keptType(c, td)
 	name := td.Name.Name
 	switch def := td.Def.(type) {
 	case *ast.RecordDef:
 		r := &types.Record{Name: name, Kind: def.Keyword.Name}
 		c.typeCache[td] = r // records may refer to themselves through List/Option
+		if keep {
+			c.typeCache[td] = kept
+		}
 		for _, f := range def.Fields {
 			r.Fields = append(r.Fields, types.Field{Name: f.Name.Name, Type: c.resolveType(f.Type)})
+		}
+		if keep {
+			return kept
 		}
 		return r
 	case *ast.EnumDef:
@@ -470,11 +488,18 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 		for _, m := range def.Members {
 			e.Members = append(e.Members, m.Name)
 		}
+		if keep {
+			c.typeCache[td] = kept
+			return kept
+		}
 		c.typeCache[td] = e
 		return e
 	case *ast.VariantDef:
 		v := &types.Variant{Name: name}
 		c.typeCache[td] = v
+		if keep {
+			c.typeCache[td] = kept
+		}
 		for _, cs := range def.Cases {
 			tc := types.Case{Name: cs.Name.Name}
 			for _, f := range cs.Fields {
@@ -482,11 +507,17 @@ func (c *checker) declType(td *ast.TypeDecl) types.Type {
 			}
 			v.Cases = append(v.Cases, tc)
 		}
+		if keep {
+			return kept
+		}
 		return v
 	case *ast.AliasDef:
 		c.resolving[td] = true
 		t := c.resolveType(def.Type)
 		delete(c.resolving, td)
+		if keep {
+			t = kept
+		}
 		c.typeCache[td] = t
 		return t
 	}

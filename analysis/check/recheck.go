@@ -127,7 +127,7 @@ func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
 		// (no checker: not a base for the next Recheck)
 		return &Result{Path: r.Path, File: f, Diagnostics: diags}, &engineRun{whole: true}, true
 	}
-	eng := &engineRun{old: old, src: cur.Src, whole: true}
+	eng := &engineRun{old: old, src: cur.Src, whole: true, base: base}
 	// When the imports changed, every body is checked again (a body's
 	// dependencies on imported names are not recorded); the imports are
 	// answered as r's check resolved them, and one it did not resolve
@@ -140,6 +140,7 @@ func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
 		opts.Importer = replay
 	}
 	c := runEngine(opts, f, eng)
+	eng.base, eng.keep = nil, nil // (the answer does not keep its base alive)
 	if replay != nil && replay.missed {
 		return nil, nil, false
 	}
