@@ -61,6 +61,12 @@ type view struct {
 	units            []vunit    // the current module's children, in order
 	newDecls         []ast.Decl // the changed units' declarations, in order
 	replaced         map[ast.Decl]bool
+	// gone: the names of replaced declarations no declaration of the
+	// current version has (they resolve to nothing in the overlay);
+	// usersRead counts the unchanged declarations read again because
+	// a type they use is gone (check.Result.Users)
+	gone      []string
+	usersRead int
 
 	modOnce sync.Once
 	modForm *syntax.Form // the module form, its items shallow (modFormOf)
@@ -535,10 +541,10 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	for _, sg := range v.oldSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
-			if sg.kind != syntax.KindComment {
-				// the builder reads forms after the module's end as its
-				// declarations
-				return nil, "an edit to a form outside the module"
+			if sg.kind != syntax.KindComment && declaresOutside(oldTop, sg, nil) {
+				// the builder reads declarations outside the module as
+				// its items
+				return nil, "an edit to a declaration outside the module"
 			}
 		}
 		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) && !nameOK(oldUnits[sg.unit]) && !(v.modOpen && int(sg.unit) == len(oldUnits)-1 && oldUnits[sg.unit].kind == syntax.KindRParen) {
@@ -550,8 +556,8 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	for _, sg := range v.newSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
-			if sg.kind != syntax.KindComment {
-				return nil, "an edit to a form outside the module"
+			if sg.kind != syntax.KindComment && declaresOutside(top, sg, v.errForms) {
+				return nil, "an edit to a declaration outside the module"
 			}
 		}
 		if sg.inModule {
@@ -572,7 +578,8 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	}
 	if topChanged {
 		// comments or stray forms around the module: they declare
-		// nothing, but the comments above the module are its doc
+		// nothing (a full check reports them), but the comments above
+		// the module are its doc
 		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
 	}
 	// The declarations replaced and their replacements.
@@ -616,6 +623,68 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	}
 	// The changed declarations, and their names: a base declaration kept
 	// must not have one of them.
+	names := v.changedDecls(units)
+	// (the declarations' starts and ends only grow: the search for their
+	// units resumes where the last one stopped)
+	from := 0
+	kept := map[string]bool{}
+	for _, d := range base.File.Module.Decls {
+		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
+		if !ok || changedAt[sp.Start] {
+			v.replaced[d] = true
+		} else if nm := d.Base().Name; nm.Valid() {
+			if names[nm.Name] {
+				return nil, "a changed declaration's name is another's"
+			}
+			kept[nm.Name] = true
+		}
+	}
+	// the names no declaration has any more
+	var goneTypes []string
+	for _, d := range base.File.Module.Decls {
+		if nm := d.Base().Name; v.replaced[d] && nm.Valid() && !names[nm.Name] && !kept[nm.Name] {
+			v.gone = append(v.gone, nm.Name)
+			if d.Kind() == ast.KindType {
+				goneTypes = append(goneTypes, nm.Name)
+			}
+		}
+	}
+	if len(goneTypes) > 0 {
+		// A type removed or renamed: the declarations that looked it up,
+		// and those whose interface changes with theirs, are read and
+		// checked again with it gone (their types, signatures and
+		// members as a full check now resolves them).
+		users, ok := base.Users(goneTypes)
+		if !ok {
+			return nil, "a type declaration removed or renamed, and the base kept no lookups"
+		}
+		from = 0
+		for _, d := range users {
+			if v.replaced[d] {
+				continue
+			}
+			sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
+			if !ok {
+				return nil, "a type declaration removed or renamed, and a user of it not found"
+			}
+			i := v.unitAt(sp.Start)
+			if i < 0 || units[i].span.Start != sp.Start || units[i].changed {
+				return nil, "a type declaration removed or renamed, and a user of it not found"
+			}
+			units[i].changed = true
+			v.replaced[d] = true
+			v.usersRead++
+		}
+		v.newDecls = v.newDecls[:0]
+		names = v.changedDecls(units)
+	}
+	v.base = sn.baseInfoOf(base)
+	return v, ""
+}
+
+// changedDecls sets newDecls to the declarations of the changed units, in
+// order, and returns their names.
+func (v *view) changedDecls(units []vunit) map[string]bool {
 	names := map[string]bool{}
 	for i := range units {
 		u := &units[i]
@@ -631,24 +700,28 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 		}
 		v.newDecls = append(v.newDecls, d)
 	}
-	// (the declarations' starts and ends only grow: the search for their
-	// units resumes where the last one stopped)
-	from := 0
-	for _, d := range base.File.Module.Decls {
-		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
-		if !ok || changedAt[sp.Start] {
-			v.replaced[d] = true
-			if nm := d.Base().Name; d.Kind() == ast.KindType && nm.Valid() && !names[nm.Name] {
-				// the overlay would still resolve the name in the types
-				// of the declarations that use it
-				return nil, "a type declaration removed or renamed"
-			}
-		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
-			return nil, "a changed declaration's name is another's"
-		}
+	return names
+}
+
+// declaresOutside reports whether the top-level unit of top at sg (a form
+// outside the module) may declare something: the builder reads a list
+// outside the module headed by a declaration or header keyword as one of
+// the module's items, and the first list headed `module` is the module.
+// Any other form there (an atom, a string, another list: a line of a
+// comment broken by a newline, a word typed after the module's end) is
+// only reported. errForms holds the forms a text with a syntax error
+// reads as (errorUnits), by node.
+func declaresOutside(top []vunit, sg seg, errForms map[int32]errForm) bool {
+	i := sort.Search(len(top), func(k int) bool { return top[k].span.Start >= int(sg.start) })
+	if i == len(top) || top[i].span != sg.span() {
+		return true // (not found: decline)
 	}
-	v.base = sn.baseInfoOf(base)
-	return v, ""
+	t := top[i]
+	head, list := t.head, t.kind == syntax.KindList
+	if e, ok := errForms[t.node]; ok {
+		head, list = e.f.Head(), e.f.Kind == syntax.FormList
+	}
+	return list && (head == "module" || knownHeads[head] != "")
 }
 
 // nameUnit returns the index of the module's name among its children (its
@@ -1488,7 +1561,7 @@ func (v *view) overlay() {
 	if len(v.newDecls) == 0 {
 		return
 	}
-	if v.ov = v.base.res.Overlay(v.newDecls); v.ov == nil {
+	if v.ov = v.base.res.Overlay(v.newDecls, v.gone...); v.ov == nil {
 		return
 	}
 	v.fsyms, v.frefs = v.ov.Check()

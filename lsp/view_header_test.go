@@ -171,11 +171,11 @@ func TestViewDeclines(t *testing.T) {
 		name, from, to, why string
 		also                [2]string // a second replacement, when not empty
 	}{
-		// Parcel's type would still read the removed alias
-		{"a type alias removed", "  (type Grams U32)\n", "", "a type declaration removed or renamed", [2]string{}},
-		{"a type alias renamed", "(type Grams U32)", "(type Gram U32)", "a type declaration removed or renamed", [2]string{}},
-		// the builder reads what follows the module's end as declarations
-		{"the module closed early", "(record (weight Grams)))", "(record (weight Grams))))", "an edit to a form outside the module", [2]string{"(body true)))", "(body true))"}},
+		// (a type removed or renamed is answered: TestViewTypeRemovedTransitively)
+		// the builder reads declarations after the module's end as its items
+		{"the module closed early", "(record (weight Grams)))", "(record (weight Grams))))", "an edit to a declaration outside the module", [2]string{"(body true)))", "(body true))"}},
+		// which of the two the name resolves to, and which is reported
+		{"a declaration renamed to another's name", "(function heavy", "(function Parcel", "a changed declaration's name is another's", [2]string{}},
 		{"an import added", `(capsule "1.0")`, `(capsule "1.0") (import other)`, "an edit to the module form's keyword, parentheses or imports", [2]string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
