@@ -64,7 +64,9 @@ type view struct {
 	// gone: the names of replaced declarations no declaration of the
 	// current version has (they resolve to nothing in the overlay);
 	// usersRead counts the unchanged declarations read again because
-	// a type they use is gone (check.Result.Users)
+	// a type they use is gone or a name they use is declared twice
+	// (check.Result.Users), or because a changed declaration took their
+	// name
 	gone      []string
 	usersRead int
 
@@ -628,55 +630,66 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	// units resumes where the last one stopped)
 	from := 0
 	kept := map[string]bool{}
+	var again []string // names whose declarations are read again with their users
+	dup := map[ast.Decl]bool{}
 	for _, d := range base.File.Module.Decls {
 		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
 		if !ok || changedAt[sp.Start] {
 			v.replaced[d] = true
 		} else if nm := d.Base().Name; nm.Valid() {
 			if names[nm.Name] {
-				return nil, "a changed declaration's name is another's"
+				// a changed declaration now has its name: both are read
+				// again (the first resolves the name, the others are
+				// reported), and so is every declaration that looked
+				// the name up
+				dup[d] = true
+				again = append(again, nm.Name)
+				continue
 			}
 			kept[nm.Name] = true
 		}
 	}
 	// the names no declaration has any more
-	var goneTypes []string
 	for _, d := range base.File.Module.Decls {
 		if nm := d.Base().Name; v.replaced[d] && nm.Valid() && !names[nm.Name] && !kept[nm.Name] {
 			v.gone = append(v.gone, nm.Name)
 			if d.Kind() == ast.KindType {
-				goneTypes = append(goneTypes, nm.Name)
+				again = append(again, nm.Name)
 			}
 		}
 	}
-	if len(goneTypes) > 0 {
-		// A type removed or renamed: the declarations that looked it up,
-		// and those whose interface changes with theirs, are read and
-		// checked again with it gone (their types, signatures and
-		// members as a full check now resolves them).
-		users, ok := base.Users(goneTypes)
+	if len(again) > 0 {
+		// A type removed or renamed, or a name declared twice: the
+		// declarations that looked the name up, and those whose
+		// interface changes with theirs, are read and checked again
+		// (their types, signatures and members as a full check now
+		// resolves them).
+		users, ok := base.Users(again)
 		if !ok {
-			return nil, "a type declaration removed or renamed, and the base kept no lookups"
+			return nil, "a type removed or renamed, or a name declared twice, and the base kept no lookups"
+		}
+		for _, d := range users {
+			dup[d] = true
 		}
 		from = 0
-		for _, d := range users {
-			if v.replaced[d] {
+		for _, d := range base.File.Module.Decls {
+			if !dup[d] || v.replaced[d] {
 				continue
 			}
 			sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
 			if !ok {
-				return nil, "a type declaration removed or renamed, and a user of it not found"
+				return nil, "a declaration to read again not found"
 			}
 			i := v.unitAt(sp.Start)
 			if i < 0 || units[i].span.Start != sp.Start || units[i].changed {
-				return nil, "a type declaration removed or renamed, and a user of it not found"
+				return nil, "a declaration to read again not found"
 			}
 			units[i].changed = true
 			v.replaced[d] = true
 			v.usersRead++
 		}
 		v.newDecls = v.newDecls[:0]
-		names = v.changedDecls(units)
+		v.changedDecls(units)
 	}
 	v.base = sn.baseInfoOf(base)
 	return v, ""

@@ -171,11 +171,10 @@ func TestViewDeclines(t *testing.T) {
 		name, from, to, why string
 		also                [2]string // a second replacement, when not empty
 	}{
-		// (a type removed or renamed is answered: TestViewTypeRemovedTransitively)
+		// (a type removed or renamed and a name declared twice are answered:
+		// TestViewAfterStructuredEdit)
 		// the builder reads declarations after the module's end as its items
 		{"the module closed early", "(record (weight Grams)))", "(record (weight Grams))))", "an edit to a declaration outside the module", [2]string{"(body true)))", "(body true))"}},
-		// which of the two the name resolves to, and which is reported
-		{"a declaration renamed to another's name", "(function heavy", "(function Parcel", "a changed declaration's name is another's", [2]string{}},
 		{"an import added", `(capsule "1.0")`, `(capsule "1.0") (import other)`, "an edit to the module form's keyword, parentheses or imports", [2]string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

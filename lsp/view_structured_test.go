@@ -91,8 +91,9 @@ func structuredEdits(r *rand.Rand, text string, base *check.Result, max int) []s
 // TestViewAfterStructuredEdit is the differential test of structured
 // edits the view used to decline: a type declaration removed or renamed
 // (the declarations that use it are read and checked again with it gone,
-// check.Result.Users), a form added outside the module that declares
-// nothing, and a declaration renamed to another's name (still declined).
+// check.Result.Users), a declaration renamed to another's name (both
+// declarations and the users of the name are read and checked again), and
+// a form added outside the module that declares nothing.
 // Over every example and a spec-shaped module, each edit's view is built
 // over the full check of the text before it and over the engine's answer
 // of that text; completion, hover, definition and signature help at every
@@ -189,14 +190,14 @@ func TestViewAfterStructuredEdit(t *testing.T) {
 	}
 	t.Logf("versions by kind: %v; answered from the base: %v; %d answers, all compared with a full check's", versions, quick, answers)
 	t.Logf("declined: %v", declined)
-	t.Logf("unchanged declarations read and checked again because a type they use is gone: %d", usersRead)
-	for _, k := range []string{"type removed", "type renamed", "stray form after the module", "stray form before the module"} {
+	t.Logf("unchanged declarations read and checked again because a type they use is gone or a name is declared twice: %d", usersRead)
+	for _, k := range []string{"type removed", "type renamed", "renamed to another's name", "stray form after the module", "stray form before the module"} {
 		if quick[k] == 0 {
 			t.Errorf("no %q edit was answered from the base (of %d)", k, versions[k])
 		}
 	}
 	if usersRead == 0 {
-		t.Error("no view read a declaration again because a type it uses is gone")
+		t.Error("no view read a declaration again because a type it uses is gone or a name is declared twice")
 	}
 }
 

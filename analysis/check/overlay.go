@@ -71,20 +71,26 @@ func (r *Result) Overlay(decls []ast.Decl, gone ...string) *Overlay {
 		if !b.Name.Valid() {
 			continue
 		}
-		if seen[b.Name.Name] {
-			continue // the first declaration of a name is the one it resolves to
+		// every declaration has its symbol; the first of a name is the
+		// one it resolves to (as in a full check, which reports the
+		// others)
+		s := ch.define(&Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name})
+		if !seen[b.Name.Name] {
+			seen[b.Name.Name] = true
+			ch.decls[b.Name.Name] = s
 		}
-		seen[b.Name.Name] = true
-		ch.decls[b.Name.Name] = ch.define(&Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name})
 	}
-	// The passes of a full check (module), over the declarations given.
+	// The passes of a full check (module), over the declarations given
+	// (a type declared twice is resolved too, its members those of the
+	// first: interfaces).
 	for _, d := range decls {
-		if td, ok := d.(*ast.TypeDecl); ok && ch.declSym(td) != nil {
+		if td, ok := d.(*ast.TypeDecl); ok {
 			delete(ch.typeCache, td)
 			t := ch.declType(td)
-			s := ch.declSym(td)
-			s.Type = t
-			s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
+			if s := ch.declSym(td); s != nil {
+				s.Type = t
+				s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
+			}
 			ch.typeMembers(td, t)
 		}
 	}
