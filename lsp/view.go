@@ -19,10 +19,13 @@ package lsp
 // the two differ (after their common prefix, before their common suffix).
 // The module's children (declarations, header clauses, comments) are the
 // units: a unit that touches that span changed; the others are the base's,
-// shifted. When that picture is unsound (no base yet, a syntax error, an
-// edit to the module form itself or to its imports, a changed name that
-// another declaration also uses), the view is the snapshot's own full
-// check, counted in fullViews.
+// shifted. A type removed or renamed, or a name a changed declaration
+// shares with an unchanged one, also reads again the declarations that
+// looked the name up (check.Result.Users). When that picture is unsound
+// (no base yet, a syntax error the view cannot place, an edit to the
+// module form itself or to its imports, a declaration outside the
+// module), the view is the snapshot's own full check, counted in
+// fullViews.
 
 import (
 	"bytes"
