@@ -632,7 +632,7 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	// (the declarations' starts and ends only grow: the search for their
 	// units resumes where the last one stopped)
 	from := 0
-	kept := map[string]bool{}
+	kept := map[string][]ast.Decl{}
 	var again []string // names whose declarations are read again with their users
 	dup := map[ast.Decl]bool{}
 	for _, d := range base.File.Module.Decls {
@@ -649,16 +649,27 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 				again = append(again, nm.Name)
 				continue
 			}
-			kept[nm.Name] = true
+			kept[nm.Name] = append(kept[nm.Name], d)
 		}
 	}
-	// the names no declaration has any more
 	for _, d := range base.File.Module.Decls {
-		if nm := d.Base().Name; v.replaced[d] && nm.Valid() && !names[nm.Name] && !kept[nm.Name] {
-			v.gone = append(v.gone, nm.Name)
-			if d.Kind() == ast.KindType {
-				again = append(again, nm.Name)
+		nm := d.Base().Name
+		if !v.replaced[d] || !nm.Valid() || names[nm.Name] {
+			continue
+		}
+		if ks := kept[nm.Name]; len(ks) > 0 {
+			// the base declared the name twice and the edit took one
+			// away: the name may resolve to the other one now
+			for _, k := range ks {
+				dup[k] = true
 			}
+			again = append(again, nm.Name)
+			continue
+		}
+		// a name no declaration has any more
+		v.gone = append(v.gone, nm.Name)
+		if d.Kind() == ast.KindType {
+			again = append(again, nm.Name)
 		}
 	}
 	if len(again) > 0 {

@@ -273,3 +273,71 @@ func TestViewTypeRemovedTransitively(t *testing.T) {
 		})
 	}
 }
+
+// TestViewDuplicateEdited edits a module that declares a name twice: the
+// first declaration removed (the name now resolves to the second), the
+// second removed, and a third declaration renamed to it. The view reads
+// the other declaration of the name and its users again, and answers
+// every offset as a full check does.
+func TestViewDuplicateEdited(t *testing.T) {
+	const path = "/tmp/twice.caps"
+	const module = `(module twice
+  (capsule "1.0")
+  (function limit
+    (input (n U32))
+    (output U32)
+    (body (+ n 1)))
+  (function check_it
+    (input (n U32))
+    (output Bool)
+    (body (> (limit n) 10)))
+  (function limit
+    (input (n U32) (m U32))
+    (output U32)
+    (body (+ n m)))
+  (function other
+    (input (k U32))
+    (output U32)
+    (body k)))
+`
+	ctx := context.Background()
+	requests := []struct {
+		name string
+		f    func(context.Context, *snapshot, int) (any, error)
+	}{{"completion", completion}, {"hover", hover}, {"definition", definition}, {"signatureHelp", signatureHelp}}
+	base := testSnapshot(t, path, module, nil).Package().Result
+	first := strings.Index(module, "  (function limit")
+	second := strings.LastIndex(module, "  (function limit")
+	firstEnd := first + strings.Index(module[first:], "(+ n 1)))\n") + len("(+ n 1)))\n")
+	secondEnd := second + strings.Index(module[second:], "(+ n m)))\n") + len("(+ n m)))\n")
+	for _, tc := range []struct{ name, text string }{
+		{"first removed", module[:first] + module[firstEnd:]},
+		{"second removed", module[:second] + module[secondEnd:]},
+		{"another renamed to it", strings.Replace(module, "(function other", "(function limit", 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sn := testSnapshot(t, path, tc.text, base)
+			v, why := sn.quickViewWhy()
+			if v == nil {
+				t.Fatalf("declined: %s", why)
+			}
+			if v.usersRead == 0 {
+				t.Error("no declaration was read again")
+			}
+			sn.qv.Store(v)
+			sn.viewOnce.Do(func() {})
+			fresh := testSnapshot(t, path, tc.text, nil)
+			for off := 0; off <= len(tc.text); off++ {
+				for _, q := range requests {
+					want, werr := q.f(ctx, fresh, off)
+					got, gerr := q.f(ctx, sn, off)
+					wj, _ := json.Marshal(want)
+					gj, _ := json.Marshal(got)
+					if d := cmp.Diff(fmt.Sprint(string(wj), werr != nil), fmt.Sprint(string(gj), gerr != nil)); d != "" {
+						t.Errorf("%s at %d: differs from a full check (-full +view):\n%s", q.name, off, d)
+					}
+				}
+			}
+		})
+	}
+}
