@@ -19,10 +19,13 @@ package lsp
 // the two differ (after their common prefix, before their common suffix).
 // The module's children (declarations, header clauses, comments) are the
 // units: a unit that touches that span changed; the others are the base's,
-// shifted. When that picture is unsound (no base yet, a syntax error, an
-// edit to the module form itself or to its imports, a changed name that
-// another declaration also uses), the view is the snapshot's own full
-// check, counted in fullViews.
+// shifted. A type removed or renamed, or a name a changed declaration
+// shares with an unchanged one, also reads again the declarations that
+// looked the name up (check.Result.Users). When that picture is unsound
+// (no base yet, a syntax error the view cannot place, an edit to the
+// module form itself or to its imports, a declaration outside the
+// module), the view is the snapshot's own full check, counted in
+// fullViews.
 
 import (
 	"bytes"
@@ -61,6 +64,14 @@ type view struct {
 	units            []vunit    // the current module's children, in order
 	newDecls         []ast.Decl // the changed units' declarations, in order
 	replaced         map[ast.Decl]bool
+	// gone: the names of replaced declarations no declaration of the
+	// current version has (they resolve to nothing in the overlay);
+	// usersRead counts the unchanged declarations read again because
+	// a type they use is gone or a name they use is declared twice
+	// (check.Result.Users), or because a changed declaration took their
+	// name
+	gone      []string
+	usersRead int
 
 	modOnce sync.Once
 	modForm *syntax.Form // the module form, its items shallow (modFormOf)
@@ -535,10 +546,10 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	for _, sg := range v.oldSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
-			if sg.kind != syntax.KindComment {
-				// the builder reads forms after the module's end as its
-				// declarations
-				return nil, "an edit to a form outside the module"
+			if sg.kind != syntax.KindComment && declaresOutside(oldTop, sg, nil) {
+				// the builder reads declarations outside the module as
+				// its items
+				return nil, "an edit to a declaration outside the module"
 			}
 		}
 		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) && !nameOK(oldUnits[sg.unit]) && !(v.modOpen && int(sg.unit) == len(oldUnits)-1 && oldUnits[sg.unit].kind == syntax.KindRParen) {
@@ -550,8 +561,8 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	for _, sg := range v.newSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
-			if sg.kind != syntax.KindComment {
-				return nil, "an edit to a form outside the module"
+			if sg.kind != syntax.KindComment && declaresOutside(top, sg, v.errForms) {
+				return nil, "an edit to a declaration outside the module"
 			}
 		}
 		if sg.inModule {
@@ -572,7 +583,8 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	}
 	if topChanged {
 		// comments or stray forms around the module: they declare
-		// nothing, but the comments above the module are its doc
+		// nothing (a full check reports them), but the comments above
+		// the module are its doc
 		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
 	}
 	// The declarations replaced and their replacements.
@@ -616,6 +628,90 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	}
 	// The changed declarations, and their names: a base declaration kept
 	// must not have one of them.
+	names := v.changedDecls(units)
+	// (the declarations' starts and ends only grow: the search for their
+	// units resumes where the last one stopped)
+	from := 0
+	kept := map[string][]ast.Decl{}
+	var again []string // names whose declarations are read again with their users
+	dup := map[ast.Decl]bool{}
+	for _, d := range base.File.Module.Decls {
+		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
+		if !ok || changedAt[sp.Start] {
+			v.replaced[d] = true
+		} else if nm := d.Base().Name; nm.Valid() {
+			if names[nm.Name] {
+				// a changed declaration now has its name: both are read
+				// again (the first resolves the name, the others are
+				// reported), and so is every declaration that looked
+				// the name up
+				dup[d] = true
+				again = append(again, nm.Name)
+				continue
+			}
+			kept[nm.Name] = append(kept[nm.Name], d)
+		}
+	}
+	for _, d := range base.File.Module.Decls {
+		nm := d.Base().Name
+		if !v.replaced[d] || !nm.Valid() || names[nm.Name] {
+			continue
+		}
+		if ks := kept[nm.Name]; len(ks) > 0 {
+			// the base declared the name twice and the edit took one
+			// away: the name may resolve to the other one now
+			for _, k := range ks {
+				dup[k] = true
+			}
+			again = append(again, nm.Name)
+			continue
+		}
+		// a name no declaration has any more
+		v.gone = append(v.gone, nm.Name)
+		if d.Kind() == ast.KindType {
+			again = append(again, nm.Name)
+		}
+	}
+	if len(again) > 0 {
+		// A type removed or renamed, or a name declared twice: the
+		// declarations that looked the name up, and those whose
+		// interface changes with theirs, are read and checked again
+		// (their types, signatures and members as a full check now
+		// resolves them).
+		users, ok := base.Users(again)
+		if !ok {
+			return nil, "a type removed or renamed, or a name declared twice, and the base kept no lookups"
+		}
+		for _, d := range users {
+			dup[d] = true
+		}
+		from = 0
+		for _, d := range base.File.Module.Decls {
+			if !dup[d] || v.replaced[d] {
+				continue
+			}
+			sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
+			if !ok {
+				return nil, "a declaration to read again not found"
+			}
+			i := v.unitAt(sp.Start)
+			if i < 0 || units[i].span.Start != sp.Start || units[i].changed {
+				return nil, "a declaration to read again not found"
+			}
+			units[i].changed = true
+			v.replaced[d] = true
+			v.usersRead++
+		}
+		v.newDecls = v.newDecls[:0]
+		v.changedDecls(units)
+	}
+	v.base = sn.baseInfoOf(base)
+	return v, ""
+}
+
+// changedDecls sets newDecls to the declarations of the changed units, in
+// order, and returns their names.
+func (v *view) changedDecls(units []vunit) map[string]bool {
 	names := map[string]bool{}
 	for i := range units {
 		u := &units[i]
@@ -631,24 +727,28 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 		}
 		v.newDecls = append(v.newDecls, d)
 	}
-	// (the declarations' starts and ends only grow: the search for their
-	// units resumes where the last one stopped)
-	from := 0
-	for _, d := range base.File.Module.Decls {
-		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
-		if !ok || changedAt[sp.Start] {
-			v.replaced[d] = true
-			if nm := d.Base().Name; d.Kind() == ast.KindType && nm.Valid() && !names[nm.Name] {
-				// the overlay would still resolve the name in the types
-				// of the declarations that use it
-				return nil, "a type declaration removed or renamed"
-			}
-		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
-			return nil, "a changed declaration's name is another's"
-		}
+	return names
+}
+
+// declaresOutside reports whether the top-level unit of top at sg (a form
+// outside the module) may declare something: the builder reads a list
+// outside the module headed by a declaration or header keyword as one of
+// the module's items, and the first list headed `module` is the module.
+// Any other form there (an atom, a string, another list: a line of a
+// comment broken by a newline, a word typed after the module's end) is
+// only reported. errForms holds the forms a text with a syntax error
+// reads as (errorUnits), by node.
+func declaresOutside(top []vunit, sg seg, errForms map[int32]errForm) bool {
+	i := sort.Search(len(top), func(k int) bool { return top[k].span.Start >= int(sg.start) })
+	if i == len(top) || top[i].span != sg.span() {
+		return true // (not found: decline)
 	}
-	v.base = sn.baseInfoOf(base)
-	return v, ""
+	t := top[i]
+	head, list := t.head, t.kind == syntax.KindList
+	if e, ok := errForms[t.node]; ok {
+		head, list = e.f.Head(), e.f.Kind == syntax.FormList
+	}
+	return list && (head == "module" || knownHeads[head] != "")
 }
 
 // nameUnit returns the index of the module's name among its children (its
@@ -1488,7 +1588,7 @@ func (v *view) overlay() {
 	if len(v.newDecls) == 0 {
 		return
 	}
-	if v.ov = v.base.res.Overlay(v.newDecls); v.ov == nil {
+	if v.ov = v.base.res.Overlay(v.newDecls, v.gone...); v.ov == nil {
 		return
 	}
 	v.fsyms, v.frefs = v.ov.Check()

@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"context"
 	"github.com/capsulang/caps/lsp/lsptest"
@@ -12,6 +13,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/bench/gen"
 	"github.com/capsulang/caps/syntax"
@@ -48,6 +50,64 @@ func BenchmarkRequestAfterEdit(b *testing.B) {
 			t.report(b)
 		})
 	}
+	// A hover right after a type declaration in the middle of the module
+	// was renamed (its uses not yet), on a use of the old name, and a
+	// completion right after a word typed after the module's end. Both
+	// used to wait for a full check of the version (full-checks/op
+	// counts those); the view now reads and checks again the type's
+	// users only (check.Result.Users), and takes the stray word as a
+	// form that declares nothing.
+	declined := func(b *testing.B, base *check.Result, edited string, f func(context.Context, *snapshot, int) (any, error), off int) {
+		var d time.Duration
+		full := 0
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			sn := testSnapshot(b, "/tmp/spec.caps", edited, base)
+			b.StartTimer()
+			t0 := time.Now()
+			if _, err := f(ctx, sn, off); err != nil {
+				b.Fatal(err)
+			}
+			d += time.Since(t0)
+			if sn.done.Load() {
+				full++
+			}
+		}
+		b.ReportMetric(float64(d.Microseconds())/float64(b.N), "request-µs")
+		b.ReportMetric(float64(full)/float64(b.N), "full-checks/op")
+	}
+	b.Run("hover-type-renamed", func(b *testing.B) {
+		// the spec's examples declare few types: the 10,000 lines also
+		// copy text_and_records.caps, whose alias Grams the record
+		// Parcel uses, and Parcel a dozen functions
+		ts, err := gen.SpecTemplates("../examples")
+		if err != nil {
+			b.Fatal(err)
+		}
+		records, err := os.ReadFile("../examples/text_and_records.caps")
+		if err != nil {
+			b.Fatal(err)
+		}
+		src, err := gen.SpecShaped(10000, append(ts, records)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		text := string(src)
+		base := testSnapshot(b, "/tmp/spec.caps", text, nil).Package().Result
+		td := strings.Index(text[len(text)/2:], "(type Grams_") + len(text)/2 + len("(type ")
+		ne := td + strings.IndexAny(text[td:], " \n)")
+		name := text[td:ne]
+		use := strings.Index(text[ne:], " "+name+")") + ne + 1
+		if td < len(text)/2 || use < ne+1 {
+			b.Fatal("no type Grams_N in the module's second half, or no use of it after it")
+		}
+		renamed := text[:td] + name + "Renamed" + text[ne:]
+		declined(b, base, renamed, hover, use+len("Renamed")+1)
+	})
+	b.Run("completion-stray-form", func(b *testing.B) {
+		end := len(strings.TrimRight(text, "\n"))
+		declined(b, base, text[:end]+"\nx"+text[end:], completion, at+3)
+	})
 	// A completion right after an edit that leaves a list open: the tree's
 	// open list takes in the rest of the module, so the view reads the whole
 	// text as a full check's reader does (with its recovery) and cuts the

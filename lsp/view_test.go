@@ -265,9 +265,11 @@ func viewDifferential(t *testing.T, withErrors, engine bool) {
 		t.Errorf("inside the edited declarations, %d of %d answers differ from a full check (VIEW_DEBUG=1 shows them)", inAll-inSame, inAll)
 	}
 	// The view declines, by design, edits to the module form itself (its
-	// header items, parentheses or imports); on this seed they are about
-	// 5% of the versions (94.7% answered at the last count).
-	if !withErrors && quick*100 < versions*90 {
+	// header items, parentheses or imports) and declarations outside it;
+	// on this seed they are 3 of 228 versions (a comment line broken
+	// into a stray form before the module was the most frequent decline
+	// until such forms were answered).
+	if !withErrors && quick*100 < versions*95 {
 		t.Errorf("only %d of %d versions were answered from the base", quick, versions)
 	}
 }

@@ -352,6 +352,12 @@ type checker struct {
 	// machine's surfaces by a scan; the next lookup builds the index.
 	boundScanned bool
 	variantCases map[string][]variantCase
+	// overlayGone and overlayDecls are set on an Overlay's checker: the
+	// names its later version no longer declares, and the declarations
+	// it checks (the variant types a bare constructor searches are the
+	// module's as the overlay sees them).
+	overlayGone  map[string]bool
+	overlayDecls []ast.Decl
 	// governed indexes the machines by the policies that decide their
 	// intents (built on first use).
 	governed map[string][]*ast.Machine

@@ -552,7 +552,7 @@ func (c *checker) variantsWithCase(name string) []variantCase {
 	c.uses(keyVariants)
 	if c.variantCases == nil {
 		c.variantCases = map[string][]variantCase{}
-		for _, d := range c.mod.Decls {
+		for _, d := range c.variantDecls() {
 			if td, ok := d.(*ast.TypeDecl); ok {
 				if v, ok := c.declType(td).(*types.Variant); ok {
 					seen := map[string]bool{} // a repeated case adds the type once
@@ -567,6 +567,30 @@ func (c *checker) variantsWithCase(name string) []variantCase {
 		}
 	}
 	return c.variantCases[name]
+}
+
+// variantDecls returns the declarations variantsWithCase searches: the
+// module's; on an Overlay's checker, the earlier check's that the overlay
+// neither replaces nor sees gone, then the overlay's own (the order
+// matters only to the message of a case several variants have).
+func (c *checker) variantDecls() []ast.Decl {
+	if c.base == nil || c.overlayDecls == nil && c.overlayGone == nil {
+		return c.mod.Decls
+	}
+	mine := map[string]bool{}
+	for _, d := range c.overlayDecls {
+		if n := d.Base().Name; n.Valid() {
+			mine[n.Name] = true
+		}
+	}
+	var out []ast.Decl
+	for _, d := range c.mod.Decls {
+		if n := d.Base().Name; n.Valid() && (mine[n.Name] || c.overlayGone[n.Name]) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return append(out, c.overlayDecls...)
 }
 
 // variantCtor checks (case arg...) for a tagged-variant case, written bare

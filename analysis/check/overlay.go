@@ -2,6 +2,7 @@ package check
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax/ast"
@@ -28,7 +29,10 @@ type Overlay struct {
 }
 
 // Overlay returns an overlay of r for the declarations decls, built from
-// a later version of r's file; nil when r keeps no module state. r may be
+// a later version of r's file; nil when r keeps no module state. The
+// names gone are those of r's declarations the later version no longer
+// declares (removed or renamed): they resolve to nothing in the overlay,
+// as in a full check of that version. r may be
 // a full check or an engine answer whose trees are at its own text's
 // offsets (RecheckImports, RecheckImportsAt: TreeCurrent); a fast
 // Recheck's answer, and the answers chained on one, are declined: their
@@ -36,7 +40,7 @@ type Overlay struct {
 // overlay's lookups would hand out as r's. (What a request reads of r
 // besides, its symbols and references, is a full check's only when r
 // is not Partial.)
-func (r *Result) Overlay(decls []ast.Decl) *Overlay {
+func (r *Result) Overlay(decls []ast.Decl, gone ...string) *Overlay {
 	base := r.checker
 	if base == nil || base.base != nil || base.kept || base.mod == nil {
 		return nil
@@ -53,26 +57,40 @@ func (r *Result) Overlay(decls []ast.Decl) *Overlay {
 		base:          base,
 	}
 	o := &Overlay{ch: ch}
+	for _, n := range gone {
+		delete(ch.decls, n)
+		if ch.overlayGone == nil {
+			ch.overlayGone = map[string]bool{}
+		}
+		ch.overlayGone[n] = true
+	}
+	ch.overlayDecls = decls
 	seen := map[string]bool{}
 	for _, d := range decls {
 		b := d.Base()
 		if !b.Name.Valid() {
 			continue
 		}
-		if seen[b.Name.Name] {
-			continue // the first declaration of a name is the one it resolves to
+		// every declaration has its symbol; the first of a name is the
+		// one it resolves to (as in a full check, which reports the
+		// others)
+		s := ch.define(&Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name})
+		if !seen[b.Name.Name] {
+			seen[b.Name.Name] = true
+			ch.decls[b.Name.Name] = s
 		}
-		seen[b.Name.Name] = true
-		ch.decls[b.Name.Name] = ch.define(&Symbol{Kind: SymbolKind(d.Kind()), Name: b.Name.Name, Span: b.Name.Span, Full: b.Form.Span(), Doc: b.Doc, Decl: d, Detail: string(d.Kind()) + " " + b.Name.Name})
 	}
-	// The passes of a full check (module), over the declarations given.
+	// The passes of a full check (module), over the declarations given
+	// (a type declared twice is resolved too, its members those of the
+	// first: interfaces).
 	for _, d := range decls {
-		if td, ok := d.(*ast.TypeDecl); ok && ch.declSym(td) != nil {
+		if td, ok := d.(*ast.TypeDecl); ok {
 			delete(ch.typeCache, td)
 			t := ch.declType(td)
-			s := ch.declSym(td)
-			s.Type = t
-			s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
+			if s := ch.declSym(td); s != nil {
+				s.Type = t
+				s.Detail = "type " + td.Name.Name + " = " + typeDetail(td, t)
+			}
 			ch.typeMembers(td, t)
 		}
 	}
@@ -127,3 +145,86 @@ func (o *Overlay) Check() (syms []*Symbol, refs []Ref) {
 // Type returns the checked type of an expression of the overlay's
 // declarations (after Check), nil when it has none.
 func (o *Overlay) Type(e ast.Expr) types.Type { return o.ch.res.Types.Type(e) }
+
+// Users returns the declarations of r's module a later version must check
+// again when the declarations called names no longer resolve as in r
+// (removed, renamed, or declared anew with another type identity): those
+// whose check looked one of them up, found or not, and, transitively,
+// those whose interface (resolved type, members, signature) looked up a
+// declaration whose interface did, as that interface changes with them.
+// A bare variant constructor searches every type declaration: when a
+// variant type is among them, the declarations that searched are users
+// too; and a machine reads the surfaces bound to it: when a surface's
+// interface changes, the declarations that read bound surfaces are. The
+// users are in r's order and do not include the declarations called
+// names themselves. ok is false when r keeps no record of what its
+// declarations looked up (a check with Options.Once, a fast Recheck).
+func (r *Result) Users(names []string) (users []ast.Decl, ok bool) {
+	base := r.checker
+	if base == nil || base.base != nil || base.kept || base.mod == nil || len(base.info) != len(base.mod.Decls) {
+		return nil, false
+	}
+	// (Recheck compacts the body lookups once, in place)
+	base.compactOnce.Do(func() { compact(base.info) })
+	iface := map[string]bool{} // names whose interface changed
+	variant, surface := false, false
+	changed := func(name string, d ast.Decl) {
+		iface[name] = true
+		if td, ok := d.(*ast.TypeDecl); ok {
+			if _, ok := base.typeCache[td].(*types.Variant); ok {
+				variant = true
+			}
+		}
+		if _, ok := d.(*ast.Surface); ok {
+			surface = true
+		}
+	}
+	for _, n := range names {
+		iface[n] = true
+		if s := base.decls[n]; s != nil && s.Decl != nil {
+			changed(n, s.Decl)
+		}
+	}
+	hits := func(dp *deps) bool {
+		for _, n := range dp.names {
+			if iface[n] {
+				return true
+			}
+		}
+		if variant || surface {
+			for _, k := range dp.keys {
+				if variant && k == keyVariants || surface && strings.HasPrefix(k, keyBound) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	user := make([]bool, len(base.mod.Decls))
+	for more := true; more; {
+		more = false
+		for i, d := range base.mod.Decls {
+			n := d.Base().Name
+			if n.Valid() && iface[n.Name] {
+				continue
+			}
+			if hits(&base.info[i].p1) {
+				user[i] = true
+				if n.Valid() {
+					changed(n.Name, d)
+					more = true
+				}
+				continue
+			}
+			if !user[i] && hits(&base.info[i].body) {
+				user[i] = true
+			}
+		}
+	}
+	for i, d := range base.mod.Decls {
+		if user[i] {
+			users = append(users, d)
+		}
+	}
+	return users, true
+}
