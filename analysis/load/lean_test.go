@@ -47,38 +47,103 @@ func leanCorpus(t *testing.T, dir string) []string {
 // TestLeanLoadMatchesWhole checks caps check's lean loads (Loader.LeanFrom)
 // against whole ones over the corpus: the same diagnostics, byte for byte,
 // the same semantic hash and, where the examples run, the same outcomes.
+// It loads each file lean twice: checked lean however little is deferred
+// (leanAlways), and as caps check does, where a mostly whole lean tree is
+// built whole in place (ast.Undefer) and checked as a whole build.
 func TestLeanLoadMatchesWhole(t *testing.T) {
-	lean, ran := 0, 0
+	lean, ran, undeferred, undeferredRan := 0, 0, 0, 0
 	for _, path := range leanCorpus(t, t.TempDir()) {
 		whole, err := (&Loader{OneShot: true}).Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := (&Loader{OneShot: true, LeanFrom: 1, leanAlways: true}).Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.lean {
-			lean++
-		}
-		if d := cmp.Diff(whole.Result.Diagnostics, got.Result.Diagnostics); d != "" {
-			t.Errorf("%s: lean diagnostics differ (-whole +lean):\n%s", path, d)
-		}
-		if whole.Hash != got.Hash {
-			t.Errorf("%s: lean hash %s, whole %s", path, got.Hash, whole.Hash)
-		}
-		if got.lean && !whole.Result.HasErrors() && len(whole.Result.Examples) > 0 {
-			ran++
-			w, g := examples.Diagnostics(examples.Evaluate(whole.Result)), examples.Diagnostics(examples.Evaluate(got.Result))
-			if d := cmp.Diff(w, g); d != "" {
-				t.Errorf("%s: example outcomes differ (-whole +lean):\n%s", path, d)
+		for _, always := range []bool{true, false} {
+			builds := wholeBuilds.Load()
+			got, err := (&Loader{OneShot: true, LeanFrom: 1, leanAlways: always}).Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := "lean"
+			switch {
+			case got.lean && always:
+				lean++
+			case got.lean:
+				continue // checked lean: as above
+			case wholeBuilds.Load() == builds:
+				in = "undeferred"
+				undeferred++
+			default:
+				continue // not built lean at all
+			}
+			if d := cmp.Diff(whole.Result.Diagnostics, got.Result.Diagnostics); d != "" {
+				t.Errorf("%s: %s diagnostics differ (-whole +%s):\n%s", path, in, in, d)
+			}
+			if whole.Hash != got.Hash {
+				t.Errorf("%s: %s hash %s, whole %s", path, in, got.Hash, whole.Hash)
+			}
+			if !whole.Result.HasErrors() && len(whole.Result.Examples) > 0 {
+				if got.lean {
+					ran++
+				} else {
+					undeferredRan++
+				}
+				w, g := examples.Diagnostics(examples.Evaluate(whole.Result)), examples.Diagnostics(examples.Evaluate(got.Result))
+				if d := cmp.Diff(w, g); d != "" {
+					t.Errorf("%s: example outcomes differ (-whole +%s):\n%s", path, in, d)
+				}
 			}
 		}
 	}
-	if lean < 50 || ran < 20 {
-		t.Errorf("only %d files were loaded lean, %d of them ran examples", lean, ran)
+	if lean < 50 || ran < 20 || undeferred < 50 || undeferredRan < 15 {
+		t.Errorf("only %d files were loaded lean, %d of them ran examples; %d were undeferred, %d of them ran examples", lean, ran, undeferred, undeferredRan)
 	}
-	t.Logf("%d files loaded lean, %d of them ran examples", lean, ran)
+	t.Logf("%d files loaded lean, %d of them ran examples; %d undeferred, %d of them ran examples", lean, ran, undeferred, undeferredRan)
+}
+
+// TestLeanMostlyWholeBuiltOnce checks that a file whose lean tree turns
+// out mostly whole (functions with examples and contracts, and those they
+// call, types and machines: bench/gen's Mixed module) is read and built
+// once: its deferred functions are built whole in place (ast.Undefer),
+// the text is not read and built again. Its check is a whole build's:
+// the same diagnostics, semantic hash, example outcomes and number of
+// typed expressions.
+func TestLeanMostlyWholeBuiltOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, path := range []string{
+		write(t, dir, "mixed.caps", string(gen.Mixed(64<<10))),
+		write(t, dir, "reach.caps", "(module m (capsule \"1\")\n  (function twice (input (x I64)) (output I64) (body (* 2 x)))\n  (function one (output I64) (body 1))\n  (function four (output I64) (body (twice 2)) (example (four) 4)))\n"),
+	} {
+		whole, err := (&Loader{OneShot: true}).Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds := wholeBuilds.Load()
+		got, err := (&Loader{OneShot: true, LeanFrom: 1}).Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := wholeBuilds.Load() - builds; n != 0 || got.lean {
+			t.Errorf("%s: built whole %d more times after its lean build (lean %v), want 0", path, n, got.lean)
+		}
+		if d := cmp.Diff(whole.Result.Diagnostics, got.Result.Diagnostics); d != "" {
+			t.Errorf("%s: diagnostics (-whole +undeferred):\n%s", path, d)
+		}
+		if whole.Hash != got.Hash || got.Hash == "" {
+			t.Errorf("%s: hash %q, whole %q", path, got.Hash, whole.Hash)
+		}
+		if whole.File.Exprs != got.File.Exprs || whole.Result.Types.Len() != got.Result.Types.Len() {
+			t.Errorf("%s: %d expressions, %d typed; whole %d, %d", path, got.File.Exprs, got.Result.Types.Len(), whole.File.Exprs, whole.Result.Types.Len())
+		}
+		w, g := examples.Evaluate(whole.Result), examples.Evaluate(got.Result)
+		if d := cmp.Diff(examples.Diagnostics(w), examples.Diagnostics(g)); d != "" || len(g) == 0 || len(g) != len(w) {
+			t.Errorf("%s: %d example outcomes, whole %d (-whole +undeferred):\n%s", path, len(g), len(w), d)
+		}
+		for _, r := range g {
+			if !r.Passed {
+				t.Errorf("%s: an example failed: %+v", path, r)
+			}
+		}
+	}
 }
 
 // TestLeanCheckMatchesWhole checks every file of the corpus that

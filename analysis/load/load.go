@@ -102,8 +102,9 @@ type Loader struct {
 	// caps check's peak memory on a large file). Its diagnostics, hash and
 	// example outcomes are those of a whole build: the functions the
 	// examples may call are built whole (ast.UndeferReach). A file whose
-	// text stays mostly whole is built whole, and a lean package that
-	// another file imports is checked again whole.
+	// text stays mostly whole has its other functions built whole in
+	// place (ast.Undefer) and is checked as a whole build, and a lean
+	// package that another file imports is checked again whole.
 	LeanFrom int
 	// leanAlways has a lean tree checked lean even when most of it is
 	// whole (tests: the corpus's small files).
@@ -252,13 +253,15 @@ func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Packag
 		if 2*deferred < len(src) && !l.leanAlways {
 			// Mostly whole (functions the examples reach, machines,
 			// types): building its functions again three times would
-			// cost more than it saves.
-			p.File, p.lean = nil, false
+			// cost more than it saves. The few deferred ones are built
+			// whole in place, and the tree is the one a whole build
+			// makes (not read and built again).
+			ast.Undefer(p.File)
+			p.lean = false
 		} else {
 			p.leanGrowth = leanGrowthPerDeferredByte*int64(len(src)-whole) + wholeGrowthPerByte*int64(whole)
 		}
-	}
-	if !p.lean {
+	} else {
 		p.File = parseSource(src)
 	}
 	l.check(abs, p, true)
@@ -361,6 +364,7 @@ const (
 // clean text without building the CST's node array; dropNodes lets go of
 // the one tree-sitter builds for other text.
 func parseSource(src []byte) *ast.File {
+	wholeBuilds.Add(1)
 	f := &ast.File{}
 	if rd, err := syntax.ReadText(src); err == nil { // err only on parser cancellation
 		f = ast.Build(rd)
@@ -368,6 +372,10 @@ func parseSource(src []byte) *ast.File {
 	dropNodes(f)
 	return f
 }
+
+// wholeBuilds counts parseSource's reads and builds of a text (tests: a
+// lean tree that turns out mostly whole is not built again).
+var wholeBuilds atomic.Int64
 
 // dropNodes replaces the CST of a freshly parsed file by one with its text
 // and line index but no node array. Nothing after the AST is built reads
