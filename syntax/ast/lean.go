@@ -1,6 +1,11 @@
 package ast
 
-import "github.com/capsulang/caps/syntax"
+import (
+	"bytes"
+	"strings"
+
+	"github.com/capsulang/caps/syntax"
+)
 
 // BuildLean builds the tree of a clean text as Build(syntax.ReadText(src))
 // would, with the same diagnostics, except that it keeps of most functions
@@ -29,6 +34,12 @@ func BuildLean(src []byte) (f *File, ok bool) {
 	if !ok {
 		return nil, false
 	}
+	return BuildLeanItems(r)
+}
+
+// BuildLeanItems is BuildLean reading the module's items from r, of which
+// none has been read yet.
+func BuildLeanItems(r *syntax.ModuleItems) (f *File, ok bool) {
 	b := &builder{src: r.Source, file: &File{Source: r.Source}}
 	b.indexComments()
 	items := make([]*syntax.Form, r.Len)
@@ -73,6 +84,38 @@ func BuildLean(src []byte) (f *File, ok bool) {
 	b.file.Module = m
 	r.Source.Forms = []*syntax.Form{mf}
 	return b.file, true
+}
+
+// LeanBound returns about how many bytes of text, at most, the functions
+// BuildLeanItems(r) would defer span, from the items' text alone (none of
+// r's items read yet): those of the items that may be (function ...)
+// forms and hold no requires, ensures or example clause. It errs upwards
+// (an effect with arguments is not seen, nor the head of a list written
+// after a space or a comment), but for a function whose strings or
+// comments hold the text of such a clause, left out: a caller that
+// builds a text whole when the bound is a small share of it then builds
+// whole a text it could have built lean, with the same results.
+func LeanBound(r *syntax.ModuleItems) int {
+	src := r.Source.CST.Src
+	n := 0
+	for _, sp := range r.Spans() {
+		it := src[sp.Start:sp.End]
+		if len(it) < 2 || it[0] != '(' {
+			continue // an atom
+		}
+		head := it[1:]
+		if i := bytes.IndexFunc(head, func(c rune) bool { return c <= ' ' || strings.ContainsRune("\"();[]{}", c) }); i >= 0 {
+			head = head[:i]
+		}
+		if len(head) > 0 && string(head) != "function" {
+			continue // another declaration, never deferred
+		}
+		if bytes.Contains(it, []byte("(requires")) || bytes.Contains(it, []byte("(ensures")) || bytes.Contains(it, []byte("(example")) {
+			continue
+		}
+		n += sp.End - sp.Start
+	}
+	return n
 }
 
 // deferrable reports whether BuildLean defers fn's body: fn has a body and

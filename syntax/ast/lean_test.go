@@ -24,26 +24,7 @@ import (
 // declarations kept whole whose numbers it moved, so that it fails if
 // the corpus stops exercising either.
 func TestUndeferMatchesBuild(t *testing.T) {
-	srcs := map[string][]byte{
-		"mixed":     gen.Mixed(64 << 10),
-		"functions": gen.Functions(16 << 10),
-		"reach":     []byte("(module m (capsule \"1\")\n  (function g (input (x I64)) (output I64) (effects (db.read s.c)) (body (* 2 x)))\n  ;; f doc\n  (function f (input (x I64)) (output I64) (requires (> x 0)) (body (match (g x) (1 \"one\") ((some y) y) (_ (do 1 2)))))\n  (function u (output I64) (body (let ((a 1)) (record R (a a)))))\n  (function h (output I64) (body (f 2)) (example (h) 4)))\n"),
-	}
-	for _, root := range []string{"../../examples", "../../testdata"} {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".caps") {
-				src, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				srcs[p] = src
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	srcs := undeferCorpus(t)
 	built, undeferred, moved := 0, 0, 0
 	for name, src := range srcs {
 		lf, ok := BuildLean(src)
@@ -109,6 +90,33 @@ func TestUndeferMatchesBuild(t *testing.T) {
 		t.Errorf("the corpus built %d files lean, undeferred %d functions, moved the numbers of %d declarations", built, undeferred, moved)
 	}
 	t.Logf("%d files built lean, %d functions undeferred, %d declarations renumbered", built, undeferred, moved)
+}
+
+// undeferCorpus returns the examples, the fixtures and generated modules
+// by name.
+func undeferCorpus(t *testing.T) map[string][]byte {
+	t.Helper()
+	srcs := map[string][]byte{
+		"mixed":     gen.Mixed(64 << 10),
+		"functions": gen.Functions(16 << 10),
+		"reach":     []byte("(module m (capsule \"1\")\n  (function g (input (x I64)) (output I64) (effects (db.read s.c)) (body (* 2 x)))\n  ;; f doc\n  (function f (input (x I64)) (output I64) (requires (> x 0)) (body (match (g x) (1 \"one\") ((some y) y) (_ (do 1 2)))))\n  (function u (output I64) (body (let ((a 1)) (record R (a a)))))\n  (function h (output I64) (body (f 2)) (example (h) 4)))\n"),
+	}
+	for _, root := range []string{"../../examples", "../../testdata"} {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".caps") {
+				src, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				srcs[p] = src
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return srcs
 }
 
 // dump renders v, a tree of the builder's, one field or element a line
@@ -217,4 +225,47 @@ func formText(f *syntax.Form) string {
 	}
 	walk(f)
 	return b.String()
+}
+
+// TestLeanBound checks that LeanBound, from the items' text alone, is at
+// least what BuildLean defers over the corpus of TestUndeferMatchesBuild,
+// and which items it counts.
+func TestLeanBound(t *testing.T) {
+	for name, src := range undeferCorpus(t) {
+		r, ok := syntax.ReadModuleItems(src, "module")
+		if !ok {
+			continue
+		}
+		bound := LeanBound(r)
+		lf, ok := BuildLeanItems(r)
+		if !ok {
+			continue
+		}
+		if deferred, _ := LeanShare(lf.Module); bound < deferred {
+			t.Errorf("%s: bound %d, %d bytes deferred", name, bound, deferred)
+		}
+	}
+	const head = "(module m (capsule \"1\")\n"
+	for _, tc := range []struct {
+		item string
+		n    int // bytes counted
+	}{
+		{"(function f (output I64) (body 1))", 34},
+		{"( function f (output I64) (body 1))", 35},    // head after a space: counted
+		{"(function;c\n f (output I64) (body 1))", 37}, // after a comment
+		{"(function f (output I64) (body 1) (example (f) 1))", 0},
+		{"(function f (output I64) (requires true) (body 1))", 0},
+		{"(function f (output I64) (ensures true) (body 1))", 0},
+		{"(functions f)", 0},
+		{"(type T I64)", 0},
+		{"(machine M (initial a) (state a (type final)))", 0},
+	} {
+		r, ok := syntax.ReadModuleItems([]byte(head+tc.item+")"), "module")
+		if !ok {
+			t.Fatalf("%s: not read", tc.item)
+		}
+		if got := LeanBound(r); got != tc.n {
+			t.Errorf("%s: LeanBound %d, want %d", tc.item, got, tc.n)
+		}
+	}
 }
