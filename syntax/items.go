@@ -40,6 +40,10 @@ func ReadModuleItems(src []byte, head string) (r *ModuleItems, ok bool) {
 	}, true
 }
 
+// Spans returns the spans of the items Next has not read yet (all of them
+// before the first Next), in order; the caller must not modify them.
+func (r *ModuleItems) Spans() []Span { return r.items[min(r.next, len(r.items)):] }
+
 // Next reads the next item, with its forms as Read would read them inside
 // the list (one level deep), or returns nil, false after the last one or
 // when the item's read reports a diagnostic (a list nesting deeper than

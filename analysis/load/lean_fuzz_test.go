@@ -17,7 +17,8 @@ import (
 // built whole as the loader does) of any text it accepts to the whole
 // build of the same text: the same build diagnostics, the same check
 // diagnostics, the same semantic hash (imports unresolved) and, when the
-// examples run, the same outcomes.
+// examples run, the same outcomes; and so is that lean build built whole
+// in place (ast.Undefer).
 func FuzzLean(f *testing.F) {
 	for _, p := range []string{
 		"../../examples/01_abs_i64.caps",
@@ -68,6 +69,27 @@ func FuzzLean(f *testing.F) {
 		}
 		if wh != lh {
 			t.Fatalf("hash %s, whole %s", lh, wh)
+		}
+		// Built lean again, then whole in place (ast.Undefer, as the
+		// loader does with a mostly whole lean tree): a whole build's
+		// tree, checked as one.
+		uf, _ := ast.BuildLean(src)
+		if uf.Module != nil && hasExamples(uf.Module) {
+			ast.UndeferReach(uf)
+		}
+		ast.Undefer(uf)
+		if d := cmp.Diff(wf.Diagnostics, uf.Diagnostics); d != "" {
+			t.Fatalf("undeferred build diagnostics (-whole +undeferred):\n%s", d)
+		}
+		if wf.Exprs != uf.Exprs {
+			t.Fatalf("undeferred: %d expressions, whole %d", uf.Exprs, wf.Exprs)
+		}
+		ud, uh := check1(uf)
+		if d := cmp.Diff(wd, ud); d != "" {
+			t.Fatalf("undeferred check diagnostics (-whole +undeferred):\n%s", d)
+		}
+		if wh != uh {
+			t.Fatalf("undeferred hash %s, whole %s", uh, wh)
 		}
 	})
 }

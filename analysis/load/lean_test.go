@@ -47,38 +47,117 @@ func leanCorpus(t *testing.T, dir string) []string {
 // TestLeanLoadMatchesWhole checks caps check's lean loads (Loader.LeanFrom)
 // against whole ones over the corpus: the same diagnostics, byte for byte,
 // the same semantic hash and, where the examples run, the same outcomes.
+// It loads each file three ways: built and checked lean however little
+// is deferred (leanAlways); built lean however little may be deferred
+// (leanUnbounded), where a mostly whole lean tree is built whole in place
+// (ast.Undefer) and checked as a whole build; and as caps check does.
 func TestLeanLoadMatchesWhole(t *testing.T) {
-	lean, ran := 0, 0
+	lean, ran, undeferred, undeferredRan := 0, 0, 0, 0
 	for _, path := range leanCorpus(t, t.TempDir()) {
 		whole, err := (&Loader{OneShot: true}).Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := (&Loader{OneShot: true, LeanFrom: 1, leanAlways: true}).Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.lean {
-			lean++
-		}
-		if d := cmp.Diff(whole.Result.Diagnostics, got.Result.Diagnostics); d != "" {
-			t.Errorf("%s: lean diagnostics differ (-whole +lean):\n%s", path, d)
-		}
-		if whole.Hash != got.Hash {
-			t.Errorf("%s: lean hash %s, whole %s", path, got.Hash, whole.Hash)
-		}
-		if got.lean && !whole.Result.HasErrors() && len(whole.Result.Examples) > 0 {
-			ran++
-			w, g := examples.Diagnostics(examples.Evaluate(whole.Result)), examples.Diagnostics(examples.Evaluate(got.Result))
-			if d := cmp.Diff(w, g); d != "" {
-				t.Errorf("%s: example outcomes differ (-whole +lean):\n%s", path, d)
+		for _, l := range []*Loader{
+			{OneShot: true, LeanFrom: 1, leanAlways: true},
+			{OneShot: true, LeanFrom: 1, leanUnbounded: true},
+			{OneShot: true, LeanFrom: 1},
+		} {
+			builds := leanBuilds.Load()
+			got, err := l.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := "lean"
+			switch {
+			case got.lean && l.leanAlways:
+				lean++
+			case !got.lean && leanBuilds.Load() > builds && l.leanUnbounded:
+				in = "undeferred"
+				undeferred++
+			case l.leanAlways || l.leanUnbounded:
+				continue // as another way
+			default:
+				in = "caps check"
+			}
+			if d := cmp.Diff(whole.Result.Diagnostics, got.Result.Diagnostics); d != "" {
+				t.Errorf("%s: %s diagnostics differ (-whole +%s):\n%s", path, in, in, d)
+			}
+			if whole.Hash != got.Hash {
+				t.Errorf("%s: %s hash %s, whole %s", path, in, got.Hash, whole.Hash)
+			}
+			if !whole.Result.HasErrors() && len(whole.Result.Examples) > 0 {
+				switch in {
+				case "lean":
+					ran++
+				case "undeferred":
+					undeferredRan++
+				}
+				w, g := examples.Diagnostics(examples.Evaluate(whole.Result)), examples.Diagnostics(examples.Evaluate(got.Result))
+				if d := cmp.Diff(w, g); d != "" {
+					t.Errorf("%s: example outcomes differ (-whole +%s):\n%s", path, in, d)
+				}
 			}
 		}
 	}
-	if lean < 50 || ran < 20 {
-		t.Errorf("only %d files were loaded lean, %d of them ran examples", lean, ran)
+	if lean < 50 || ran < 20 || undeferred < 50 || undeferredRan < 20 {
+		t.Errorf("only %d files were loaded lean, %d of them ran examples; %d were undeferred, %d of them ran examples", lean, ran, undeferred, undeferredRan)
 	}
-	t.Logf("%d files loaded lean, %d of them ran examples", lean, ran)
+	t.Logf("%d files loaded lean, %d of them ran examples; %d undeferred, %d of them ran examples", lean, ran, undeferred, undeferredRan)
+}
+
+// TestLeanMostlyWholeBuiltOnce checks that a file whose lean tree would
+// be mostly whole is read and built once: whole at once when the scan of
+// its items shows it (types, machines and functions with examples:
+// bench/gen's Mixed module), else lean, and then its deferred functions
+// are built whole in place (ast.Undefer; here the examples reach them),
+// the text is not read and built again. Its check is a whole build's:
+// the same diagnostics, semantic hash, example outcomes and number of
+// typed expressions. A file of deferred functions is built lean once.
+func TestLeanMostlyWholeBuiltOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		path              string
+		whole, lean, kept int64 // builds; kept: checked lean
+	}{
+		{write(t, dir, "mixed.caps", string(gen.Mixed(64<<10))), 1, 0, 0},
+		{write(t, dir, "reach.caps", "(module m (capsule \"1\")\n  (function a (input (x I64)) (output I64) (body (* 2 x)))\n  (function b (input (x I64)) (output I64) (body (* 3 x)))\n  (function c (input (x I64)) (output I64) (body (* 4 x)))\n  (function d (output I64) (body (a (b (c 1)))) (example (d) 24)))\n"), 0, 1, 0},
+		{write(t, dir, "functions.caps", string(gen.Functions(64<<10))), 0, 1, 1},
+	} {
+		whole, err := (&Loader{OneShot: true}).Load(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w0, l0 := wholeBuilds.Load(), leanBuilds.Load()
+		got, err := (&Loader{OneShot: true, LeanFrom: 1}).Load(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, l := wholeBuilds.Load()-w0, leanBuilds.Load()-l0; w != tc.whole || l != tc.lean || got.lean != (tc.kept == 1) {
+			t.Errorf("%s: built whole %d times, lean %d, checked lean %v; want %d, %d, %v", tc.path, w, l, got.lean, tc.whole, tc.lean, tc.kept == 1)
+		}
+		if d := cmp.Diff(whole.Result.Diagnostics, got.Result.Diagnostics); d != "" {
+			t.Errorf("%s: diagnostics (-whole +got):\n%s", tc.path, d)
+		}
+		if whole.Hash != got.Hash || got.Hash == "" {
+			t.Errorf("%s: hash %q, whole %q", tc.path, got.Hash, whole.Hash)
+		}
+		if got.lean {
+			continue
+		}
+		if whole.File.Exprs != got.File.Exprs || whole.Result.Types.Len() != got.Result.Types.Len() {
+			t.Errorf("%s: %d expressions, %d typed; whole %d, %d", tc.path, got.File.Exprs, got.Result.Types.Len(), whole.File.Exprs, whole.Result.Types.Len())
+		}
+		w, g := examples.Evaluate(whole.Result), examples.Evaluate(got.Result)
+		if d := cmp.Diff(examples.Diagnostics(w), examples.Diagnostics(g)); d != "" || len(g) == 0 || len(g) != len(w) {
+			t.Errorf("%s: %d example outcomes, whole %d (-whole +got):\n%s", tc.path, len(g), len(w), d)
+		}
+		for _, r := range g {
+			if !r.Passed {
+				t.Errorf("%s: an example failed: %+v", tc.path, r)
+			}
+		}
+	}
 }
 
 // TestLeanCheckMatchesWhole checks every file of the corpus that

@@ -102,12 +102,16 @@ type Loader struct {
 	// caps check's peak memory on a large file). Its diagnostics, hash and
 	// example outcomes are those of a whole build: the functions the
 	// examples may call are built whole (ast.UndeferReach). A file whose
-	// text stays mostly whole is built whole, and a lean package that
-	// another file imports is checked again whole.
+	// text stays mostly whole is built whole: at once when the scan of
+	// its items shows it (ast.LeanBound), else its other functions are
+	// built whole in place (ast.Undefer). A lean package that another
+	// file imports is checked again whole.
 	LeanFrom int
 	// leanAlways has a lean tree checked lean even when most of it is
-	// whole (tests: the corpus's small files).
-	leanAlways bool
+	// whole (tests: the corpus's small files); leanUnbounded has a file
+	// built lean whatever ast.LeanBound says (tests: ast.Undefer then
+	// builds most of them whole).
+	leanAlways, leanUnbounded bool
 
 	mu    sync.Mutex
 	cache map[string]*Package
@@ -238,27 +242,38 @@ func (l *Loader) load(abs, display string, forImport bool) (*Package, error) {
 func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Package {
 	p := &Package{Path: display, Src: src}
 	if lean {
-		p.File, p.lean = ast.BuildLean(src)
+		// A text whose functions that may be deferred span less than
+		// half of it would be kept mostly whole (below): it is built
+		// whole at once, decided from the scan of its items.
+		if r, ok := syntax.ReadModuleItems(src, "module"); ok && (2*ast.LeanBound(r) >= len(src) || l.leanAlways || l.leanUnbounded) {
+			leanBuilds.Add(1)
+			p.File, p.lean = ast.BuildLeanItems(r)
+		}
 	}
 	if p.lean {
 		m := p.File.Module
-		if hasExamples(m) {
+		deferred, whole := ast.LeanShare(m)
+		if (2*deferred >= len(src) || l.leanAlways) && hasExamples(m) {
 			// Its examples run when it checks without errors (caps
 			// check evaluates them): the functions they may call are
-			// built whole.
+			// built whole. (A tree already mostly whole is built whole
+			// below, reached or not.)
 			ast.UndeferReach(p.File)
+			deferred, whole = ast.LeanShare(m)
 		}
-		deferred, whole := ast.LeanShare(m)
 		if 2*deferred < len(src) && !l.leanAlways {
 			// Mostly whole (functions the examples reach, machines,
 			// types): building its functions again three times would
-			// cost more than it saves.
-			p.File, p.lean = nil, false
+			// cost more than it saves. The few deferred ones are built
+			// whole in place, and the tree is the one a whole build
+			// makes (not read and built again). (LeanBound sees no
+			// examples' reach, nor an effect with arguments.)
+			ast.Undefer(p.File)
+			p.lean = false
 		} else {
 			p.leanGrowth = leanGrowthPerDeferredByte*int64(len(src)-whole) + wholeGrowthPerByte*int64(whole)
 		}
-	}
-	if !p.lean {
+	} else {
 		p.File = parseSource(src)
 	}
 	l.check(abs, p, true)
@@ -361,6 +376,7 @@ const (
 // clean text without building the CST's node array; dropNodes lets go of
 // the one tree-sitter builds for other text.
 func parseSource(src []byte) *ast.File {
+	wholeBuilds.Add(1)
 	f := &ast.File{}
 	if rd, err := syntax.ReadText(src); err == nil { // err only on parser cancellation
 		f = ast.Build(rd)
@@ -368,6 +384,10 @@ func parseSource(src []byte) *ast.File {
 	dropNodes(f)
 	return f
 }
+
+// wholeBuilds and leanBuilds count the loader's reads and builds of a
+// text, whole (parseSource) and lean (tests: a text is built once).
+var wholeBuilds, leanBuilds atomic.Int64
 
 // dropNodes replaces the CST of a freshly parsed file by one with its text
 // and line index but no node array. Nothing after the AST is built reads

@@ -1,6 +1,7 @@
 // Command scaling runs the built caps binary on generated modules of one-line
-// functions from 1 MB to 15 MB (the largest size under the 16 MB limit) and
-// on nested unclosed lists, and reports for each run its wall time, its
+// functions from 1 MB to 15 MB (the largest size under the 16 MB limit),
+// caps check also on modules of every common kind of declaration
+// (gen.Mixed) of the same sizes, and on nested unclosed lists, and reports for each run its wall time, its
 // CPU time and its peak resident memory (the process's maxrss), as
 // figures per MB of source. These are the process-level figures of issue
 // 19's scaling targets; the Go benchmarks (BenchmarkCheckScaling and its
@@ -104,6 +105,20 @@ func main() {
 		path := write(dir, fmt.Sprintf("functions-%dMB.caps", mib), src)
 		for _, c := range commands {
 			report(fmt.Sprintf("%s/%dMB", c.name, mib), len(src), measure(*caps, c, path, *runs))
+		}
+	}
+	for _, c := range commands {
+		if c.name != "check" {
+			continue
+		}
+		// Modules of every common kind of declaration (gen.Mixed): most
+		// of their text stays whole in a lean check.
+		for _, s := range strings.Split(*sizes, ",") {
+			mib, err := strconv.Atoi(strings.TrimSpace(s))
+			must(err)
+			src := gen.Mixed(mib << 20)
+			path := write(dir, fmt.Sprintf("mixed-%dMB.caps", mib), src)
+			report(fmt.Sprintf("check/mixed-%dMB", mib), len(src), measure(*caps, c, path, *runs))
 		}
 	}
 	if *parens > 0 {

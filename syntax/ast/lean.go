@@ -1,6 +1,11 @@
 package ast
 
-import "github.com/capsulang/caps/syntax"
+import (
+	"bytes"
+	"strings"
+
+	"github.com/capsulang/caps/syntax"
+)
 
 // BuildLean builds the tree of a clean text as Build(syntax.ReadText(src))
 // would, with the same diagnostics, except that it keeps of most functions
@@ -29,6 +34,12 @@ func BuildLean(src []byte) (f *File, ok bool) {
 	if !ok {
 		return nil, false
 	}
+	return BuildLeanItems(r)
+}
+
+// BuildLeanItems is BuildLean reading the module's items from r, of which
+// none has been read yet.
+func BuildLeanItems(r *syntax.ModuleItems) (f *File, ok bool) {
 	b := &builder{src: r.Source, file: &File{Source: r.Source}}
 	b.indexComments()
 	items := make([]*syntax.Form, r.Len)
@@ -73,6 +84,38 @@ func BuildLean(src []byte) (f *File, ok bool) {
 	b.file.Module = m
 	r.Source.Forms = []*syntax.Form{mf}
 	return b.file, true
+}
+
+// LeanBound returns about how many bytes of text, at most, the functions
+// BuildLeanItems(r) would defer span, from the items' text alone (none of
+// r's items read yet): those of the items that may be (function ...)
+// forms and hold no requires, ensures or example clause. It errs upwards
+// (an effect with arguments is not seen, nor the head of a list written
+// after a space or a comment), but for a function whose strings or
+// comments hold the text of such a clause, left out: a caller that
+// builds a text whole when the bound is a small share of it then builds
+// whole a text it could have built lean, with the same results.
+func LeanBound(r *syntax.ModuleItems) int {
+	src := r.Source.CST.Src
+	n := 0
+	for _, sp := range r.Spans() {
+		it := src[sp.Start:sp.End]
+		if len(it) < 2 || it[0] != '(' {
+			continue // an atom
+		}
+		head := it[1:]
+		if i := bytes.IndexFunc(head, func(c rune) bool { return c <= ' ' || strings.ContainsRune("\"();[]{}", c) }); i >= 0 {
+			head = head[:i]
+		}
+		if len(head) > 0 && string(head) != "function" {
+			continue // another declaration, never deferred
+		}
+		if bytes.Contains(it, []byte("(requires")) || bytes.Contains(it, []byte("(ensures")) || bytes.Contains(it, []byte("(example")) {
+			continue
+		}
+		n += sp.End - sp.Start
+	}
+	return n
 }
 
 // deferrable reports whether BuildLean defers fn's body: fn has a body and
@@ -145,8 +188,8 @@ func bare(f *syntax.Form) *syntax.Form {
 // or effects, or built whole again). That over-estimates the calls and
 // never misses one, so that the examples run on the lean tree. It
 // returns how many it built. The functions built whole keep their
-// pointers (the stubs become whole), and their expressions are numbered
-// on from f.Exprs, as if Build had built them.
+// pointers (the stubs become whole, effects included: no check has seen
+// the stubs yet), and their expressions are numbered on from f.Exprs.
 func UndeferReach(f *File) int {
 	m := f.Module
 	byName := map[string][]*Function{} // the functions without examples
@@ -166,9 +209,7 @@ func UndeferReach(f *File) int {
 		if form.Kind == syntax.FormSymbol {
 			for _, fn := range byName[form.Text()] {
 				if _, ok := fn.Body.(*Deferred); ok {
-					var whole *Function
-					whole, f.Exprs = materialize(fn, false, nil, f.Exprs)
-					fn.Form, fn.Inputs, fn.Output, fn.Version, fn.Body = whole.Form, whole.Inputs, whole.Output, whole.Version, whole.Body
+					f.Exprs = undefer(fn, f.Exprs)
 					n++
 				}
 				queue = append(queue, fn.Form)
@@ -186,6 +227,183 @@ func UndeferReach(f *File) int {
 		visit(form)
 	}
 	return n
+}
+
+// Undefer builds whole again, in place, every function of f's module
+// that BuildLean deferred, and numbers the expressions of every
+// declaration as Build numbers them, so that f becomes the tree
+// Build(syntax.ReadText(src)) makes of the text BuildLean read: the same
+// declarations (the same pointers as before: stubs become whole), forms
+// (the module's form holds each function's whole form again),
+// expressions and expression numbers (File.Exprs counts them),
+// diagnostics and docs. It serves a lean tree that turns out mostly whole
+// (the loader then checks it the usual way), in place of reading and
+// building its text again, and must run before anything reads the tree
+// (a check, UndeferReach may). It returns how many functions it built.
+func Undefer(f *File) int {
+	m := f.Module
+	if m == nil {
+		return 0
+	}
+	n, next := 0, 0
+	for _, d := range m.Decls {
+		if fn, ok := d.(*Function); ok {
+			if _, ok := fn.Body.(*Deferred); ok {
+				next = undefer(fn, next)
+				n++
+				continue
+			}
+		}
+		// A declaration built whole has its expressions numbered in one
+		// run (the builder numbers as it goes, one declaration at a
+		// time), lo to hi: BuildLean numbered on past deferred bodies, and
+		// UndeferReach after the last declaration.
+		lo, hi := ExprID(0), ExprID(0)
+		declExprs(d, func(e Expr) {
+			if id := e.ExprID(); id != 0 {
+				if lo == 0 || id < lo {
+					lo = id
+				}
+				hi = max(hi, id)
+			}
+		})
+		if lo == 0 {
+			continue
+		}
+		shift := ExprID(next+1) - lo
+		declExprs(d, func(e Expr) {
+			if id := e.ExprID(); id != 0 {
+				setExprID(e, id+shift)
+			}
+		})
+		next += int(hi - lo + 1)
+	}
+	f.Exprs = next
+	if m.Form == nil {
+		return n
+	}
+	// The module's form: each declaration's item is its form (a stub's
+	// was a bare form of the same span; the declarations are in the
+	// order of the items).
+	old := m.Form.Items()
+	items := make([]*syntax.Form, len(old))
+	j := 0
+	for i, it := range old {
+		items[i] = it
+		if i < 2 {
+			continue
+		}
+		for j < len(m.Decls) && m.Decls[j].Base().Form.Span().Start < it.Span().Start {
+			j++
+		}
+		if j < len(m.Decls) && m.Decls[j].Base().Form.Span() == it.Span() {
+			items[i] = m.Decls[j].Base().Form
+		}
+	}
+	m.Form = syntax.NewList(m.Form.Span(), items, m.Form.Closed)
+	if f.Source != nil && len(f.Source.Forms) == 1 {
+		f.Source.Forms[0] = m.Form
+	}
+	return n
+}
+
+// undefer builds deferred fn whole in place (Undefer), its expressions
+// numbered on from exprs, and returns the last number used.
+func undefer(fn *Function, exprs int) int {
+	whole, last := materialize(fn, false, nil, exprs, true)
+	if whole != fn {
+		*fn = *whole
+	}
+	return last
+}
+
+// declExprs calls visit on every expression of declaration d, and of
+// its expressions (patterns' literals included): those the builder
+// numbers, and the call heads and names it does not (their ExprID is 0).
+func declExprs(d Decl, visit func(Expr)) {
+	effects := func(es []*Effect) {
+		for _, e := range es {
+			for _, a := range e.Args {
+				walkExpr(a, visit)
+			}
+		}
+	}
+	switch d := d.(type) {
+	case *Function:
+		for _, e := range d.Requires {
+			walkExpr(e, visit)
+		}
+		for _, e := range d.Ensures {
+			walkExpr(e, visit)
+		}
+		for _, ex := range d.Examples {
+			for _, a := range ex.Args {
+				walkExpr(a, visit)
+			}
+			walkExpr(ex.Expected, visit)
+		}
+		if d.Effects != nil {
+			effects(d.Effects.Items)
+		}
+		walkExpr(d.Body, visit)
+	case *Machine:
+		for _, s := range d.States {
+			for _, t := range s.Transitions {
+				walkExpr(t.Guard, visit)
+				for _, a := range t.Assigns {
+					walkExpr(a.Value, visit)
+				}
+				effects(t.Effects)
+			}
+		}
+	}
+}
+
+// walkExpr calls visit on e and every expression in it.
+func walkExpr(e Expr, visit func(Expr)) {
+	if e == nil {
+		return
+	}
+	visit(e)
+	switch e := e.(type) {
+	case *Call:
+		for _, a := range e.Args {
+			walkExpr(a, visit)
+		}
+	case *If:
+		walkExpr(e.Cond, visit)
+		walkExpr(e.Then, visit)
+		walkExpr(e.Else, visit)
+	case *Let:
+		for _, b := range e.Bindings {
+			walkExpr(b.Value, visit)
+		}
+		walkExpr(e.Body, visit)
+	case *Do:
+		for _, x := range e.Exprs {
+			walkExpr(x, visit)
+		}
+	case *RecordLit:
+		for _, fi := range e.Fields {
+			walkExpr(fi.Value, visit)
+		}
+	case *Match:
+		walkExpr(e.Subject, visit)
+		for _, a := range e.Arms {
+			walkPattern(a.Pattern, visit)
+			walkExpr(a.Body, visit)
+		}
+	}
+}
+
+func walkPattern(p *Pattern, visit func(Expr)) {
+	if p == nil {
+		return
+	}
+	walkExpr(p.Lit, visit)
+	for _, a := range p.Args {
+		walkPattern(a, visit)
+	}
 }
 
 // LeanShare returns how many bytes of text m's deferred functions span,
@@ -227,14 +445,14 @@ func (d *Deferred) ExprID() ExprID { return 0 }
 // so the read succeeds; were it to fail, the function's body is a BadExpr
 // spanning the function.
 func Materialize(fn *Function) *Function {
-	whole, _ := materialize(fn, false, nil, 0)
+	whole, _ := materialize(fn, false, nil, 0, false)
 	return whole
 }
 
 // MaterializeIn is Materialize making the function's forms in a: they are
 // valid, and so is the function, until a's next use (syntax.FormArena).
 func MaterializeIn(fn *Function, a *syntax.FormArena) *Function {
-	whole, _ := materialize(fn, false, a, 0)
+	whole, _ := materialize(fn, false, a, 0, false)
 	return whole
 }
 
@@ -244,15 +462,17 @@ func MaterializeIn(fn *Function, a *syntax.FormArena) *Function {
 // output clause, so its form's span and its clauses after those are not
 // the function's.
 func MaterializeHeaderIn(fn *Function, a *syntax.FormArena) *Function {
-	whole, _ := materialize(fn, true, a, 0)
+	whole, _ := materialize(fn, true, a, 0, false)
 	return whole
 }
 
 // materialize builds fn again (Materialize): its header only when header
 // is set, its forms in a (nil: memory of their own), its expressions
-// numbered on from exprs; it returns the function and the last number
+// numbered on from exprs, with the effects built from its text when own
+// is set (a function built whole in place before any check, which knows
+// the stub's otherwise); it returns the function and the last number
 // used.
-func materialize(fn *Function, header bool, a *syntax.FormArena, exprs int) (*Function, int) {
+func materialize(fn *Function, header bool, a *syntax.FormArena, exprs int, own bool) (*Function, int) {
 	d, ok := fn.Body.(*Deferred)
 	if !ok {
 		return fn, exprs
@@ -268,7 +488,7 @@ func materialize(fn *Function, header bool, a *syntax.FormArena, exprs int) (*Fu
 		b := &builder{src: &syntax.Source{CST: d.cst}, file: &File{Exprs: exprs}, header: header}
 		if full, ok := b.decl(f).(*Function); ok {
 			full.Doc = fn.Doc
-			if fn.Effects != nil {
+			if fn.Effects != nil && !own {
 				// the stub's, which the checker knows (bare forms, same
 				// fields: only their identity differs)
 				full.Effects = fn.Effects
