@@ -1,0 +1,256 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// importEditWorkspace holds the modules the import-edit tests import:
+// lib.money (examples/lib), lib.other (another Amount and is_large, of
+// other shapes), lib.cyc (which imports main back: a cycle) and main,
+// which imports lib.money twice (once through an alias) and has
+// declarations that name neither import.
+var importEditWorkspace = map[string]string{
+	"lib/other.caps": `(module lib.other
+  (capsule "1.0")
+
+  ;; An amount counted in whole units.
+  (type Amount
+    (record
+      (units U32)
+      (note Text)))
+
+  ;; Large in its own units.
+  (function is_large
+    (input (a Amount) (limit U32))
+    (output Bool)
+    (body (>= a.units limit)))
+
+  (function twice
+    (input (n U32))
+    (output U32)
+    (body (* n 2))))
+`,
+	"lib/cyc.caps": `(module lib.cyc
+  (capsule "1.0")
+  (import main)
+  (function one (output U32) (body 1)))
+`,
+	"main.caps": `;; Refunds over imported amounts.
+(module main
+  (capsule "1.0")
+  (import lib.money)
+  (import lib.money (as m))
+
+  (type Share
+    (record
+      (bps U64)
+      (paid m.Amount)))
+
+  ;; A refund of a share of an amount, in the same currency.
+  (function partial_refund
+    (input
+      (paid money.Amount)
+      (bps U64))
+    (output m.Amount)
+    (body (record m.Amount (cents (money.apply_bps paid.cents bps)) (currency paid.currency))))
+
+  (function share_refund
+    (input (s Share))
+    (output m.Amount)
+    (body (partial_refund s.paid s.bps)))
+
+  (function needs_second_approver
+    (input
+      (paid m.Amount)
+      (bps U64))
+    (output Bool)
+    (body (m.is_large (partial_refund paid bps))))
+
+  ;; Names no import: reads one through Share and partial_refund.
+  (function refund_cents
+    (input (s Share) (bps U64))
+    (output U64)
+    (body (let ((r (partial_refund s.paid bps)) (c r.cents)) (+ c s.paid.cents))))
+
+  (function an_amount
+    (output money.Amount)
+    (body (record money.Amount (cents 5) (currency "EUR"))))
+
+  ;; Names no import nor a type: reads one through partial_refund alone.
+  (function refund_of
+    (input (bps U64))
+    (output U64)
+    (body (let ((r (partial_refund (an_amount) bps))) r.cents)))
+
+  (function local_only
+    (input (n U64))
+    (output U64)
+    (body (+ n 1)))
+
+  (type Level (enum low high))
+
+  (function level_of
+    (input (n U64))
+    (output Level)
+    (body (if (> (local_only n) 10) Level.high Level.low))))
+`,
+}
+
+// importEdits are the edits of main's import forms the test makes, each
+// from main's text as the step before left it: (from, to) replaced once.
+var importEdits = []struct{ name, from, to string }{
+	{"add an import of another module", `(import lib.money (as m))`, "(import lib.money (as m))\n  (import lib.other)"},
+	{"use the new import", `(body (+ n 1))`, `(body (+ n (other.twice 1)))`},
+	{"remove the import the body uses", "\n  (import lib.other)", ""},
+	{"add it back with an alias", `(import lib.money (as m))`, "(import lib.money (as m))\n  (import lib.other (as o))"},
+	{"rename the alias", `(import lib.other (as o))`, `(import lib.other (as other))`},
+	{"point an alias at another module", `(import lib.money (as m))`, `(import lib.other (as m))`},
+	{"point it back", `(import lib.other (as m))`, `(import lib.money (as m))`},
+	{"point an alias at a missing module", `(import lib.money (as m))`, `(import lib.missing (as m))`},
+	{"point it back again", `(import lib.missing (as m))`, `(import lib.money (as m))`},
+	{"remove an aliased import", "\n  (import lib.money (as m))", ""},
+	{"add it back", `(import lib.money)`, "(import lib.money)\n  (import lib.money (as m))"},
+	{"a duplicate alias", `(import lib.other (as other))`, `(import lib.other (as money))`},
+	{"the duplicate removed", `(import lib.other (as money))`, `(import lib.other (as other))`},
+	{"reorder the imports", "(import lib.money)\n  (import lib.money (as m))", "(import lib.money (as m))\n  (import lib.money)"},
+	{"an import that is no module name", `(import lib.money)`, "(import lib.money)\n  (import 9bad)"},
+	{"an import in a cycle", `(import 9bad)`, `(import lib.cyc)`},
+	{"the cycle removed", "\n  (import lib.cyc)", ""},
+	{"alias shadowing a declaration's name", `(import lib.other (as other))`, `(import lib.other (as local_only))`},
+	{"alias restored", `(import lib.other (as local_only))`, `(import lib.other (as other))`},
+}
+
+// typeNames finds the type declarations of a text.
+var typeNames = regexp.MustCompile(`\(type [A-Za-z_]+`)
+
+// TestViewAfterImportEdit is the differential test of the views of a
+// version whose import forms differ from the base's (an import added,
+// removed, pointed at another module or a missing one, its alias edited,
+// a duplicate alias, a cycle): each version is viewed over the full check
+// of the version before, sometimes after a random edit elsewhere too, and
+// completion, hover, definition and signature help at random positions
+// must answer what a fresh full check answers. Every version must be
+// answered without a full check (a quick view over imports resolved
+// anew), so that the test fails when that path is disabled.
+func TestViewAfterImportEdit(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range importEditWorkspace {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	money, err := os.ReadFile("../examples/lib/money.caps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lib/money.caps"), money, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "main.caps")
+	probes := 60
+	if testing.Short() {
+		probes = 20
+	}
+	r := rand.New(rand.NewSource(3))
+	ctx := context.Background()
+	requests := []struct {
+		name string
+		f    func(context.Context, *snapshot, int) (any, error)
+	}{{"completion", completion}, {"hover", hover}, {"definition", definition}, {"signatureHelp", signatureHelp}}
+	var text string
+	var versions, importVersions, answers int
+	v0, f0 := importEditViews.Load(), fullViews.Load()
+	for round := 0; round < 3; round++ {
+		text = importEditWorkspace["main.caps"]
+		for _, e := range importEdits {
+			if !strings.Contains(text, e.from) {
+				t.Fatalf("round %d, %s: no %q in main", round, e.name, e.from)
+			}
+			baseSn := testSnapshot(t, path, text, nil)
+			base := baseSn.Package().Result
+			next := strings.Replace(text, e.from, e.to, 1)
+			if round > 0 {
+				// and an edit among the declarations, when it leaves the
+				// text readable and its types as they were (the view
+				// declines a type removed or renamed, and what the edit
+				// alone makes it decline, whatever the imports)
+				at, from := strings.Index(next, "  (type Share"), strings.Index(text, "  (type Share")
+				edited := viewEdit(r, next[at:])
+				other := next[:at] + edited
+				alone := text[:from] + edited
+				if text[from:] == next[at:] && !testSnapshot(t, path, other, nil).cst.HasError(0) && slices.Equal(typeNames.FindAllString(other, -1), typeNames.FindAllString(next, -1)) {
+					if v, _ := testSnapshot(t, path, alone, base).quickViewWhy(); v != nil {
+						next = other
+					}
+				}
+			}
+			sn := testSnapshot(t, path, next, base)
+			sn.loader = baseSn.loader // (the server's snapshots share one)
+			if sn.cst.HasError(0) {
+				t.Fatalf("%s: the edit leaves a syntax error", e.name)
+			}
+			versions++
+			if strings.Contains(e.from+e.to, "(import") {
+				importVersions++
+			}
+			v := sn.view()
+			if v.pkg != nil {
+				_, why := testSnapshot(t, path, next, base).quickViewWhy()
+				t.Errorf("round %d, %s: answered by a full check (%s)", round, e.name, why)
+				if os.Getenv("VIEW_DEBUG") != "" {
+					t.Logf("base:\n%s\nnow:\n%s", text, next)
+				}
+				text = next
+				continue
+			}
+			fresh := testSnapshot(t, path, next, nil)
+			fresh.Package()
+			for p := 0; p < probes; p++ {
+				off := r.Intn(len(next) + 1)
+				for off < len(next) && !utf8.RuneStart(next[off]) {
+					off++
+				}
+				// and the import forms, where the edit is
+				if p < 8 {
+					if i := strings.Index(next, "(import"); i >= 0 {
+						off = i + r.Intn(min(len(next)-i, 120))
+					}
+				}
+				for _, q := range requests {
+					got, err1 := q.f(ctx, sn, off)
+					want, err2 := q.f(ctx, fresh, off)
+					if (err1 == nil) != (err2 == nil) {
+						t.Fatalf("%s: %s at %d: error %v, fresh %v", e.name, q.name, off, err1, err2)
+					}
+					gj, _ := json.Marshal(got)
+					wj, _ := json.Marshal(want)
+					answers++
+					if string(gj) != string(wj) {
+						t.Errorf("round %d, %s: %s at line %d (offset %d) differs from a full check (-full +view):\n%s", round, e.name, q.name, strings.Count(next[:off], "\n")+1, off, cmp.Diff(string(wj), string(gj)))
+					}
+				}
+			}
+			text = next
+		}
+	}
+	views, full := importEditViews.Load()-v0, fullViews.Load()-f0
+	t.Logf("%d versions, %d with their imports edited, %d answered from a view over imports resolved anew, %d by a full check; %d answers compared", versions, importVersions, views, full, answers)
+	if views != int64(importVersions) || full != 0 {
+		t.Errorf("%d of %d versions with their imports edited answered from a view over the new imports, %d versions by a full check; want all from a view", views, importVersions, full)
+	}
+}
