@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -253,4 +254,90 @@ func TestViewAfterImportEdit(t *testing.T) {
 	if views != int64(importVersions) || full != 0 {
 		t.Errorf("%d of %d versions with their imports edited answered from a view over the new imports, %d versions by a full check; want all from a view", views, importVersions, full)
 	}
+}
+
+// TestRequestsAfterRefreshOverChainedAnswer covers an importer whose last
+// answer is chained on its own edits (a fast Recheck's, not a view base)
+// when it loses its base to another document's close (refreshImporters):
+// its next edit's requests are answered from a view over its full check
+// checked again with the imports as they are now (chainView), not by a
+// full check, and every answer is a fresh full check's. Before the close
+// kept the full check for the views (dropViews), that snapshot had no view
+// base and the requests checked it in full.
+func TestRequestsAfterRefreshOverChainedAnswer(t *testing.T) {
+	dir := t.TempDir()
+	texts := wsModulesOf(t, dir, 4, 120, true)
+	// (a long debounce: the requests come before the new version's check)
+	s, c := startServer(t, Options{Debounce: 800 * time.Millisecond}, dir)
+	c.Timeout = 30 * time.Second
+	uris := openAll(t, s, c, dir, texts)
+	m03Path := filepath.Join(dir, "m03.caps")
+	imp := texts[3]
+	edit := importerEdit{"m03 body", "(function uses_m03", "0 10)))", "0 12)))"}
+	a, b, ins, ok := edit.apply(imp)
+	if !ok {
+		t.Fatal("the edit does not apply to m03")
+	}
+	imp = replaceText(c, uris[3], 2, imp, a, b, ins)
+	s.settled(t, uris[3], 2)
+	s.mu.Lock()
+	d := s.docs[uris[3]]
+	chained := d.engine != nil && !d.engine.TreeCurrent()
+	s.mu.Unlock()
+	if !chained {
+		t.Fatal("m03's edit was not answered by a chained engine answer")
+	}
+	c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uris[2]}})
+	cv, fv := chainViews.Load(), fullViews.Load()
+	a, b, ins, _ = edit.apply(imp)
+	imp = replaceText(c, uris[3], 3, imp, a, b, ins)
+	var places []int
+	for i := 0; ; {
+		j := strings.Index(imp[i:], "m00.")
+		if j < 0 || len(places) > 30 {
+			break
+		}
+		i += j + 4
+		places = append(places, i-2, i+1)
+	}
+	r := rand.New(rand.NewSource(5))
+	for k := 0; k < 20; k++ {
+		places = append(places, r.Intn(len(imp)))
+	}
+	requests := []struct {
+		method string
+		f      func(context.Context, *snapshot, int) (any, error)
+	}{{"textDocument/completion", completion}, {"textDocument/hover", hover}, {"textDocument/definition", definition}}
+	type answer struct {
+		req, off int
+		got      json.RawMessage
+	}
+	var got []answer
+	for _, off := range places {
+		for ri, req := range requests {
+			var res json.RawMessage
+			if err := c.Call(req.method, map[string]any{"textDocument": map[string]any{"uri": uris[3]}, "position": utf16Pos(imp, off)}, &res); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, answer{ri, off, res})
+		}
+	}
+	if n, f := chainViews.Load()-cv, fullViews.Load()-fv; n != 1 || f != 0 {
+		t.Errorf("after the close, m03's edit was answered by %d views over its view base and %d full checks; want 1 and 0", n, f)
+	}
+	fresh := testSnapshot(t, m03Path, imp, nil)
+	for _, g := range got {
+		want, err := requests[g.req].f(context.Background(), fresh, g.off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wj, _ := json.Marshal(want)
+		var gv, wv any
+		json.Unmarshal(g.got, &gv)
+		json.Unmarshal(wj, &wv)
+		if diff := cmp.Diff(wv, gv); diff != "" {
+			t.Errorf("%s in m03 at %d: (-full check +answer)\n%s", requests[g.req].method, g.off, diff)
+		}
+	}
+	s.settled(t, uris[3], 3)
 }
