@@ -20,9 +20,11 @@ package lsp
 // The module's children (declarations, header clauses, comments) are the
 // units: a unit that touches that span changed; the others are the base's,
 // shifted. When that picture is unsound (no base yet, a syntax error, an
-// edit to the module form itself or to its imports, a changed name that
-// another declaration also uses), the view is the snapshot's own full
-// check, counted in fullViews.
+// edit to the module form itself, a changed name that another
+// declaration also uses), the view is the snapshot's own full check,
+// counted in fullViews. An edit of the imports resolves them anew and
+// reads again the declarations naming an alias that changed
+// (importsEdited).
 
 import (
 	"bytes"
