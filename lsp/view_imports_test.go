@@ -341,3 +341,90 @@ func TestRequestsAfterRefreshOverChainedAnswer(t *testing.T) {
 	}
 	s.settled(t, uris[3], 3)
 }
+
+// TestRequestsAfterOwnImportEditThroughServer edits m03's own import forms
+// through the server (an import of m02 added under an alias, the alias
+// renamed, the import of m01 that m03's declarations name given an alias
+// and taken back, the added import removed), each edit followed at once
+// by completion, hover and definition in m03: no request is answered by
+// a full check, and every answer is a fresh full check's.
+func TestRequestsAfterOwnImportEditThroughServer(t *testing.T) {
+	dir := t.TempDir()
+	texts := wsModulesOf(t, dir, 4, 120, true)
+	s, c := startServer(t, Options{Debounce: 800 * time.Millisecond}, dir)
+	c.Timeout = 30 * time.Second
+	uris := openAll(t, s, c, dir, texts)
+	m03Path := filepath.Join(dir, "m03.caps")
+	imp := texts[3]
+	edits := []importerEdit{
+		{"an import added", "(capsule", "(import m01)\n", "(import m01)\n  (import m02 (as two))\n"},
+		{"its alias renamed", "(capsule", "(import m02 (as two))", "(import m02 (as deux))"},
+		{"a used import given an alias", "(capsule", "(import m01)\n", "(import m01 (as one))\n"},
+		{"the alias taken back", "(capsule", "(import m01 (as one))\n", "(import m01)\n"},
+		{"the added import removed", "(capsule", "\n  (import m02 (as deux))", ""},
+	}
+	requests := []struct {
+		method string
+		f      func(context.Context, *snapshot, int) (any, error)
+	}{{"textDocument/completion", completion}, {"textDocument/hover", hover}, {"textDocument/definition", definition}}
+	r := rand.New(rand.NewSource(11))
+	fv, iv := fullViews.Load(), importEditViews.Load()
+	var answers int
+	for k, e := range edits {
+		a, b, ins, ok := e.apply(imp)
+		if !ok {
+			t.Fatalf("%s: the edit does not apply to m03", e.name)
+		}
+		imp = replaceText(c, uris[3], k+2, imp, a, b, ins)
+		var places []int
+		for _, q := range []string{"(import", "m00.", "m01."} {
+			for i, n := 0, 0; n < 6; n++ {
+				j := strings.Index(imp[i:], q)
+				if j < 0 {
+					break
+				}
+				i += j + 2
+				places = append(places, i, i+len(q)-1)
+			}
+		}
+		for n := 0; n < 10; n++ {
+			places = append(places, r.Intn(len(imp)))
+		}
+		type answer struct {
+			req, off int
+			got      json.RawMessage
+		}
+		var got []answer
+		for _, off := range places {
+			for ri, req := range requests {
+				var res json.RawMessage
+				if err := c.Call(req.method, map[string]any{"textDocument": map[string]any{"uri": uris[3]}, "position": utf16Pos(imp, off)}, &res); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, answer{ri, off, res})
+			}
+		}
+		fresh := testSnapshot(t, m03Path, imp, nil)
+		fresh.Package() // (checked: its requests count no view)
+		for _, g := range got {
+			want, err := requests[g.req].f(context.Background(), fresh, g.off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wj, _ := json.Marshal(want)
+			var gv, wv any
+			json.Unmarshal(g.got, &gv)
+			json.Unmarshal(wj, &wv)
+			answers++
+			if diff := cmp.Diff(wv, gv); diff != "" {
+				t.Errorf("%s: %s in m03 at %d: (-full check +answer)\n%s", e.name, requests[g.req].method, g.off, diff)
+			}
+		}
+		s.settled(t, uris[3], k+2)
+	}
+	full, views := fullViews.Load()-fv, importEditViews.Load()-iv
+	t.Logf("%d answers after %d edits of m03's imports: %d views over imports resolved anew, %d requests answered by a full check", answers, len(edits), views, full)
+	if full != 0 || views == 0 {
+		t.Errorf("%d requests answered by a full check and %d views over new imports; want none and some", full, views)
+	}
+}
