@@ -226,10 +226,15 @@ func TestViewAfterImportEdit(t *testing.T) {
 				for off < len(next) && !utf8.RuneStart(next[off]) {
 					off++
 				}
-				// and the import forms, where the edit is
+				// and the import forms, where the edit is, and a field of
+				// a value typed through an alias only (refund_of)
 				if p < 8 {
 					if i := strings.Index(next, "(import"); i >= 0 {
 						off = i + r.Intn(min(len(next)-i, 120))
+					}
+				} else if p < 10 {
+					if i := strings.Index(next, "r.cents)))"); i >= 0 {
+						off = i + 2 + r.Intn(6)
 					}
 				}
 				for _, q := range requests {
