@@ -116,6 +116,10 @@ func (s *Server) refreshImporters(except *document) {
 		if d == except || !importsAnything(d.base) && !importsAnything(d.engine) && !importsOthers(d.deps) {
 			continue
 		}
+		// (its full check or view base, checked again with the imports
+		// as they are now, is the base of its views until its next
+		// check: chainView)
+		d.dropViews()
 		d.base, d.engine = nil, nil
 		d.snap = s.newSnapshot(d, d.snap.version)
 		d.published, d.publishedFinal = d.snap.version-1, false

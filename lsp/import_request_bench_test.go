@@ -53,6 +53,56 @@ func BenchmarkRequestAfterImportEdit(b *testing.B) {
 	}
 }
 
+// BenchmarkRequestAfterOwnImportEdit times, through the server, a
+// completion in an importer (m01, lines long, importing m00, open too)
+// sent right after an edit of its own import forms, toggled at each
+// iteration: unused-import adds an import of m00 under an alias nothing
+// names, then removes it; alias-used gives the import of m00 that m01's
+// declarations name (m00.NAME) an alias, which unresolves those names,
+// then takes it back. Each is timed from the edit's notification to the
+// answer; the server settles between iterations (not timed). It reports
+// the request's median and slowest times (ms).
+func BenchmarkRequestAfterOwnImportEdit(b *testing.B) {
+	for _, lines := range []int{2000, 10000} {
+		for _, e := range []importerEdit{
+			{"unused-import", "(capsule", "(import m00)\n", "(import m00) (import m00 (as unused))\n"},
+			{"alias-used", "(capsule", "(import m00)\n", "(import m00 (as m))\n"},
+		} {
+			b.Run(fmt.Sprintf("lines=%d/%s", lines, e.name), func(b *testing.B) {
+				s, c, texts, uris, pos := openImporterPair(b, lines)
+				imp, version := texts[1], 1
+				var times []time.Duration
+				var full int64 // requests answered by a full check
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					a, z, ins, ok := e.apply(imp)
+					if !ok {
+						b.Fatalf("edit %q does not apply", e.name)
+					}
+					version++
+					b.StartTimer()
+					f0 := fullViews.Load()
+					t0 := time.Now()
+					imp = replaceText(c, uris[1], version, imp, a, z, ins)
+					if err := c.Call("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": uris[1]}, "position": pos}, nil); err != nil {
+						b.Fatal(err)
+					}
+					times = append(times, time.Since(t0))
+					b.StopTimer()
+					full += fullViews.Load() - f0
+					s.settled(b, uris[1], version)
+					b.StartTimer()
+				}
+				sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+				b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(times[len(times)-1].Microseconds())/1000, "max-ms")
+				b.ReportMetric(float64(full)/float64(b.N), "full-views/op")
+			})
+		}
+	}
+}
+
 // BenchmarkRequestAfterImportThenOwnEdit times, through the server, the
 // requests of an importer (m01) after its own edits that follow an edit
 // of the module it imports (m00, open too): m00's body is edited, then

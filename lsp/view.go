@@ -21,11 +21,12 @@ package lsp
 // units: a unit that touches that span changed; the others are the base's,
 // shifted. A type removed or renamed, or a name a changed declaration
 // shares with an unchanged one, also reads again the declarations that
-// looked the name up (check.Result.Users). When that picture is unsound
-// (no base yet, a syntax error the view cannot place, an edit to the
-// module form itself or to its imports, a declaration outside the
-// module), the view is the snapshot's own full check, counted in
-// fullViews.
+// looked the name up (check.Result.Users). An edit of the imports
+// resolves them anew and reads again the declarations naming an alias
+// that changed (importsEdited). When that picture is unsound (no base
+// yet, a syntax error the view cannot place, an edit to the module form
+// itself, a declaration outside the module), the view is the snapshot's
+// own full check, counted in fullViews.
 
 import (
 	"bytes"
@@ -64,6 +65,9 @@ type view struct {
 	units            []vunit    // the current module's children, in order
 	newDecls         []ast.Decl // the changed units' declarations, in order
 	replaced         map[ast.Decl]bool
+	// imps: the current version's imports, resolved anew when its import
+	// forms differ from the base's (importsEdited); nil otherwise
+	imps *check.ImportSet
 	// gone: the names of replaced declarations no declaration of the
 	// current version has (they resolve to nothing in the overlay);
 	// usersRead counts the unchanged declarations read again because
@@ -543,6 +547,7 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 		return u.item == 1 && u.kind == syntax.KindSymbol && oldName >= 0 && newName >= 0
 	}
 	topChanged := false
+	importsEdited := false // an import form added, removed or changed
 	for _, sg := range v.oldSegs {
 		if !sg.ok && !sg.inModule {
 			topChanged = true
@@ -551,6 +556,10 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 				// its items
 				return nil, "an edit to a declaration outside the module"
 			}
+		}
+		if !sg.ok && sg.inModule && isImportUnit(oldUnits[sg.unit]) {
+			importsEdited = true
+			continue
 		}
 		if !sg.ok && sg.inModule && !editable(oldUnits[sg.unit]) && !nameOK(oldUnits[sg.unit]) && !(v.modOpen && int(sg.unit) == len(oldUnits)-1 && oldUnits[sg.unit].kind == syntax.KindRParen) {
 			// (a module left open lost its closing parenthesis to the
@@ -575,7 +584,9 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 				v.modNameSpan = u.span
 				continue
 			}
-			if !editable(u) {
+			if isImportUnit(u) {
+				importsEdited = true
+			} else if !editable(u) {
 				return nil, "an edit to the module form's keyword, parentheses or imports"
 			}
 			units[sg.unit].changed = true
@@ -613,6 +624,11 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 			if d := v.baseDecl(p); d != nil && v.docAbove(u) != d.Base().Doc {
 				u.changed = true
 			}
+		}
+	}
+	if importsEdited {
+		if why := v.importsEdited(base); why != "" {
+			return nil, why
 		}
 	}
 	changedAt := map[int]bool{}
@@ -1585,10 +1601,14 @@ func (v *view) overlay() {
 	v.fby = map[string]*check.Symbol{}
 	v.mine = map[*check.Symbol]bool{}
 	v.fsyms, v.frefs, v.fdefs = nil, nil, nil
-	if len(v.newDecls) == 0 {
-		return
+	if v.imps != nil {
+		// (the imports' own symbols come from the overlay, even when no
+		// declaration changed)
+		v.ov = v.base.res.OverlayImports(v.newDecls, v.imps, v.gone...)
+	} else if len(v.newDecls) > 0 {
+		v.ov = v.base.res.Overlay(v.newDecls, v.gone...)
 	}
-	if v.ov = v.base.res.Overlay(v.newDecls, v.gone...); v.ov == nil {
+	if v.ov == nil {
 		return
 	}
 	v.fsyms, v.frefs = v.ov.Check()
@@ -2143,4 +2163,121 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 		}
 	}
 	return nil, off, id
+}
+
+// isImportUnit reports whether a module child is an import form.
+func isImportUnit(u vunit) bool {
+	return u.kind == syntax.KindList && u.item >= 2 && u.head == "import"
+}
+
+// importEditViews counts the quick views of a version whose import forms
+// differ from its base's (view.importsEdited), for tests and the bench.
+var importEditViews atomic.Int64
+
+// importsEdited prepares a quick view of a version whose import forms
+// differ from the base's (one added, removed or edited): its imports are
+// resolved as its full check resolves them (load.Loader.ResolveImports),
+// and every declaration that names an alias now resolving otherwise (one
+// added, removed, failing now or no longer, or naming another module) is
+// read and checked again over them (check.Result.OverlayImports), with
+// the declarations that refer to one of those, transitively; every other
+// declaration reads only aliases that resolve as in the base, and
+// answers from it. Every import form is answered from the new imports
+// (an unchanged one may be a duplicate now). It returns why it declines,
+// "" when the view can go on.
+func (v *view) importsEdited(base *check.Result) string {
+	const why = "an edit to the module form's keyword, parentheses or imports"
+	if v.errSrc != nil || v.sn.loader == nil {
+		// (a text with a syntax error reads its imports from the
+		// recovery's read: left to the full check)
+		return why
+	}
+	var imports []*ast.Import
+	for i := range v.units {
+		u := &v.units[i]
+		if !isImportUnit(*u) {
+			continue
+		}
+		u.changed = true
+		f, _ := v.read(u)
+		if f == nil {
+			return why
+		}
+		imports = append(imports, ast.BuildImport(f))
+	}
+	st := v.sn.loader.ResolveImports(v.sn.path, base, imports)
+	if st == nil {
+		return why
+	}
+	v.imps = st
+	importEditViews.Add(1)
+	changed := st.Changed()
+	if len(changed) == 0 {
+		return ""
+	}
+	// the declarations that name a changed alias (a textual test: any
+	// atom that is the alias or starts with it and a dot; a string or a
+	// comment that does only reads a declaration again)
+	src := v.sn.cst.Src
+	dirty := map[ast.Decl]bool{}
+	mark := func(u *vunit) {
+		u.changed = true
+		if p, ok := v.toOld(u.span.Start); ok {
+			if d := v.baseDecl(p); d != nil {
+				dirty[d] = true
+			}
+		}
+	}
+	for i := range v.units {
+		u := &v.units[i]
+		if u.changed || u.kind != syntax.KindList || !isDeclHead(u.head) {
+			continue
+		}
+		text := src[u.span.Start:u.span.End]
+		for _, a := range changed {
+			if namesAlias(text, a) {
+				mark(u)
+				break
+			}
+		}
+	}
+	// and those that refer to one of them, transitively (the base's
+	// references: what they read of it may have changed)
+	for grew := len(dirty) > 0; grew; {
+		grew = false
+		for _, r := range base.Refs {
+			if r.Sym == nil || r.Sym.File != base.Path || !dirty[rootDecl(r.Sym)] {
+				continue
+			}
+			p, ok := v.fromOld(r.Span.Start)
+			if !ok {
+				continue
+			}
+			if i := v.unitAt(p); i >= 0 && !v.units[i].changed && v.units[i].kind == syntax.KindList && isDeclHead(v.units[i].head) {
+				mark(&v.units[i])
+				grew = true
+			}
+		}
+	}
+	return ""
+}
+
+// namesAlias reports whether text holds an atom that is alias or starts
+// with alias and a dot (alias.member, alias.Type.member).
+func namesAlias(text []byte, alias string) bool {
+	word := func(b byte) bool {
+		return b == '_' || b == '-' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+	}
+	for from := 0; ; {
+		i := bytes.Index(text[from:], []byte(alias))
+		if i < 0 {
+			return false
+		}
+		i += from
+		j := i + len(alias)
+		if (i == 0 || !word(text[i-1]) && text[i-1] != '.') && (j == len(text) || !word(text[j])) {
+			return true
+		}
+		from = i + 1
+	}
 }

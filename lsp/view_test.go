@@ -127,7 +127,14 @@ func viewDifferential(t *testing.T, withErrors, engine bool) {
 	if testing.Short() {
 		rounds, probes = 4, 10
 	}
-	r := rand.New(rand.NewSource(17))
+	// (the edits draw from r alone since the views of import edits were
+	// added, so that which versions a view answers does not change them;
+	// with errors, seed 17 then gave no read stopped early)
+	seed := int64(17)
+	if withErrors {
+		seed = 18
+	}
+	r := rand.New(rand.NewSource(seed))
 	var quick, versions, invalid, outSame, outAll, inSame, inAll, errVersions, errQuick, errPartial, errStopped, renamed int
 	declined := map[string]int{}
 	ctx := context.Background()
@@ -206,8 +213,11 @@ func viewDifferential(t *testing.T, withErrors, engine bool) {
 			}
 			sn.qv.Store(v)
 			sn.viewOnce.Do(func() {})
+			// (the positions from a source of their own: the edits do
+			// not depend on which versions a view answers)
+			pr := rand.New(rand.NewSource(int64(versions)))
 			for p := 0; p < probes; p++ {
-				off := r.Intn(len(text) + 1)
+				off := pr.Intn(len(text) + 1)
 				for off < len(text) && !utf8.RuneStart(text[off]) {
 					off++
 				}

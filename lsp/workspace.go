@@ -241,6 +241,7 @@ func didChangeWatchedFiles(s *Server, params json.RawMessage) error {
 			continue // over the size limit: not analysed
 		}
 		if importsAnything(d.base) || importsAnything(d.engine) {
+			d.dropViews() // (as refreshImporters)
 			d.base, d.engine = nil, nil
 		}
 		d.snap = s.newSnapshot(d, d.snap.version)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"maps"
+	"sort"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/types"
@@ -45,6 +46,12 @@ func (r *Result) Overlay(decls []ast.Decl, gone ...string) *Overlay {
 	if base == nil || base.base != nil || base.kept || base.mod == nil {
 		return nil
 	}
+	return r.overlayOn(decls, nil, gone)
+}
+
+// overlayOn is Overlay, over the imports st when not nil.
+func (r *Result) overlayOn(decls []ast.Decl, st *ImportSet, gone []string) *Overlay {
+	base := r.checker
 	ch := &checker{
 		res:           &Result{Path: r.Path, File: r.File, Types: &TypeMap{}, FuncEffects: map[*ast.Function][]EffectUse{}},
 		opts:          base.opts,
@@ -55,6 +62,10 @@ func (r *Result) Overlay(decls []ast.Decl, gone ...string) *Overlay {
 		imports:       base.imports,
 		failedImports: base.failedImports,
 		base:          base,
+	}
+	if st != nil {
+		ch.imports, ch.failedImports = st.imports, st.failed
+		ch.res.Symbols = append(ch.res.Symbols, st.syms...)
 	}
 	o := &Overlay{ch: ch}
 	for _, n := range gone {
@@ -227,4 +238,73 @@ func (r *Result) Users(names []string) (users []ast.Decl, ok bool) {
 		}
 	}
 	return users, true
+}
+
+// ImportSet is the imports of a later version of r's file resolved anew
+// (Result.ResolveImports): what an Overlay of that version reads instead
+// of r's imports when its import forms changed.
+type ImportSet struct {
+	imports map[string]*ImportInfo
+	failed  map[string]bool
+	syms    []*Symbol // the imports' symbols (SymImport), as a check defines them
+	changed []string
+}
+
+// ResolveImports resolves imports, the import forms of a later version of
+// r's file in order, with imp as a full check of that version resolves
+// them (the same diagnostics aside, which it does not keep), and reports
+// which aliases resolve otherwise than in r (Changed). nil when r keeps
+// no module state.
+func (r *Result) ResolveImports(imports []*ast.Import, imp Importer) *ImportSet {
+	base := r.checker
+	if base == nil || base.mod == nil {
+		return nil
+	}
+	opts := base.opts
+	opts.Importer = imp
+	ch := &checker{res: &Result{Path: r.Path}, opts: opts}
+	ch.importsOf(&ast.Module{Imports: imports})
+	st := &ImportSet{imports: ch.imports, failed: ch.failedImports, syms: ch.res.Symbols}
+	names := map[string]bool{}
+	for _, m := range []map[string]*ImportInfo{base.imports, ch.imports} {
+		for n := range m {
+			names[n] = true
+		}
+	}
+	for _, m := range []map[string]bool{base.failedImports, ch.failedImports} {
+		for n := range m {
+			names[n] = true
+		}
+	}
+	for n := range names {
+		a, b := base.imports[n], ch.imports[n]
+		same := base.failedImports[n] == ch.failedImports[n] && (a == nil) == (b == nil)
+		if same && a != nil {
+			// the same module's check: the same symbols and named types
+			same = a.Imported != nil && b.Imported != nil && a.File == b.File && a.Result == b.Result && a.Hash == b.Hash && a.Module == b.Module
+		}
+		if !same {
+			st.changed = append(st.changed, n)
+		}
+	}
+	sort.Strings(st.changed)
+	return st
+}
+
+// Changed returns the aliases the set resolves otherwise than the result
+// it was resolved for (added, removed, failing now or no longer, or
+// naming another module's check), sorted.
+func (st *ImportSet) Changed() []string { return st.changed }
+
+// OverlayImports is Overlay over the imports st (ResolveImports of r):
+// the declarations given read those, and the overlay's symbols include
+// the imports' own. The caller gives every declaration that names an
+// alias st changed (they would resolve it as r did otherwise), and those
+// whose interface refers to one of them; gone as for Overlay.
+func (r *Result) OverlayImports(decls []ast.Decl, st *ImportSet, gone ...string) *Overlay {
+	base := r.checker
+	if st == nil || base == nil || base.base != nil || base.kept || base.mod == nil {
+		return nil
+	}
+	return r.overlayOn(decls, st, gone)
 }

@@ -911,6 +911,28 @@ func (l *Loader) RecheckImportsAt(path string, base *check.Result, f *ast.File, 
 	return &Package{Path: path, Src: res.File.Source.CST.Src, File: res.File, Result: res, epoch: epoch}, true
 }
 
+// ResolveImports resolves imports, the import forms of a later version of
+// the file at path than r's (r a check of it), as a check of that version
+// by l resolves them (CheckFile: the import graph records them, a cycle
+// is refused), for an Overlay of it: check.Result.ResolveImports. nil
+// when r keeps no module state.
+func (l *Loader) ResolveImports(path string, r *check.Result, imports []*ast.Import) *check.ImportSet {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	file := &ast.File{Module: &ast.Module{Imports: imports}}
+	l.mu.Lock()
+	l.graph.begin(abs, file)
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.graph.end(abs, file)
+		l.mu.Unlock()
+	}()
+	return r.ResolveImports(imports, (*lockedImporter)(l))
+}
+
 // answeringImporter is lockedImporter with some files answered from
 // results given (Loader.RecheckImports).
 type answeringImporter struct {

@@ -433,6 +433,14 @@ func BuildDecl(s *syntax.Source, f *syntax.Form) (Decl, []syntax.Diagnostic) {
 	return d, b.file.Diagnostics
 }
 
+// BuildImport builds one import form read on its own (syntax.ReadNode),
+// as Build would build it among a module's items (the language server's
+// views read a changed import alone).
+func BuildImport(f *syntax.Form) *Import {
+	b := &builder{file: &File{}}
+	return b.importForm(f)
+}
+
 // BuildExpr builds the expression written as form f, as a function body or
 // guard would be built, and returns it with the diagnostics building it
 // reported. Declarations whose clauses hold expressions but are checked
