@@ -689,7 +689,13 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 // last answer (a full check or the engine's) is of its current text; a
 // fast Recheck's answer is made importable first (check.Result.Importable:
 // its text read again, no body checked). Such a document kept its view
-// of x (it would be checked again otherwise), or does not import it.
+// of x (it would be checked again otherwise), or does not import it; but
+// a kept view is its interface only: its answer still holds the results
+// of its imports that it read (x's old text among them), whose bodies
+// and clause text the importers' examples run and quote. So a document
+// qualifies only when every open module in its answer's import closure
+// was read at its current text (closureCurrent); otherwise the loader
+// checks it again against the current closure.
 func (s *Server) openAnswers(x *snapshot, recheck []*snapshot, deps map[*snapshot]*importDeps) map[string]*check.Result {
 	out := map[string]*check.Result{}
 	need := map[string]bool{}
@@ -713,6 +719,7 @@ func (s *Server) openAnswers(x *snapshot, recheck []*snapshot, deps map[*snapsho
 	}
 	var lasts []last
 	s.mu.Lock()
+	open := s.openTextsLocked()
 	for _, d := range s.docs {
 		if d.snap == nil || !need[d.path] {
 			continue
@@ -724,7 +731,7 @@ func (s *Server) openAnswers(x *snapshot, recheck []*snapshot, deps map[*snapsho
 		if b == nil {
 			b = d.deps.engineBase()
 		}
-		if b != nil && b.File != nil && b.File.Source != nil && b.File.Source.CST != nil && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
+		if b != nil && b.File != nil && b.File.Source != nil && b.File.Source.CST != nil && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) && closureCurrent(b, open) {
 			lasts = append(lasts, last{d.path, b})
 		}
 	}
@@ -948,6 +955,7 @@ func (s *Server) importAnswers(sn *snapshot, deps *importDeps) map[string]*check
 	}
 	var xs []*snapshot
 	s.mu.Lock()
+	open := s.openTextsLocked()
 	for _, d := range s.docs {
 		if d.snap == nil || d.uri == sn.uri {
 			continue
@@ -961,7 +969,7 @@ func (s *Server) importAnswers(sn *snapshot, deps *importDeps) map[string]*check
 		if s.loader.Cached(x.path) {
 			continue
 		}
-		if r := s.answerOf(x); r != nil {
+		if r := s.answerOf(x); r != nil && closureCurrent(r, open) {
 			out[absPath(x.path)] = r
 		}
 	}
@@ -1077,4 +1085,52 @@ func (s *Server) parallel(sns []*snapshot, f func(*snapshot)) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// openTextsLocked returns the current texts of the open documents, by
+// absolute path (s.mu held).
+func (s *Server) openTextsLocked() map[string][]byte {
+	out := make(map[string][]byte, len(s.docs))
+	for _, d := range s.docs {
+		if d.snap != nil && d.snap.cst != nil {
+			out[absPath(d.path)] = d.snap.cst.Src
+		}
+	}
+	return out
+}
+
+// closureCurrent reports whether every open module in r's import closure
+// (its imports, theirs, and so on) was read by r at its current text.
+// A middle module whose view of a changed import's interface did not
+// change keeps its last answer (importersJob), which still holds the
+// import's old result: old bodies and old clause text. Its importers'
+// examples, interpreter, verification and dry runs read those through
+// it, so such an answer must not answer their imports. The test is a
+// walk of the closure comparing texts (a byte comparison per module,
+// equal pointers in the common case).
+func closureCurrent(r *check.Result, open map[string][]byte) bool {
+	seen := map[*check.Result]bool{}
+	var walk func(r *check.Result) bool
+	walk = func(r *check.Result) bool {
+		if r == nil || seen[r] {
+			return true
+		}
+		seen[r] = true
+		for _, im := range r.ResolvedImports() {
+			if im == nil || im.Imported == nil {
+				continue
+			}
+			if text, ok := open[absPath(im.File)]; ok {
+				ir := im.Result
+				if ir == nil || ir.File == nil || ir.File.Source == nil || ir.File.Source.CST == nil || !bytes.Equal(ir.File.Source.CST.Src, text) {
+					return false
+				}
+			}
+			if !walk(im.Result) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(r)
 }

@@ -426,10 +426,10 @@ func BenchmarkImportAfterLibraryEdit(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			dir := b.TempDir()
 			lib := []byte(strings.Replace(string(gen.Module(3000)), "(module bench.generated", "(module lib", 1))
-			edit, edited := "(if (< x lo)", "lo"
+			edit, edited := "(if (< x lo", "lo" // (edited ends edit)
 			if strings.HasPrefix(mode, "spec-") {
 				lib = []byte(strings.Replace(string(gen.SpecModule(3000)), "(module bench.spec_shaped", "(module lib", 1))
-				edit, edited = "(body (<= review_score ", "30"
+				edit, edited = "(body (<= review_score 30", "30"
 			}
 			libPath := write(b, dir, "lib.caps", string(lib))
 			call := "(function two (input (x I64)) (output I64) (body (+ (lib.clamp_0 x 0 10) 1)))"
@@ -458,6 +458,9 @@ func BenchmarkImportAfterLibraryEdit(b *testing.B) {
 			}
 			appFile := ast.Build(syntax.Read(mustCST(b, appSrc)))
 			at := bytes.Index(lib, []byte(edit)) + len(edit) - len(edited)
+			if !bytes.HasPrefix(lib[at:], []byte(edited)) {
+				b.Fatalf("the edit's offset %d holds %q, not %q", at, lib[at:at+len(edited)], edited)
+			}
 			checks := 0
 			CheckHook = func(abs string) {
 				if abs == libPath {
