@@ -76,6 +76,10 @@ type view struct {
 	// name
 	gone      []string
 	usersRead int
+	// depsRead counts the unchanged declarations check read again
+	// because they refer to a changed declaration whose interface
+	// changed (dependents)
+	depsRead int
 
 	modOnce sync.Once
 	modForm *syntax.Form // the module form, its items shallow (modFormOf)
@@ -688,6 +692,11 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 			again = append(again, nm.Name)
 		}
 	}
+	// A type declaration whose definition changed: what every declaration
+	// that reaches it through its interface resolved (an alias of an
+	// alias, a record with a field of it, a signature naming that record)
+	// changes with it, so those are read again as for a removed type.
+	again = append(again, v.typesRedefined(base)...)
 	if len(again) > 0 {
 		// A type removed or renamed, or a name declared twice: the
 		// declarations that looked the name up, and those whose
@@ -723,6 +732,71 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	}
 	v.base = sn.baseInfoOf(base)
 	return v, ""
+}
+
+// typesRedefined returns the names of the base's type declarations the
+// edit replaced by a declaration of the same name with another
+// definition: a type declaration has no body, so any change to its forms
+// changes what others see of it, but a change of its layout or of its doc
+// comment does not (the doc reaches only its own symbol, which the
+// overlay gives). A declaration whose kind changed to or from a type, and
+// a type whose name a changed declaration takes anew (none of the base's
+// declarations had it), are among them too: the base's declarations that
+// looked the name up now resolve it otherwise.
+func (v *view) typesRedefined(base *check.Result) []string {
+	var out []string
+	byName := map[string]ast.Decl{} // the first changed declaration of each name
+	for _, d := range v.newDecls {
+		if nm := d.Base().Name; nm.Valid() && byName[nm.Name] == nil {
+			byName[nm.Name] = d
+		}
+	}
+	had := map[string]bool{}
+	for _, d := range base.File.Module.Decls {
+		nm := d.Base().Name
+		if !nm.Valid() {
+			continue
+		}
+		had[nm.Name] = true
+		nd := byName[nm.Name]
+		if !v.replaced[d] || nd == nil || d.Kind() != ast.KindType && nd.Kind() != ast.KindType {
+			continue
+		}
+		if nd.Kind() != d.Kind() || !sameText(d.Base().Form, nd.Base().Form) {
+			out = append(out, nm.Name)
+		}
+	}
+	for n, d := range byName {
+		if !had[n] && d.Kind() == ast.KindType {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// sameText reports whether forms a and b have the same kinds, closing
+// parentheses and atoms, all the way down, wherever they are: they differ
+// at most in layout (white space, comments between atoms).
+func sameText(a, b *syntax.Form) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Kind != b.Kind || a.Closed != b.Closed {
+		return false
+	}
+	if a.Kind != syntax.FormList {
+		return a.Text() == b.Text()
+	}
+	ai, bi := a.Items(), b.Items()
+	if len(ai) != len(bi) {
+		return false
+	}
+	for i := range ai {
+		if !sameText(ai[i], bi[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // changedDecls sets newDecls to the declarations of the changed units, in
@@ -1577,6 +1651,7 @@ func (v *view) check() {
 	v.checked = true
 	v.overlay()
 	if deps := v.dependents(); len(deps) > 0 {
+		v.depsRead = len(deps)
 		for _, i := range deps {
 			u := &v.units[i]
 			u.changed = true

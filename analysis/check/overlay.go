@@ -94,9 +94,18 @@ func (r *Result) overlayOn(decls []ast.Decl, st *ImportSet, gone []string) *Over
 	// The passes of a full check (module), over the declarations given
 	// (a type declared twice is resolved too, its members those of the
 	// first: interfaces).
+	// (a declaration given that r resolved is resolved again; one this
+	// loop resolved while resolving an earlier one keeps that type, as in
+	// a full check, which resolves each declaration once: resolving it
+	// again after the earlier one is done could see an alias cycle the
+	// first resolution broke at another place)
 	for _, d := range decls {
 		if td, ok := d.(*ast.TypeDecl); ok {
 			delete(ch.typeCache, td)
+		}
+	}
+	for _, d := range decls {
+		if td, ok := d.(*ast.TypeDecl); ok {
 			t := ch.declType(td)
 			if s := ch.declSym(td); s != nil {
 				s.Type = t
