@@ -781,22 +781,7 @@ func sameText(a, b *syntax.Form) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if a.Kind != b.Kind || a.Closed != b.Closed {
-		return false
-	}
-	if a.Kind != syntax.FormList {
-		return a.Text() == b.Text()
-	}
-	ai, bi := a.Items(), b.Items()
-	if len(ai) != len(bi) {
-		return false
-	}
-	for i := range ai {
-		if !sameText(ai[i], bi[i]) {
-			return false
-		}
-	}
-	return true
+	return formsMatch(a, b, 0, false)
 }
 
 // changedDecls sets newDecls to the declarations of the changed units, in
@@ -1146,10 +1131,19 @@ func (v *view) errorCheck(base *check.Result) string {
 
 // sameForm reports whether form b is form a moved by shift bytes: the
 // same kinds, spans, closing parentheses and atoms, all the way down.
-func sameForm(a, b *syntax.Form, shift int) bool {
-	sa, sb := a.Span(), b.Span()
-	if a.Kind != b.Kind || a.Closed != b.Closed || sa.Start+shift != sb.Start || sa.End+shift != sb.End {
+func sameForm(a, b *syntax.Form, shift int) bool { return formsMatch(a, b, shift, true) }
+
+// formsMatch reports whether forms a and b have the same kinds, closing
+// parentheses and atoms, all the way down, and, when spans is set, b's
+// spans are a's moved by shift bytes.
+func formsMatch(a, b *syntax.Form, shift int, spans bool) bool {
+	if a.Kind != b.Kind || a.Closed != b.Closed {
 		return false
+	}
+	if spans {
+		if sa, sb := a.Span(), b.Span(); sa.Start+shift != sb.Start || sa.End+shift != sb.End {
+			return false
+		}
 	}
 	if a.Kind != syntax.FormList {
 		return a.Text() == b.Text()
@@ -1159,7 +1153,7 @@ func sameForm(a, b *syntax.Form, shift int) bool {
 		return false
 	}
 	for i := range ai {
-		if !sameForm(ai[i], bi[i], shift) {
+		if !formsMatch(ai[i], bi[i], shift, spans) {
 			return false
 		}
 	}
