@@ -77,7 +77,14 @@ async function goTo(line, col) {
 }
 
 async function toast(text) {
-  await need(page.locator('.notifications-toasts', { hasText: text }).first(), `a notification saying "${text}"`);
+  // A notification shows as a toast first; the workbench may hide a toast
+  // before the check sees it (it did in about one run in three here, while
+  // the message was posted), so the notification center is the fallback.
+  const shown = page.locator('.notifications-toasts', { hasText: text }).first();
+  if (await shown.waitFor({ timeout: 15_000 }).then(() => true, () => false)) return;
+  await command('Notifications: Show Notifications');
+  await need(page.locator('.notifications-center', { hasText: text }).first(), `a notification saying "${text}" (as a toast or in the notification center)`);
+  await command('Notifications: Hide Notifications');
 }
 
 const problems = page.locator('.markers-panel');

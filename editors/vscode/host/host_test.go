@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -92,7 +93,8 @@ func TestVSCodeHost(t *testing.T) {
 		"--extensions-dir", ext, "--user-data-dir", user, ws)
 	cs.Env = append(os.Environ(), "CAPS="+os.Getenv("CAPS"),
 		"XDG_CONFIG_HOME="+filepath.Join(state, "config"), "XDG_DATA_HOME="+filepath.Join(state, "data"))
-	var csLog strings.Builder
+	// (code-server writes its log while a failure reads it)
+	var csLog lockedLog
 	cs.Stdout, cs.Stderr = &csLog, &csLog
 	// code-server's launcher forks the server it runs: killing the
 	// launcher alone left that child running (at full CPU) after the test
@@ -165,4 +167,22 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// lockedLog collects a process's output, safe to read while it writes.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
