@@ -284,7 +284,7 @@ func (c *ExampleCache) assemble(res *check.Result, fns []check.ExampleFunc, know
 			}
 			if pe, ok := o.Err.(*interp.Error); ok && rd.quote != nil && atOK {
 				e := *pe
-				e.Message = rd.quote.before + collapsed(atText, at) + rd.quote.after
+				e.Message = rd.quote.before + interp.Quote(atText, at) + rd.quote.after
 				o.Err = &e
 			}
 			d := examples.Diagnostics([]examples.Outcome{o})[0]
@@ -361,10 +361,7 @@ func relative(res, scope *check.Result, ex int, o examples.Outcome, f check.Exam
 		return rd
 	}
 	rd.path, rd.at, rd.quote = nil, nil, nil
-	name := pe.Function
-	if name == "" {
-		name = f.Fn.Name.Name
-	}
+	name := stoppedIn(pe, f)
 	p := &pin{file: pe.File, name: name}
 	p.text, p.ok = res.DeclText(pe.File, name)
 	rd.pin = p
@@ -394,10 +391,7 @@ func byForm(res, scope *check.Result, rd *relDiag, pe *interp.Error, f check.Exa
 	case interp.EnsuresFailed:
 		word = "ensures"
 	}
-	name := pe.Function
-	if name == "" { // (the top level of the example's expressions)
-		name = f.Fn.Name.Name
-	}
+	name := stoppedIn(pe, f)
 	own := pe.File == "" && name == f.Fn.Name.Name
 	if !related && word == "" {
 		// (nothing of the error's place shows: its message names
@@ -422,7 +416,7 @@ func byForm(res, scope *check.Result, rd *relDiag, pe *interp.Error, f check.Exa
 			return false
 		}
 		before := pe.Function + ": " + word + " "
-		q := collapsed(text, sp)
+		q := interp.Quote(text, sp)
 		if !strings.HasPrefix(pe.Message, before+q+" does not hold") {
 			return false
 		}
@@ -444,13 +438,14 @@ func src(res *check.Result) []byte {
 	return nil
 }
 
-// collapsed returns the text of sp in src with runs of white space
-// collapsed, as the interpreter quotes a clause.
-func collapsed(src []byte, sp syntax.Span) string {
-	if src == nil || sp.Start < 0 || sp.End > len(src) || sp.Start > sp.End {
-		return "(...)"
+// stoppedIn returns the name of the declaration whose evaluation pe
+// stopped, an example of f: f's own at the top level of the example's
+// expressions.
+func stoppedIn(pe *interp.Error, f check.ExampleFunc) string {
+	if pe.Function == "" {
+		return f.Fn.Name.Name
 	}
-	return strings.Join(strings.Fields(string(src[sp.Start:sp.End])), " ")
+	return pe.Function
 }
 
 // formPath returns the indexes that lead from f to the form inside it

@@ -642,11 +642,18 @@ func (in *Interp) text(f *function, sp syntax.Span) string {
 }
 
 // text returns the source text of sp with runs of white space collapsed.
-func (m *module) text(sp syntax.Span) string {
-	if m.src == nil || sp.Start < 0 || sp.End > len(m.src) || sp.Start > sp.End {
+func (m *module) text(sp syntax.Span) string { return Quote(m.src, sp) }
+
+// Quote returns the text of sp in src as an error message quotes a
+// clause (a failed requires or ensures): runs of white space collapsed to
+// one space, "(...)" when src does not hold sp. Whoever renders such a
+// message again from another version's text (the language server's
+// example cache) quotes through it.
+func Quote(src []byte, sp syntax.Span) string {
+	if src == nil || sp.Start < 0 || sp.End > len(src) || sp.Start > sp.End {
 		return "(...)"
 	}
-	return strings.Join(strings.Fields(string(m.src[sp.Start:sp.End])), " ")
+	return strings.Join(strings.Fields(string(src[sp.Start:sp.End])), " ")
 }
 
 func plural(n int) string {
