@@ -1685,7 +1685,7 @@ func (v *view) overlay() {
 	sort.SliceStable(v.frefs, func(i, j int) bool { return v.frefs[i].Span.Start < v.frefs[j].Span.Start })
 	for _, s := range v.fsyms {
 		v.mine[s] = true
-		if k := symKey(s); v.fby[k] == nil {
+		if k := check.SymbolKey(s); v.fby[k] == nil {
 			v.fby[k] = s
 		}
 		if s.Span.End > s.Span.Start {
@@ -1764,18 +1764,6 @@ func (v *view) dependents() []int {
 	return out
 }
 
-// symKey names a symbol by its kind and name and its parents'.
-func symKey(s *check.Symbol) string {
-	var b strings.Builder
-	for ; s != nil; s = s.Parent {
-		b.WriteString(string(s.Kind))
-		b.WriteByte(0)
-		b.WriteString(s.Name)
-		b.WriteByte(1)
-	}
-	return b.String()
-}
-
 // rootDecl is the declaration a symbol belongs to, nil for the module.
 func rootDecl(s *check.Symbol) ast.Decl {
 	for s.Parent != nil {
@@ -1795,7 +1783,7 @@ func (v *view) current(s *check.Symbol) *check.Symbol {
 	}
 	if d := rootDecl(s); d != nil && v.replaced[d] {
 		v.check()
-		return v.fby[symKey(s)]
+		return v.fby[check.SymbolKey(s)]
 	}
 	c := *s
 	if s.Kind == check.SymModule && v.modDocSet {

@@ -477,13 +477,13 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 					mine = make(map[string]*Symbol, len(c.res.Symbols))
 					for _, m := range c.res.Symbols {
 						if m.File == r.Path && !isCarried[m] {
-							if k := symbolKey(m); mine[k] == nil {
+							if k := SymbolKey(m); mine[k] == nil {
 								mine[k] = m
 							}
 						}
 					}
 				}
-				if p = mine[symbolKey(p)]; p == nil {
+				if p = mine[SymbolKey(p)]; p == nil {
 					whole = false // (not expected: the run made every declaration's symbol)
 					continue
 				}
@@ -502,15 +502,15 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 // check of the same file stood: the first symbol of that file (the
 // first of the closure's results of it, in import order) with the same
 // kind and name under the counterpart of its parent (the symbol
-// symbolKey names alike). Only the symbols asked for are looked up: a
+// SymbolKey names alike). Only the symbols asked for are looked up: a
 // declaration by name in its module's table, a member among its
-// parent's members. Indexing every symbol of the closure by symbolKey
+// parent's members. Indexing every symbol of the closure by SymbolKey
 // instead cost the 200-module workspace's importers more than checking
 // their bodies.
 type counterparts struct {
 	results map[string]*Result // by file: the first result of it
 	found   map[*Symbol]*Symbol
-	// byKey indexes by symbolKey the symbols of a file whose result
+	// byKey indexes by SymbolKey the symbols of a file whose result
 	// keeps no checker state (made on first use)
 	byKey map[string]map[string]*Symbol
 	// members indexes the members of a parent with many of them
@@ -556,7 +556,7 @@ func (x *counterparts) lookup(s *Symbol) *Symbol {
 	ic := r.checker
 	if ic == nil || ic.base != nil || ic.kept {
 		// (no tables to look in: every symbol of the file by key)
-		return x.keyed(r)[symbolKey(s)]
+		return x.keyed(r)[SymbolKey(s)]
 	}
 	if s.Parent == nil {
 		if d := ic.decls[s.Name]; d != nil && d.Parent == nil && d.Kind == s.Kind && s.Decl != nil {
@@ -598,14 +598,14 @@ func (x *counterparts) lookup(s *Symbol) *Symbol {
 	return ix[memberKey{s.Kind, s.Name}]
 }
 
-// keyed indexes r's symbols by symbolKey (the first of each key).
+// keyed indexes r's symbols by SymbolKey (the first of each key).
 func (x *counterparts) keyed(r *Result) map[string]*Symbol {
 	if m := x.byKey[r.Path]; m != nil {
 		return m
 	}
 	m := make(map[string]*Symbol, len(r.Symbols))
 	for _, s := range r.Symbols {
-		if k := symbolKey(s); m[k] == nil {
+		if k := SymbolKey(s); m[k] == nil {
 			m[k] = s
 		}
 	}
@@ -616,9 +616,9 @@ func (x *counterparts) keyed(r *Result) map[string]*Symbol {
 	return m
 }
 
-// symbolKey names a symbol within its file: its kind and name, and its
-// parents'.
-func symbolKey(s *Symbol) string {
+// SymbolKey names a symbol within its file: its kind and name, and its
+// parents' (the same symbol of two checks of a file has one key).
+func SymbolKey(s *Symbol) string {
 	var b strings.Builder
 	for ; s != nil; s = s.Parent {
 		b.WriteString(string(s.Kind))

@@ -458,7 +458,7 @@ func bodyRecords(r *Result) []string {
 		if s == nil {
 			return "<nil>"
 		}
-		return fmt.Sprintf("%s %s/%s %v", s.File, s.Kind, symbolKey(s), s.Span)
+		return fmt.Sprintf("%s %s/%s %v", s.File, s.Kind, SymbolKey(s), s.Span)
 	}
 	for _, s := range r.Symbols {
 		if s.File != r.Path {
