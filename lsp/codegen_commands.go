@@ -26,10 +26,7 @@ func visualizeCommand(s *Server, raw json.RawMessage) (func(context.Context) (an
 		Machine string               `json:"machine"`
 		Kind    string               `json:"kind"`
 	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(a.URI)
+	sn, err := s.commandSnapshot(raw, &a, &a.URI)
 	if err != nil {
 		return nil, err
 	}
@@ -61,17 +58,14 @@ func compileCommand(s *Server, raw json.RawMessage) (func(context.Context) (any,
 		URI    protocol.DocumentURI `json:"uri"`
 		Target string               `json:"target"`
 	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(a.URI)
+	sn, err := s.commandSnapshot(raw, &a, &a.URI)
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context) (any, error) {
-		pkg := sn.Package()
-		if pkg.Result.HasErrors() {
-			return nil, rpcError(errRequestFailed, "the file has errors; fix them before compiling")
+		pkg, err := sn.checkedWithoutErrors("compiling")
+		if err != nil {
+			return nil, err
 		}
 		if a.Target == "" {
 			// no target: every target's readiness, for the client to offer

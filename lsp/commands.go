@@ -79,17 +79,13 @@ type exampleResult struct {
 
 func runCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, error), error) {
 	var a runArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(a.URI)
+	sn, err := s.commandSnapshot(raw, &a, &a.URI)
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context) (any, error) {
-		pkg := sn.Package()
-		if pkg.Result.HasErrors() {
-			return nil, rpcError(errRequestFailed, "the file has errors; fix them before running")
+		if _, err := sn.checkedWithoutErrors("running"); err != nil {
+			return nil, err
 		}
 		if a.Args != nil {
 			return callFunction(sn, a)

@@ -3,6 +3,7 @@ package lsp
 // This file holds the open documents and their immutable snapshots.
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -349,3 +350,25 @@ func (sn *snapshot) offset(p protocol.Position) (int, error) { return sn.mapper(
 
 // rng converts a byte span to a protocol range (mapper.Range).
 func (sn *snapshot) rng(sp syntax.Span) protocol.Range { return sn.mapper().Range(sp) }
+
+// commandSnapshot decodes a command's arguments into a and returns the
+// current snapshot of the document they name (*uri, read after decoding:
+// a field of a).
+func (s *Server) commandSnapshot(raw json.RawMessage, a any, uri *protocol.DocumentURI) (*snapshot, error) {
+	if err := decode(raw, a); err != nil {
+		return nil, err
+	}
+	return s.snapshotOf(*uri)
+}
+
+// checkedWithoutErrors returns the snapshot's checked package, or the
+// request failure a command that runs, compiles or renders the module
+// answers when the file has errors ("the file has errors; fix them
+// before " + doing).
+func (sn *snapshot) checkedWithoutErrors(doing string) (*load.Package, error) {
+	pkg := sn.Package()
+	if pkg.Result.HasErrors() {
+		return nil, rpcError(errRequestFailed, "the file has errors; fix them before "+doing)
+	}
+	return pkg, nil
+}

@@ -85,17 +85,14 @@ type dryArgs struct {
 
 func dryRunCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, error), error) {
 	var a dryArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(a.URI)
+	sn, err := s.commandSnapshot(raw, &a, &a.URI)
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context) (any, error) {
-		pkg := sn.Package()
-		if pkg.Result.HasErrors() {
-			return nil, rpcError(errRequestFailed, "the file has errors; fix them before a dry run")
+		pkg, err := sn.checkedWithoutErrors("a dry run")
+		if err != nil {
+			return nil, err
 		}
 		mdecl := findMachine(pkg.File.Module, a.Machine)
 		if mdecl == nil {

@@ -87,17 +87,14 @@ func (c *docCache) lastAccepted(machineName string) (state string, ctx json.RawM
 
 func previewSurfaceCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, error), error) {
 	var a previewArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(a.URI)
+	sn, err := s.commandSnapshot(raw, &a, &a.URI)
 	if err != nil {
 		return nil, err
 	}
 	return func(context.Context) (any, error) {
-		pkg := sn.Package()
-		if pkg.Result.HasErrors() {
-			return nil, rpcError(errRequestFailed, "the file has errors; fix them before previewing a surface")
+		pkg, err := sn.checkedWithoutErrors("previewing a surface")
+		if err != nil {
+			return nil, err
 		}
 		b := a2ui.NewBuilder(pkg.Result)
 		create, err := b.CreateSurface(a.Surface)

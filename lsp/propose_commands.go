@@ -66,10 +66,7 @@ type proposeArgs struct {
 
 func proposeCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, error), error) {
 	var a proposeArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(a.URI)
+	sn, err := s.commandSnapshot(raw, &a, &a.URI)
 	if err != nil {
 		return nil, err
 	}

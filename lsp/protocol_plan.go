@@ -22,17 +22,14 @@ func protocolPlanCommand(s *Server, raw json.RawMessage) (func(context.Context) 
 	var a struct {
 		URI protocol.DocumentURI `json:"uri"`
 	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(a.URI)
+	sn, err := s.commandSnapshot(raw, &a, &a.URI)
 	if err != nil {
 		return nil, err
 	}
 	return func(context.Context) (any, error) {
-		pkg := sn.Package()
-		if pkg.Result.HasErrors() {
-			return nil, rpcError(errRequestFailed, "the file has errors; fix them before asking for its protocol plan")
+		pkg, err := sn.checkedWithoutErrors("asking for its protocol plan")
+		if err != nil {
+			return nil, err
 		}
 		hash, err := load.IROptions(pkg.Result).Hash(pkg.File.Module)
 		if err != nil {

@@ -188,10 +188,7 @@ func verifyCommand(s *Server, raw json.RawMessage) (func(context.Context) (any, 
 	var a struct {
 		URI protocol.DocumentURI `json:"uri"`
 	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	sn, err := s.snapshotOf(a.URI)
+	sn, err := s.commandSnapshot(raw, &a, &a.URI)
 	if err != nil {
 		return nil, err
 	}
