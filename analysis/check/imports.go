@@ -351,9 +351,11 @@ func (r *Result) Importable() (*Result, bool) {
 // r's entries inside a declaration whose body was reused stand (the same
 // nodes and spans, of the same text; its interface, resolved again from
 // the same inputs, made the same ones); everywhere else the run's own
-// are the answer's. The answer is then a full check's for the
-// interpreter and for importers (Complete). A reference kept from r
-// points to r's symbol of the same declaration.
+// are the answer's, and so are the references the run made inside a
+// reused declaration (its interface's, resolved again). The answer is
+// then a full check's for the interpreter and for importers (Complete).
+// A reference kept from r to a symbol of this file points to r's symbol
+// of the same declaration.
 func (c *checker) carryBodies(r *Result, checked []int) {
 	decls := c.mod.Decls
 	again := make([]bool, len(decls))
@@ -406,11 +408,20 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 		types.Set(e, t)
 	}
 	c.res.Types = types
+	// The run's references stand where it made one: the reused
+	// declarations' interfaces, resolved again, refer to the run's
+	// symbols, whose types and details may differ from r's (a type
+	// reading an imported member that changed). r's references fill in
+	// the reused bodies.
+	ran := make(map[syntax.Span]bool, len(c.res.Refs))
+	for _, ref := range c.res.Refs {
+		ran[ref.Span] = true
+	}
 	var refs []Ref
 	var imported *counterparts // (made on first use)
 	whole := true
 	for _, ref := range r.Refs {
-		if !reused(ref.Span) {
+		if !reused(ref.Span) || ran[ref.Span] {
 			continue
 		}
 		if ref.Sym != nil && ref.Sym.File != r.Path {
@@ -428,17 +439,7 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 		}
 		refs = append(refs, ref)
 	}
-	fresh := make(map[syntax.Span]bool, len(refs))
-	for _, ref := range refs {
-		fresh[ref.Span] = true
-	}
-	for _, ref := range c.res.Refs {
-		// (the reused declarations' interfaces made their references again)
-		if !fresh[ref.Span] {
-			refs = append(refs, ref)
-		}
-	}
-	c.res.Refs = refs
+	c.res.Refs = append(refs, c.res.Refs...)
 	// the symbols the reused bodies declare (their locals): the run made
 	// only its declarations' interfaces' own
 	type symAt struct {

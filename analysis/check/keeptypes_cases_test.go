@@ -1,0 +1,372 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/analysis/types"
+	"github.com/capsulang/caps/syntax"
+)
+
+// keepStep is one edit of a library (from → to in its text), and what
+// the library's answer and its importer's must keep of their type
+// objects.
+type keepStep struct {
+	name, from, to   string
+	libKept, appKept []string
+}
+
+// keepDifferential edits lib step by step the way the language server
+// answers it (RecheckResult, made Importable) and checks app again over
+// each version (recheckImports). Each answer must be a full check's:
+// diagnostics, the declarations' types as printed, what hover shows of
+// every reference (the symbol's kind, name, detail, doc and type), the
+// expression types of the importer's bodies, and no type object of an
+// older version reachable from the answer (every record, enum and
+// variant its types reach is the type of a declaration of the current
+// versions). appEdit (from → to in app) is then checked over the
+// importer's answer against a full check (an object kept against an
+// older library would not accept the new library's values).
+func keepDifferential(t *testing.T, lib, app string, appEdit [2]string, steps []keepStep) {
+	t.Helper()
+	libBase := checkAs("lib", []byte(lib), nil)
+	appBase := checkAs("app", []byte(app), mapImporter{"lib": libBase})
+	src := lib
+	for _, st := range steps {
+		if !strings.Contains(src, st.from) {
+			t.Fatalf("%s: %q not in the library", st.name, st.from)
+		}
+		src = strings.Replace(src, st.from, st.to, 1)
+		cst, err := syntax.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, ok := libBase.RecheckResult(cst)
+		if !ok {
+			t.Fatalf("%s: Recheck declined", st.name)
+		}
+		libNext, ok := answer.Importable()
+		if !ok {
+			t.Fatalf("%s: Importable declined", st.name)
+		}
+		appNext, run, ok := appBase.recheckImports(mapImporter{"lib": libNext})
+		if !ok {
+			t.Fatalf("%s: RecheckImports declined", st.name)
+		}
+		libFull := checkAs("lib", []byte(src), nil)
+		appFull := checkAs("app", []byte(app), mapImporter{"lib": libFull})
+		sameAsFull(t, st.name+": the library", libFull, libNext)
+		sameAsFull(t, st.name+": the importer", appFull, appNext)
+		if got := keptTypes(libBase, libNext); !cmp.Equal(got, st.libKept) {
+			t.Errorf("%s: the library's types kept: %v, want %v", st.name, got, st.libKept)
+		}
+		if got := keptTypes(appBase, appNext); !cmp.Equal(got, st.appKept) || run.keptTypes != len(st.appKept) {
+			t.Errorf("%s: the importer's types kept: %v (the run: %d), want %v", st.name, got, run.keptTypes, st.appKept)
+		}
+		if appEdit[0] != "" {
+			edited := strings.Replace(app, appEdit[0], appEdit[1], 1)
+			cst, err := syntax.Parse([]byte(edited))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := appNext.RecheckResult(cst)
+			if !ok {
+				t.Fatalf("%s: the importer's Recheck declined", st.name)
+			}
+			want := checkAs("app", []byte(edited), mapImporter{"lib": libFull})
+			if diff := cmp.Diff(want.Diagnostics, got.Diagnostics); diff != "" {
+				t.Errorf("%s: an edit of the importer over its answer differs from a full check (-full +recheck):\n%s", st.name, diff)
+			}
+		}
+		libBase, appBase = libNext, appNext
+	}
+}
+
+// sameAsFull compares an answer with a full check of the same text.
+func sameAsFull(t *testing.T, what string, full, ans *Result) {
+	t.Helper()
+	if diff := cmp.Diff(full.Diagnostics, ans.Diagnostics); diff != "" {
+		t.Errorf("%s: diagnostics differ from a full check (-full +answer):\n%s", what, diff)
+	}
+	if diff := cmp.Diff(typeStrings(full), typeStrings(ans)); diff != "" {
+		t.Errorf("%s: types differ from a full check (-full +answer):\n%s", what, diff)
+	}
+	if diff := cmp.Diff(symbolDocs(full), symbolDocs(ans)); diff != "" {
+		t.Errorf("%s: symbols' hover differs from a full check (-full +answer):\n%s", what, diff)
+	}
+	if ans.Partial() {
+		return // (a fast answer made importable covers no body)
+	}
+	if diff := cmp.Diff(refHovers(full), refHovers(ans)); diff != "" {
+		t.Errorf("%s: references' hover differs from a full check (-full +answer):\n%s", what, diff)
+	}
+	if diff := cmp.Diff(exprTypes(full), exprTypes(ans)); diff != "" {
+		t.Errorf("%s: expression types differ from a full check (-full +answer):\n%s", what, diff)
+	}
+	if stale := staleTypes(ans); len(stale) > 0 {
+		t.Errorf("%s: types of older versions are reachable from the answer: %v", what, stale)
+	}
+}
+
+// hoverOf is what the language server's hover shows of a symbol
+// (symbolMarkdown), with the file it is from.
+func hoverOf(s *Symbol) string {
+	ty := "<nil>"
+	if s.Type != nil {
+		ty = s.Type.String()
+	}
+	return fmt.Sprintf("%s %s [%s] doc=%q type=%s from %s", s.Kind, s.Name, s.Detail, s.Doc, ty, s.File)
+}
+
+// symbolDocs lists what hover shows of r's own symbols, at their spans.
+func symbolDocs(r *Result) []string {
+	var out []string
+	for _, s := range r.Symbols {
+		if s.File == r.Path && s.Decl != nil {
+			out = append(out, fmt.Sprintf("%v %s", s.Span, hoverOf(s)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// refHovers lists what hover shows at each reference of r.
+func refHovers(r *Result) []string {
+	var out []string
+	for _, ref := range r.Refs {
+		if ref.Sym != nil {
+			out = append(out, fmt.Sprintf("%v %s", ref.Span, hoverOf(ref.Sym)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// exprTypes lists the expression types of r, by span.
+func exprTypes(r *Result) []string {
+	var out []string
+	if r.Types == nil {
+		return nil
+	}
+	for e, ty := range r.Types.All() {
+		out = append(out, fmt.Sprintf("%v %s", e.ExprSpan(), ty))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// staleTypes lists the records, enums and variants reachable from r's
+// symbols' and expressions' types that are not the type of a
+// declaration of r's module or of a module it imports, directly or not
+// (an object of an older version kept by mistake).
+func staleTypes(r *Result) []string {
+	current := map[types.Type]bool{}
+	seen := map[*Result]bool{}
+	var collect func(r *Result)
+	collect = func(r *Result) {
+		if seen[r] {
+			return
+		}
+		seen[r] = true
+		for _, s := range r.Symbols {
+			if s.Decl != nil && s.Kind == "type" && s.Type != nil {
+				current[s.Type] = true
+			}
+		}
+		if c := r.checker; c != nil {
+			// (a second declaration of a name has no symbol type)
+			for _, ty := range c.typeCache {
+				current[ty] = true
+			}
+		}
+		for _, im := range r.Imports {
+			if im.Imported != nil && im.Result != nil {
+				collect(im.Result)
+			}
+		}
+	}
+	collect(r)
+	var stale []string
+	visited := map[types.Type]bool{}
+	var walk func(ty types.Type)
+	walk = func(ty types.Type) {
+		if ty == nil || visited[ty] {
+			return
+		}
+		visited[ty] = true
+		switch x := ty.(type) {
+		case *types.Record:
+			if !current[x] {
+				stale = append(stale, "record "+x.Name)
+			}
+			for _, f := range x.Fields {
+				walk(f.Type)
+			}
+		case *types.Enum:
+			if !current[x] {
+				stale = append(stale, "enum "+x.Name)
+			}
+		case *types.Variant:
+			if !current[x] {
+				stale = append(stale, "variant "+x.Name)
+			}
+			for _, cs := range x.Cases {
+				for _, f := range cs.Fields {
+					walk(f.Type)
+				}
+			}
+		case *types.List:
+			walk(x.Elem)
+		case *types.Array:
+			walk(x.Elem)
+		case *types.Option:
+			walk(x.Elem)
+		case *types.Result:
+			walk(x.Ok)
+			walk(x.Err)
+		case *types.Map:
+			walk(x.Key)
+			walk(x.Value)
+		}
+	}
+	for _, s := range r.Symbols {
+		walk(s.Type)
+	}
+	if r.Types != nil {
+		for _, ty := range r.Types.All() {
+			walk(ty)
+		}
+	}
+	sort.Strings(stale)
+	return stale
+}
+
+// TestKeepTypesDuplicateImportedDecls: the imported module declares T
+// twice. The importer reads the first (as a full check does), so an
+// edit of the second keeps the importer's types, and removing the first
+// makes the second the one read.
+func TestKeepTypesDuplicateImportedDecls(t *testing.T) {
+	lib := `(module lib
+  (capsule "1")
+  (type T (record (a I64)))
+  (type T (record (b Bool)))
+  (type U (record (t T)))
+  (function mk (output T) (body (record T (a 1)))))
+`
+	app := `(module app
+  (capsule "1")
+  (import lib)
+  (type W (record (t lib.T) (u lib.U)))
+  (type Own (enum a b))
+  (function f (output I64) (body (let ((w (record W (t (lib.mk)) (u (record lib.U (t (lib.mk))))))) w.t.a))))
+`
+	keepDifferential(t, lib, app, [2]string{"w.t.a", "(+ w.t.a 1)"}, []keepStep{
+		{"the second T edited", "(record (b Bool))", "(record (b I64))",
+			[]string{"T", "U"}, []string{"W", "Own"}},
+		{"the first T removed", "(type T (record (a I64)))\n", "",
+			nil, []string{"Own"}},
+		{"a first T again", "(type T (record (b I64)))", "(type T (record (a I64)))\n  (type T (record (b I64)))",
+			nil, []string{"Own"}},
+		{"a body", "(a 1)", "(a 2)",
+			[]string{"T", "U"}, []string{"W", "Own"}},
+	})
+}
+
+// TestKeepTypesMissingImportedMember: the importer reads lib.X, which
+// neither version declares. Its types stay kept while the library's
+// names stay the same (the message's suggestions read them), and are
+// made anew when a name that could be suggested is added.
+func TestKeepTypesMissingImportedMember(t *testing.T) {
+	lib := `(module lib
+  (capsule "1")
+  (type P (record (a I64)))
+  (function g (output I64) (body 1)))
+`
+	app := `(module app
+  (capsule "1")
+  (import lib)
+  (type W (record (x lib.X) (n I64)))
+  (type V (record (w W)))
+  (type Own (enum a b))
+  (function f (input (w W)) (output I64) (body w.n)))
+`
+	keepDifferential(t, lib, app, [2]string{"(body w.n)", "(body (+ w.n 1))"}, []keepStep{
+		{"a body", "(body 1)", "(body 2)",
+			[]string{"P"}, []string{"W", "V", "Own"}},
+		{"a type the importer does not read", "(record (a I64))", "(record (a I64) (b I64))",
+			nil, []string{"W", "V", "Own"}},
+		{"a name it could suggest", "(function g", "(type Xs U32)\n  (function g",
+			[]string{"P"}, []string{"Own"}},
+		{"X declared", "(type Xs U32)", "(type X U32)",
+			[]string{"P"}, []string{"Own"}},
+	})
+}
+
+// TestKeepTypesLocalAliasOfImported: the importer names lib.T through an
+// alias of its own and uses the alias elsewhere: redefining lib.T makes
+// every type that reads the alias anew.
+func TestKeepTypesLocalAliasOfImported(t *testing.T) {
+	lib := `(module lib
+  (capsule "1")
+  (type T (record (a I64)))
+  (type Tag (enum x y))
+  (function mk (output T) (body (record T (a 1)))))
+`
+	app := `(module app
+  (capsule "1")
+  (import lib)
+  (type Local lib.T)
+  (type Again Local)
+  (type Box (record (v Local) (tag lib.Tag)))
+  (type Boxes (List Again))
+  (type Own (enum a b))
+  (function get (input (b Box)) (output Local) (body b.v))
+  (function mk (output Box) (body (record Box (v (lib.mk)) (tag lib.Tag.x)))))
+`
+	keepDifferential(t, lib, app, [2]string{"(body b.v)", "(body (let ((v b.v)) v))"}, []keepStep{
+		{"a body", "(a 1)", "(a 2)",
+			[]string{"T", "Tag"}, []string{"Local", "Again", "Box", "Boxes", "Own"}},
+		{"T redefined", "(type T (record (a I64)))", "(type T (record (a I64) (b Bool)))",
+			[]string{"Tag"}, []string{"Own"}},
+		{"T an alias", "(type T (record (a I64) (b Bool)))", "(type T I64)",
+			[]string{"Tag"}, []string{"Own"}},
+		{"Tag redefined", "(enum x y)", "(enum x y z)",
+			[]string{"T"}, []string{"Local", "Again", "Boxes", "Own"}},
+	})
+}
+
+// TestKeepTypesDocOnlyEdits: a doc comment edited in the library keeps
+// every type object, and hover (the symbols' docs, in the library and
+// at the importer's references) shows the new doc.
+func TestKeepTypesDocOnlyEdits(t *testing.T) {
+	lib := `(module lib
+  (capsule "1")
+  ;; A point.
+  (type Point (record (x I64) (y I64)))
+  ;; A color.
+  (type Color (enum red green))
+  ;; The origin.
+  (function origin (output Point) (body (record Point (x 0) (y 0)))))
+`
+	app := `(module app
+  (capsule "1")
+  (import lib)
+  ;; A pair.
+  (type Pair (record (p lib.Point) (c lib.Color)))
+  (function make (output Pair) (body (record Pair (p (lib.origin)) (c lib.Color.red)))))
+`
+	keepDifferential(t, lib, app, [2]string{"lib.Color.red", "lib.Color.green"}, []keepStep{
+		{"a type's doc", ";; A point.", ";; A point, in the plane.",
+			[]string{"Point", "Color"}, []string{"Pair"}},
+		{"a doc added", "  (type Color", "  ;; More.\n  (type Color",
+			[]string{"Point", "Color"}, []string{"Pair"}},
+		{"a doc removed", "  ;; A point, in the plane.\n", "",
+			[]string{"Point", "Color"}, []string{"Pair"}},
+		{"a function's doc", ";; The origin.", ";; Where x and y are 0.",
+			[]string{"Point", "Color"}, []string{"Pair"}},
+	})
+}
