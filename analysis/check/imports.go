@@ -362,6 +362,12 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 	for _, i := range checked {
 		again[i] = true
 	}
+	for i, d := range decls {
+		// (a declaration without a body is all interface, which the
+		// run resolved again: r's references in it may name symbols
+		// the new imports no longer declare)
+		again[i] = again[i] || !hasBody(d)
+	}
 	last := -1 // the declaration the last span asked about lay in
 	reused := func(sp syntax.Span) bool {
 		if last >= 0 {

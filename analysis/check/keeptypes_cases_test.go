@@ -61,6 +61,11 @@ func keepDifferential(t *testing.T, lib, app string, appEdit [2]string, steps []
 		appFull := checkAs("app", []byte(app), mapImporter{"lib": libFull})
 		sameAsFull(t, st.name+": the library", libFull, libNext)
 		sameAsFull(t, st.name+": the importer", appFull, appNext)
+		if appNext.Partial() {
+			// (its base covered every body: so must the answer, its
+			// references to the library moved to the new version's)
+			t.Errorf("%s: the importer's answer is partial", st.name)
+		}
 		if got := keptTypes(libBase, libNext); !cmp.Equal(got, st.libKept) {
 			t.Errorf("%s: the library's types kept: %v, want %v", st.name, got, st.libKept)
 		}
@@ -97,6 +102,9 @@ func sameAsFull(t *testing.T, what string, full, ans *Result) {
 	}
 	if diff := cmp.Diff(symbolDocs(full), symbolDocs(ans)); diff != "" {
 		t.Errorf("%s: symbols' hover differs from a full check (-full +answer):\n%s", what, diff)
+	}
+	if diff := cmp.Diff(shapes(full), shapes(ans)); diff != "" {
+		t.Errorf("%s: the types' fields, members and cases differ from a full check's (-full +answer):\n%s", what, diff)
 	}
 	if ans.Partial() {
 		return // (a fast answer made importable covers no body)
@@ -368,5 +376,190 @@ func TestKeepTypesDocOnlyEdits(t *testing.T) {
 			[]string{"Point", "Color"}, []string{"Pair"}},
 		{"a function's doc", ";; The origin.", ";; Where x and y are 0.",
 			[]string{"Point", "Color"}, []string{"Pair"}},
+	})
+	// the importer's own doc edited: its answer made importable (as the
+	// language server answers the edit) keeps Pair, and shows the new doc
+	libR := checkAs("lib", []byte(lib), nil)
+	imp := mapImporter{"lib": libR}
+	base := checkAs("app", []byte(app), imp)
+	for _, edit := range [][2]string{{";; A pair.", ";; Two things."}, {"  ;; Two things.\n", ""}, {"  (type Pair", "  ;; Back.\n  (type Pair"}} {
+		next := strings.Replace(app, edit[0], edit[1], 1)
+		cst, err := syntax.Parse([]byte(next))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ans, ok := base.RecheckResult(cst)
+		if !ok {
+			t.Fatalf("%q: Recheck declined", edit[1])
+		}
+		got, ok := ans.Importable()
+		if !ok {
+			t.Fatalf("%q: Importable declined", edit[1])
+		}
+		sameAsFull(t, fmt.Sprintf("the importer's doc %q", edit[1]), checkAs("app", []byte(next), imp), got)
+		if kept := keptTypes(base, got); !cmp.Equal(kept, []string{"Pair"}) {
+			t.Errorf("%q: the importer's types kept: %v, want [Pair]", edit[1], kept)
+		}
+		base, app = got, next
+	}
+}
+
+// shapes describes the types of r's type declarations in full: a
+// record's and a variant's cases' fields, an enum's members, and the
+// position each name's lookup finds (the lookups' index is state the
+// type object builds on first use).
+func shapes(r *Result) []string {
+	var out []string
+	field := func(fs []types.Field) string {
+		var b strings.Builder
+		for _, f := range fs {
+			fmt.Fprintf(&b, " (%s %s)", f.Name, f.Type)
+		}
+		return b.String()
+	}
+	for _, s := range r.Symbols {
+		if s.File != r.Path || s.Decl == nil || s.Kind != "type" {
+			continue
+		}
+		d := s.Name + ":"
+		switch x := s.Type.(type) {
+		case *types.Record:
+			d += " " + x.Kind + field(x.Fields)
+			for _, f := range x.Fields {
+				d += fmt.Sprintf(" %s@%d", f.Name, x.FieldIndex(f.Name))
+			}
+			d += fmt.Sprintf(" missing@%d", x.FieldIndex("missing"))
+		case *types.Enum:
+			for _, m := range x.Members {
+				d += fmt.Sprintf(" %s@%d", m, x.Index(m))
+			}
+			d += fmt.Sprintf(" missing@%d", x.Index("missing"))
+		case *types.Variant:
+			for _, cs := range x.Cases {
+				d += fmt.Sprintf(" (%s@%d%s)", cs.Name, x.CaseIndex(cs.Name), field(cs.Fields))
+			}
+			d += fmt.Sprintf(" missing@%d", x.CaseIndex("missing"))
+		default:
+			d += fmt.Sprint(" ", s.Type)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// TestKeepTypesMutableState: what a check sets on a type object (a
+// record's fields, an enum's members, a variant's cases, appended while
+// its declaration is resolved, and the name index lookups build on first
+// use, past 16 names) stays the base's on a kept object: the new
+// version's resolution fills an object that is dropped. The kept objects
+// must describe exactly what a full check's do, after lookups of their
+// names in the base built their indexes, and a self-referring record
+// kept must refer to itself.
+func TestKeepTypesMutableState(t *testing.T) {
+	var fields, members, reads []string
+	for i := 0; i < 20; i++ {
+		fields = append(fields, fmt.Sprintf("(f%d I64)", i))
+		members = append(members, fmt.Sprintf("m%d", i))
+		reads = append(reads, fmt.Sprintf("b.f%d", i))
+	}
+	lib := `(module lib
+  (capsule "1")
+  (type Big (record ` + strings.Join(fields, " ") + `))
+  (type Many (enum ` + strings.Join(members, " ") + `))
+  (type Tree (record (kids (List Tree)) (big Big)))
+  (type Shape (variant (circle (radius U32)) (box (big Big)) none))
+  (type Other (record (a I64)))
+  (function sum (input (b Big)) (output I64) (body (+ ` + strings.Join(reads, " ") + `)))
+  (function last (input (m Many)) (output I64) (body (match m (Many.m19 1) (_ 0)))))
+`
+	app := `(module app
+  (capsule "1")
+  (import lib)
+  (type Holder (record (big lib.Big) (many lib.Many) (tree lib.Tree) (shape lib.Shape)))
+  (type Own (enum a b))
+  (function get (input (h Holder)) (output I64) (body (+ h.big.f19 h.big.f0 (lib.sum h.big))))
+  (function kind (input (h Holder)) (output I64) (body (match h.shape ((lib.Shape.box b) b.big.f7) (_ 0))))
+  (function many (input (h Holder)) (output I64) (body (match h.many (lib.Many.m19 19) (lib.Many.m0 0) (_ 1)))))
+`
+	keepDifferential(t, lib, app, [2]string{"b.big.f7", "b.big.f8"}, []keepStep{
+		{"a body", "(_ 0)))))", "(_ 2)))))",
+			[]string{"Big", "Many", "Tree", "Shape", "Other"}, []string{"Holder", "Own"}},
+		{"a type no importer reads", "(record (a I64))", "(record (a I64) (b I64))",
+			[]string{"Big", "Many", "Tree", "Shape"}, []string{"Holder", "Own"}},
+		{"Big grows", "(f19 I64)", "(f19 I64) (f20 I64)",
+			[]string{"Many", "Other"}, []string{"Own"}},
+		{"Many grows", "m19)", "m19 m20)",
+			[]string{"Big", "Tree", "Shape", "Other"}, []string{"Own"}},
+		{"a body again", "(_ 2)))))", "(_ 3)))))",
+			[]string{"Big", "Many", "Tree", "Shape", "Other"}, []string{"Holder", "Own"}},
+	})
+	// the kept self-referring record refers to itself
+	libBase := checkAs("lib", []byte(lib), nil)
+	src := strings.Replace(lib, "(record (a I64))", "(record (a Bool))", 1)
+	cst, err := syntax.Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, ok := libBase.RecheckResult(cst)
+	if !ok {
+		t.Fatal("Recheck declined")
+	}
+	next, ok := ans.Importable()
+	if !ok {
+		t.Fatal("Importable declined")
+	}
+	tree, _ := typeOf(next, "Tree").(*types.Record)
+	if tree == nil || tree != typeOf(libBase, "Tree") {
+		t.Fatalf("Tree was not kept: %v", tree)
+	}
+	if l, _ := tree.Field("kids").(*types.List); l == nil || l.Elem != tree {
+		t.Errorf("the kept Tree's kids are %v, not a list of itself", tree.Field("kids"))
+	}
+	if tree.Field("big") != typeOf(next, "Big") {
+		t.Errorf("the kept Tree's big is not the new version's Big")
+	}
+}
+
+// TestKeepTypesRemovedImportedSymbols: the library removes or renames
+// members the importer's bodies, signatures and types refer to. Every
+// reader is checked again (its references would otherwise point to
+// symbols the new version has not), the others' references move to the
+// new version's symbols, and the answer is a full check's.
+func TestKeepTypesRemovedImportedSymbols(t *testing.T) {
+	lib := `(module lib
+  (capsule "1")
+  (type P (record (a I64) (b I64)))
+  (type Color (enum red green))
+  (type Q (record (c Color)))
+  (function old (input (x I64)) (output I64) (body x))
+  (function keep (output I64) (body 1)))
+`
+	app := `(module app
+  (capsule "1")
+  (import lib)
+  (type W (record (p lib.P)))
+  (type H (record (q lib.Q)))
+  (type Own (enum a b))
+  (function useOld (output I64) (body (lib.old 1)))
+  (function useKeep (output I64) (body (lib.keep)))
+  (function useField (input (w W)) (output I64) (body w.p.b))
+  (function useRed (output lib.Color) (body lib.Color.red))
+  (function useP (input (p lib.P)) (output I64) (body p.a)))
+`
+	keepDifferential(t, lib, app, [2]string{"(lib.keep)", "(+ (lib.keep) 1)"}, []keepStep{
+		{"a function renamed", "(function old", "(function older",
+			[]string{"P", "Color", "Q"}, []string{"W", "H", "Own"}},
+		{"a field removed", "(record (a I64) (b I64))", "(record (a I64))",
+			[]string{"Color", "Q"}, []string{"H", "Own"}},
+		{"an enum member renamed", "(enum red green)", "(enum crimson green)",
+			[]string{"P"}, []string{"W", "Own"}},
+		{"a type removed", "(type P (record (a I64)))\n", "",
+			[]string{"Color", "Q"}, []string{"H", "Own"}},
+		{"an input renamed", "(input (x I64)) (output I64) (body x)", "(input (y I64)) (output I64) (body y)",
+			[]string{"Color", "Q"}, []string{"W", "H", "Own"}},
+		// (W reads lib.P, found in neither version: the names the
+		// library declares changed)
+		{"the function back", "(function older", "(function old",
+			[]string{"Color", "Q"}, []string{"H", "Own"}},
 	})
 }
