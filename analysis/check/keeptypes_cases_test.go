@@ -563,3 +563,90 @@ func TestKeepTypesRemovedImportedSymbols(t *testing.T) {
 			[]string{"Color", "Q"}, []string{"H", "Own"}},
 	})
 }
+
+// TestKeepTypesAliasChainAcrossImports: the importer reads, through an
+// alias of its own, a library's alias of a type of the library's own
+// import (app → lib → base). Editing base's type makes anew every type
+// that reads it two imports away; editing another keeps them.
+func TestKeepTypesAliasChainAcrossImports(t *testing.T) {
+	base := `(module base
+  (capsule "1")
+  (type B (record (v I64)))
+  (type Other (record (o I64)))
+  (function mkB (output B) (body (record B (v 1)))))
+`
+	lib := `(module lib
+  (capsule "1")
+  (import base)
+  (type A base.B)
+  (type Wrap (record (a A)))
+  (function mk (output Wrap) (body (record Wrap (a (base.mkB))))))
+`
+	app := `(module app
+  (capsule "1")
+  (import lib)
+  (type Mine lib.A)
+  (type Holder (record (m Mine) (w lib.Wrap)))
+  (type Own (enum a b))
+  (function get (input (h Holder)) (output Mine) (body h.w.a))
+  (function make (output Holder) (body (let ((w (lib.mk))) (record Holder (m w.a) (w w))))))
+`
+	steps := []struct {
+		name, from, to          string
+		baseKept, libKept, kept []string
+	}{
+		{"a body", "(v 1)", "(v 2)", []string{"B", "Other"}, []string{"A", "Wrap"}, []string{"Mine", "Holder", "Own"}},
+		{"another type", "(record (o I64))", "(record (o Bool))", []string{"B"}, []string{"A", "Wrap"}, []string{"Mine", "Holder", "Own"}},
+		{"B redefined", "(record (v I64))", "(record (v I64) (w I64))", []string{"Other"}, nil, []string{"Own"}},
+		{"B an alias", "(type B (record (v I64) (w I64)))", "(type B I64)", []string{"Other"}, nil, []string{"Own"}},
+	}
+	baseR := checkAs("base", []byte(base), nil)
+	libR := checkAs("lib", []byte(lib), mapImporter{"base": baseR})
+	appR := checkAs("app", []byte(app), mapImporter{"lib": libR})
+	src := base
+	for _, st := range steps {
+		if !strings.Contains(src, st.from) {
+			t.Fatalf("%s: %q not in base", st.name, st.from)
+		}
+		src = strings.Replace(src, st.from, st.to, 1)
+		cst, err := syntax.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ans, ok := baseR.RecheckResult(cst)
+		if !ok {
+			t.Fatalf("%s: Recheck declined", st.name)
+		}
+		baseNext, ok := ans.Importable()
+		if !ok {
+			t.Fatalf("%s: Importable declined", st.name)
+		}
+		libNext, ok := libR.RecheckImports(mapImporter{"base": baseNext})
+		if !ok {
+			t.Fatalf("%s: the library's RecheckImports declined", st.name)
+		}
+		appNext, ok := appR.RecheckImports(mapImporter{"lib": libNext})
+		if !ok {
+			t.Fatalf("%s: the importer's RecheckImports declined", st.name)
+		}
+		baseFull := checkAs("base", []byte(src), nil)
+		libFull := checkAs("lib", []byte(lib), mapImporter{"base": baseFull})
+		appFull := checkAs("app", []byte(app), mapImporter{"lib": libFull})
+		sameAsFull(t, st.name+": base", baseFull, baseNext)
+		sameAsFull(t, st.name+": lib", libFull, libNext)
+		sameAsFull(t, st.name+": app", appFull, appNext)
+		if libNext.Partial() || appNext.Partial() {
+			t.Errorf("%s: an answer over a complete base is partial (lib %v, app %v)", st.name, libNext.Partial(), appNext.Partial())
+		}
+		for _, k := range []struct {
+			what      string
+			old, next *Result
+			want      []string
+		}{{"base", baseR, baseNext, st.baseKept}, {"lib", libR, libNext, st.libKept}, {"app", appR, appNext, st.kept}} {
+			if got := keptTypes(k.old, k.next); !cmp.Equal(got, k.want) {
+				t.Errorf("%s: %s's types kept: %v, want %v", st.name, k.what, got, k.want)
+			}
+		}
+		baseR, libR, appR = baseNext, libNext, appNext
+	}
+}
