@@ -349,13 +349,14 @@ func (r *Result) Importable() (*Result, bool) {
 // carryBodies completes the Types, Refs and Symbols of c's result, a RecheckImports
 // answer over r (the same tree), with r's for the bodies the run reused:
 // r's entries inside a declaration whose body was reused stand (the same
-// nodes and spans, of the same text; its interface, resolved again from
-// the same inputs, made the same ones); everywhere else the run's own
-// are the answer's, and so are the references the run made inside a
-// reused declaration (its interface's, resolved again). The answer is
-// then a full check's for the interpreter and for importers (Complete).
-// A reference kept from r to a symbol of this file points to r's symbol
-// of the same declaration.
+// nodes and spans, of the same text), but where the run made its own:
+// the references of the declaration's interface, resolved again (its
+// imported members may have changed without changing what its body
+// reads: a type reading one is never checked as a body, and carries
+// nothing of r's). Everywhere else the run's own are the answer's. The
+// answer is then a full check's for the interpreter and for importers
+// (Complete). A reference kept from r to a symbol of this file points
+// to r's symbol of the same declaration.
 func (c *checker) carryBodies(r *Result, checked []int) {
 	decls := c.mod.Decls
 	again := make([]bool, len(decls))
