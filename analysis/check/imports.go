@@ -349,16 +349,25 @@ func (r *Result) Importable() (*Result, bool) {
 // carryBodies completes the Types, Refs and Symbols of c's result, a RecheckImports
 // answer over r (the same tree), with r's for the bodies the run reused:
 // r's entries inside a declaration whose body was reused stand (the same
-// nodes and spans, of the same text; its interface, resolved again from
-// the same inputs, made the same ones); everywhere else the run's own
-// are the answer's. The answer is then a full check's for the
-// interpreter and for importers (Complete). A reference kept from r
-// points to r's symbol of the same declaration.
+// nodes and spans, of the same text), but where the run made its own:
+// the references of the declaration's interface, resolved again (its
+// imported members may have changed without changing what its body
+// reads: a type reading one is never checked as a body, and carries
+// nothing of r's). Everywhere else the run's own are the answer's. The
+// answer is then a full check's for the interpreter and for importers
+// (Complete). A reference kept from r to a symbol of this file points
+// to r's symbol of the same declaration.
 func (c *checker) carryBodies(r *Result, checked []int) {
 	decls := c.mod.Decls
 	again := make([]bool, len(decls))
 	for _, i := range checked {
 		again[i] = true
+	}
+	for i, d := range decls {
+		// (a declaration without a body is all interface, which the
+		// run resolved again: r's references in it may name symbols
+		// the new imports no longer declare)
+		again[i] = again[i] || !hasBody(d)
 	}
 	last := -1 // the declaration the last span asked about lay in
 	reused := func(sp syntax.Span) bool {
@@ -406,11 +415,20 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 		types.Set(e, t)
 	}
 	c.res.Types = types
+	// The run's references stand where it made one: the reused
+	// declarations' interfaces, resolved again, refer to the run's
+	// symbols, whose types and details may differ from r's (a type
+	// reading an imported member that changed). r's references fill in
+	// the reused bodies.
+	ran := make(map[syntax.Span]bool, len(c.res.Refs))
+	for _, ref := range c.res.Refs {
+		ran[ref.Span] = true
+	}
 	var refs []Ref
 	var imported *counterparts // (made on first use)
 	whole := true
 	for _, ref := range r.Refs {
-		if !reused(ref.Span) {
+		if !reused(ref.Span) || ran[ref.Span] {
 			continue
 		}
 		if ref.Sym != nil && ref.Sym.File != r.Path {
@@ -428,17 +446,7 @@ func (c *checker) carryBodies(r *Result, checked []int) {
 		}
 		refs = append(refs, ref)
 	}
-	fresh := make(map[syntax.Span]bool, len(refs))
-	for _, ref := range refs {
-		fresh[ref.Span] = true
-	}
-	for _, ref := range c.res.Refs {
-		// (the reused declarations' interfaces made their references again)
-		if !fresh[ref.Span] {
-			refs = append(refs, ref)
-		}
-	}
-	c.res.Refs = refs
+	c.res.Refs = append(refs, c.res.Refs...)
 	// the symbols the reused bodies declare (their locals): the run made
 	// only its declarations' interfaces' own
 	type symAt struct {
