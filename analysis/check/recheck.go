@@ -174,7 +174,7 @@ func (c *checker) version(cst *syntax.CST) *version {
 			m = &ast.Module{} // a file without a module: no declarations
 		}
 		c.ver = newVersion(cst.Src, m, c.info, c.decls, c.index)
-		c.ver.imports = c.imports
+		c.ver.imports, c.ver.failed = c.imports, c.failedImports
 		c.ver.acceptance = bytes.Contains(cst.Src, acceptanceWord)
 		c.ver.ifaces(nil, nil)
 		c.ver.rev = c.ver.reverse()

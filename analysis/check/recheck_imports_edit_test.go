@@ -1,0 +1,87 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/syntax"
+)
+
+// TestRecheckImportEditCounts edits the module's own imports and holds
+// Recheck's diagnostics to a full check's, byte for byte, counting the
+// bodies checked again: only the declarations that looked up an alias
+// whose answer changed (a, which calls l.twice; c, whose signature names
+// l.Score; f, which calls a member of the failing import nothere), and those that depend on them through interfaces (d calls
+// c), are checked again.
+func TestRecheckImportEditCounts(t *testing.T) {
+	lib := checkAs("lib", []byte(`(module lib
+  (capsule "1")
+  (type Score U32)
+  (function twice (input (x I64)) (output I64) (body (* x 2))))
+`), nil)
+	lib2 := checkAs("lib2", []byte(`(module lib2
+  (capsule "1")
+  (type Score U64)
+  (function twice (input (x I64)) (output I64) (body x)))
+`), nil)
+	unused := checkAs("unused", []byte(`(module unused
+  (capsule "1")
+  (function z (output I64) (body 0)))
+`), nil)
+	imp := mapImporter{"lib": lib, "lib2": lib2, "unused": unused}
+	app := `(module app
+  (capsule "1")
+  (import lib (as l))
+  (import unused)
+  (import lib2)
+  (import nothere)
+  (function a (input (x I64)) (output I64) (body (l.twice x)))
+  (function b (input (x I64)) (output I64) (body (+ x 1)))
+  (function c (input (s l.Score)) (output I64) (body 1))
+  (function d (input (x I64)) (output I64) (body (c 1)))
+  (function e (output I64) (body (b 2)))
+  (function f (output I64) (body (nothere.x))))
+`
+	tests := []struct {
+		name, from, to string
+		rechecked      int
+	}{
+		{"unused import removed", "\n  (import unused)", "", 0},
+		{"unused import added", "(import lib2)", "(import lib2)\n  (import unused (as u2))", 0},
+		{"imports reordered", "(import lib (as l))\n  (import unused)", "(import unused)\n  (import lib (as l))", 0},
+		{"duplicate alias", "(import lib2)", "(import lib2)\n  (import lib2 (as l))", 0},
+		{"alias retargeted", "(import lib (as l))", "(import lib2 (as l))", 3},
+		{"alias renamed", "(import lib (as l))", "(import lib (as m))", 3},
+		{"import used removed", "(import lib (as l))\n", "", 3},
+		{"alias of an unused import renamed", "(import unused)", "(import unused (as v))", 0},
+		// f's call of nothere.x is not reported while the import fails
+		{"alias of a failing import renamed", "(import nothere)", "(import nothere (as q))", 1},
+		{"failing import removed", "\n  (import nothere)", "", 1},
+	}
+	base := checkAs("app", []byte(app), imp)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(app, tt.from) {
+				t.Fatalf("%q not in the fixture", tt.from)
+			}
+			src := strings.Replace(app, tt.from, tt.to, 1)
+			cst, err := syntax.Parse([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := checkAs("app", []byte(src), imp)
+			got, run, ok := base.recheck(cst)
+			if !ok {
+				t.Fatal("Recheck declined")
+			}
+			if diff := cmp.Diff(full.Diagnostics, got); diff != "" {
+				t.Fatalf("differs from Check (-check +recheck):\n%s", diff)
+			}
+			if run.rechecked != tt.rechecked {
+				t.Errorf("%d bodies checked again (%v), want %d", run.rechecked, run.checked, tt.rechecked)
+			}
+		})
+	}
+}
