@@ -751,7 +751,7 @@ func (e *engineRun) sameBodyInputs(i, j int) bool {
 // adds them, moved to the declaration's new start.
 func (e *engineRun) reuse(c *checker, i int) bool {
 	j := e.align[i]
-	if j < 0 {
+	if j < 0 || everyBodyOnImportEdit && e.importsChanged {
 		return false
 	}
 	oi := &e.old.info[j]
@@ -766,6 +766,12 @@ func (e *engineRun) reuse(c *checker, i int) bool {
 	e.reused++
 	return true
 }
+
+// everyBodyOnImportEdit, set by benchmarks only, checks every body again
+// after an edit of the module's own imports, as the engine did before it
+// recorded the aliases each check read (keyAlias): the "before" of
+// BenchmarkRecheckImportEdit.
+var everyBodyOnImportEdit bool
 
 // compact removes repeated names and keys from a version's body
 // dependencies, so that deciding reuse compares each once.

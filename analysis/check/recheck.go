@@ -22,8 +22,10 @@ import (
 // interfaces of every declaration its interface refers to, transitively);
 // what its checks looked up (declarations by name, found or not, and
 // module facts: the names of a kind, the surfaces bound to a machine, the
-// profile line, the variant types); and its diagnostics, relative to its
-// start.
+// profile line, the variant types, the import aliases it read (keyAlias:
+// whether each names an import, a failed one or none, and which file it
+// resolves to) and the imported members it read (keyImport)); and its
+// diagnostics, relative to its start.
 //
 // Recheck aligns cur's declarations with r's (those before and after the
 // edited region in order, those inside it by content) and checks again
@@ -39,6 +41,14 @@ import (
 // declarations, authority-policy conditions, acceptance policies no claim
 // names) run on the new version; an acceptance policy whose check is
 // reused is malformed when that check reported a diagnostic.
+//
+// An edit of the module's own imports (an import added, removed,
+// pointed at another module, given another alias, duplicated, moved) is
+// decided the same way: only the declarations that read an alias whose
+// answer changed, or a member whose interface differs in the module it
+// now names, are checked again, with what depends on them through
+// interfaces, transitively; an unused import toggled checks no body
+// again.
 //
 // Normally (fastRecheck) only the declarations checked again are read
 // from cur and built, over r's trees, types, signatures and members for
@@ -128,10 +138,10 @@ func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
 		return &Result{Path: r.Path, File: f, Diagnostics: diags}, &engineRun{whole: true}, true
 	}
 	eng := &engineRun{old: old, src: cur.Src, whole: true, base: base}
-	// When the imports changed, every body is checked again (a body's
-	// dependencies on imported names are not recorded); the imports are
-	// answered as r's check resolved them, and one it did not resolve
-	// makes Recheck decline.
+	// When the imports changed, a body is checked again only when an
+	// alias or imported member it read has another value (keyAlias,
+	// keyImport); the imports are answered as r's check resolved them,
+	// and one it did not resolve makes Recheck decline.
 	eng.importsChanged = !sameImports(r.File.Source.CST.Src, r.File.Module, cur.Src, f.Module)
 	opts := base.opts
 	var replay *replayImporter
