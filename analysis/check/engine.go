@@ -227,14 +227,19 @@ type importCall struct {
 }
 
 // replayImporter answers the imports an earlier check resolved, as they
-// were then; missed is set when asked for another one.
+// were then, and another one with more (RecheckResultWith); missed is set
+// when asked for another one and more is nil.
 type replayImporter struct {
 	log    map[string]importCall
+	more   Importer
 	missed bool
 }
 
 func (r *replayImporter) Import(from, path string) (*Imported, error) {
 	call, ok := r.log[path]
+	if !ok && r.more != nil {
+		return r.more.Import(from, path)
+	}
 	if !ok {
 		r.missed = true
 		return nil, errors.New("not resolved by the base check")

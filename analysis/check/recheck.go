@@ -106,6 +106,17 @@ func (r *Result) RecheckResult(cur *syntax.CST) (*Result, bool) {
 	return res, ok
 }
 
+// RecheckResultWith is RecheckResult with imp answering the imports of
+// cur that r's check did not resolve (an import added that names a module
+// r's file did not import), as a full check of cur with imp would: the
+// language server passes its loader's importer, which records the import
+// in its graph and refuses a cycle as a full check does. The imports r
+// resolved are answered as they were. imp nil is RecheckResult.
+func (r *Result) RecheckResultWith(cur *syntax.CST, imp Importer) (*Result, bool) {
+	res, _, ok := r.recheckResultWith(cur, imp)
+	return res, ok
+}
+
 // recheck is Recheck, also returning the run's counts (for tests).
 func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool) {
 	res, eng, ok := r.recheckResult(cur)
@@ -117,6 +128,12 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 
 // recheckResult is RecheckResult, also returning the run's counts.
 func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
+	return r.recheckResultWith(cur, nil)
+}
+
+// recheckResultWith is RecheckResultWith, also returning the run's
+// counts.
+func (r *Result) recheckResultWith(cur *syntax.CST, more Importer) (*Result, *engineRun, bool) {
 	base := r.checker
 	if base == nil || base.eng != nil || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
@@ -146,10 +163,13 @@ func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
 	opts := base.opts
 	var replay *replayImporter
 	if opts.Importer != nil {
-		replay = &replayImporter{log: base.importLog}
+		replay = &replayImporter{log: base.importLog, more: more}
 		opts.Importer = replay
 	}
 	c := runEngine(opts, f, eng)
+	if replay != nil {
+		replay.more = nil // (the answer does not keep the caller's importer)
+	}
 	eng.base, eng.keep = nil, nil // (the answer does not keep its base alive)
 	if replay != nil && replay.missed {
 		return nil, nil, false

@@ -85,3 +85,86 @@ func TestRecheckImportEditCounts(t *testing.T) {
 		})
 	}
 }
+
+// cycleImporter answers mapImporter's modules, and refuses the module
+// path cycle as a loader refuses an import that closes a cycle.
+type cycleImporter struct{ mapImporter }
+
+func (c cycleImporter) Import(from, path string) (*Imported, error) {
+	if path == "cycle" {
+		return nil, &ImportError{Code: ImportCycle, Message: "import cycle: app imports cycle, which imports app"}
+	}
+	return c.mapImporter.Import(from, path)
+}
+
+// TestRecheckNewImport adds imports r's check never resolved: Recheck
+// declines them, RecheckResultWith resolves them with the importer
+// given (a module found, one missing, one closing a cycle) and answers
+// as a full check with that importer does, checking again only the
+// bodies that read the new alias.
+func TestRecheckNewImport(t *testing.T) {
+	lib := checkAs("lib", []byte(`(module lib
+  (capsule "1")
+  (function twice (input (x I64)) (output I64) (body (* x 2))))
+`), nil)
+	imp := cycleImporter{mapImporter{"lib": lib}}
+	app := `(module app
+  (capsule "1")
+  (function a (input (x I64)) (output I64) (body (n.twice x)))
+  (function b (input (x I64)) (output I64) (body (+ x 1))))
+`
+	base := checkAs("app", []byte(app), imp)
+	tests := []struct {
+		name, to  string
+		rechecked int
+		codes     []string
+	}{
+		{"module never resolved", "(import lib (as n))", 1, nil},
+		{"missing module", "(import nowhere (as n))", 1, []string{ImportNotFound}},
+		{"cycle", "(import cycle (as n))", 1, []string{ImportCycle}},
+		{"unrelated alias", "(import lib (as m))", 0, []string{UnknownName}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(app, "(capsule \"1\")", "(capsule \"1\")\n  "+tt.to, 1)
+			cst, err := syntax.Parse([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := base.Recheck(cst); ok {
+				t.Fatal("Recheck answered an import its base never resolved")
+			}
+			full := checkAs("app", []byte(src), imp)
+			got, run, ok := base.recheckResultWith(cst, imp)
+			if !ok {
+				t.Fatal("RecheckResultWith declined")
+			}
+			if diff := cmp.Diff(full.Diagnostics, got.Diagnostics); diff != "" {
+				t.Fatalf("differs from Check (-check +recheck):\n%s", diff)
+			}
+			var codes []string
+			for _, d := range got.Diagnostics {
+				codes = append(codes, d.Code)
+			}
+			if diff := cmp.Diff(tt.codes, codes); diff != "" {
+				t.Errorf("codes (-want +got):\n%s", diff)
+			}
+			if run.rechecked != tt.rechecked {
+				t.Errorf("%d bodies checked again (%v), want %d", run.rechecked, run.checked, tt.rechecked)
+			}
+			// the answer is a base for the next edit, which replays the
+			// new import: the text back as it was
+			back, err := syntax.Parse([]byte(app))
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, ok := got.Recheck(back)
+			if !ok {
+				t.Fatal("Recheck over the answer declined")
+			}
+			if diff := cmp.Diff(base.Diagnostics, again); diff != "" {
+				t.Fatalf("edit undone: differs from Check (-check +recheck):\n%s", diff)
+			}
+		})
+	}
+}
