@@ -10,15 +10,18 @@ import "hash/maphash"
 // the language server's quick view, which has no such records, compares
 // the modules' checks as well (ResolveImports).
 func aliasValue(imports map[string]*ImportInfo, failed map[string]bool, name string) uint64 {
+	// (an alias may be both: an import of it failed, and a later one
+	// resolved)
+	f := uint64(0)
 	if failed[name] {
-		return mix(hashString(name), 10)
+		f = 1
 	}
 	imp := imports[name]
 	if imp == nil {
-		return mix(hashString(name), 11)
+		return mix(hashString(name), 11, f)
 	}
 	if imp.Imported == nil {
-		return mix(hashString(name), 12)
+		return mix(hashString(name), 12, f)
 	}
 	var h maphash.Hash
 	h.SetSeed(seed)
@@ -27,7 +30,7 @@ func aliasValue(imports map[string]*ImportInfo, failed map[string]bool, name str
 	if imp.Module != nil {
 		h.WriteString(imp.Module.Name.Name)
 	}
-	return mix(hashString(name), 13, h.Sum64())
+	return mix(hashString(name), 13, f, h.Sum64())
 }
 
 // importAlias returns the import whose alias is name (nil when none) and

@@ -59,6 +59,8 @@ func TestRecheckImportEditCounts(t *testing.T) {
 		// f's call of nothere.x is not reported while the import fails
 		{"alias of a failing import renamed", "(import nothere)", "(import nothere (as q))", 1},
 		{"failing import removed", "\n  (import nothere)", "", 1},
+		// nothere fails, then names lib: f finds no x in it
+		{"failing alias also imported", "(import nothere)", "(import nothere)\n  (import lib (as nothere))", 1},
 	}
 	base := checkAs("app", []byte(app), imp)
 	for _, tt := range tests {
