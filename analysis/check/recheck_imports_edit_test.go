@@ -1,6 +1,7 @@
 package check
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -168,5 +169,61 @@ func TestRecheckNewImport(t *testing.T) {
 				t.Fatalf("edit undone: differs from Check (-check +recheck):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRecheckImportEditsChained makes random runs of import edits (each
+// import line set to one of several forms: absent, another module, another
+// alias, a duplicate, a missing module) and answers each from the last
+// answer, chained, with RecheckResultWith: every answer must be a full
+// check's, byte for byte.
+func TestRecheckImportEditsChained(t *testing.T) {
+	lib := checkAs("lib", []byte(`(module lib
+  (capsule "1")
+  (type Score U32)
+  (function twice (input (x I64)) (output I64) (body (* x 2))))
+`), nil)
+	lib2 := checkAs("lib2", []byte(`(module lib2
+  (capsule "1")
+  (type Score U64)
+  (function twice (input (x I64)) (output I64) (body x)))
+`), nil)
+	imp := cycleImporter{mapImporter{"lib": lib, "lib2": lib2}}
+	forms := []string{"", "(import lib (as l))", "(import lib2 (as l))", "(import lib)", "(import lib2)", "(import lib (as m))", "(import nowhere (as l))", "(import cycle (as l))", "(import lib2 (as lib))"}
+	body := `
+  (function a (input (x I64)) (output I64) (body (l.twice x)))
+  (function b (input (x I64)) (output I64) (body (lib.twice x)))
+  (function c (input (s l.Score)) (output I64) (body 1))
+  (function d (input (x I64)) (output I64) (body (c 1)))
+  (function e (input (s lib2.Score)) (output I64) (body (m.twice 1))))
+`
+	r := rand.New(rand.NewSource(5))
+	lines := make([]string, 3)
+	text := func() string {
+		return "(module app\n  (capsule \"1\")\n  " + strings.Join(lines, "\n  ") + body
+	}
+	prev := checkAs("app", []byte(text()), imp)
+	answered := 0
+	for i := 0; i < 200; i++ {
+		lines[r.Intn(len(lines))] = forms[r.Intn(len(forms))]
+		src := text()
+		cst, err := syntax.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := checkAs("app", []byte(src), imp)
+		got, ok := prev.RecheckResultWith(cst, imp)
+		if !ok {
+			prev = full
+			continue
+		}
+		answered++
+		if diff := cmp.Diff(full.Diagnostics, got.Diagnostics); diff != "" {
+			t.Fatalf("edit %d:\n%s\ndiffers from Check (-check +recheck):\n%s", i, src, diff)
+		}
+		prev = got
+	}
+	if answered < 190 {
+		t.Errorf("only %d of 200 edits answered by the engine", answered)
 	}
 }
