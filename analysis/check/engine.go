@@ -47,6 +47,12 @@ const (
 	// of an imported module changes only the checks of the declarations
 	// that read one of its members whose interface changed.
 	keyImport = "import:"
+	// keyAlias + ALIAS: whether ALIAS names an import of the module, one
+	// that failed, or none, and which module it resolves to (aliasValue).
+	// Every lookup of a dotted name records it, so that an edit of the
+	// module's own imports checks again only the declarations that read
+	// an alias whose answer changed.
+	keyAlias = "alias:"
 )
 
 // uses records that the current declaration's check depends on a module
@@ -221,14 +227,19 @@ type importCall struct {
 }
 
 // replayImporter answers the imports an earlier check resolved, as they
-// were then; missed is set when asked for another one.
+// were then, and another one with more (RecheckResultWith); missed is set
+// when asked for another one and more is nil.
 type replayImporter struct {
 	log    map[string]importCall
+	more   Importer
 	missed bool
 }
 
 func (r *replayImporter) Import(from, path string) (*Imported, error) {
 	call, ok := r.log[path]
+	if !ok && r.more != nil {
+		return r.more.Import(from, path)
+	}
 	if !ok {
 		r.missed = true
 		return nil, errors.New("not resolved by the base check")
@@ -292,6 +303,9 @@ type version struct {
 	// imports are the imports the version's check resolved, by the name
 	// declarations reference them with (the values of keyImport facts).
 	imports map[string]*ImportInfo
+	// failed are the aliases of imports that failed (the values of
+	// keyAlias facts, with imports).
+	failed map[string]bool
 	// acceptance is set when the text contains the word acceptance (the
 	// base's: see mayDeclareAcceptance).
 	acceptance bool
@@ -552,6 +566,8 @@ func (v *version) keyLocked(key string, withEff bool) uint64 {
 		}
 	case strings.HasPrefix(key, keyImport):
 		writeUint(&h, v.importValue(key[len(keyImport):]))
+	case strings.HasPrefix(key, keyAlias):
+		writeUint(&h, aliasValue(v.imports, v.failed, key[len(keyAlias):]))
 	case strings.HasPrefix(key, keyAdmits):
 		if admits(v.mod, key[len(keyAdmits):]) {
 			h.WriteByte(1)
@@ -618,8 +634,9 @@ type engineRun struct {
 	old, cur *version
 	align    []int // new index -> base index, or -1
 	src      []byte
-	// importsChanged is set when the new version's imports differ from
-	// the base's: no body is reused.
+	// importsChanged is set when the new version's import forms differ
+	// from the base's (a body is still reused when every alias and
+	// imported member it looked up has the same value: keyAlias).
 	importsChanged bool
 	// whole is set when the whole new text was read and built.
 	whole bool
@@ -655,7 +672,7 @@ func (e *engineRun) plan(c *checker) {
 	m := c.mod
 	if e.sameTree {
 		// every declaration is the base's, at the same index
-		e.cur = &version{src: e.src, mod: m, info: c.info, decls: append([]declState(nil), e.old.decls...), first: e.old.first, keyV: map[string]uint64{}, imports: c.imports}
+		e.cur = &version{src: e.src, mod: m, info: c.info, decls: append([]declState(nil), e.old.decls...), first: e.old.first, keyV: map[string]uint64{}, imports: c.imports, failed: c.failedImports}
 		e.align = make([]int, len(m.Decls))
 		for i := range e.align {
 			e.align[i] = i
@@ -663,7 +680,7 @@ func (e *engineRun) plan(c *checker) {
 		return
 	}
 	e.cur = newVersion(e.src, m, c.info, c.decls, c.index)
-	e.cur.imports = c.imports
+	e.cur.imports, e.cur.failed = c.imports, c.failedImports
 	nOld, nNew := len(e.old.decls), len(e.cur.decls)
 	e.align = make([]int, nNew)
 	for i := range e.align {
@@ -739,7 +756,7 @@ func (e *engineRun) sameBodyInputs(i, j int) bool {
 // adds them, moved to the declaration's new start.
 func (e *engineRun) reuse(c *checker, i int) bool {
 	j := e.align[i]
-	if j < 0 || e.importsChanged {
+	if j < 0 || everyBodyOnImportEdit && e.importsChanged {
 		return false
 	}
 	oi := &e.old.info[j]
@@ -754,6 +771,12 @@ func (e *engineRun) reuse(c *checker, i int) bool {
 	e.reused++
 	return true
 }
+
+// everyBodyOnImportEdit, set by benchmarks only, checks every body again
+// after an edit of the module's own imports, as the engine did before it
+// recorded the aliases each check read (keyAlias): the "before" of
+// BenchmarkRecheckImportEdit.
+var everyBodyOnImportEdit bool
 
 // compact removes repeated names and keys from a version's body
 // dependencies, so that deciding reuse compares each once.

@@ -291,12 +291,13 @@ func (c *checker) name(x ectx, n *ast.Name) types.Type {
 			c.errorf(TypeMismatch, n.Span(), "%s `%s` is not a value", s.Kind, first.Name)
 			return types.TInvalid
 		}
-		if imp := c.imports[first.Name]; imp != nil && len(rest) > 1 {
+		imp, failed := c.importAlias(first.Name)
+		if imp != nil && len(rest) > 1 {
 			if s := c.lookupDecl(first.Name+"."+rest[0].Name, syntax.Span{Start: first.Span.Start, End: rest[0].Span.End}); s != nil && s.Type != nil && s.Kind == SymbolKind(ast.KindType) {
 				return c.typeMember(s, s.Type, rest[1:], n)
 			}
 		}
-		if c.failedImports[first.Name] && len(rest) > 0 {
+		if failed && len(rest) > 0 {
 			return types.TInvalid
 		}
 		cands := x.env.all()
@@ -686,12 +687,12 @@ func (c *checker) pattern(p *ast.Pattern, t types.Type, binds map[string]*Symbol
 		s, rest := c.declNamed(parts[0].Name), parts[1:]
 		if s != nil {
 			c.ref(parts[0].Span, s)
-		} else if c.imports[parts[0].Name] != nil && len(parts) > 2 {
+		} else if imp, _ := c.importAlias(parts[0].Name); imp != nil && len(parts) > 2 {
 			// an imported type's member: alias.Type.member
 			s, rest = c.lookupDecl(parts[0].Name+"."+parts[1].Name, syntax.Span{Start: parts[0].Span.Start, End: parts[1].Span.End}), parts[2:]
 		}
 		if s == nil {
-			if !c.failedImports[parts[0].Name] {
+			if _, failed := c.importAlias(parts[0].Name); !failed {
 				c.errorf(UnknownName, parts[0].Span, "unknown type `%s` in pattern", parts[0].Name)
 			}
 			return

@@ -354,7 +354,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 	}
 
 	n := len(nl.decls)
-	cv := &version{src: cur.Src, decls: make([]declState, n), keyV: map[string]uint64{}, imports: base.imports}
+	cv := &version{src: cur.Src, decls: make([]declState, n), keyV: map[string]uint64{}, imports: base.imports, failed: base.failedImports}
 	align := alignEnds(oldCST, ol.decls, old.decls, cur, nl.decls, cv.decls, pre, suf)
 	eng = &engineRun{old: old, cur: cv, align: align, src: cur.Src, acceptance: mayDeclareAcceptance(old, cur.Src, pre, suf)}
 

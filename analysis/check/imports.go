@@ -91,7 +91,7 @@ func (c *checker) importView(r *Result) *version {
 		src := r.File.Source.CST.Src
 		// (no content hashes: nothing aligns another version with this
 		// one; importValue hashes the few non-function members it needs)
-		v := &version{src: src, mod: c.mod, info: c.info, decls: make([]declState, len(c.mod.Decls)), first: make(map[string]int, len(c.decls)), keyV: map[string]uint64{}, imports: c.imports}
+		v := &version{src: src, mod: c.mod, info: c.info, decls: make([]declState, len(c.mod.Decls)), first: make(map[string]int, len(c.decls)), keyV: map[string]uint64{}, imports: c.imports, failed: c.failedImports}
 		for name, s := range c.decls {
 			if i, ok := c.index[s.Decl]; ok {
 				v.first[name] = i

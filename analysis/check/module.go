@@ -270,7 +270,11 @@ func validModulePath(p string) bool {
 // that could not be resolved, whose failure is already reported.
 func (c *checker) fromFailedImport(name string) bool {
 	i := strings.IndexByte(name, '.')
-	return i > 0 && c.failedImports[name[:i]]
+	if i <= 0 {
+		return false
+	}
+	_, failed := c.importAlias(name[:i])
+	return failed
 }
 
 // lookupDecl finds a declaration by name, including imported ones written
@@ -281,7 +285,7 @@ func (c *checker) lookupDecl(name string, sp syntax.Span) *Symbol {
 		return s
 	}
 	if i := strings.IndexByte(name, '.'); i > 0 {
-		if imp := c.imports[name[:i]]; imp != nil && imp.Result != nil {
+		if imp, _ := c.importAlias(name[:i]); imp != nil && imp.Result != nil {
 			if c.dep != nil {
 				c.uses(keyImport + name)
 			}

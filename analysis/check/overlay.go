@@ -287,10 +287,11 @@ func (r *Result) ResolveImports(imports []*ast.Import, imp Importer) *ImportSet 
 	}
 	for n := range names {
 		a, b := base.imports[n], ch.imports[n]
-		same := base.failedImports[n] == ch.failedImports[n] && (a == nil) == (b == nil)
+		// the alias's answer as the engine compares it (aliasValue), and
+		// the same module's check: the same symbols and named types
+		same := aliasValue(base.imports, base.failedImports, n) == aliasValue(ch.imports, ch.failedImports, n)
 		if same && a != nil {
-			// the same module's check: the same symbols and named types
-			same = a.Imported != nil && b.Imported != nil && a.File == b.File && a.Result == b.Result && a.Hash == b.Hash && a.Module == b.Module
+			same = a.Imported != nil && b.Imported != nil && a.Result == b.Result && a.Hash == b.Hash && a.Module == b.Module
 		}
 		if !same {
 			st.changed = append(st.changed, n)

@@ -22,8 +22,10 @@ import (
 // interfaces of every declaration its interface refers to, transitively);
 // what its checks looked up (declarations by name, found or not, and
 // module facts: the names of a kind, the surfaces bound to a machine, the
-// profile line, the variant types); and its diagnostics, relative to its
-// start.
+// profile line, the variant types, the import aliases it read (keyAlias:
+// whether each names an import, a failed one or none, and which file it
+// resolves to) and the imported members it read (keyImport)); and its
+// diagnostics, relative to its start.
 //
 // Recheck aligns cur's declarations with r's (those before and after the
 // edited region in order, those inside it by content) and checks again
@@ -39,6 +41,14 @@ import (
 // declarations, authority-policy conditions, acceptance policies no claim
 // names) run on the new version; an acceptance policy whose check is
 // reused is malformed when that check reported a diagnostic.
+//
+// An edit of the module's own imports (an import added, removed,
+// pointed at another module, given another alias, duplicated, moved) is
+// decided the same way: only the declarations that read an alias whose
+// answer changed, or a member whose interface differs in the module it
+// now names, are checked again, with what depends on them through
+// interfaces, transitively; an unused import toggled checks no body
+// again.
 //
 // Normally (fastRecheck) only the declarations checked again are read
 // from cur and built, over r's trees, types, signatures and members for
@@ -96,6 +106,17 @@ func (r *Result) RecheckResult(cur *syntax.CST) (*Result, bool) {
 	return res, ok
 }
 
+// RecheckResultWith is RecheckResult with imp answering the imports of
+// cur that r's check did not resolve (an import added that names a module
+// r's file did not import), as a full check of cur with imp would: the
+// language server passes its loader's importer, which records the import
+// in its graph and refuses a cycle as a full check does. The imports r
+// resolved are answered as they were. imp nil is RecheckResult.
+func (r *Result) RecheckResultWith(cur *syntax.CST, imp Importer) (*Result, bool) {
+	res, _, ok := r.recheckResultWith(cur, imp)
+	return res, ok
+}
+
 // recheck is Recheck, also returning the run's counts (for tests).
 func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool) {
 	res, eng, ok := r.recheckResult(cur)
@@ -107,6 +128,12 @@ func (r *Result) recheck(cur *syntax.CST) ([]syntax.Diagnostic, *engineRun, bool
 
 // recheckResult is RecheckResult, also returning the run's counts.
 func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
+	return r.recheckResultWith(cur, nil)
+}
+
+// recheckResultWith is RecheckResultWith, also returning the run's
+// counts.
+func (r *Result) recheckResultWith(cur *syntax.CST, more Importer) (*Result, *engineRun, bool) {
 	base := r.checker
 	if base == nil || base.eng != nil || r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
 		return nil, nil, false
@@ -128,18 +155,21 @@ func (r *Result) recheckResult(cur *syntax.CST) (*Result, *engineRun, bool) {
 		return &Result{Path: r.Path, File: f, Diagnostics: diags}, &engineRun{whole: true}, true
 	}
 	eng := &engineRun{old: old, src: cur.Src, whole: true, base: base}
-	// When the imports changed, every body is checked again (a body's
-	// dependencies on imported names are not recorded); the imports are
-	// answered as r's check resolved them, and one it did not resolve
-	// makes Recheck decline.
+	// When the imports changed, a body is checked again only when an
+	// alias or imported member it read has another value (keyAlias,
+	// keyImport); the imports are answered as r's check resolved them,
+	// and one it did not resolve makes Recheck decline.
 	eng.importsChanged = !sameImports(r.File.Source.CST.Src, r.File.Module, cur.Src, f.Module)
 	opts := base.opts
 	var replay *replayImporter
 	if opts.Importer != nil {
-		replay = &replayImporter{log: base.importLog}
+		replay = &replayImporter{log: base.importLog, more: more}
 		opts.Importer = replay
 	}
 	c := runEngine(opts, f, eng)
+	if replay != nil {
+		replay.more = nil // (the answer does not keep the caller's importer)
+	}
 	eng.base, eng.keep = nil, nil // (the answer does not keep its base alive)
 	if replay != nil && replay.missed {
 		return nil, nil, false
@@ -174,7 +204,7 @@ func (c *checker) version(cst *syntax.CST) *version {
 			m = &ast.Module{} // a file without a module: no declarations
 		}
 		c.ver = newVersion(cst.Src, m, c.info, c.decls, c.index)
-		c.ver.imports = c.imports
+		c.ver.imports, c.ver.failed = c.imports, c.failedImports
 		c.ver.acceptance = bytes.Contains(cst.Src, acceptanceWord)
 		c.ver.ifaces(nil, nil)
 		c.ver.rev = c.ver.reverse()
