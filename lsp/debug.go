@@ -3,8 +3,10 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"go.lsp.dev/protocol"
 )
@@ -68,5 +70,28 @@ func (s *Server) memory() memoryReport {
 		HeapHeld:    ms.HeapSys - ms.HeapReleased,
 		Documents:   docs,
 		CachedFiles: s.loader.Len(),
+	}
+}
+
+// writeHeapProfile writes, when the environment variable
+// CAPS_LSP_MEMPROFILE names a file, the heap profile of what the server
+// holds at shutdown, its documents still open: a debugging aid for the
+// server's memory (docs/lsp.md; bench/lspbench profiles the 100,000-line
+// module with it). A failure is logged; the server shuts down anyway.
+func writeHeapProfile(s *Server) {
+	name := os.Getenv("CAPS_LSP_MEMPROFILE")
+	if name == "" {
+		return
+	}
+	runtime.GC()
+	f, err := os.Create(name)
+	if err == nil {
+		err = pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		s.log.Printf("CAPS_LSP_MEMPROFILE: %v", err)
 	}
 }

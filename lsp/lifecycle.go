@@ -50,6 +50,7 @@ func init() {
 	requests["shutdown"] = func(s *Server, _ json.RawMessage) (func(context.Context) (any, error), error) {
 		s.mu.Lock()
 		s.shutdown = true
+		writeHeapProfile(s)
 		s.mu.Unlock()
 		return func(context.Context) (any, error) { return nil, nil }, nil
 	}

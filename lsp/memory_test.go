@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -136,4 +138,44 @@ func countAlive[T any](ps []weak.Pointer[T]) int {
 		}
 	}
 	return n
+}
+
+// TestHeapProfileAtShutdown: with CAPS_LSP_MEMPROFILE set, shutdown writes
+// a heap profile taken while the documents are still open, so it shows
+// what the server retains for them (the document's text, read at didOpen,
+// is among the sampled allocations); without it, nothing is written.
+func TestHeapProfileAtShutdown(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "heap.prof")
+	t.Setenv("CAPS_LSP_MEMPROFILE", prof)
+	old := runtime.MemProfileRate
+	runtime.MemProfileRate = 1 // sample every allocation, however small
+	t.Cleanup(func() { runtime.MemProfileRate = old })
+	_, c := startServer(t, Options{}, "")
+	u := "file://" + dir + "/p.caps"
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "capsulang", "version": 1,
+		"text": `(module p (capsule "1") (function one (output I64) (body 1)))`}})
+	if err := c.Call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": 0, "character": 40}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call("shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(prof)
+	if err != nil {
+		t.Fatalf("no heap profile at shutdown: %v", err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("the heap profile is not a gzipped pprof profile: %v", err)
+	}
+	data, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the profile's string table names the functions of its stacks
+	if !bytes.Contains(data, []byte("github.com/capsulang/caps/lsp.didOpen")) {
+		t.Errorf("the heap profile has no allocation made by didOpen: the document was not open when it was taken")
+	}
 }
