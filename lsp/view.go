@@ -624,7 +624,7 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 		if !suspect {
 			continue
 		}
-		if p, ok := v.toOld(u.span.Start); ok {
+		if p, ok := v.oldStart(u); ok {
 			if d := v.baseDecl(p); d != nil && v.docAbove(u) != d.Base().Doc {
 				u.changed = true
 			}
@@ -1510,8 +1510,15 @@ func (v *view) docAbove(u *vunit) string { return docOf(v.sn.cst, v.units, u.spa
 func docOf(c *syntax.CST, siblings []vunit, start int) string {
 	i := sort.Search(len(siblings), func(k int) bool { return siblings[k].span.Start >= start })
 	line := c.Lines.Line(start)
+	k := i - 1
+	// (forms before it on its own line, a stray `x` typed before its `(`,
+	// do not hide the comments above: the builder takes the run of
+	// comments that ends on the line above the form's)
+	for k >= 0 && siblings[k].kind != syntax.KindComment && c.Lines.Line(siblings[k].span.Start) == line {
+		k--
+	}
 	var run []string
-	for k := i - 1; k >= 0; k-- {
+	for ; k >= 0; k-- {
 		cu := siblings[k]
 		if cu.kind != syntax.KindComment {
 			break
@@ -1605,6 +1612,18 @@ func (v *view) toOld(off int) (int, bool) {
 	return off - int(sg.shift), true
 }
 
+// oldStart is the base's offset of unchanged unit u's start (false for a
+// changed unit). A unit's own shift, not toOld: at a unit that starts
+// where a changed one ends (an `x` typed right before a declaration's
+// `(`), toOld maps the offset by the changed unit, finds nothing, and the
+// declaration went missing from the view.
+func (v *view) oldStart(u *vunit) (int, bool) {
+	if u.changed {
+		return 0, false
+	}
+	return u.span.Start - u.shift, true
+}
+
 // fromOld maps a base offset outside the changed units to the current
 // text's; ok is false inside a changed unit.
 func (v *view) fromOld(p int) (int, bool) {
@@ -1648,10 +1667,10 @@ func (v *view) check() {
 		v.depsRead = len(deps)
 		for _, i := range deps {
 			u := &v.units[i]
-			u.changed = true
-			if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
+			if p, ok := v.oldStart(u); ok && v.baseDecl(p) != nil {
 				v.replaced[v.baseDecl(p)] = true
 			}
+			u.changed = true
 		}
 		v.newDecls = v.newDecls[:0]
 		for i := range v.units {
@@ -2044,7 +2063,7 @@ func (v *view) decls() []ast.Decl {
 			if d := v.declOf(u); d != nil {
 				out = append(out, d)
 			}
-		} else if p, ok := v.toOld(u.span.Start); ok && v.baseDecl(p) != nil {
+		} else if p, ok := v.oldStart(u); ok && v.baseDecl(p) != nil {
 			out = append(out, v.baseDecl(p))
 		}
 	}
@@ -2143,11 +2162,11 @@ func (v *view) localsNear(off int) []*check.Symbol {
 		}
 		return out
 	}
-	os, ok1 := v.toOld(u.span.Start)
-	oe, ok2 := v.toOld(u.span.End)
-	if !ok1 || !ok2 {
+	os, ok := v.oldStart(&u)
+	if !ok {
 		return nil
 	}
+	oe := os + u.span.Len()
 	ls := v.base.locals
 	for k := sort.Search(len(ls), func(k int) bool { return ls[k].Span.Start >= os }); k < len(ls) && ls[k].Span.Start <= oe; k++ {
 		if c := v.current(ls[k]); c != nil {
@@ -2210,10 +2229,11 @@ func (v *view) declFor(off int) (d ast.Decl, q int, back func(syntax.Span) synta
 	if u := &v.units[i]; u.changed {
 		return v.declOf(u), off, id
 	}
-	q, ok := v.toOld(off)
+	q, ok := v.oldStart(&v.units[i])
 	if !ok {
 		return nil, off, id
 	}
+	q += off - v.units[i].span.Start
 	for _, d := range v.base.res.File.Module.Decls {
 		if sp := d.Base().Form.Span(); sp.Start <= q && q < sp.End && !v.replaced[d] {
 			return d, q, func(sp syntax.Span) syntax.Span { s, _ := v.spanFromOld(sp); return s }
@@ -2278,12 +2298,12 @@ func (v *view) importsEdited(base *check.Result) string {
 	src := v.sn.cst.Src
 	dirty := map[ast.Decl]bool{}
 	mark := func(u *vunit) {
-		u.changed = true
-		if p, ok := v.toOld(u.span.Start); ok {
+		if p, ok := v.oldStart(u); ok {
 			if d := v.baseDecl(p); d != nil {
 				dirty[d] = true
 			}
 		}
+		u.changed = true
 	}
 	for i := range v.units {
 		u := &v.units[i]

@@ -122,7 +122,7 @@ func TestViewAfterStructuredEdit(t *testing.T) {
 		name string
 		f    func(context.Context, *snapshot, int) (any, error)
 	}{{"completion", completion}, {"hover", hover}, {"definition", definition}, {"signatureHelp", signatureHelp}}
-	r := rand.New(rand.NewSource(23))
+	r := rand.New(rand.NewSource(envSeed(t, "VIEW_SEED", 23)))
 	versions, quick, declined := map[string]int{}, map[string]int{}, map[string]int{}
 	usersRead, answers := 0, 0
 	for _, file := range files {

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -134,6 +135,15 @@ func viewDifferential(t *testing.T, withErrors, engine bool) {
 	if withErrors {
 		seed = 18
 	}
+	// VIEW_SEED chooses another seed for the edits and VIEW_PROBE_SEED
+	// one for the request positions (one source for all positions; by
+	// default each version's positions come from its number), to run the differential over more seeds:
+	//   VIEW_SEED=23 VIEW_PROBE_SEED=23 go test ./lsp -run TestViewMatchesFullCheck
+	seed = envSeed(t, "VIEW_SEED", seed)
+	var probeRand *rand.Rand
+	if probeSeed := envSeed(t, "VIEW_PROBE_SEED", -1); probeSeed >= 0 {
+		probeRand = rand.New(rand.NewSource(probeSeed))
+	}
 	r := rand.New(rand.NewSource(seed))
 	var quick, versions, invalid, outSame, outAll, inSame, inAll, errVersions, errQuick, errPartial, errStopped, renamed int
 	declined := map[string]int{}
@@ -216,6 +226,9 @@ func viewDifferential(t *testing.T, withErrors, engine bool) {
 			// (the positions from a source of their own: the edits do
 			// not depend on which versions a view answers)
 			pr := rand.New(rand.NewSource(int64(versions)))
+			if probeRand != nil {
+				pr = probeRand
+			}
 			for p := 0; p < probes; p++ {
 				off := pr.Intn(len(text) + 1)
 				for off < len(text) && !utf8.RuneStart(text[off]) {
@@ -282,6 +295,20 @@ func viewDifferential(t *testing.T, withErrors, engine bool) {
 	if !withErrors && quick*100 < versions*95 {
 		t.Errorf("only %d of %d versions were answered from the base", quick, versions)
 	}
+}
+
+// envSeed is the seed the environment variable name sets, def without it.
+func envSeed(t *testing.T, name string, def int64) int64 {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		t.Fatalf("%s=%q: want an integer seed", name, v)
+	}
+	t.Logf("%s=%d", name, n)
+	return n
 }
 
 // editPlace says where an edit that begins at offset p lies among the
