@@ -1006,6 +1006,9 @@ func (l *Loader) locateWith(from, modPath string, answers map[string]*check.Resu
 			continue
 		}
 		cand := filepath.Join(root, rel)
+		if slices.Contains(tried, cand) {
+			continue // (a root that is from's folder: looked at already)
+		}
 		tried = append(tried, cand)
 		// A file loaded already, found under this root before, needs no
 		// second look at the file system (importers of one module in a
