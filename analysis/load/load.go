@@ -126,17 +126,6 @@ type Loader struct {
 	inside map[string]bool
 	// irDecls holds each hashed file's IR declaration cache.
 	irDecls map[string]*ir.DeclCache
-	// answering is the session of the answeringImporter call under way
-	// (with mu held): the imports of the files it loads are answered as
-	// its own are (see consistent).
-	answering *answerSession
-}
-
-// answerSession is the results an answeringImporter answers files with,
-// and the files it resolved so far (consistent), by absolute path.
-type answerSession struct {
-	answers map[string]*check.Result
-	memo    map[string]*check.Imported
 }
 
 // ReadSource reads a file for the toolchain with clear errors: missing
@@ -870,13 +859,7 @@ func (im *lockedImporter) Import(from, modPath string) (*check.Imported, error) 
 }
 
 func (im *importer) Import(from, modPath string) (*check.Imported, error) {
-	l := (*Loader)(im)
-	if l.answering != nil {
-		// (a file an answeringImporter's import loads: its imports are
-		// answered as the answering check's are)
-		return l.importWith(from, modPath, l.answering.answers)
-	}
-	return l.importWith(from, modPath, nil)
+	return (*Loader)(im).importWith(from, modPath, nil)
 }
 
 // RecheckImports checks the file at path again with
@@ -918,7 +901,7 @@ func (l *Loader) RecheckImportsAt(path string, base *check.Result, f *ast.File, 
 	l.mu.Unlock()
 	im := &answeringImporter{l: l, answers: answers}
 	res, ok := base.RecheckImportsAt(f, im)
-	im.answers, im.session = nil, nil // the result keeps its importer: not the others' results
+	im.answers = nil // the result keeps its importer: not the others' results
 	l.mu.Lock()
 	l.graph.end(abs, file)
 	l.mu.Unlock()
@@ -955,18 +938,11 @@ func (l *Loader) ResolveImports(path string, r *check.Result, imports []*ast.Imp
 type answeringImporter struct {
 	l       *Loader
 	answers map[string]*check.Result
-	session *answerSession
 }
 
 func (im *answeringImporter) Import(from, modPath string) (*check.Imported, error) {
 	im.l.mu.Lock()
 	defer im.l.mu.Unlock()
-	if im.session == nil {
-		im.session = &answerSession{answers: im.answers, memo: map[string]*check.Imported{}}
-	}
-	prev := im.l.answering
-	im.l.answering = im.session
-	defer func() { im.l.answering = prev }()
 	return im.l.importWith(from, modPath, im.answers)
 }
 
@@ -1008,56 +984,8 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 	if p.File.Module.Name.Name != modPath {
 		return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("%s declares module %s, not %s", cand, p.File.Module.Name.Name, modPath)}
 	}
-	if l.answering != nil {
-		if imp := l.consistent(cand, p); imp != nil {
-			return imp, nil
-		}
-	}
 	l.hash(p)
 	return &check.Imported{File: cand, Module: p.File.Module, Hash: p.Hash, Result: p.Result}, nil
-}
-
-// consistent returns, during an answeringImporter's call (with l.mu
-// held), the file cand, whose package is p, as the answering check must
-// read it: nil when p's imports are those the session resolves them to
-// (p then answers as it is), else p's result checked again over them
-// (check.Result.RecheckImports, or a check of its text when the engine
-// declines), which is not cached. Without it a file between an answered
-// one and the check (a closed module that imports an open one, imported
-// by another open one) was read as checked over another result of the
-// answered file, whose types are other objects: "expected record Point,
-// found record Point".
-func (l *Loader) consistent(cand string, p *Package) *check.Imported {
-	ses := l.answering
-	if imp, ok := ses.memo[cand]; ok {
-		return imp
-	}
-	ses.memo[cand] = nil // (while it is resolved: a cycle reads p as it is)
-	stale := false
-	if p.Result != nil {
-		for _, im := range p.Result.Imports {
-			if im.Imported == nil || im.Import == nil {
-				continue
-			}
-			now, err := l.importWith(cand, im.Import.Path.Name, ses.answers)
-			if err != nil || now.Result != im.Result {
-				stale = true
-			}
-		}
-	}
-	var imp *check.Imported
-	if stale {
-		res, ok := p.Result.RecheckImports((*importer)(l))
-		if !ok || res.File == nil || res.File.Module == nil {
-			q := l.checkSource(cand, cand, p.Src, false)
-			res = q.Result
-		}
-		if res != nil && res.File != nil && res.File.Module != nil {
-			imp = &check.Imported{File: cand, Module: res.File.Module, Result: res}
-		}
-	}
-	ses.memo[cand] = imp
-	return imp
 }
 
 // locate returns the file an import of modPath from the file from
