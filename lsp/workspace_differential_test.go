@@ -586,3 +586,33 @@ func TestClosedModuleBetweenOpenOnesReadsTheirTypes(t *testing.T) {
 		}
 	}
 }
+
+// xfSequence replays named steps of the differential test ("mutate" and
+// "disk" steps name the mutation) and returns the first mismatch.
+func xfSequence(t *testing.T, steps ...[3]string) string {
+	mut := map[string]int{}
+	for i, m := range xfMutations {
+		mut[m.name] = i
+	}
+	var ops []xfOp
+	for _, s := range steps {
+		ops = append(ops, xfOp{kind: s[0], file: s[1], mut: mut[s[2]]})
+	}
+	var st xfStats
+	msg, _ := xfRun(t, ops, 3, &st)
+	return msg
+}
+
+// TestWorkspaceContractThenMiddleSignature edits base's postcondition
+// (a contract: no interface change), then the output type of right.ry
+// (right imports base, top imports both and left): every module open.
+// top.caps then published "expected record Point, found record Point" at
+// both of t1's Point arguments, which a full check does not report
+// (TestWorkspaceDifferential, seed 300): top's importer job answered
+// left and right from their documents' results, checked over one result
+// of base, and loaded base itself as another (load.Loader.closeAnswers).
+func TestWorkspaceContractThenMiddleSignature(t *testing.T) {
+	if msg := xfSequence(t, [3]string{"open", "right.caps", ""}, [3]string{"mutate", "base.caps", "big's postcondition"}, [3]string{"mutate", "right.caps", "ry's output"}); msg != "" {
+		t.Fatal(msg)
+	}
+}
