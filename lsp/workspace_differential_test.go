@@ -616,3 +616,16 @@ func TestWorkspaceContractThenMiddleSignature(t *testing.T) {
 		t.Fatal(msg)
 	}
 }
+
+// TestWorkspaceSaveThenDiskEdit renames base's function big (open), saves
+// base (its file is written and watched), then changes lib/money.caps on
+// disk: the server's loader answered top's import of left with left's
+// package, kept after a check that read another result of base than the
+// one it then held for base, and top.caps published "expected record
+// Point, found record Point" and "expected enum Color, found enum Color"
+// (TestWorkspaceDifferential, seed 302; load.Loader.importsCached).
+func TestWorkspaceSaveThenDiskEdit(t *testing.T) {
+	if msg := xfSequence(t, [3]string{"mutate", "base.caps", "big renamed"}, [3]string{"save", "base.caps", ""}, [3]string{"disk", "lib/money.caps", "apply_bps's precondition"}); msg != "" {
+		t.Fatal(msg)
+	}
+}

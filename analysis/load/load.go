@@ -218,7 +218,10 @@ func (l *Loader) LoadSource(path string, src []byte) *Package {
 // import never takes a lean package (only whole trees run).
 func (l *Loader) load(abs, display string, forImport bool) (*Package, error) {
 	if p, ok := l.cache[abs]; ok && (forImport || !p.partial) && !(forImport && p.lean) {
-		return p, nil
+		if l.importsCached(p) {
+			return p, nil
+		}
+		delete(l.cache, abs) // (checked over another result of an import)
 	}
 	src, err := l.read(display)
 	if err != nil {
@@ -237,6 +240,27 @@ func (l *Loader) load(abs, display string, forImport bool) (*Package, error) {
 	}
 	l.cache[abs] = p
 	return p, nil
+}
+
+// importsCached reports whether the cached package p read, of each of
+// its imports that the cache holds, the cache's result (with l.mu held).
+// A package offered after a check that read an import's answer (an
+// importer job's) may have read another result of the import than the
+// one the cache holds: an importer of both then read two types of one
+// declaration ("expected record Point, found record Point").
+func (l *Loader) importsCached(p *Package) bool {
+	if p.Result == nil {
+		return true
+	}
+	for _, im := range p.Result.Imports {
+		if im == nil || im.Imported == nil || im.Result == nil {
+			continue
+		}
+		if q := l.cache[im.File]; q != nil && q.Result != im.Result {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Package {
