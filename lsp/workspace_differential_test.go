@@ -30,7 +30,10 @@ import (
 // texts cold, and the diagnostics with a fresh loader's full check.
 //
 // CAPS_XFILE_SEEDS=N runs N seeds (from CAPS_XFILE_SEED, default 1) of
-// CAPS_XFILE_STEPS steps each (default 40) instead of the default run.
+// CAPS_XFILE_STEPS steps each (default 40) instead of the default run;
+// CAPS_XFILE_KEEPGOING goes on after a failing seed, CAPS_XFILE_TRACE
+// logs each step and the fresh servers' logs, CAPS_XFILE_KNOWN draws
+// the steps that show the defects not fixed yet (xfKnownDefect).
 
 // xfSynthetic are the synthetic modules: base (a record, an enum, a
 // variant, contracts, an example) is imported by left and right, which
@@ -171,6 +174,11 @@ var xfMutations = []xfMutation{
 // right), an importer job sometimes publishes right.caps or base.caps
 // without their E_IMPORT_CYCLE (timing-dependent: about one run in two
 // of the sequence in the report).
+//
+// Not gated (it shows in long runs only): seed 302 sometimes stops at
+// step 15 with "the server did not settle": the fresh server's cold open
+// of top.caps publishes its check but never its final diagnostics (after
+// the examples), with no importer job under way.
 var xfKnownDefect = map[string]bool{"Point's field type": true, "base imports top (a cycle)": true}
 
 // xfMiddle are the modules between open ones (see xfKnownDefect).
@@ -295,15 +303,18 @@ func xfRun(t *testing.T, ops []xfOp, probes int, st *xfStats) (string, int) {
 	barrier := func(s *Server, c *lsptest.Client) {
 		// a request after the notifications: the server has read them
 		c.Call("workspace/symbol", map[string]any{"query": "zz"}, nil)
-		s.settled(t, "", 0)
+		xfSettle(t, s)
 		// (an importer job starts once the edited document's check
 		// ended: let it start, then settle again)
 		time.Sleep(100 * time.Millisecond)
-		s.settled(t, "", 0)
+		xfSettle(t, s)
 	}
 	barrier(s, c)
 	c0 := xfCounters()
 	for i, op := range ops {
+		if os.Getenv("CAPS_XFILE_TRACE") != "" {
+			t.Logf("step %d: %s", i+1, op)
+		}
 		switch op.kind {
 		case "mutate", "type":
 			text, ok := open[op.file]
@@ -414,7 +425,11 @@ func xfCompare(t *testing.T, dir string, s *Server, c *lsptest.Client, uri func(
 		}
 	}
 	// a fresh server, the documents opened in import order
-	fs, fc := startServer(t, Options{}, dir)
+	var opts Options
+	if os.Getenv("CAPS_XFILE_TRACE") != "" {
+		opts.Log = os.Stderr
+	}
+	fs, fc := startServer(t, opts, dir)
 	fc.Timeout = 30 * time.Second
 	defer fc.Close()
 	for _, rel := range names {
@@ -422,7 +437,7 @@ func xfCompare(t *testing.T, dir string, s *Server, c *lsptest.Client, uri func(
 		fc.Call("workspace/symbol", map[string]any{"query": "zz"}, nil)
 		fs.settled(t, uri(rel), 1)
 	}
-	fs.settled(t, "", 0)
+	xfSettle(t, fs)
 	fs.mu.Lock()
 	want := map[string][]string{}
 	for _, rel := range names {
@@ -482,6 +497,34 @@ func xfCompare(t *testing.T, dir string, s *Server, c *lsptest.Client, uri func(
 
 // xfImportHash matches the hash in an import's hover.
 var xfImportHash = regexp.MustCompile(`\((?:sha256:[0-9a-f]+)?\)(\\n` + "```" + `)`)
+
+// xfSettle is Server.settled for any document, with the state of each
+// when the server does not settle (within 30 s).
+func xfSettle(t *testing.T, s *Server) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		time.Sleep(2 * time.Millisecond)
+		jobs := s.importJobs.Load()
+		s.mu.Lock()
+		done := jobs == 0
+		var state []string
+		for _, d := range s.docs {
+			if d.published != d.version || !d.publishedFinal {
+				done = false
+			}
+			state = append(state, fmt.Sprintf("%s: version %d, published %d (final %v)", filepath.Base(d.path), d.version, d.published, d.publishedFinal))
+		}
+		s.mu.Unlock()
+		if done && s.importJobs.Load() == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			sort.Strings(state)
+			t.Fatalf("the server did not settle within 30 s: %d importer jobs under way; %s", jobs, strings.Join(state, "; "))
+		}
+	}
+}
 
 func around(text string, off int) string {
 	return text[max(0, off-15):min(len(text), off+15)]
