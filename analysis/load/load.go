@@ -218,7 +218,10 @@ func (l *Loader) LoadSource(path string, src []byte) *Package {
 // import never takes a lean package (only whole trees run).
 func (l *Loader) load(abs, display string, forImport bool) (*Package, error) {
 	if p, ok := l.cache[abs]; ok && (forImport || !p.partial) && !(forImport && p.lean) {
-		return p, nil
+		if l.importsCached(p) {
+			return p, nil
+		}
+		delete(l.cache, abs) // (checked over another result of an import)
 	}
 	src, err := l.read(display)
 	if err != nil {
@@ -237,6 +240,27 @@ func (l *Loader) load(abs, display string, forImport bool) (*Package, error) {
 	}
 	l.cache[abs] = p
 	return p, nil
+}
+
+// importsCached reports whether the cached package p read, of each of
+// its imports that the cache holds, the cache's result (with l.mu held).
+// A package offered after a check that read an import's answer (an
+// importer job's) may have read another result of the import than the
+// one the cache holds: an importer of both then read two types of one
+// declaration ("expected record Point, found record Point").
+func (l *Loader) importsCached(p *Package) bool {
+	if p.Result == nil {
+		return true
+	}
+	for _, im := range p.Result.Imports {
+		if im == nil || im.Imported == nil || im.Result == nil {
+			continue
+		}
+		if q := l.cache[im.File]; q != nil && q.Result != im.Result {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Package {
@@ -899,7 +923,7 @@ func (l *Loader) RecheckImportsAt(path string, base *check.Result, f *ast.File, 
 	epoch := l.epoch
 	l.graph.begin(abs, file)
 	l.mu.Unlock()
-	im := &answeringImporter{l: l, answers: answers}
+	im := &answeringImporter{l: l, answers: l.closeAnswers(answers)}
 	res, ok := base.RecheckImportsAt(f, im)
 	im.answers = nil // the result keeps its importer: not the others' results
 	l.mu.Lock()
@@ -909,6 +933,51 @@ func (l *Loader) RecheckImportsAt(path string, base *check.Result, f *ast.File, 
 		return nil, false
 	}
 	return &Package{Path: path, Src: res.File.Source.CST.Src, File: res.File, Result: res, epoch: epoch}, true
+}
+
+// closeAnswers returns answers with, for each file an answer read
+// (directly or through another such file) that answers lacks, the result
+// the answer read, when that result is of the file's text now: a check
+// answered from answers then reads one result of each file, the one the
+// answers were checked over. Without it a file the answers imported was
+// loaded again by the check, as another result whose types are other
+// objects than those the answers' signatures hold ("expected record
+// Point, found record Point" where a full check finds nothing).
+func (l *Loader) closeAnswers(answers map[string]*check.Result) map[string]*check.Result {
+	if len(answers) == 0 {
+		return answers
+	}
+	out := make(map[string]*check.Result, len(answers))
+	var queue []*check.Result
+	for k, r := range answers {
+		out[k] = r
+		queue = append(queue, r)
+	}
+	for len(queue) > 0 {
+		r := queue[0]
+		queue = queue[1:]
+		if r == nil {
+			continue
+		}
+		for _, im := range r.Imports {
+			if im == nil || im.Imported == nil || im.Result == nil || out[im.File] != nil {
+				continue
+			}
+			ir := im.Result
+			if ir.File == nil || ir.File.Source == nil || ir.File.Source.CST == nil {
+				continue
+			}
+			l.mu.Lock()
+			src, err := l.read(im.File)
+			l.mu.Unlock()
+			if err != nil || !bytes.Equal(src, ir.File.Source.CST.Src) {
+				continue // (an older text: the check loads the file)
+			}
+			out[im.File] = ir
+			queue = append(queue, ir)
+		}
+	}
+	return out
 }
 
 // ResolveImports resolves imports, the import forms of a later version of
@@ -1006,6 +1075,9 @@ func (l *Loader) locateWith(from, modPath string, answers map[string]*check.Resu
 			continue
 		}
 		cand := filepath.Join(root, rel)
+		if slices.Contains(tried, cand) {
+			continue // (a root that is from's folder: looked at already)
+		}
 		tried = append(tried, cand)
 		// A file loaded already, found under this root before, needs no
 		// second look at the file system (importers of one module in a
