@@ -1192,41 +1192,67 @@ var narrowImporters = true
 // readsSame reports whether the document whose dependencies are d, at
 // snapshot sn, reads of x's new text (xr, its answer made importable)
 // exactly what its last check read of x's old one, though x's interface
-// key changed: its last check (d's base) is of sn's text, imports x
-// directly and through no other import (a module between them would
-// read x's members in its own interface), and every member of x it
-// looked up has the same interface in xr (check.Result.SameImportReads).
-// Its diagnostics then stand. Its examples may still call x's bodies:
-// d.reach decides that as for a document whose key did not change.
+// key changed: its last check (d's base) is of sn's text, and it is
+// unaffected by x's change (unaffectedBy). Its diagnostics then stand.
+// Its examples may still call x's bodies: d.reach decides that as for a
+// document whose key did not change.
 func readsSame(d *importDeps, x, sn *snapshot, xr *check.Result) bool {
 	b := d.engineBase()
-	if b == nil || xr == nil || !bytes.Equal(b.File.Source.CST.Src, sn.cst.Src) {
+	if b == nil || xr == nil || xr.File == nil || xr.File.Module == nil || !bytes.Equal(b.File.Source.CST.Src, sn.cst.Src) {
 		return false
 	}
-	if xr.File == nil || xr.File.Module == nil {
-		return false
+	return unaffectedBy(b, x.path, xr, map[*check.Result]bool{}, map[*check.Result]bool{})
+}
+
+// unaffectedBy reports whether a check of r's text against x's new
+// answer xr (x's path) would give r's diagnostics and interface: when r
+// imports x, x's header is the same (its name and imports: the loader
+// resolves it as before) and every member of x that r looked up has the
+// same interface in xr (check.Result.SameImportReads); and every other
+// import of r that reaches x is unaffected in turn (the members r reads
+// of it include in their interface what they read of x, and are the
+// same when it reads the same). memo holds the answers so far (a cycle
+// answers false); reaches, whether a result's closure holds x.
+func unaffectedBy(r *check.Result, x string, xr *check.Result, memo, reaches map[*check.Result]bool) bool {
+	if v, ok := memo[r]; ok {
+		return v
 	}
+	memo[r] = false
 	direct := false
-	for _, im := range b.ResolvedImports() {
+	for _, im := range r.ResolvedImports() {
 		if im == nil || im.Imported == nil || im.Result == nil {
 			continue
 		}
-		if im.File == x.path {
-			// the loader resolves the import as before only when x's
-			// header (its name, and what it imports: a cycle) is the same
+		if im.File == x {
 			if direct || !sameHeader(im.Result, xr) {
 				return false
 			}
 			direct = true
 			continue
 		}
-		out := map[string]bool{}
-		closure(im.Result, out, map[*check.Result]bool{})
-		if out[x.path] {
+		if reachesFile(im.Result, x, reaches) && !unaffectedBy(im.Result, x, xr, memo, reaches) {
 			return false
 		}
 	}
-	return direct && b.SameImportReads(x.path, xr)
+	ok := !direct || r.SameImportReads(x, xr)
+	memo[r] = ok
+	return ok
+}
+
+// reachesFile reports whether r's import closure holds the file x (memo
+// holds the answers so far).
+func reachesFile(r *check.Result, x string, memo map[*check.Result]bool) bool {
+	if v, ok := memo[r]; ok {
+		return v
+	}
+	memo[r] = false // (a cycle: the other path answers)
+	for _, im := range r.ResolvedImports() {
+		if im != nil && im.Imported != nil && (im.File == x || im.Result != nil && reachesFile(im.Result, x, memo)) {
+			memo[r] = true
+			return true
+		}
+	}
+	return false
 }
 
 // sameHeader reports whether two checks of a module have the same module

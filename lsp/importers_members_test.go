@@ -71,28 +71,27 @@ var memberModules = map[string]string{
 
 // memberEdits are the structured edits of lib, each with the importers
 // the server must send to the engine (or check in full) after it: only
-// those that read a
-// member whose interface changed (top, which reads lib through mid, is
-// sent whenever lib's interface changes: mid's members' interfaces
-// include what they read of lib). Each edit is undone by the next one
-// of the same name.
+// those that read a member whose interface changed, directly or through
+// another import (top reads lib through mid: it is sent when mid's view
+// of lib changed, as mid's members' interfaces include what they read of
+// lib). Each edit is undone by the next one of the same name.
 var memberEdits = []struct {
 	name, from, to string
 	sent           []string
 }{
-	{"fa output", "(function fa (input (x I64)) (output I64)", "(function fa (input (x I64)) (output Bool)", []string{"top", "ua", "uab"}},
-	{"fa output", "(function fa (input (x I64)) (output Bool)", "(function fa (input (x I64)) (output I64)", []string{"top", "ua", "uab"}},
+	{"fa output", "(function fa (input (x I64)) (output I64)", "(function fa (input (x I64)) (output Bool)", []string{"ua", "uab"}},
+	{"fa output", "(function fa (input (x I64)) (output Bool)", "(function fa (input (x I64)) (output I64)", []string{"ua", "uab"}},
 	{"fb input", "(function fb (input (x I64))", "(function fb (input (x Bool))", []string{"mid", "top", "uab", "ub"}},
 	{"fb input", "(function fb (input (x Bool))", "(function fb (input (x I64))", []string{"mid", "top", "uab", "ub"}},
-	{"a type no one reads", "(record (a I64))", "(record (a I64) (b Bool))", []string{"top"}},
+	{"a type no one reads", "(record (a I64))", "(record (a I64) (b Bool))", nil},
 	{"fc body", "(body x)))\n", "(body (+ x 1))))\n", nil},
 	{"fc body", "(body (+ x 1))))\n", "(body x)))\n", nil},
-	{"fc effects", "(function fc (input (x I64)) (output I64) (effects pure)", "(function fc (input (x I64)) (output I64) (effects (store.read ops))", []string{"ex", "top"}},
-	{"fc effects", "(function fc (input (x I64)) (output I64) (effects (store.read ops))", "(function fc (input (x I64)) (output I64) (effects pure)", []string{"ex", "top"}},
-	{"Score", "(type Score I64)", "(type Score Bool)", []string{"top", "us"}},
-	{"a function added", "(type Unused", "(function fd (output I64) (body 1))\n  (type Unused", []string{"top"}},
-	{"fa renamed", "(function fa ", "(function fz ", []string{"top", "ua", "uab"}},
-	{"fa renamed", "(function fz ", "(function fa ", []string{"top", "ua", "uab"}},
+	{"fc effects", "(function fc (input (x I64)) (output I64) (effects pure)", "(function fc (input (x I64)) (output I64) (effects (store.read ops))", []string{"ex"}},
+	{"fc effects", "(function fc (input (x I64)) (output I64) (effects (store.read ops))", "(function fc (input (x I64)) (output I64) (effects pure)", []string{"ex"}},
+	{"Score", "(type Score I64)", "(type Score Bool)", []string{"us"}},
+	{"a function added", "(type Unused", "(function fd (output I64) (body 1))\n  (type Unused", nil},
+	{"fa renamed", "(function fa ", "(function fz ", []string{"ua", "uab"}},
+	{"fa renamed", "(function fz ", "(function fa ", []string{"ua", "uab"}},
 	{"the module renamed", "(module lib", "(module lix", []string{"ex", "mid", "top", "ua", "uab", "ub", "us"}},
 	{"the module renamed", "(module lix", "(module lib", []string{"ex", "mid", "top", "ua", "uab", "ub", "us"}},
 }
