@@ -519,6 +519,33 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 		return // x changed again: its next job decides
 	}
 	key := xs.textKey()
+	// x's new text as its importers' checks would read it, for the
+	// importers whose interface key for x changed but that read none of
+	// the members whose interface changed (readsSame); made before s.mu is
+	// taken (answerOf takes it)
+	var xr *check.Result
+	var xrOnce bool
+	newX := func() *check.Result {
+		if !xrOnce {
+			xrOnce = true
+			xr = s.answerOf(xs)
+		}
+		return xr
+	}
+	s.mu.Lock()
+	mayNarrow := false
+	for _, u := range cands {
+		if d, ok := s.docs[u]; ok && d.deps != nil && !d.deps.failed {
+			if k, seen := d.deps.seen[xs.path]; seen && k != key {
+				mayNarrow = true
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
+	if mayNarrow {
+		newX()
+	}
 	var recheck, examples []*snapshot
 	deps := map[*snapshot]*importDeps{}
 	// the documents the engine may answer: those whose last check (its
@@ -549,8 +576,12 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 		// replaced, will not publish): this one does
 		inFlight := d.rechecking == old
 		d.rechecking = nil
+		narrowed := false
+		if narrowImporters && seen && k != key && !inFlight && d.deps != nil && !d.deps.failed && d.published == d.snap.version {
+			narrowed = readsSame(d.deps, xs, d.snap, xr)
+		}
 		switch {
-		case d.deps == nil || d.deps.failed || seen && k != key || inFlight:
+		case d.deps == nil || d.deps.failed || seen && k != key && !narrowed || inFlight:
 			recheck = append(recheck, d.snap)
 			d.rechecking = d.snap
 			d.dropViews()
@@ -577,8 +608,16 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 		default:
 			// its view of x did not change: its last answer stays the
 			// base of its next check (a job following another import's
-			// change that it did not see yet drops it again)
-			if b := d.deps.engineBase(); b != nil && d.base == nil && d.engine == nil && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
+			// change that it did not see yet drops it again). Not when
+			// only the members it read kept their interface (narrowed):
+			// an edit's Recheck over that answer replays x's old text,
+			// and the edit may read another member of x; its next check
+			// is a full one (its deps' base still answers the next
+			// change of an import, read against the imports as they are)
+			if narrowed {
+				importStats.narrowed.Add(1)
+			}
+			if b := d.deps.engineBase(); b != nil && !narrowed && d.base == nil && d.engine == nil && bytes.Equal(b.File.Source.CST.Src, d.snap.cst.Src) {
 				d.engine = b
 			}
 			if d.published != d.snap.version || !d.publishedFinal {
@@ -588,6 +627,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 	}
 	released.Store(true) // (every candidate's count was taken back above)
 	s.mu.Unlock()
+	if hook := importersHook.Load(); hook != nil {
+		(*hook)(recheck, examples)
+	}
 	importStats.rechecked.Add(int64(len(recheck)))
 	importStats.examples.Add(int64(len(examples)))
 	importStats.kept.Add(int64(len(cands) - len(recheck) - len(examples)))
@@ -846,6 +888,10 @@ func (s *Server) answerFrom(x *snapshot, b *check.Result) (res *check.Result) {
 // kept as they were.
 var importStats struct {
 	rechecked, engine, examples, kept atomic.Int64
+	// narrowed counts the documents kept although x's interface key
+	// changed: they read none of the members whose interface changed
+	// (readsSame)
+	narrowed atomic.Int64
 	// exampleEngine counts the documents whose examples were evaluated
 	// again from the engine's answer (examples.go)
 	exampleEngine atomic.Int64
@@ -1005,6 +1051,10 @@ func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps
 	s.publishChanged(sn, s.toProtocol(sn, res.Diagnostics), true)
 }
 
+// importersHook, when set (by tests), sees which candidates each importer
+// job checks again and which have their examples evaluated again.
+var importersHook atomic.Pointer[func(recheck, examples []*snapshot)]
+
 // engineHook, when set (by tests), sees every engine answer for an
 // importer before it is published.
 var engineHook atomic.Pointer[func(sn *snapshot, diags []syntax.Diagnostic)]
@@ -1133,4 +1183,92 @@ func closureCurrent(r *check.Result, open map[string][]byte) bool {
 		return true
 	}
 	return walk(r)
+}
+
+// narrowImporters enables readsSame (tests and benchmarks compare with
+// it off: every importer whose key for x changed is checked again).
+var narrowImporters = true
+
+// readsSame reports whether the document whose dependencies are d, at
+// snapshot sn, reads of x's new text (xr, its answer made importable)
+// exactly what its last check read of x's old one, though x's interface
+// key changed: its last check (d's base) is of sn's text, and it is
+// unaffected by x's change (unaffectedBy). Its diagnostics then stand.
+// Its examples may still call x's bodies: d.reach decides that as for a
+// document whose key did not change.
+func readsSame(d *importDeps, x, sn *snapshot, xr *check.Result) bool {
+	b := d.engineBase()
+	if b == nil || xr == nil || xr.File == nil || xr.File.Module == nil || !bytes.Equal(b.File.Source.CST.Src, sn.cst.Src) {
+		return false
+	}
+	return unaffectedBy(b, x.path, xr, map[*check.Result]bool{}, map[*check.Result]bool{})
+}
+
+// unaffectedBy reports whether a check of r's text against x's new
+// answer xr (x's path) would give r's diagnostics and interface: when r
+// imports x, x's header is the same (its name and imports: the loader
+// resolves it as before) and every member of x that r looked up has the
+// same interface in xr (check.Result.SameImportReads); and every other
+// import of r that reaches x is unaffected in turn (the members r reads
+// of it include in their interface what they read of x, and are the
+// same when it reads the same). memo holds the answers so far (a cycle
+// answers false); reaches, whether a result's closure holds x.
+func unaffectedBy(r *check.Result, x string, xr *check.Result, memo, reaches map[*check.Result]bool) bool {
+	if v, ok := memo[r]; ok {
+		return v
+	}
+	memo[r] = false
+	direct := false
+	for _, im := range r.ResolvedImports() {
+		if im == nil || im.Imported == nil || im.Result == nil {
+			continue
+		}
+		if im.File == x {
+			if direct || !sameHeader(im.Result, xr) {
+				return false
+			}
+			direct = true
+			continue
+		}
+		if reachesFile(im.Result, x, reaches) && !unaffectedBy(im.Result, x, xr, memo, reaches) {
+			return false
+		}
+	}
+	ok := !direct || r.SameImportReads(x, xr)
+	memo[r] = ok
+	return ok
+}
+
+// reachesFile reports whether r's import closure holds the file x (memo
+// holds the answers so far).
+func reachesFile(r *check.Result, x string, memo map[*check.Result]bool) bool {
+	if v, ok := memo[r]; ok {
+		return v
+	}
+	memo[r] = false // (a cycle: the other path answers)
+	for _, im := range r.ResolvedImports() {
+		if im != nil && im.Imported != nil && (im.File == x || im.Result != nil && reachesFile(im.Result, x, memo)) {
+			memo[r] = true
+			return true
+		}
+	}
+	return false
+}
+
+// sameHeader reports whether two checks of a module have the same module
+// name and import the same module paths in the same order.
+func sameHeader(a, b *check.Result) bool {
+	if a == nil || b == nil || a.File == nil || b.File == nil || a.File.Module == nil || b.File.Module == nil {
+		return false
+	}
+	am, bm := a.File.Module, b.File.Module
+	if am.Name.Name != bm.Name.Name || len(am.Imports) != len(bm.Imports) {
+		return false
+	}
+	for i := range am.Imports {
+		if am.Imports[i].Path.Name != bm.Imports[i].Path.Name || am.Imports[i].Alias.Name != bm.Imports[i].Alias.Name {
+			return false
+		}
+	}
+	return true
 }
