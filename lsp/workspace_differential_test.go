@@ -705,7 +705,7 @@ func TestWorkspaceSaveThenDiskEdit(t *testing.T) {
 // closeAnswers keeps the first base it meets. It runs with
 // CAPS_XFILE_KNOWN set.
 func knownSaveThenMiddleOutput(t *testing.T) {
-	if msg := xfSequence(t, [3]string{"mutate", "base.caps", "big renamed"}, [3]string{"save", "base.caps", ""}, [3]string{"mutate", "right.caps", "ry's output"}); msg != "" {
+	if msg := xfSequence(t, [3]string{"open", "right.caps", ""}, [3]string{"mutate", "base.caps", "big renamed"}, [3]string{"save", "base.caps", ""}, [3]string{"mutate", "right.caps", "ry's output"}); msg != "" {
 		t.Fatal(msg)
 	}
 }
