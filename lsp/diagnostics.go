@@ -82,7 +82,7 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		}
 		// A check (full or incremental) of a file whose examples do not
 		// run has the last word: its publish is the version's final one.
-		if !s.publish(snap, s.toProtocol(snap, diags), !examples && !fromAnswer) {
+		if !s.publish(snap, s.toProtocol(snap, diags), !examples && !fromAnswer) && !s.awaitsFinal(snap) {
 			return
 		}
 		// Phase 2: the examples' results when the file checks cleanly and
@@ -284,6 +284,19 @@ func (s *Server) publish(snap *snapshot, diags []protocol.Diagnostic, final bool
 		URI: snap.uri, Version: uint32(snap.version), Diagnostics: diags,
 	})
 	return true
+}
+
+// awaitsFinal reports whether snap is its document's current snapshot and
+// its version's final diagnostics are still to be published. A check's
+// publish is skipped when the version's diagnostics were published
+// already (an importer job gave the document a new snapshot of the same
+// text after its first check published): its examples must still run and
+// publish the final ones.
+func (s *Server) awaitsFinal(snap *snapshot) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := s.docs[snap.uri]
+	return ok && cur.snap == snap && cur.published <= snap.version && !(cur.published == snap.version && cur.publishedFinal)
 }
 
 // publishChanged publishes a snapshot's diagnostics, if it is still its

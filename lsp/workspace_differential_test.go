@@ -174,12 +174,6 @@ var xfMutations = []xfMutation{
 // right), an importer job sometimes publishes right.caps or base.caps
 // without their E_IMPORT_CYCLE (timing-dependent: about one run in two
 // of the sequence in the report).
-//
-// Opening the modules in quick succession: top.caps sometimes (about
-// one run in three under -race) publishes its check but never its final
-// diagnostics (with its examples' results), every document at version
-// 1 and no importer job under way; the server under test then opens
-// them one at a time unless CAPS_XFILE_KNOWN is set. Not root-caused.
 var xfKnownDefect = map[string]bool{"Point's field type": true, "base imports top (a cycle)": true}
 
 // xfMiddle are the modules between open ones (see xfKnownDefect).
@@ -300,14 +294,6 @@ func xfRun(t *testing.T, ops []xfOp, probes int, st *xfStats) (string, int) {
 		open[rel] = disk[rel]
 		version[rel]++
 		openDoc(c, rel, disk[rel], version[rel])
-		if os.Getenv("CAPS_XFILE_KNOWN") == "" {
-			// Each open settles before the next: opened in quick
-			// succession, top.caps sometimes never publishes its final
-			// diagnostics (its examples' results), a known defect
-			// (xfKnownDefect's comment) that CAPS_XFILE_KNOWN shows.
-			c.Call("workspace/symbol", map[string]any{"query": "zz"}, nil)
-			xfSettle(t, s)
-		}
 	}
 	barrier := func(s *Server, c *lsptest.Client) {
 		// a request after the notifications: the server has read them
@@ -522,7 +508,8 @@ func xfSettle(t *testing.T, s *Server) {
 			if d.published != d.version || !d.publishedFinal {
 				done = false
 			}
-			state = append(state, fmt.Sprintf("%s: version %d, published %d (final %v)", filepath.Base(d.path), d.version, d.published, d.publishedFinal))
+			state = append(state, fmt.Sprintf("%s: version %d, published %d (final %v), awaiting %d, base %v, engine %v, rechecking %v, timer %v, snap seq %d done %v",
+				filepath.Base(d.path), d.version, d.published, d.publishedFinal, d.awaiting, d.base != nil, d.engine != nil, d.rechecking != nil, d.fullCheck != nil, d.snap.seq, d.snap.done.Load()))
 		}
 		s.mu.Unlock()
 		if done && s.importJobs.Load() == 0 {
