@@ -524,14 +524,6 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 	// the members whose interface changed (readsSame); made before s.mu is
 	// taken (answerOf takes it)
 	var xr *check.Result
-	var xrOnce bool
-	newX := func() *check.Result {
-		if !xrOnce {
-			xrOnce = true
-			xr = s.answerOf(xs)
-		}
-		return xr
-	}
 	s.mu.Lock()
 	mayNarrow := false
 	for _, u := range cands {
@@ -544,7 +536,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 	}
 	s.mu.Unlock()
 	if mayNarrow {
-		newX()
+		xr = s.answerOf(xs)
 	}
 	var recheck, examples []*snapshot
 	deps := map[*snapshot]*importDeps{}
