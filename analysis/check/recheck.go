@@ -158,7 +158,8 @@ func (r *Result) recheckResultWith(cur *syntax.CST, more Importer) (*Result, *en
 	// When the imports changed, a body is checked again only when an
 	// alias or imported member it read has another value (keyAlias,
 	// keyImport); the imports are answered as r's check resolved them,
-	// and one it did not resolve makes Recheck decline.
+	// and one it did not resolve is answered by more (RecheckResultWith)
+	// or, when more is nil, makes Recheck decline.
 	eng.importsChanged = !sameImports(r.File.Source.CST.Src, r.File.Module, cur.Src, f.Module)
 	opts := base.opts
 	var replay *replayImporter
