@@ -33,7 +33,8 @@ import (
 // CAPS_XFILE_STEPS steps each (default 40) instead of the default run;
 // CAPS_XFILE_KEEPGOING goes on after a failing seed, CAPS_XFILE_TRACE
 // logs each step and the fresh servers' logs, CAPS_XFILE_KNOWN draws
-// the steps that show the defects not fixed yet (xfKnownDefect).
+// the steps that show the defects not fixed yet (xfKnownDefect) and runs
+// their reproducers (xfKnownReproducers).
 
 // xfSynthetic are the synthetic modules: base (a record, an enum, a
 // variant, contracts, an example) is imported by left and right, which
@@ -554,25 +555,22 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// TestWorkspaceKnownDefects runs, with CAPS_XFILE_KNOWN set, the
-// reproducers of the cross-file defects not fixed yet (they fail); without
-// it, nothing (a skip would fail make test under CI=true).
-func TestWorkspaceKnownDefects(t *testing.T) {
-	known := map[string]func(*testing.T){
-		"closed module between open ones": knownClosedModuleBetweenOpenOnes,
-		"save then middle output":         knownSaveThenMiddleOutput,
-	}
-	if os.Getenv("CAPS_XFILE_KNOWN") == "" {
-		return
-	}
-	for name, f := range known {
-		t.Run(name, f)
-	}
+// xfKnownReproducers reproduce the cross-file defects not fixed yet:
+// they fail today. TestWorkspaceDifferential runs them, as subtests
+// "known/NAME", when CAPS_XFILE_KNOWN is set.
+var xfKnownReproducers = map[string]func(*testing.T){
+	"closed module between open ones": knownClosedModuleBetweenOpenOnes,
+	"save then middle output":         knownSaveThenMiddleOutput,
 }
 
 // TestWorkspaceDifferential is the cross-file differential test (see
 // above): the default run is two seeds of 20 steps.
 func TestWorkspaceDifferential(t *testing.T) {
+	if os.Getenv("CAPS_XFILE_KNOWN") != "" {
+		for name, f := range xfKnownReproducers {
+			t.Run("known/"+name, f)
+		}
+	}
 	seeds, steps, first := 2, 20, int64(envInt("CAPS_XFILE_SEED", 1))
 	if n := envInt("CAPS_XFILE_SEEDS", 0); n > 0 {
 		seeds, steps = n, envInt("CAPS_XFILE_STEPS", 40)
@@ -604,8 +602,7 @@ func TestWorkspaceDifferential(t *testing.T) {
 // right from the loader, checked over another result of base: two Point
 // types, "expected record Point, found record Point" (found by
 // TestWorkspaceDifferential). top must have no diagnostic, as a full
-// check says. It fails today: TestWorkspaceKnownDefects runs it with
-// CAPS_XFILE_KNOWN set.
+// check says. It fails today (xfKnownReproducers).
 func knownClosedModuleBetweenOpenOnes(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
