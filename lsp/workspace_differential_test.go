@@ -160,25 +160,11 @@ var xfMutations = []xfMutation{
 // xfKnownDefect names the mutations that show a defect not fixed yet:
 // they are drawn only when CAPS_XFILE_KNOWN is set.
 //
-// Type identity across a closed module: changing the type of a field of
-// base's Point (open) while right.caps (which takes a base.Point) is
-// closed leaves top.caps (open, imports right and base) with "expected
-// record Point, found record Point" at (right.ry (base.origin)): the
-// engine's answer for top reads base from the importer job's answers and
-// right from the loader, checked over another result of base
-// (TestClosedModuleBetweenOpenOnesReadsTheirTypes). The same shows after
-// other edits of base when a module between two open ones is closed: so
-// without CAPS_XFILE_KNOWN, right.caps is open from the start and
-// left.caps and right.caps (xfMiddle) are never closed.
-//
 // Import cycles: after base imports top (a cycle through left and
 // right), an importer job sometimes publishes right.caps or base.caps
 // without their E_IMPORT_CYCLE (timing-dependent: about one run in two
 // of the sequence in the report).
-var xfKnownDefect = map[string]bool{"Point's field type": true, "base imports top (a cycle)": true}
-
-// xfMiddle are the modules between open ones (see xfKnownDefect).
-var xfMiddle = map[string]bool{"left.caps": true, "right.caps": true}
+var xfKnownDefect = map[string]bool{"base imports top (a cycle)": true}
 
 // xfMutation0 draws a mutation.
 func xfMutation0(r *rand.Rand) int {
@@ -233,9 +219,6 @@ func xfOps(seed int64, n int) []xfOp {
 		case k < 13:
 			ops[i] = xfOp{kind: "type", file: file, seed: r.Int63()}
 		case k < 15:
-			if xfMiddle[file] && os.Getenv("CAPS_XFILE_KNOWN") == "" {
-				file = "app17.caps"
-			}
 			ops[i] = xfOp{kind: "close", file: file}
 		case k < 17:
 			ops[i] = xfOp{kind: "open", file: file}
@@ -287,11 +270,7 @@ func xfRun(t *testing.T, ops []xfOp, probes int, st *xfStats) (string, int) {
 	openDoc := func(c *lsptest.Client, rel, text string, v int) {
 		c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri(rel), "languageId": "capsulang", "version": v, "text": text}})
 	}
-	initially := xfInitiallyOpen
-	if os.Getenv("CAPS_XFILE_KNOWN") == "" {
-		initially = append(initially[:len(initially):len(initially)], "right.caps")
-	}
-	for _, rel := range initially {
+	for _, rel := range xfInitiallyOpen {
 		open[rel] = disk[rel]
 		version[rel]++
 		openDoc(c, rel, disk[rel], version[rel])
@@ -558,10 +537,7 @@ func envInt(name string, def int) int {
 // xfKnownReproducers reproduce the cross-file defects not fixed yet:
 // they fail today. TestWorkspaceDifferential runs them, as subtests
 // "known/NAME", when CAPS_XFILE_KNOWN is set.
-var xfKnownReproducers = map[string]func(*testing.T){
-	"closed module between open ones": knownClosedModuleBetweenOpenOnes,
-	"save then middle output":         knownSaveThenMiddleOutput,
-}
+var xfKnownReproducers = map[string]func(*testing.T){}
 
 // TestWorkspaceDifferential is the cross-file differential test (see
 // above): the default run is two seeds of 20 steps.
@@ -595,15 +571,16 @@ func TestWorkspaceDifferential(t *testing.T) {
 		st.edits, seeds, st.kept, st.engine, st.rechecked, st.examples, st.quick, st.chain, st.importView, st.full)
 }
 
-// knownClosedModuleBetweenOpenOnes changes a field's type in
+// TestWorkspaceClosedModuleBetweenOpenOnes changes a field's type in
 // base (open), which right (closed, on disk: its function takes a
 // base.Point) and top (open) import; top passes base.origin's Point to
 // right.ry. top's engine answer read base from the job's answers and
 // right from the loader, checked over another result of base: two Point
 // types, "expected record Point, found record Point" (found by
 // TestWorkspaceDifferential). top must have no diagnostic, as a full
-// check says. It fails today (xfKnownReproducers).
-func knownClosedModuleBetweenOpenOnes(t *testing.T) {
+// check says: the loader's checks in an importer job read the job's
+// answers too (load.Loader.load).
+func TestWorkspaceClosedModuleBetweenOpenOnes(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"base.caps":  "(module base\n  (capsule \"1\")\n  (type Point (record (x I64) (y I64)))\n  (function origin (output Point) (body (record Point (x 0) (y 1)))))\n",
@@ -680,15 +657,13 @@ func TestWorkspaceSaveThenDiskEdit(t *testing.T) {
 	}
 }
 
-// knownSaveThenMiddleOutput: base's big renamed and saved, then right's
-// ry given another output type: top, which imports base, left and right,
-// must read one Point (TestWorkspaceDifferential with CAPS_XFILE_SEED=302).
-// It fails today ("expected record Point, found record Point" in top):
-// the job's answers for left and right were checked over two results of
-// base (one before the save's watched change, one after), and
-// closeAnswers keeps the first base it meets. It runs with
-// CAPS_XFILE_KNOWN set.
-func knownSaveThenMiddleOutput(t *testing.T) {
+// TestWorkspaceSaveThenMiddleOutput: base's big renamed and saved, then
+// right's ry given another output type: top, which imports base, left
+// and right, must read one Point (TestWorkspaceDifferential with
+// CAPS_XFILE_SEED=302). It published "expected record Point, found record
+// Point" in top: the job's answers for left and right were checked over
+// two results of base (one before the save's watched change, one after).
+func TestWorkspaceSaveThenMiddleOutput(t *testing.T) {
 	if msg := xfSequence(t, [3]string{"open", "right.caps", ""}, [3]string{"mutate", "base.caps", "big renamed"}, [3]string{"save", "base.caps", ""}, [3]string{"mutate", "right.caps", "ry's output"}); msg != "" {
 		t.Fatal(msg)
 	}

@@ -126,6 +126,9 @@ type Loader struct {
 	inside map[string]bool
 	// irDecls holds each hashed file's IR declaration cache.
 	irDecls map[string]*ir.DeclCache
+	// visiting holds the files whose cached package importsCached is
+	// deciding on while it loads their imports.
+	visiting map[string]bool
 }
 
 // ReadSource reads a file for the toolchain with clear errors: missing
@@ -195,7 +198,7 @@ func (l *Loader) Load(path string) (*Package, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.load(abs, path, false)
+	return l.load(abs, path, false, nil)
 }
 
 // LoadSource checks src as the content of path, without caching it (for
@@ -216,9 +219,15 @@ func (l *Loader) LoadSource(path string, src []byte) *Package {
 // full check's result (its references cover every body). A Load of a
 // file of LeanFrom bytes or more by a one-shot loader builds it lean; an
 // import never takes a lean package (only whole trees run).
-func (l *Loader) load(abs, display string, forImport bool) (*Package, error) {
+//
+// answers, when not nil, are the results an importer job's check reads
+// its files from (RecheckImportsAt, after closeAnswers): a file checked
+// here reads them too, and a cached package is taken only when it read
+// them (importsCached), so that every check in the job reads one result
+// of each file.
+func (l *Loader) load(abs, display string, forImport bool, answers map[string]*check.Result) (*Package, error) {
 	if p, ok := l.cache[abs]; ok && (forImport || !p.partial) && !(forImport && p.lean) {
-		if l.importsCached(p) {
+		if l.importsCached(abs, p, answers) {
 			return p, nil
 		}
 		delete(l.cache, abs) // (checked over another result of an import)
@@ -233,7 +242,7 @@ func (l *Loader) load(abs, display string, forImport bool) (*Package, error) {
 	}
 	if p == nil {
 		lean := !forImport && l.OneShot && l.LeanFrom > 0 && len(src) >= l.LeanFrom
-		p = l.checkSource(abs, display, src, lean)
+		p = l.checkSource(abs, display, src, lean, answers)
 	}
 	if l.cache == nil {
 		l.cache = map[string]*Package{}
@@ -242,28 +251,51 @@ func (l *Loader) load(abs, display string, forImport bool) (*Package, error) {
 	return p, nil
 }
 
-// importsCached reports whether the cached package p read, of each of
-// its imports that the cache holds, the cache's result (with l.mu held).
-// A package offered after a check that read an import's answer (an
-// importer job's) may have read another result of the import than the
-// one the cache holds: an importer of both then read two types of one
-// declaration ("expected record Point, found record Point").
-func (l *Loader) importsCached(p *Package) bool {
+// importsCached reports whether the cached package p of the file abs
+// read, of each of its imports, the result a check reading answers (see
+// load) reads now: the answer, else the cache's package, loaded first
+// when the cache lacks it (with l.mu held). A package offered after a
+// check that read an import's answer (an importer job's), or checked in
+// such a job, may have read another result of the import than the one
+// the cache holds or a later load gives: an importer of both then read
+// two types of one declaration ("expected record Point, found record
+// Point").
+func (l *Loader) importsCached(abs string, p *Package, answers map[string]*check.Result) bool {
 	if p.Result == nil {
 		return true
+	}
+	if l.visiting[abs] {
+		return false // (a cycle through cached packages: check it again)
 	}
 	for _, im := range p.Result.Imports {
 		if im == nil || im.Imported == nil || im.Result == nil {
 			continue
 		}
-		if q := l.cache[im.File]; q != nil && q.Result != im.Result {
+		want := answers[im.File]
+		if want == nil {
+			q := l.cache[im.File]
+			if q == nil {
+				if l.visiting == nil {
+					l.visiting = map[string]bool{}
+				}
+				l.visiting[abs] = true
+				var err error
+				q, err = l.load(im.File, im.File, true, answers)
+				delete(l.visiting, abs)
+				if err != nil {
+					return false
+				}
+			}
+			want = q.Result
+		}
+		if want != im.Result {
 			return false
 		}
 	}
 	return true
 }
 
-func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Package {
+func (l *Loader) checkSource(abs, display string, src []byte, lean bool, answers map[string]*check.Result) *Package {
 	p := &Package{Path: display, Src: src}
 	if lean {
 		// A text whose functions that may be deferred span less than
@@ -300,7 +332,7 @@ func (l *Loader) checkSource(abs, display string, src []byte, lean bool) *Packag
 	} else {
 		p.File = parseSource(src)
 	}
-	l.check(abs, p, true)
+	l.check(abs, p, true, answers)
 	return p
 }
 
@@ -440,14 +472,19 @@ const collectAfterHash = 256 << 10
 
 // check checks p.File as the file abs, recording its imports in the
 // import graph, and computes its semantic hash if asked. It runs with l.mu
-// held (an import being loaded, or a file the CLI names).
-func (l *Loader) check(abs string, p *Package, hash bool) {
+// held (an import being loaded, or a file the CLI names). Its imports
+// are answered from answers when they map them (see load).
+func (l *Loader) check(abs string, p *Package, hash bool, answers map[string]*check.Result) {
 	if CheckHook != nil {
 		CheckHook(abs)
 	}
 	p.epoch = l.epoch
 	l.graph.begin(abs, p.File)
-	opts := l.checkOptions(abs, p, (*importer)(l), hash)
+	var im check.Importer = (*importer)(l)
+	if answers != nil {
+		im = &heldImporter{l: l, answers: answers}
+	}
+	opts := l.checkOptions(abs, p, im, hash)
 	if p.lean {
 		// The limit is set once the imports are checked (whole, and
 		// without it) and hashed, from the live heap then.
@@ -886,6 +923,18 @@ func (im *importer) Import(from, modPath string) (*check.Imported, error) {
 	return (*Loader)(im).importWith(from, modPath, nil)
 }
 
+// heldImporter is importer with some files answered from results given:
+// the imports of a file an importer job's check loads (see load). It
+// runs with l.mu held.
+type heldImporter struct {
+	l       *Loader
+	answers map[string]*check.Result
+}
+
+func (im *heldImporter) Import(from, modPath string) (*check.Imported, error) {
+	return im.l.importWith(from, modPath, im.answers)
+}
+
 // RecheckImports checks the file at path again with
 // check.Result.RecheckImports, after modules it imports changed, its text
 // being base's: the language server's path for an open document whose
@@ -937,47 +986,70 @@ func (l *Loader) RecheckImportsAt(path string, base *check.Result, f *ast.File, 
 
 // closeAnswers returns answers with, for each file an answer read
 // (directly or through another such file) that answers lacks, the result
-// the answer read, when that result is of the file's text now: a check
-// answered from answers then reads one result of each file, the one the
-// answers were checked over. Without it a file the answers imported was
-// loaded again by the check, as another result whose types are other
+// the answer read, when that result is of the file's text now; then
+// without the answers that read another result of a file than the one
+// returned for it (or an older text of it), and so on until none does:
+// a check answered from them (and every file it loads: see load) then
+// reads one result of each file. Without it a file the answers imported
+// was loaded again by the check, as another result whose types are other
 // objects than those the answers' signatures hold ("expected record
-// Point, found record Point" where a full check finds nothing).
+// Point, found record Point" where a full check finds nothing). An
+// answer left out is checked by the loader, over those kept.
 func (l *Loader) closeAnswers(answers map[string]*check.Result) map[string]*check.Result {
 	if len(answers) == 0 {
 		return answers
 	}
 	out := make(map[string]*check.Result, len(answers))
-	var queue []*check.Result
+	var queue []string
 	for k, r := range answers {
-		out[k] = r
-		queue = append(queue, r)
-	}
-	for len(queue) > 0 {
-		r := queue[0]
-		queue = queue[1:]
-		if r == nil {
-			continue
+		if r != nil {
+			out[k] = r
+			queue = append(queue, k)
 		}
+	}
+	slices.Sort(queue) // (the first reader of a file decides which result of it is kept)
+	for len(queue) > 0 {
+		r := out[queue[0]]
+		queue = queue[1:]
 		for _, im := range r.Imports {
 			if im == nil || im.Imported == nil || im.Result == nil || out[im.File] != nil {
 				continue
 			}
-			ir := im.Result
-			if ir.File == nil || ir.File.Source == nil || ir.File.Source.CST == nil {
-				continue
+			if l.current(im.File, im.Result) {
+				out[im.File] = im.Result
+				queue = append(queue, im.File)
 			}
-			l.mu.Lock()
-			src, err := l.read(im.File)
-			l.mu.Unlock()
-			if err != nil || !bytes.Equal(src, ir.File.Source.CST.Src) {
-				continue // (an older text: the check loads the file)
+		}
+	}
+	for dropped := true; dropped; {
+		dropped = false
+		for k, r := range out {
+			for _, im := range r.Imports {
+				if im != nil && im.Imported != nil && im.Result != nil && out[im.File] != im.Result {
+					delete(out, k)
+					dropped = true
+					break
+				}
 			}
-			out[im.File] = ir
-			queue = append(queue, ir)
 		}
 	}
 	return out
+}
+
+// current reports whether r, a result of the file abs, is of the file's
+// text now: the cache's (whose results are current: Forget drops a
+// file's importers with it) or of the text ReadFile reads.
+func (l *Loader) current(abs string, r *check.Result) bool {
+	if r.File == nil || r.File.Source == nil || r.File.Source.CST == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p := l.cache[abs]; p != nil && p.Result == r {
+		return true
+	}
+	src, err := l.read(abs)
+	return err == nil && bytes.Equal(src, r.File.Source.CST.Src)
 }
 
 // ResolveImports resolves imports, the import forms of a later version of
@@ -1040,7 +1112,7 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 		}
 		return &check.Imported{File: cand, Module: r.File.Module, Hash: hash, Result: r}, nil
 	}
-	p, err := l.load(cand, cand, true)
+	p, err := l.load(cand, cand, true, answers)
 	if err != nil {
 		return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("cannot read import %s: %v", modPath, err)}
 	}
