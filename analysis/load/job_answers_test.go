@@ -126,3 +126,45 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestJobAnswersReachAdoptedImports: an importer job's check of top
+// answers base with B and loads left, which the loader's Answer gives
+// (checked over another result of base: it is read again by the engine,
+// recheckAnswer). The engine's check of left must read B, as top does.
+func TestJobAnswersReachAdoptedImports(t *testing.T) {
+	dir := t.TempDir()
+	texts := map[string][]byte{}
+	read := overlayReader(texts)
+	base := write(t, dir, "base.caps", "(module base\n  (capsule \"1\")\n  (type Point (record (x I64) (y I64)))\n  (function origin (output Point) (body (record Point (x 0) (y 1)))))\n")
+	left := write(t, dir, "left.caps", "(module left\n  (capsule \"1\")\n  (import base)\n  (function lx (input (p base.Point)) (output I64) (body p.x)))\n")
+	top := write(t, dir, "top.caps", "(module top\n  (capsule \"1\")\n  (import left)\n  (import base)\n  (function t (output I64) (body (left.lx (base.origin)))))\n")
+	result := func(path string) *check.Result {
+		p, err := (&Loader{ReadFile: read}).Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Result.Diagnostics) != 0 {
+			t.Fatalf("%s: %v", path, diagList(p.Result.Diagnostics))
+		}
+		return p.Result
+	}
+	topBase, leftAnswer := result(top), result(left)
+	texts[base] = []byte(strings.Replace(readFile(t, base), "(y I64)", "(y I32)", 1))
+	b := result(base)
+	l := &Loader{ReadFile: read, Answer: func(abs string) *check.Result {
+		if abs == left {
+			return leftAnswer
+		}
+		return nil
+	}}
+	job, ok := l.RecheckImportsAt(top, topBase, nil, map[string]*check.Result{base: b})
+	if !ok {
+		t.Fatal("RecheckImportsAt declined")
+	}
+	if diff := cmp.Diff([]string(nil), diagList(job.Result.Diagnostics)); diff != "" {
+		t.Errorf("the job's check of top (-want +got):\n%s", diff)
+	}
+	if l.Cached(base) {
+		t.Error("base cached: left's answer was read against the loader's base, not the job's")
+	}
+}

@@ -238,7 +238,7 @@ func (l *Loader) load(abs, display string, forImport bool, answers map[string]*c
 	}
 	var p *Package
 	if forImport {
-		p = l.answered(abs, display, src)
+		p = l.answered(abs, display, src, answers)
 	}
 	if p == nil {
 		lean := !forImport && l.OneShot && l.LeanFrom > 0 && len(src) >= l.LeanFrom
@@ -782,8 +782,9 @@ var AnswerStats struct {
 // checks it again with its imports resolved as a check's are now
 // (check.Result.RecheckImports: only the bodies that read a member whose
 // interface changed), which costs no body when only imported bodies
-// changed. nil when the engine declines (the file is then checked).
-func (l *Loader) recheckAnswer(abs, display string, src []byte, r *check.Result) (p *Package) {
+// changed; those answers maps are answered from it (see load). nil when
+// the engine declines (the file is then checked).
+func (l *Loader) recheckAnswer(abs, display string, src []byte, r *check.Result, answers map[string]*check.Result) (p *Package) {
 	l.graph.begin(abs, r.File)
 	defer func() {
 		l.graph.end(abs, r.File)
@@ -794,7 +795,11 @@ func (l *Loader) recheckAnswer(abs, display string, src []byte, r *check.Result)
 			l.graph.forget(abs)
 		}
 	}()
-	res, ok := r.RecheckImports((*importer)(l))
+	var im check.Importer = (*importer)(l)
+	if answers != nil {
+		im = &heldImporter{l: l, answers: answers}
+	}
+	res, ok := r.RecheckImports(im)
 	if !ok || res.File == nil || res.File.Module == nil || len(res.Imports) != len(res.File.Module.Imports) {
 		return nil
 	}
@@ -816,18 +821,20 @@ func importable(r *check.Result) (res *check.Result, ok bool) {
 // answered returns a package of the file abs, whose text is src, made
 // from the result Answer gives for it, or nil when there is none or it
 // cannot stand for a check of src now (with l.mu held; see Answer). Its
-// imports join the import graph as its check's would have.
-func (l *Loader) answered(abs, display string, src []byte) (p *Package) {
+// imports join the import graph as its check's would have. answers are
+// those of the importer job loading it (see load).
+func (l *Loader) answered(abs, display string, src []byte, answers map[string]*check.Result) (p *Package) {
 	if l.Answer == nil {
 		return nil
 	}
-	return l.adopt(abs, display, src, l.Answer(abs))
+	return l.adopt(abs, display, src, l.Answer(abs), answers)
 }
 
 // adopt returns a package of the file abs, whose text is src, made from
 // r, an engine's answer for it, or nil when r cannot stand for a check of
-// src now (with l.mu held): see Answer.
-func (l *Loader) adopt(abs, display string, src []byte, r *check.Result) (p *Package) {
+// src now (with l.mu held): see Answer. It must have read the result of
+// each import answers maps it to, else the cache's.
+func (l *Loader) adopt(abs, display string, src []byte, r *check.Result, answers map[string]*check.Result) (p *Package) {
 	if r == nil {
 		return nil
 	}
@@ -854,8 +861,14 @@ func (l *Loader) adopt(abs, display string, src []byte, r *check.Result) (p *Pac
 		// the file the import resolves to now, its result and hash in
 		// the cache those the answer read (the cache's results are
 		// current: Forget drops a file's importers with it)
-		if cand, err := l.locate(abs, im.Import.Path.Name); err != nil || cand != im.File {
+		if cand, err := l.locateWith(abs, im.Import.Path.Name, answers); err != nil || cand != im.File {
 			return nil
+		}
+		if a := answers[im.File]; a != nil {
+			if a != im.Result {
+				stale = true
+			}
+			continue
 		}
 		q := l.cache[im.File]
 		if q == nil || q.Result != im.Result {
@@ -868,7 +881,7 @@ func (l *Loader) adopt(abs, display string, src []byte, r *check.Result) (p *Pac
 		}
 	}
 	if stale {
-		return l.recheckAnswer(abs, display, src, res)
+		return l.recheckAnswer(abs, display, src, res, answers)
 	}
 	l.graph.begin(abs, res.File)
 	for _, im := range res.Imports {
