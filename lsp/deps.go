@@ -921,6 +921,35 @@ func (d *importDeps) withBase(res *check.Result) *importDeps {
 	return &n
 }
 
+// withImports returns the dependencies of an engine's answer to a local
+// edit that changed the document's imports (nd, read from the answer:
+// depsOf), with d's merged in: every module d's closure held stays (an
+// edit of one sends the document to be checked again, which costs a
+// check at most), and the files the examples can call are d's and every
+// module of the new closure (the answer's references of the declarations
+// it kept are not at their offsets, which exampleReach reads).
+func (d *importDeps) withImports(nd *importDeps) *importDeps {
+	if d == nil {
+		return nd
+	}
+	for p, k := range d.seen {
+		if _, ok := nd.seen[p]; !ok {
+			nd.seen[p] = k
+		}
+	}
+	reach := maps.Clone(d.reach)
+	if nd.reach != nil || reach != nil {
+		if reach == nil {
+			reach = map[string]bool{}
+		}
+		for p := range nd.seen {
+			reach[p] = true
+		}
+	}
+	nd.reach = reach
+	return nd
+}
+
 // recheckImports checks sn again with the engine over base, its imports
 // answered by the loader or, for the documents of the job answered
 // already, by answers; when sn's text is not base's (an edit of the

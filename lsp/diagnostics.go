@@ -17,6 +17,7 @@ import (
 	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/analysis/codes"
 	"github.com/capsulang/caps/analysis/diagnose"
+	"github.com/capsulang/caps/analysis/load"
 	"github.com/capsulang/caps/runtime/examples"
 	"github.com/capsulang/caps/syntax"
 )
@@ -139,8 +140,12 @@ func (s *Server) setEngineBase(snap *snapshot, base, res *check.Result) {
 	}
 	if cur := d.engine; cur == base || cur == nil && d.base == base {
 		d.engine = res
-		d.deps = d.deps.withBase(res) // and of the next import change's
-		s.answers.put(d.path, res)    // and of checks importing it
+		if load.SameImportFiles(base, res) {
+			d.deps = d.deps.withBase(res) // and of the next import change's
+		} else {
+			d.deps = d.deps.withImports(s.keys.depsOf(res))
+		}
+		s.answers.put(d.path, res) // and of checks importing it
 	}
 }
 
@@ -202,7 +207,8 @@ func (s *Server) publishExamples(snap *snapshot) {
 }
 
 // recheck re-checks snap incrementally against base; a panic in it is
-// logged and answered by the full check instead.
+// logged and answered by the full check instead. An import base's check
+// did not resolve is resolved by the loader (load.Loader.RecheckResult).
 func (s *Server) recheck(base *check.Result, snap *snapshot) (res *check.Result, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -210,7 +216,7 @@ func (s *Server) recheck(base *check.Result, snap *snapshot) (res *check.Result,
 			res, ok = nil, false
 		}
 	}()
-	return base.RecheckResult(snap.cst)
+	return s.loader.RecheckResult(snap.path, base, snap.cst)
 }
 
 // setBase makes the snapshot's full check the base of later incremental

@@ -143,8 +143,10 @@ var xfMutations = []xfMutation{
 	{"base.caps", "base imports top (a cycle)", "(capsule \"1.0\")\n  (type Point", "(capsule \"1.0\")\n  (import top)\n  (type Point"},
 	{"left.caps", "left's import removed", "  (import base)\n", "  ;; no import\n"},
 	{"left.caps", "left's example", "(y 1))) 9)", "(y 1))) 10)"},
+	{"left.caps", "lc's output", "(function lc (output base.Color) (body base.Color.red))", "(function lc (output I64) (body 1))"},
 	{"left.caps", "lx's argument", "(base.big p.x)", "(base.big p.y)"},
 	{"right.caps", "ry's precondition", "(requires (> p.y 0))", "(requires (> p.y 9))"},
+	{"right.caps", "right imports left", "  (import base)\n  (function ry", "  (import base)\n  (import left)\n  (function rl (output base.Color) (body (left.lc)))\n  (function ry"},
 	{"right.caps", "ry's output", "    (output I64)\n    (requires", "    (output Bool)\n    (requires"},
 	{"top.caps", "t1's example", "(t1 8) 12)", "(t1 8) 13)"},
 	{"top.caps", "top's money import", "  (import lib.money)\n", "  (import lib.money (as m))\n"},
@@ -667,4 +669,55 @@ func TestWorkspaceSaveThenMiddleOutput(t *testing.T) {
 	if msg := xfSequence(t, [3]string{"open", "right.caps", ""}, [3]string{"mutate", "base.caps", "big renamed"}, [3]string{"save", "base.caps", ""}, [3]string{"mutate", "right.caps", "ry's output"}); msg != "" {
 		t.Fatal(msg)
 	}
+}
+
+// xfReplay replays ops (xfRun) and fails with the first mismatch.
+func xfReplay(t *testing.T, ops ...xfOp) {
+	t.Helper()
+	var st xfStats
+	if msg, _ := xfRun(t, ops, 3, &st); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+// xfMut returns the index of the mutation named name.
+func xfMut(name string) int {
+	for i, m := range xfMutations {
+		if m.name == name {
+			return i
+		}
+	}
+	panic("no mutation " + name)
+}
+
+// TestWorkspaceNewImportReadsOneBase: right (open) gains an import of
+// left after base changed: the engine's answer replays right's import of
+// base (the result its last check read) and resolves left through the
+// loader, checked over base's current result: two results of base, "expected
+// enum Color, found enum Color" (TestWorkspaceDifferential, seed 16). The
+// engine's answer is declined then (load.OneResultPerFile) and a full
+// check answers.
+func TestWorkspaceNewImportReadsOneBase(t *testing.T) {
+	xfReplay(t,
+		xfOp{kind: "mutate", file: "base.caps", mut: xfMut("big renamed")},
+		xfOp{kind: "open", file: "right.caps"},
+		xfOp{kind: "type", file: "base.caps", seed: 8755001447812608547},
+		xfOp{kind: "mutate", file: "right.caps", mut: xfMut("right imports left")},
+	)
+}
+
+// TestWorkspaceImportReaddedWhileBaseChanged: left's import of base is
+// removed, base changes, and the import is added back: hover on base.big
+// in left was answered from a quick view over the view base of changed
+// imports (chainView), without big's symbol (TestWorkspaceDifferential,
+// seed 3). Such a view now declines an edit of the imports.
+func TestWorkspaceImportReaddedWhileBaseChanged(t *testing.T) {
+	xfReplay(t,
+		xfOp{kind: "mutate", file: "left.caps", mut: xfMut("left's import removed")},
+		xfOp{kind: "mutate", file: "base.caps", mut: xfMut("big renamed")},
+		xfOp{kind: "type", file: "base.caps", seed: 5434816226316715871},
+		xfOp{kind: "mutate", file: "left.caps", mut: xfMut("lc's output")},
+		xfOp{kind: "mutate", file: "base.caps", mut: xfMut("big renamed")},
+		xfOp{kind: "mutate", file: "left.caps", mut: xfMut("left's import removed")},
+	)
 }

@@ -2,8 +2,12 @@ package load
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/capsulang/caps/syntax"
+	"github.com/capsulang/caps/syntax/ast"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -166,5 +170,70 @@ func TestJobAnswersReachAdoptedImports(t *testing.T) {
 	}
 	if l.Cached(base) {
 		t.Error("base cached: left's answer was read against the loader's base, not the job's")
+	}
+}
+
+// TestRecheckResultRecordsNewImports: the engine's answer to an edit that
+// adds an import resolves it through the loader, and the import graph
+// then holds the file's imports as a full check of the new text records
+// them, so that a later check finds a cycle through it; an answer whose
+// replayed import closes a cycle the graph holds is declined (a full
+// check reports it).
+func TestRecheckResultRecordsNewImports(t *testing.T) {
+	dir := t.TempDir()
+	texts := map[string][]byte{}
+	read := overlayReader(texts)
+	write(t, dir, "lib.caps", "(module lib\n  (capsule \"1\")\n  (function one (output I64) (body 1)))\n")
+	app := write(t, dir, "app.caps", "(module app\n  (capsule \"1\")\n  (function a (output I64) (body 2)))\n")
+	lib := filepath.Join(dir, "lib.caps")
+	l := &Loader{ReadFile: read}
+	doc, err := syntax.NewDocument([]byte(readFile(t, app)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	p := l.CheckFile(app, ast.Build(syntax.Read(doc.CST())))
+	edited := []byte("(module app\n  (capsule \"1\")\n  (import lib)\n  (function a (output I64) (body (lib.one))))\n")
+	if err := doc.Replace(edited); err != nil {
+		t.Fatal(err)
+	}
+	res, ok := l.RecheckResult(app, p.Result, doc.CST())
+	if !ok {
+		t.Fatal("RecheckResult declined")
+	}
+	if diff := cmp.Diff([]string(nil), diagList(res.Diagnostics)); diff != "" {
+		t.Errorf("app with its new import (-want +got):\n%s", diff)
+	}
+	edges := func(abs string) []string {
+		var out []string
+		for _, e := range l.graph.edges[abs] {
+			out = append(out, filepath.Base(e.to)+" "+string(edited[e.span.Start:e.span.End]))
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"lib.caps lib"}, edges(app)); diff != "" {
+		t.Errorf("app's imports in the graph (-want +got):\n%s", diff)
+	}
+	// lib now imports app: a check of lib finds the cycle through app's
+	// new import
+	texts[lib] = []byte("(module lib\n  (capsule \"1\")\n  (import app)\n  (function one (output I64) (body 1)))\n")
+	texts[app] = edited
+	l.Forget(lib)
+	lp, err := l.Load(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := diagList(lp.Result.Diagnostics); len(got) == 0 || !strings.Contains(got[0], "E_IMPORT_CYCLE") {
+		t.Errorf("lib importing app: %v, want E_IMPORT_CYCLE", got)
+	}
+	// an edit of app that removes its call keeps the import (replayed):
+	// imports unchanged, answered; one that adds an import replays lib's,
+	// which now closes a cycle: declined
+	again := []byte("(module app\n  (capsule \"1\")\n  (import lib)\n  (import lib (as l2))\n  (function a (output I64) (body 3)))\n")
+	if err := doc.Replace(again); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.RecheckResult(app, res, doc.CST()); ok {
+		t.Error("RecheckResult answered an import list whose replayed import closes a cycle; want a decline")
 	}
 }

@@ -997,6 +997,95 @@ func (l *Loader) RecheckImportsAt(path string, base *check.Result, f *ast.File, 
 	return &Package{Path: path, Src: res.File.Source.CST.Src, File: res.File, Result: res, epoch: epoch}, true
 }
 
+// RecheckResult checks cur, a later text of the file at path than base's
+// (base a check of it, full or the engine's), with the engine
+// (check.Result.RecheckResultWith): an import base's check did not
+// resolve (a module the file imports now and did not) is resolved by the
+// loader, as a full check's import is (the import graph records it, a
+// cycle is refused, the module is loaded or taken from the cache). When
+// the imports' files changed, the graph takes the answer's as a full
+// check's would, and an import that closes a cycle makes it decline (a
+// full check reports it). ok is false when the engine declines.
+func (l *Loader) RecheckResult(path string, base *check.Result, cur *syntax.CST) (*check.Result, bool) {
+	res, ok := base.RecheckResultWith(cur, (*lockedImporter)(l))
+	if !ok || res.File == nil || res.File.Module == nil || SameImportFiles(base, res) {
+		return res, ok
+	}
+	if !OneResultPerFile(res) {
+		// (a new import's module read another result of a file than
+		// the replayed imports did: a full check reads one)
+		return nil, false
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.graph.begin(abs, res.File)
+	for _, im := range res.Imports {
+		if im != nil && im.Imported != nil && im.Import != nil {
+			l.graph.add(abs, im.Import.Path.Name, im.File)
+		}
+	}
+	l.graph.end(abs, res.File)
+	for _, im := range res.Imports {
+		if im != nil && im.Imported != nil && l.graph.cycleError(abs, im.File) != nil {
+			return nil, false
+		}
+	}
+	return res, true
+}
+
+// OneResultPerFile reports whether r's import closure (its imports,
+// theirs, and so on) holds one result of each file: a check that read
+// two results of a file may take one type for two ("expected record
+// Point, found record Point").
+func OneResultPerFile(r *check.Result) bool {
+	seen := map[string]*check.Result{}
+	done := map[*check.Result]bool{}
+	var walk func(r *check.Result) bool
+	walk = func(r *check.Result) bool {
+		if r == nil || done[r] {
+			return true
+		}
+		done[r] = true
+		for _, im := range r.Imports {
+			if im == nil || im.Imported == nil || im.Result == nil {
+				continue
+			}
+			if q, ok := seen[im.File]; ok && q != im.Result {
+				return false
+			}
+			seen[im.File] = im.Result
+			if !walk(im.Result) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(r)
+}
+
+// SameImportFiles reports whether a and b, two checks of one file,
+// resolved the same imports (by module path) to the same files, in the
+// same order.
+func SameImportFiles(a, b *check.Result) bool {
+	if len(a.Imports) != len(b.Imports) || a.File == nil || b.File == nil || a.File.Module == nil || b.File.Module == nil || len(a.File.Module.Imports) != len(b.File.Module.Imports) {
+		return false
+	}
+	for i, x := range a.Imports {
+		y := b.Imports[i]
+		if (x.Imported == nil) != (y.Imported == nil) || x.Import == nil || y.Import == nil || x.Import.Path.Name != y.Import.Path.Name {
+			return false
+		}
+		if x.Imported != nil && x.File != y.File {
+			return false
+		}
+	}
+	return true
+}
+
 // closeAnswers returns answers with, for each file an answer read
 // (directly or through another such file) that answers lacks, the result
 // the answer read, when that result is of the file's text now; then
