@@ -1,14 +1,13 @@
 package lsp
 
 import (
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"go.lsp.dev/protocol"
 
 	"github.com/capsulang/caps/analysis/load"
 )
@@ -22,22 +21,11 @@ import (
 // import that closes a cycle (lib imports app) is reported as a full
 // check reports it.
 func TestImportAddedAnsweredByEngine(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"lib.caps": "(module lib\n  (capsule \"1\")\n  (function one (output I64) (body 1)))\n",
 		"app.caps": "(module app\n  (capsule \"1\")\n  (function a (output I64) (body 2)))\n",
 	}
-	for n, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, c := wsServer(t, dir)
-	uri := func(n string) protocol.DocumentURI { return protocol.DocumentURI("file://" + filepath.Join(dir, n)) }
-	for _, n := range []string{"lib.caps", "app.caps"} {
-		c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri(n), "languageId": "capsulang", "version": 1, "text": files[n]}})
-		s.settled(t, uri(n), 1)
-	}
+	s, c, uri := wsWithFiles(t, files, "lib.caps", "app.caps")
 	var mu sync.Mutex
 	checks := map[string]int{}
 	load.CheckHook = func(abs string) { mu.Lock(); checks[filepath.Base(abs)]++; mu.Unlock() }
@@ -73,17 +61,8 @@ func TestImportAddedAnsweredByEngine(t *testing.T) {
 	}
 	edit("lib.caps", 3, "(capsule \"1\")\n", "(capsule \"1\")\n  (import app)\n")
 	for _, n := range []string{"lib.caps", "app.caps"} {
-		if got := s.codesOf(uri(n)); !slicesContains(got, "E_IMPORT_CYCLE") {
+		if got := s.codesOf(uri(n)); !slices.Contains(got, "E_IMPORT_CYCLE") {
 			t.Errorf("after lib imports app: %s has %v, want E_IMPORT_CYCLE", n, got)
 		}
 	}
-}
-
-func slicesContains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

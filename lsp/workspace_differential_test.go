@@ -583,23 +583,12 @@ func TestWorkspaceDifferential(t *testing.T) {
 // check says: the loader's checks in an importer job read the job's
 // answers too (load.Loader.load).
 func TestWorkspaceClosedModuleBetweenOpenOnes(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"base.caps":  "(module base\n  (capsule \"1\")\n  (type Point (record (x I64) (y I64)))\n  (function origin (output Point) (body (record Point (x 0) (y 1)))))\n",
 		"right.caps": "(module right\n  (capsule \"1\")\n  (import base)\n  (function ry (input (p base.Point)) (output I64) (body p.x)))\n",
 		"top.caps":   "(module top\n  (capsule \"1\")\n  (import right)\n  (import base)\n  (function t (output I64) (body (right.ry (base.origin)))))\n",
 	}
-	for n, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, c := wsServer(t, dir)
-	uri := func(n string) protocol.DocumentURI { return protocol.DocumentURI("file://" + filepath.Join(dir, n)) }
-	for _, n := range []string{"base.caps", "top.caps"} {
-		c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri(n), "languageId": "capsulang", "version": 1, "text": files[n]}})
-		s.settled(t, uri(n), 1)
-	}
+	s, c, uri := wsWithFiles(t, files, "base.caps", "top.caps")
 	for i, ty := range []string{"I32", "U32"} {
 		b := files["base.caps"]
 		a := strings.Index(b, "(y ") + len("(y ")
@@ -720,4 +709,24 @@ func TestWorkspaceImportReaddedWhileBaseChanged(t *testing.T) {
 		xfOp{kind: "mutate", file: "base.caps", mut: xfMut("big renamed")},
 		xfOp{kind: "mutate", file: "left.caps", mut: xfMut("left's import removed")},
 	)
+}
+
+// wsWithFiles writes files (name -> text) into a new workspace folder,
+// starts a server on it and opens the files named in open, one after the
+// other, each settled; uri names a file of the folder.
+func wsWithFiles(t *testing.T, files map[string]string, open ...string) (s *Server, c *lsptest.Client, uri func(string) protocol.DocumentURI) {
+	t.Helper()
+	dir := t.TempDir()
+	for n, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, c = wsServer(t, dir)
+	uri = func(n string) protocol.DocumentURI { return protocol.DocumentURI("file://" + filepath.Join(dir, n)) }
+	for _, n := range open {
+		c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri(n), "languageId": "capsulang", "version": 1, "text": files[n]}})
+		s.settled(t, uri(n), 1)
+	}
+	return s, c, uri
 }

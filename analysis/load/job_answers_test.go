@@ -34,16 +34,7 @@ func TestJobAnswersReachLoadedImports(t *testing.T) {
 	top := write(t, dir, "top.caps", "(module top\n  (capsule \"1\")\n  (import right)\n  (import base)\n  (function t (output I64) (body (right.ry (base.origin)))))\n")
 	texts := map[string][]byte{base: []byte("(module base\n  (capsule \"1\")\n  (type Point (record (x I64) (y I64)))\n  (function origin (output Point) (body (record Point (x 0) (y 1)))))\n")}
 	read := overlayReader(texts)
-	result := func(path string) *check.Result {
-		p, err := (&Loader{ReadFile: read}).Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(p.Result.Diagnostics) != 0 {
-			t.Fatalf("%s: %v", path, diagList(p.Result.Diagnostics))
-		}
-		return p.Result
-	}
+	result := func(path string) *check.Result { return cleanCheck(t, read, path) }
 	topBase := result(top)
 	texts[base] = []byte(strings.Replace(string(texts[base]), "(y I64)", "(y I32)", 1))
 	a, b := result(base), result(base)
@@ -92,16 +83,7 @@ func TestJobAnswersReadOneResultOfEachFile(t *testing.T) {
 	left := write(t, dir, "left.caps", "(module left\n  (capsule \"1\")\n  (import base)\n  (function lp (output base.Point) (body (record base.Point (x 0) (y 1)))))\n")
 	right := write(t, dir, "right.caps", "(module right\n  (capsule \"1\")\n  (import base)\n  (function ry (input (p base.Point)) (output I64) (body p.x)))\n")
 	top := write(t, dir, "top.caps", "(module top\n  (capsule \"1\")\n  (import left)\n  (import right)\n  (function t (output I64) (body (right.ry (left.lp)))))\n")
-	result := func(path string) *check.Result {
-		p, err := (&Loader{ReadFile: read}).Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(p.Result.Diagnostics) != 0 {
-			t.Fatalf("%s: %v", path, diagList(p.Result.Diagnostics))
-		}
-		return p.Result
-	}
+	result := func(path string) *check.Result { return cleanCheck(t, read, path) }
 	topBase := result(top)
 	texts[base] = []byte(strings.Replace(readFile(t, base), "(y I64)", "(y I32)", 1))
 	l := &Loader{ReadFile: read}
@@ -142,16 +124,7 @@ func TestJobAnswersReachAdoptedImports(t *testing.T) {
 	base := write(t, dir, "base.caps", "(module base\n  (capsule \"1\")\n  (type Point (record (x I64) (y I64)))\n  (function origin (output Point) (body (record Point (x 0) (y 1)))))\n")
 	left := write(t, dir, "left.caps", "(module left\n  (capsule \"1\")\n  (import base)\n  (function lx (input (p base.Point)) (output I64) (body p.x)))\n")
 	top := write(t, dir, "top.caps", "(module top\n  (capsule \"1\")\n  (import left)\n  (import base)\n  (function t (output I64) (body (left.lx (base.origin)))))\n")
-	result := func(path string) *check.Result {
-		p, err := (&Loader{ReadFile: read}).Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(p.Result.Diagnostics) != 0 {
-			t.Fatalf("%s: %v", path, diagList(p.Result.Diagnostics))
-		}
-		return p.Result
-	}
+	result := func(path string) *check.Result { return cleanCheck(t, read, path) }
 	topBase, leftAnswer := result(top), result(left)
 	texts[base] = []byte(strings.Replace(readFile(t, base), "(y I64)", "(y I32)", 1))
 	b := result(base)
@@ -236,4 +209,19 @@ func TestRecheckResultRecordsNewImports(t *testing.T) {
 	if _, ok := l.RecheckResult(app, res, doc.CST()); ok {
 		t.Error("RecheckResult answered an import list whose replayed import closes a cycle; want a decline")
 	}
+}
+
+// cleanCheck checks the file at path with a fresh loader reading through
+// read (each call another result of every file) and fails the test when
+// it reports anything.
+func cleanCheck(t *testing.T, read func(string) ([]byte, error), path string) *check.Result {
+	t.Helper()
+	p, err := (&Loader{ReadFile: read}).Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Result.Diagnostics) != 0 {
+		t.Fatalf("%s: %v", path, diagList(p.Result.Diagnostics))
+	}
+	return p.Result
 }

@@ -1022,10 +1022,15 @@ func (l *Loader) RecheckResult(path string, base *check.Result, cur *syntax.CST)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// (as a full check's importWith does: every import that names a
+	// file, whether it then loads, fails or closes a cycle)
 	l.graph.begin(abs, res.File)
-	for _, im := range res.Imports {
-		if im != nil && im.Imported != nil && im.Import != nil {
-			l.graph.add(abs, im.Import.Path.Name, im.File)
+	for _, im := range res.File.Module.Imports {
+		if im == nil || !im.Path.Valid() {
+			continue
+		}
+		if cand, err := l.locate(abs, im.Path.Name); err == nil {
+			l.graph.add(abs, im.Path.Name, cand)
 		}
 	}
 	l.graph.end(abs, res.File)
