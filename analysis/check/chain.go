@@ -17,6 +17,7 @@ package check
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
@@ -143,16 +144,21 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	ch.depth = base.depth + 1
 	if ch.depth > maxChain {
 		ch.flatten()
+	} else {
+		ch.unlinkBase(eng.align, nm, eng.old.mod, base.decls)
 	}
 	if ch.depth > 0 && eng.sameNames && eng.old.rev != nil {
 		// every declaration at its index: the index is the base's, but
-		// for the declarations read again
-		cv.revParent, cv.revOld = eng.old.rev, eng.old.info
+		// for the declarations read again (built now, not on the next
+		// Recheck: the base's records of those are the previous text's,
+		// which the answer must not keep)
+		var changed []int
 		for i, f := range p.fresh {
 			if f {
-				cv.revChanged = append(cv.revChanged, i)
+				changed = append(changed, i)
 			}
 		}
+		cv.rev = cv.reverseFrom(eng.old.rev, eng.old.info, changed)
 	}
 	cv.inheritForms(eng.align, eng.old)
 	ch.next = cv
@@ -179,21 +185,29 @@ func (ch *checker) flatten() {
 	for b := ch.base; b != nil; b = b.base {
 		chain = append(chain, b)
 	}
-	live := func(d ast.Decl) bool {
+	ch.sigs, ch.children, ch.typeCache = ch.tablesOf(chain, func(d ast.Decl) bool {
 		_, ok := ch.index[d]
 		return ok
-	}
+	})
+	ch.base, ch.depth = nil, 0
+}
+
+// tablesOf merges the tables (signatures, members, resolved types) of
+// the checkers of chain, the first entry found winning, keeping only
+// those of the declarations keep accepts (and the members of other
+// modules' symbols).
+func (ch *checker) tablesOf(chain []*checker, keep func(ast.Decl) bool) (map[*ast.Function]*signature, map[*Symbol][]*Symbol, map[*ast.TypeDecl]types.Type) {
 	sigs := map[*ast.Function]*signature{}
 	children := map[*Symbol][]*Symbol{}
 	typeCache := map[*ast.TypeDecl]types.Type{}
 	for _, b := range chain { // newest first: the first entry found wins
 		for fn, s := range b.sigs {
-			if _, ok := sigs[fn]; !ok && live(fn) {
+			if _, ok := sigs[fn]; !ok && keep(fn) {
 				sigs[fn] = s
 			}
 		}
 		for td, t := range b.typeCache {
-			if _, ok := typeCache[td]; !ok && live(td) {
+			if _, ok := typeCache[td]; !ok && keep(td) {
 				typeCache[td] = t
 			}
 		}
@@ -206,13 +220,85 @@ func (ch *checker) flatten() {
 				root = root.Parent
 			}
 			// (members of other modules' symbols are kept)
-			if root.Decl == nil || root.File != ch.opts.Path || live(root.Decl) {
+			if root.Decl == nil || root.File != ch.opts.Path || keep(root.Decl) {
 				children[s] = m
 			}
 		}
 	}
-	ch.sigs, ch.children, ch.typeCache = sigs, children, typeCache
-	ch.base, ch.depth = nil, 0
+	return sigs, children, typeCache
+}
+
+// unlinkBase makes ch's chain of bases one of tables only: the base
+// (the previous answer's checker, which holds its version: its text,
+// module, records, and for a full check its Result) is replaced by a
+// checker holding only its signatures, members and resolved types, over
+// the tables below it. The chain then keeps no version but ch's own (the
+// previous answer keeps its own for as long as its caller keeps it).
+//
+// The declarations of the base's module (om) that ch's (nm, aligned with
+// om by align) no longer has are gone: their trees keep the texts they
+// were read from alive through their atoms. A table holding an entry of
+// one (found by its function, type declaration, or its symbol among the
+// base's, decls) is copied without the entries of the declarations
+// gone, and the links above it are made anew; the other tables are
+// shared, as no checker writes a table once another chains over it.
+// Each declaration is gone once, when the edit that replaces or removes
+// it is answered: then no table of the chain keeps it.
+func (ch *checker) unlinkBase(align []int, nm, om *ast.Module, decls map[string]*Symbol) {
+	kept := make([]bool, len(om.Decls))
+	for i, j := range align {
+		if j >= 0 && nm.Decls[i] == om.Decls[j] {
+			kept[j] = true
+		}
+	}
+	gone := map[ast.Decl]bool{}
+	for j, k := range kept {
+		if !k {
+			gone[om.Decls[j]] = true
+		}
+	}
+	holds := func(b *checker) bool {
+		for d := range gone {
+			switch d := d.(type) {
+			case *ast.Function:
+				if _, ok := b.sigs[d]; ok {
+					return true
+				}
+			case *ast.TypeDecl:
+				if _, ok := b.typeCache[d]; ok {
+					return true
+				}
+			}
+			if n := d.Base().Name; n.Valid() {
+				if s := decls[n.Name]; s != nil && s.Decl == d {
+					if _, ok := b.children[s]; ok {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	var chain []*checker
+	for b := ch.base; b != nil; b = b.base {
+		chain = append(chain, b)
+	}
+	var below *checker
+	anew := false // a link below was made anew: those above are too
+	for k := len(chain) - 1; k >= 0; k-- {
+		b := chain[k]
+		stale := len(gone) > 0 && holds(b)
+		if k > 0 && !anew && !stale {
+			below = b // (a tables-only link already)
+			continue
+		}
+		nb := &checker{sigs: b.sigs, children: b.children, typeCache: b.typeCache, base: below}
+		if stale {
+			nb.sigs, nb.children, nb.typeCache = ch.tablesOf([]*checker{b}, func(d ast.Decl) bool { return !gone[d] })
+		}
+		below, anew = nb, true
+	}
+	ch.base = below
 }
 
 // declAtStart returns the declaration of version v (module nm) whose
@@ -303,11 +389,25 @@ func (v *version) reverseFrom(parent *revIndex, old []declInfo, changed []int) *
 	// every key some changed declaration read, before or now, gets its
 	// list anew: the parent's without the changed declarations, with
 	// those that read it now
+	// The keys are copied: the names are the declarations' atoms, which
+	// point into the text they were read from, and the index outlives it
+	// (the next version's index is built over this one); add, which sets
+	// them again (a map's string key is replaced when set), gets the copy.
+	clones := map[string]string{}
+	clone := func(key string) string {
+		c, ok := clones[key]
+		if !ok {
+			c = strings.Clone(key)
+			clones[c] = c
+		}
+		return c
+	}
 	touch := func(which int, key string) {
 		m := x.table(which)
 		if _, ok := m[key]; ok {
 			return
 		}
+		key = clone(key)
 		var l []int
 		for _, j := range parent.lookup(which, key) {
 			if !isChanged[j] {
@@ -333,6 +433,7 @@ func (v *version) reverseFrom(parent *revIndex, old []declInfo, changed []int) *
 		}
 	}
 	add := func(which int, key string, j int) {
+		key = clone(key)
 		m := x.table(which)
 		l := m[key]
 		at := 0
@@ -374,6 +475,7 @@ func (v *version) reverseFrom(parent *revIndex, old []declInfo, changed []int) *
 			for _, ks := range [][]string{v.info[i].p1.keys, v.info[i].body.keys} {
 				for _, k := range ks {
 					if !seen[k] {
+						k = clone(k)
 						seen[k] = true
 						x.keys = append(x.keys, k)
 					}

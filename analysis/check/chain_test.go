@@ -38,7 +38,7 @@ func chained(t *testing.T, what string, base *Result, c *syntax.CST, s *share) (
 	if got.checker == nil {
 		return full, true // a file without a module: nothing to chain
 	}
-	if v := got.checker.next; v != nil && v.revParent != nil {
+	if v := got.checker.next; v != nil && v.rev != nil && v.rev.parent != nil {
 		revChecked++
 		checkReverseFrom(t, what, v)
 	}
@@ -58,7 +58,7 @@ var revChecked int
 // (reverseFrom) with one built from scratch.
 func checkReverseFrom(t *testing.T, what string, v *version) {
 	t.Helper()
-	got := v.reverseFrom(v.revParent, v.revOld, v.revChanged)
+	got := v.rev
 	want := v.reverse()
 	for which, m := range []map[string][]int{want.p1Names, want.bodyNames, want.p1Keys, want.bodyKeys} {
 		for k, l := range m {

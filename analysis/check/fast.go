@@ -12,6 +12,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -907,7 +908,55 @@ func (v *version) reverse() *revIndex {
 			x.pinned = append(x.pinned, j)
 		}
 	}
+	x.ownKeys()
 	return x
+}
+
+// ownKeys makes x's keys copies in one buffer of x's own: they are the
+// declarations' atoms, which point into the texts the declarations were
+// read from, and the index outlives those texts (the indexes of the
+// versions chained on this one are built over it; chain.go).
+func (x *revIndex) ownKeys() {
+	n := 0
+	for which := revP1Names; which <= revBodyKeys; which++ {
+		for k := range x.table(which) {
+			n += len(k)
+		}
+	}
+	for _, k := range x.keys {
+		n += len(k)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	var at []int // where each key, in the order written, ends
+	var list []string
+	for which := revP1Names; which <= revBodyKeys; which++ {
+		for k := range x.table(which) {
+			b.WriteString(k)
+			list = append(list, k)
+			at = append(at, b.Len())
+		}
+	}
+	for _, k := range x.keys {
+		b.WriteString(k)
+		list = append(list, k)
+		at = append(at, b.Len())
+	}
+	buf := b.String()
+	own := func(i int) string { return buf[at[i]-len(list[i]) : at[i]] }
+	i := 0
+	for which := revP1Names; which <= revBodyKeys; which++ {
+		m := x.table(which)
+		for range len(m) {
+			// (setting a map's string key again replaces the key)
+			m[own(i)] = m[list[i]]
+			i++
+		}
+	}
+	for k := range x.keys {
+		x.keys[k] = own(i)
+		i++
+	}
 }
 
 // candidates marks the new declarations, kept from the base, whose
