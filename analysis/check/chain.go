@@ -6,7 +6,12 @@ package check
 // The answer's checker is the overlay that resolved and checked the
 // declarations read again; the others' types, signatures and members are
 // its base's, looked up through the chain of bases (depth counts them;
-// past maxChain the chain is merged into the newest checker). Its
+// past maxChain the chain is merged: merge). The chain holds tables
+// only: the previous answer, with its text and version, is its caller's
+// to keep or drop, and the tables' entries of the declarations an edit
+// replaced are dropped (unlinkBase), so that a run of edits keeps no
+// older text alive but those the current declarations were read from.
+// Its
 // version is the one the run built (hashes, names, what each
 // declaration looked up, its diagnostics relative to its start), plus
 // what a full check's version computes from the text: the layout, the
@@ -142,12 +147,11 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	ch.shiftOf, ch.strShift = nil, 0
 	ch.kept = true
 	ch.depth = base.depth + 1
+	ch.unlinkBase(eng.align, nm, eng.old.mod, base.decls)
 	if ch.depth > maxChain {
-		ch.flatten()
-	} else {
-		ch.unlinkBase(eng.align, nm, eng.old.mod, base.decls)
+		ch.merge()
 	}
-	if ch.depth > 0 && eng.sameNames && eng.old.rev != nil {
+	if !ch.merged && eng.sameNames && eng.old.rev != nil {
 		// every declaration at its index: the index is the base's, but
 		// for the declarations read again (built now, not on the next
 		// Recheck: the base's records of those are the previous text's,
@@ -176,20 +180,26 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	return res
 }
 
-// flatten merges the tables of ch's chain of bases into ch's own, so
-// that it no longer needs them, keeping only the entries of the module's
-// current declarations (those of declarations an edit replaced would keep
-// their trees, and the texts they point into, alive).
-func (ch *checker) flatten() {
-	chain := []*checker{ch}
+// merge replaces the links of ch's chain of bases but the last by one,
+// holding their tables' entries of the module's current declarations:
+// the chain is then two links deep. The last link is the tables of the
+// check the chain started from (a full check, or a Recheck that read the
+// whole file), the module's largest, which is shared, never copied;
+// those above it hold the declarations edits read again, fewer. The
+// version's index of dependencies is then built anew (version), not over
+// its base's, whose chain of parents ends there too.
+func (ch *checker) merge() {
+	var chain []*checker
 	for b := ch.base; b != nil; b = b.base {
 		chain = append(chain, b)
 	}
-	ch.sigs, ch.children, ch.typeCache = ch.tablesOf(chain, func(d ast.Decl) bool {
+	bottom := chain[len(chain)-1]
+	m := &checker{base: bottom}
+	m.sigs, m.children, m.typeCache = ch.tablesOf(chain[:len(chain)-1], func(d ast.Decl) bool {
 		_, ok := ch.index[d]
 		return ok
 	})
-	ch.base, ch.depth = nil, 0
+	ch.base, ch.depth, ch.merged = m, 2, true
 }
 
 // tablesOf merges the tables (signatures, members, resolved types) of
@@ -197,9 +207,13 @@ func (ch *checker) flatten() {
 // those of the declarations keep accepts (and the members of other
 // modules' symbols).
 func (ch *checker) tablesOf(chain []*checker, keep func(ast.Decl) bool) (map[*ast.Function]*signature, map[*Symbol][]*Symbol, map[*ast.TypeDecl]types.Type) {
-	sigs := map[*ast.Function]*signature{}
-	children := map[*Symbol][]*Symbol{}
-	typeCache := map[*ast.TypeDecl]types.Type{}
+	var ns, nc, nt int
+	for _, b := range chain {
+		ns, nc, nt = ns+len(b.sigs), nc+len(b.children), nt+len(b.typeCache)
+	}
+	sigs := make(map[*ast.Function]*signature, ns)
+	children := make(map[*Symbol][]*Symbol, nc)
+	typeCache := make(map[*ast.TypeDecl]types.Type, nt)
 	for _, b := range chain { // newest first: the first entry found wins
 		for fn, s := range b.sigs {
 			if _, ok := sigs[fn]; !ok && keep(fn) {
@@ -243,7 +257,10 @@ func (ch *checker) tablesOf(chain []*checker, keep func(ast.Decl) bool) (map[*as
 // gone, and the links above it are made anew; the other tables are
 // shared, as no checker writes a table once another chains over it.
 // Each declaration is gone once, when the edit that replaces or removes
-// it is answered: then no table of the chain keeps it.
+// it is answered: then no table of the chain keeps it, but for the last
+// (the check the chain started from: see merge), which is shared as it
+// is: its trees were all read from one text, which the declarations no
+// edit replaced (and the module's header) keep anyway.
 func (ch *checker) unlinkBase(align []int, nm, om *ast.Module, decls map[string]*Symbol) {
 	kept := make([]bool, len(om.Decls))
 	for i, j := range align {
@@ -287,7 +304,7 @@ func (ch *checker) unlinkBase(align []int, nm, om *ast.Module, decls map[string]
 	anew := false // a link below was made anew: those above are too
 	for k := len(chain) - 1; k >= 0; k-- {
 		b := chain[k]
-		stale := len(gone) > 0 && holds(b)
+		stale := k < len(chain)-1 && len(gone) > 0 && holds(b)
 		if k > 0 && !anew && !stale {
 			below = b // (a tables-only link already)
 			continue

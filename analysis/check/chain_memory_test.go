@@ -53,11 +53,11 @@ func TestChainReleasesOldTexts(t *testing.T) {
 	}{
 		// the first text (every declaration but one) and the newest
 		{"one declaration, maxChain-1 edits", repeat(0, maxChain-1), 2},
-		{"one declaration, past two flattenings", repeat(0, 2*maxChain+3), 2},
+		{"one declaration, past two merges", repeat(0, 2*maxChain+3), 2},
 		// the first text, and the last read of each machine edited (the
 		// newest is one)
 		{"three declarations in turn", []int{0, 1, 2, 0, 1, 2, 0}, 4},
-		{"three declarations, past a flattening", []int{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 0, 0, 0}, 4},
+		{"three declarations, past a merge", []int{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 0, 0, 0}, 4},
 		// the second declaration's last read is the newest text
 		{"two declarations, one edited once", []int{1, 0, 0, 0, 0, 0, 0}, 3},
 	} {
