@@ -151,7 +151,7 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	if ch.depth > maxChain {
 		ch.merge()
 	}
-	if !ch.merged && eng.sameNames && eng.old.rev != nil {
+	if eng.sameNames && eng.old.rev != nil {
 		// every declaration at its index: the index is the base's, but
 		// for the declarations read again (built now, not on the next
 		// Recheck: the base's records of those are the previous text's,
@@ -163,6 +163,9 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 			}
 		}
 		cv.rev = cv.reverseFrom(eng.old.rev, eng.old.info, changed)
+		if ch.merged {
+			cv.rev = cv.rev.merge()
+		}
 	}
 	cv.inheritForms(eng.align, eng.old)
 	ch.next = cv
@@ -185,9 +188,9 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 // the chain is then two links deep. The last link is the tables of the
 // check the chain started from (a full check, or a Recheck that read the
 // whole file), the module's largest, which is shared, never copied;
-// those above it hold the declarations edits read again, fewer. The
-// version's index of dependencies is then built anew (version), not over
-// its base's, whose chain of parents ends there too.
+// those above it hold the declarations edits read again, fewer. (The
+// version's index of dependencies, chained on its base's, is merged
+// likewise: revIndex.merge.)
 func (ch *checker) merge() {
 	var chain []*checker
 	for b := ch.base; b != nil; b = b.base {
@@ -361,6 +364,47 @@ func (r *Result) MayRunExamples() bool {
 // Rechecks reports whether r can be the base of a Recheck (it kept its
 // checker's state): a check's, or a Recheck's answer of a module.
 func (r *Result) Rechecks() bool { return r != nil && r.checker != nil }
+
+// merge returns x with its chain of parents but the last merged into
+// one index (the lists of the newest index that has one for a key), over
+// that last: the index of the version the chain started from, whose
+// tables are the largest, which is shared as it is.
+func (x *revIndex) merge() *revIndex {
+	var chain []*revIndex
+	for r := x; r != nil; r = r.parent {
+		chain = append(chain, r)
+	}
+	if len(chain) <= 2 {
+		return x
+	}
+	last := chain[len(chain)-1]
+	m := &revIndex{keys: x.keys, pinned: x.pinned, parent: last}
+	for which := revP1Names; which <= revBodyKeys; which++ {
+		n := 0
+		for _, r := range chain[:len(chain)-1] {
+			n += len(r.table(which))
+		}
+		t := make(map[string][]int, n)
+		for _, r := range chain[:len(chain)-1] { // newest first
+			for k, l := range r.table(which) {
+				if _, ok := t[k]; !ok {
+					t[k] = l
+				}
+			}
+		}
+		switch which {
+		case revP1Names:
+			m.p1Names = t
+		case revBodyNames:
+			m.bodyNames = t
+		case revP1Keys:
+			m.p1Keys = t
+		default:
+			m.bodyKeys = t
+		}
+	}
+	return m
+}
 
 // Which of a revIndex's maps lookup reads.
 const (

@@ -908,14 +908,14 @@ func (v *version) reverse() *revIndex {
 			x.pinned = append(x.pinned, j)
 		}
 	}
-	x.ownKeys()
 	return x
 }
 
 // ownKeys makes x's keys copies in one buffer of x's own: they are the
 // declarations' atoms, which point into the texts the declarations were
-// read from, and the index outlives those texts (the indexes of the
-// versions chained on this one are built over it; chain.go).
+// read from, and the index of a fast Recheck's version, whose
+// declarations were read from several, outlives them (the indexes of the
+// versions chained on it are built over it; chain.go).
 func (x *revIndex) ownKeys() {
 	n := 0
 	for which := revP1Names; which <= revBodyKeys; which++ {

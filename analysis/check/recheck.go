@@ -193,6 +193,7 @@ func (c *checker) version(cst *syntax.CST) *version {
 			c.ver, c.next = c.next, nil
 			if v := c.ver; v.rev == nil {
 				v.rev = v.reverse()
+				v.rev.ownKeys()
 			}
 			return
 		}
