@@ -414,16 +414,11 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 	if sameNames {
 		cv.first = old.first
 	} else {
-		cv.first = make(map[string]int, n)
+		cv.first = firstNames(nm)
 	}
 	for i, d := range nm.Decls {
 		if fresh[i] {
 			cv.decls[i].iface = ifaceHash(cur.Src, d)
-		}
-		if b := d.Base(); !sameNames && b.Name.Valid() {
-			if _, dup := cv.first[b.Name.Name]; !dup {
-				cv.first[b.Name.Name] = i
-			}
 		}
 	}
 
@@ -778,6 +773,39 @@ func (r *Result) overlayRest(ch *checker, nm *ast.Module, fresh []bool, header b
 	}
 	ch.interfaces(nm, fresh)
 	return ch
+}
+
+// firstNames maps each name the declarations of nm declare to the index
+// of the first that declares it. The names are copied, into one buffer:
+// they are the declarations' atoms, which point into the texts the
+// declarations were read from (several in a fast Recheck's module), and
+// the map outlives them (the versions chained on this one share it).
+func firstNames(nm *ast.Module) map[string]int {
+	n := 0
+	for _, d := range nm.Decls {
+		if b := d.Base(); b.Name.Valid() {
+			n += len(b.Name.Name)
+		}
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, d := range nm.Decls {
+		if b := d.Base(); b.Name.Valid() {
+			sb.WriteString(b.Name.Name)
+		}
+	}
+	buf, at := sb.String(), 0
+	first := make(map[string]int, len(nm.Decls))
+	for i, d := range nm.Decls {
+		if b := d.Base(); b.Name.Valid() {
+			name := buf[at : at+len(b.Name.Name)]
+			at += len(name)
+			if _, dup := first[name]; !dup {
+				first[name] = i
+			}
+		}
+	}
+	return first
 }
 
 // duplicates appends the diagnostics of declarations whose name an
