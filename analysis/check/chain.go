@@ -6,7 +6,12 @@ package check
 // The answer's checker is the overlay that resolved and checked the
 // declarations read again; the others' types, signatures and members are
 // its base's, looked up through the chain of bases (depth counts them;
-// past maxChain the chain is merged into the newest checker). Its
+// past maxChain the chain is merged: merge). The chain holds tables
+// only: the previous answer, with its text and version, is its caller's
+// to keep or drop, and the tables' entries of the declarations an edit
+// replaced are dropped (unlinkBase), so that a run of edits keeps no
+// older text alive but those the current declarations were read from.
+// Its
 // version is the one the run built (hashes, names, what each
 // declaration looked up, its diagnostics relative to its start), plus
 // what a full check's version computes from the text: the layout, the
@@ -17,6 +22,7 @@ package check
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/capsulang/caps/analysis/types"
 	"github.com/capsulang/caps/syntax"
@@ -141,17 +147,24 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	ch.shiftOf, ch.strShift = nil, 0
 	ch.kept = true
 	ch.depth = base.depth + 1
+	ch.unlinkBase(eng.align, nm, eng.old.mod, base.decls)
 	if ch.depth > maxChain {
-		ch.flatten()
+		ch.merge()
 	}
-	if ch.depth > 0 && eng.sameNames && eng.old.rev != nil {
+	if eng.sameNames && eng.old.rev != nil {
 		// every declaration at its index: the index is the base's, but
-		// for the declarations read again
-		cv.revParent, cv.revOld = eng.old.rev, eng.old.info
+		// for the declarations read again (built now, not on the next
+		// Recheck: the base's records of those are the previous text's,
+		// which the answer must not keep)
+		var changed []int
 		for i, f := range p.fresh {
 			if f {
-				cv.revChanged = append(cv.revChanged, i)
+				changed = append(changed, i)
 			}
+		}
+		cv.rev = cv.reverseFrom(eng.old.rev, eng.old.info, changed)
+		if ch.merged {
+			cv.rev = cv.rev.merge()
 		}
 	}
 	cv.inheritForms(eng.align, eng.old)
@@ -170,30 +183,48 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	return res
 }
 
-// flatten merges the tables of ch's chain of bases into ch's own, so
-// that it no longer needs them, keeping only the entries of the module's
-// current declarations (those of declarations an edit replaced would keep
-// their trees, and the texts they point into, alive).
-func (ch *checker) flatten() {
-	chain := []*checker{ch}
+// merge replaces the links of ch's chain of bases but the last by one,
+// holding their tables' entries of the module's current declarations:
+// the chain is then two links deep. The last link is the tables of the
+// check the chain started from (a full check, or a Recheck that read the
+// whole file), the module's largest, which is shared, never copied;
+// those above it hold the declarations edits read again, fewer. (The
+// version's index of dependencies, chained on its base's, is merged
+// likewise: revIndex.merge.)
+func (ch *checker) merge() {
+	var chain []*checker
 	for b := ch.base; b != nil; b = b.base {
 		chain = append(chain, b)
 	}
-	live := func(d ast.Decl) bool {
+	bottom := chain[len(chain)-1]
+	m := &checker{base: bottom}
+	m.sigs, m.children, m.typeCache = ch.tablesOf(chain[:len(chain)-1], func(d ast.Decl) bool {
 		_, ok := ch.index[d]
 		return ok
+	})
+	ch.base, ch.depth, ch.merged = m, 2, true
+}
+
+// tablesOf merges the tables (signatures, members, resolved types) of
+// the checkers of chain, the first entry found winning, keeping only
+// those of the declarations keep accepts (and the members of other
+// modules' symbols).
+func (ch *checker) tablesOf(chain []*checker, keep func(ast.Decl) bool) (map[*ast.Function]*signature, map[*Symbol][]*Symbol, map[*ast.TypeDecl]types.Type) {
+	var ns, nc, nt int
+	for _, b := range chain {
+		ns, nc, nt = ns+len(b.sigs), nc+len(b.children), nt+len(b.typeCache)
 	}
-	sigs := map[*ast.Function]*signature{}
-	children := map[*Symbol][]*Symbol{}
-	typeCache := map[*ast.TypeDecl]types.Type{}
+	sigs := make(map[*ast.Function]*signature, ns)
+	children := make(map[*Symbol][]*Symbol, nc)
+	typeCache := make(map[*ast.TypeDecl]types.Type, nt)
 	for _, b := range chain { // newest first: the first entry found wins
 		for fn, s := range b.sigs {
-			if _, ok := sigs[fn]; !ok && live(fn) {
+			if _, ok := sigs[fn]; !ok && keep(fn) {
 				sigs[fn] = s
 			}
 		}
 		for td, t := range b.typeCache {
-			if _, ok := typeCache[td]; !ok && live(td) {
+			if _, ok := typeCache[td]; !ok && keep(td) {
 				typeCache[td] = t
 			}
 		}
@@ -206,13 +237,88 @@ func (ch *checker) flatten() {
 				root = root.Parent
 			}
 			// (members of other modules' symbols are kept)
-			if root.Decl == nil || root.File != ch.opts.Path || live(root.Decl) {
+			if root.Decl == nil || root.File != ch.opts.Path || keep(root.Decl) {
 				children[s] = m
 			}
 		}
 	}
-	ch.sigs, ch.children, ch.typeCache = sigs, children, typeCache
-	ch.base, ch.depth = nil, 0
+	return sigs, children, typeCache
+}
+
+// unlinkBase makes ch's chain of bases one of tables only: the base
+// (the previous answer's checker, which holds its version: its text,
+// module, records, and for a full check its Result) is replaced by a
+// checker holding only its signatures, members and resolved types, over
+// the tables below it. The chain then keeps no version but ch's own (the
+// previous answer keeps its own for as long as its caller keeps it).
+//
+// The declarations of the base's module (om) that ch's (nm, aligned with
+// om by align) no longer has are gone: their trees keep the texts they
+// were read from alive through their atoms. A table holding an entry of
+// one (found by its function, type declaration, or its symbol among the
+// base's, decls) is copied without the entries of the declarations
+// gone, and the links above it are made anew; the other tables are
+// shared, as no checker writes a table once another chains over it.
+// Each declaration is gone once, when the edit that replaces or removes
+// it is answered: then no table of the chain keeps it, but for the last
+// (the check the chain started from: see merge), which is shared as it
+// is: its trees were all read from one text, which the declarations no
+// edit replaced (and the module's header) keep anyway.
+func (ch *checker) unlinkBase(align []int, nm, om *ast.Module, decls map[string]*Symbol) {
+	kept := make([]bool, len(om.Decls))
+	for i, j := range align {
+		if j >= 0 && nm.Decls[i] == om.Decls[j] {
+			kept[j] = true
+		}
+	}
+	gone := map[ast.Decl]bool{}
+	for j, k := range kept {
+		if !k {
+			gone[om.Decls[j]] = true
+		}
+	}
+	holds := func(b *checker) bool {
+		for d := range gone {
+			switch d := d.(type) {
+			case *ast.Function:
+				if _, ok := b.sigs[d]; ok {
+					return true
+				}
+			case *ast.TypeDecl:
+				if _, ok := b.typeCache[d]; ok {
+					return true
+				}
+			}
+			if n := d.Base().Name; n.Valid() {
+				if s := decls[n.Name]; s != nil && s.Decl == d {
+					if _, ok := b.children[s]; ok {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	var chain []*checker
+	for b := ch.base; b != nil; b = b.base {
+		chain = append(chain, b)
+	}
+	var below *checker
+	anew := false // a link below was made anew: those above are too
+	for k := len(chain) - 1; k >= 0; k-- {
+		b := chain[k]
+		stale := k < len(chain)-1 && len(gone) > 0 && holds(b)
+		if k > 0 && !anew && !stale {
+			below = b // (a tables-only link already)
+			continue
+		}
+		nb := &checker{sigs: b.sigs, children: b.children, typeCache: b.typeCache, base: below}
+		if stale {
+			nb.sigs, nb.children, nb.typeCache = ch.tablesOf([]*checker{b}, func(d ast.Decl) bool { return !gone[d] })
+		}
+		below, anew = nb, true
+	}
+	ch.base = below
 }
 
 // declAtStart returns the declaration of version v (module nm) whose
@@ -259,6 +365,47 @@ func (r *Result) MayRunExamples() bool {
 // checker's state): a check's, or a Recheck's answer of a module.
 func (r *Result) Rechecks() bool { return r != nil && r.checker != nil }
 
+// merge returns x with its chain of parents but the last merged into
+// one index (the lists of the newest index that has one for a key), over
+// that last: the index of the version the chain started from, whose
+// tables are the largest, which is shared as it is.
+func (x *revIndex) merge() *revIndex {
+	var chain []*revIndex
+	for r := x; r != nil; r = r.parent {
+		chain = append(chain, r)
+	}
+	if len(chain) <= 2 {
+		return x
+	}
+	last := chain[len(chain)-1]
+	m := &revIndex{keys: x.keys, pinned: x.pinned, parent: last}
+	for which := revP1Names; which <= revBodyKeys; which++ {
+		n := 0
+		for _, r := range chain[:len(chain)-1] {
+			n += len(r.table(which))
+		}
+		t := make(map[string][]int, n)
+		for _, r := range chain[:len(chain)-1] { // newest first
+			for k, l := range r.table(which) {
+				if _, ok := t[k]; !ok {
+					t[k] = l
+				}
+			}
+		}
+		switch which {
+		case revP1Names:
+			m.p1Names = t
+		case revBodyNames:
+			m.bodyNames = t
+		case revP1Keys:
+			m.p1Keys = t
+		default:
+			m.bodyKeys = t
+		}
+	}
+	return m
+}
+
 // Which of a revIndex's maps lookup reads.
 const (
 	revP1Names = iota
@@ -303,11 +450,25 @@ func (v *version) reverseFrom(parent *revIndex, old []declInfo, changed []int) *
 	// every key some changed declaration read, before or now, gets its
 	// list anew: the parent's without the changed declarations, with
 	// those that read it now
+	// The keys are copied: the names are the declarations' atoms, which
+	// point into the text they were read from, and the index outlives it
+	// (the next version's index is built over this one); add, which sets
+	// them again (a map's string key is replaced when set), gets the copy.
+	clones := map[string]string{}
+	clone := func(key string) string {
+		c, ok := clones[key]
+		if !ok {
+			c = strings.Clone(key)
+			clones[c] = c
+		}
+		return c
+	}
 	touch := func(which int, key string) {
 		m := x.table(which)
 		if _, ok := m[key]; ok {
 			return
 		}
+		key = clone(key)
 		var l []int
 		for _, j := range parent.lookup(which, key) {
 			if !isChanged[j] {
@@ -333,6 +494,7 @@ func (v *version) reverseFrom(parent *revIndex, old []declInfo, changed []int) *
 		}
 	}
 	add := func(which int, key string, j int) {
+		key = clone(key)
 		m := x.table(which)
 		l := m[key]
 		at := 0
@@ -374,6 +536,7 @@ func (v *version) reverseFrom(parent *revIndex, old []declInfo, changed []int) *
 			for _, ks := range [][]string{v.info[i].p1.keys, v.info[i].body.keys} {
 				for _, k := range ks {
 					if !seen[k] {
+						k = clone(k)
 						seen[k] = true
 						x.keys = append(x.keys, k)
 					}

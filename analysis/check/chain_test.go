@@ -38,15 +38,15 @@ func chained(t *testing.T, what string, base *Result, c *syntax.CST, s *share) (
 	if got.checker == nil {
 		return full, true // a file without a module: nothing to chain
 	}
-	if v := got.checker.next; v != nil && v.revParent != nil {
+	if v := got.checker.next; v != nil && v.rev != nil && v.rev.parent != nil {
 		revChecked++
 		checkReverseFrom(t, what, v)
 	}
 	if got.checker.depth == maxChain {
 		deepChains++
 	}
-	if got.checker.depth == 0 && got.checker.next != nil {
-		flattened++
+	if got.checker.merged {
+		mergedChains++
 	}
 	return got, true
 }
@@ -58,7 +58,7 @@ var revChecked int
 // (reverseFrom) with one built from scratch.
 func checkReverseFrom(t *testing.T, what string, v *version) {
 	t.Helper()
-	got := v.reverseFrom(v.revParent, v.revOld, v.revChanged)
+	got := v.rev
 	want := v.reverse()
 	for which, m := range []map[string][]int{want.p1Names, want.bodyNames, want.p1Keys, want.bodyKeys} {
 		for k, l := range m {
@@ -88,9 +88,9 @@ func checkReverseFrom(t *testing.T, what string, v *version) {
 	}
 }
 
-// deepChains and flattened count the answers whose chain of bases
+// deepChains and mergedChains count the answers whose chain of bases
 // reached maxChain, and those merged past it.
-var deepChains, flattened int
+var deepChains, mergedChains int
 
 // baseKind says what a base was, for failure messages.
 func baseKind(r *Result) string {
@@ -169,9 +169,9 @@ func TestEngineChainedMutations(t *testing.T) {
 			cur, curFull, base = text, checkCST(next), res
 		}
 	}
-	t.Logf("chained structured mutations over %d modules: %s; %d chains %d deep, %d merged", len(names), total, deepChains, maxChain, flattened)
+	t.Logf("chained structured mutations over %d modules: %s; %d chains %d deep, %d merged", len(names), total, deepChains, maxChain, mergedChains)
 	t.Logf("%d indexes built over their base's compared with reverse", revChecked)
-	if deepChains == 0 || flattened == 0 || revChecked == 0 {
-		t.Fatalf("no chain of bases reached %d (%d) or was merged (%d)", maxChain, deepChains, flattened)
+	if deepChains == 0 || mergedChains == 0 || revChecked == 0 {
+		t.Fatalf("no chain of bases reached %d (%d) or was merged (%d)", maxChain, deepChains, mergedChains)
 	}
 }

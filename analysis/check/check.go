@@ -396,8 +396,10 @@ type checker struct {
 	// never written.
 	base *checker
 	// depth counts the bases below a checker that was a fast Recheck's
-	// (chain.go): its lookups walk them.
-	depth int
+	// (chain.go): its lookups walk them. merged is set when that chain
+	// was merged into two links (merge).
+	depth  int
+	merged bool
 	// kept is set on a fast Recheck's checker: its module keeps trees
 	// built from older texts (their offsets are those texts'), so that
 	// only Recheck may read it (RecheckImports and Overlay, which check

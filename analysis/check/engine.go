@@ -290,13 +290,10 @@ type version struct {
 	built     map[int][]syntax.Diagnostic
 	headBuilt []syntax.Diagnostic
 	builtOK   bool
-	// rev indexes the declarations by what they depend on (the base's).
+	// rev indexes the declarations by what they depend on (the base's;
+	// a fast Recheck's version has it from the start, built over its
+	// base's: reverseFrom).
 	rev *revIndex
-	// revParent, revOld and revChanged, when revParent is set, are what
-	// a fast Recheck's version builds its rev from (reverseFrom).
-	revParent  *revIndex
-	revOld     []declInfo
-	revChanged []int
 	// untrusted marks declarations whose diagnostics cannot be reused
 	// (nil when all can).
 	untrusted []bool

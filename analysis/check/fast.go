@@ -12,6 +12,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
@@ -413,16 +414,11 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 	if sameNames {
 		cv.first = old.first
 	} else {
-		cv.first = make(map[string]int, n)
+		cv.first = firstNames(nm)
 	}
 	for i, d := range nm.Decls {
 		if fresh[i] {
 			cv.decls[i].iface = ifaceHash(cur.Src, d)
-		}
-		if b := d.Base(); !sameNames && b.Name.Valid() {
-			if _, dup := cv.first[b.Name.Name]; !dup {
-				cv.first[b.Name.Name] = i
-			}
 		}
 	}
 
@@ -779,6 +775,39 @@ func (r *Result) overlayRest(ch *checker, nm *ast.Module, fresh []bool, header b
 	return ch
 }
 
+// firstNames maps each name the declarations of nm declare to the index
+// of the first that declares it. The names are copied, into one buffer:
+// they are the declarations' atoms, which point into the texts the
+// declarations were read from (several in a fast Recheck's module), and
+// the map outlives them (the versions chained on this one share it).
+func firstNames(nm *ast.Module) map[string]int {
+	n := 0
+	for _, d := range nm.Decls {
+		if b := d.Base(); b.Name.Valid() {
+			n += len(b.Name.Name)
+		}
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, d := range nm.Decls {
+		if b := d.Base(); b.Name.Valid() {
+			sb.WriteString(b.Name.Name)
+		}
+	}
+	buf, at := sb.String(), 0
+	first := make(map[string]int, len(nm.Decls))
+	for i, d := range nm.Decls {
+		if b := d.Base(); b.Name.Valid() {
+			name := buf[at : at+len(b.Name.Name)]
+			at += len(name)
+			if _, dup := first[name]; !dup {
+				first[name] = i
+			}
+		}
+	}
+	return first
+}
+
 // duplicates appends the diagnostics of declarations whose name an
 // earlier one has, as the module pass reports them.
 func duplicates(nm *ast.Module, cv *version, out []syntax.Diagnostic) []syntax.Diagnostic {
@@ -908,6 +937,54 @@ func (v *version) reverse() *revIndex {
 		}
 	}
 	return x
+}
+
+// ownKeys makes x's keys copies in one buffer of x's own: they are the
+// declarations' atoms, which point into the texts the declarations were
+// read from, and the index of a fast Recheck's version, whose
+// declarations were read from several, outlives them (the indexes of the
+// versions chained on it are built over it; chain.go).
+func (x *revIndex) ownKeys() {
+	n := 0
+	for which := revP1Names; which <= revBodyKeys; which++ {
+		for k := range x.table(which) {
+			n += len(k)
+		}
+	}
+	for _, k := range x.keys {
+		n += len(k)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	var at []int // where each key, in the order written, ends
+	var list []string
+	for which := revP1Names; which <= revBodyKeys; which++ {
+		for k := range x.table(which) {
+			b.WriteString(k)
+			list = append(list, k)
+			at = append(at, b.Len())
+		}
+	}
+	for _, k := range x.keys {
+		b.WriteString(k)
+		list = append(list, k)
+		at = append(at, b.Len())
+	}
+	buf := b.String()
+	own := func(i int) string { return buf[at[i]-len(list[i]) : at[i]] }
+	i := 0
+	for which := revP1Names; which <= revBodyKeys; which++ {
+		m := x.table(which)
+		for range len(m) {
+			// (setting a map's string key again replaces the key)
+			m[own(i)] = m[list[i]]
+			i++
+		}
+	}
+	for k := range x.keys {
+		x.keys[k] = own(i)
+		i++
+	}
 }
 
 // candidates marks the new declarations, kept from the base, whose

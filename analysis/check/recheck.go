@@ -191,11 +191,9 @@ func (c *checker) version(cst *syntax.CST) *version {
 		if c.next != nil {
 			// a fast Recheck's checker (chain.go)
 			c.ver, c.next = c.next, nil
-			if v := c.ver; v.revParent != nil {
-				v.rev = v.reverseFrom(v.revParent, v.revOld, v.revChanged)
-				v.revParent, v.revOld, v.revChanged = nil, nil, nil
-			} else {
+			if v := c.ver; v.rev == nil {
 				v.rev = v.reverse()
+				v.rev.ownKeys()
 			}
 			return
 		}
