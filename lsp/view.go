@@ -468,7 +468,7 @@ func (sn *snapshot) chainView() *view {
 			return nil
 		}
 	}
-	v, _ := sn.quickViewOver(vb, true)
+	v, _ := sn.quickViewOver(vb)
 	return v
 }
 
@@ -504,16 +504,11 @@ func (sn *snapshot) quickView() *view {
 }
 
 // quickViewWhy is quickView with the reason it declined.
-func (sn *snapshot) quickViewWhy() (*view, string) { return sn.quickViewOver(sn.base, false) }
+func (sn *snapshot) quickViewWhy() (*view, string) { return sn.quickViewOver(sn.base) }
 
 // quickViewOver is quickViewWhy over base, the snapshot's base or a view
-// base (chainView: chain set). Over a view base it declines an edit of
-// the import forms: a declaration that names an alias the edit resolves
-// anew was answered without the imported member's symbol
-// (TestWorkspaceDifferential with CAPS_XFILE_SEED=3: hover on base.big
-// after left's import of base was removed and added back while base
-// changed); the engine's answer, then the full check, answer.
-func (sn *snapshot) quickViewOver(base *check.Result, chain bool) (*view, string) {
+// base (chainView).
+func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	if base == nil || base.File == nil || base.File.Module == nil || base.File.Source == nil || base.File.Source.CST == nil || base.File.Source.TooDeep {
 		return nil, "no usable base"
 	}
@@ -636,9 +631,6 @@ func (sn *snapshot) quickViewOver(base *check.Result, chain bool) (*view, string
 		}
 	}
 	if importsEdited {
-		if chain {
-			return nil, "an edit of the imports over a view base"
-		}
 		if why := v.importsEdited(base); why != "" {
 			return nil, why
 		}

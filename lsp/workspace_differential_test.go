@@ -696,10 +696,12 @@ func TestWorkspaceNewImportReadsOneBase(t *testing.T) {
 }
 
 // TestWorkspaceImportReaddedWhileBaseChanged: left's import of base is
-// removed, base changes, and the import is added back: hover on base.big
-// in left was answered from a quick view over the view base of changed
-// imports (chainView), without big's symbol (TestWorkspaceDifferential,
-// seed 3). Such a view now declines an edit of the imports.
+// removed (the engine answers), base changes, and the import is added
+// back: hover on base.big in left was answered without big's symbol
+// (TestWorkspaceDifferential, seed 3), from a view over the engine's
+// check of left after base changed, itself over the answer whose
+// imports changed. Such an answer is no longer the base of that check
+// (importDeps.withImports): left is checked in full then.
 func TestWorkspaceImportReaddedWhileBaseChanged(t *testing.T) {
 	xfReplay(t,
 		xfOp{kind: "mutate", file: "left.caps", mut: xfMut("left's import removed")},
@@ -729,4 +731,31 @@ func wsWithFiles(t *testing.T, files map[string]string, open ...string) (s *Serv
 		s.settled(t, uri(n), 1)
 	}
 	return s, c, uri
+}
+
+// TestWorkspaceImportEditsThenBaseEdits replays the reduced sequences of
+// TestWorkspaceDifferential's seeds 12, 22 and 35 (an import's alias
+// given and taken back, or typing inside the import forms, then an edit
+// of base): hover on imported members in top.caps was answered without
+// their symbols when a view over a view base declined the import edit
+// and the engine's answer of the new text answered instead.
+func TestWorkspaceImportEditsThenBaseEdits(t *testing.T) {
+	t.Run("seed 12", func(t *testing.T) {
+		xfReplay(t,
+			xfOp{kind: "disk", file: "left.caps", mut: xfMut("left's example")},
+			xfOp{kind: "mutate", file: "top.caps", mut: xfMut("top's money import")},
+			xfOp{kind: "mutate", file: "base.caps", mut: xfMut("Shape's variant")})
+	})
+	t.Run("seed 22", func(t *testing.T) {
+		xfReplay(t,
+			xfOp{kind: "type", file: "top.caps", seed: 1719339433459287586},
+			xfOp{kind: "mutate", file: "base.caps", mut: xfMut("big's postcondition")})
+	})
+	t.Run("seed 35", func(t *testing.T) {
+		xfReplay(t,
+			xfOp{kind: "mutate", file: "top.caps", mut: xfMut("top's money import")},
+			xfOp{kind: "disk", file: "lib/money.caps", mut: xfMut("is_large's threshold")},
+			xfOp{kind: "mutate", file: "top.caps", mut: xfMut("top's money import")},
+			xfOp{kind: "mutate", file: "base.caps", mut: xfMut("Point's field renamed")})
+	})
 }
