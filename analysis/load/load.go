@@ -1038,6 +1038,10 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 		if p := l.cache[cand]; p != nil && p.Result == r {
 			hash = p.Hash
 		}
+		l.recordAnswer(cand, r, answers) // (see cycle.go)
+		if err := l.graph.cycleError(from, cand); err != nil {
+			return nil, err
+		}
 		return &check.Imported{File: cand, Module: r.File.Module, Hash: hash, Result: r}, nil
 	}
 	p, err := l.load(cand, cand, true)
