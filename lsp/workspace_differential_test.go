@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -471,14 +470,6 @@ func xfCompare(t *testing.T, dir string, s *Server, c *lsptest.Client, uri func(
 				if fmt.Sprint(ge) != fmt.Sprint(we) {
 					return fmt.Sprintf("%s: %s at %d (%q): error %v, a fresh server's %v", rel, m, off, around(text, off), ge, we)
 				}
-				if m == "textDocument/hover" {
-					// KNOWN DEFECT (reported, not fixed): an import's hover
-					// after an importer job read the import from a kept
-					// answer shows an empty hash, "import base ()"
-					// (load.Loader.importWith does not hash answers):
-					// the hash is left out of the comparison
-					g, w = xfImportHash.ReplaceAll(g, []byte("()$1")), xfImportHash.ReplaceAll(w, []byte("()$1"))
-				}
 				var gv, wv any
 				json.Unmarshal(g, &gv)
 				json.Unmarshal(w, &wv)
@@ -490,9 +481,6 @@ func xfCompare(t *testing.T, dir string, s *Server, c *lsptest.Client, uri func(
 	}
 	return ""
 }
-
-// xfImportHash matches the hash in an import's hover.
-var xfImportHash = regexp.MustCompile(`\((?:sha256:[0-9a-f]+)?\)(\\n` + "```" + `)`)
 
 // xfSettle is Server.settled for any document, with the state of each
 // when the server does not settle (within 30 s).

@@ -98,3 +98,54 @@ func TestImportCycleThroughAnAnswer(t *testing.T) {
 		t.Errorf("right answered over base's answer (engine %v): got\n%s\nwant\n%s", ok, got, rightCycle)
 	}
 }
+
+// TestAnswerHasHash (issue 17): an import answered from an answer given
+// (RecheckImportsAt's answers: the language server's importer jobs)
+// carries the imported module's semantic hash, a full check's, as does
+// the symbol of the import (its hover: "import base (sha256:...)"), and
+// the importer's semantic hash is a full check's. It was empty ("import
+// base ()") unless the loader's cached package held that very answer.
+func TestAnswerHasHash(t *testing.T) {
+	dir := t.TempDir()
+	base := write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body x)))\n")
+	left := write(t, dir, "left.caps", "(module left (capsule \"1\")\n  (import base)\n  (function l (output I64) (body (base.b 1))))\n")
+	var l Loader
+	lp, err := l.Load(left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// base changes; its answer comes from another loader
+	write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body (+ x 1))))\n")
+	var other Loader
+	bp, err := other.Load(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Forget(base)
+	abs, _ := filepath.Abs(base)
+	pkg, ok := l.RecheckImportsAt(left, lp.Result, nil, map[string]*check.Result{abs: bp.Result})
+	if !ok {
+		t.Fatal("RecheckImportsAt declined")
+	}
+	var fresh Loader
+	want, err := fresh.Load(left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bp.Hash == "" || len(pkg.Result.Imports) != 1 || pkg.Result.Imports[0].Hash != bp.Hash {
+		t.Fatalf("base's hash in left's import: got %+v, want %q", pkg.Result.Imports, bp.Hash)
+	}
+	var detail string
+	for _, s := range pkg.Result.Symbols {
+		if s.Kind == check.SymImport {
+			detail = s.Detail
+		}
+	}
+	if w := "import base (" + bp.Hash + ")"; detail != w {
+		t.Errorf("the import's symbol: got %q, want %q", detail, w)
+	}
+	l.hash(pkg)
+	if pkg.Hash != want.Hash {
+		t.Errorf("left's semantic hash: got %s, a full check's %s", pkg.Hash, want.Hash)
+	}
+}

@@ -126,6 +126,8 @@ type Loader struct {
 	inside map[string]bool
 	// irDecls holds each hashed file's IR declaration cache.
 	irDecls map[string]*ir.DeclCache
+	// answerHashes holds, by file, the last answer hashed (answerHash).
+	answerHashes map[string]answerHashed
 }
 
 // ReadSource reads a file for the toolchain with clear errors: missing
@@ -653,7 +655,7 @@ func (l *Loader) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.epoch++
-	l.cache, l.inside, l.irDecls = nil, nil, nil
+	l.cache, l.inside, l.irDecls, l.answerHashes = nil, nil, nil, nil
 }
 
 // Offer gives the loader a package checked by CheckFile or
@@ -1030,18 +1032,16 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 		return nil, err
 	}
 	if r := answers[cand]; r != nil && r.File != nil && r.File.Module != nil && r.File.Module.Name.Name == modPath {
-		// (its semantic hash when it was offered already; the cache
-		// takes such a result, through Answer, only when a later check
-		// asks for the file: adopting each here cost the importer jobs
-		// a hash of every module they answered)
-		var hash string
-		if p := l.cache[cand]; p != nil && p.Result == r {
-			hash = p.Hash
-		}
+		// (its semantic hash, the offered package's or hashed once per
+		// answer, answerHash; the cache takes such a result, through
+		// Answer, only when a later check asks for the file: adopting
+		// each here cost the importer jobs more than a hash of every
+		// module they answered)
 		l.recordAnswer(cand, r, answers) // (see cycle.go)
 		if err := l.graph.cycleError(from, cand); err != nil {
 			return nil, err
 		}
+		hash := l.answerHash(cand, r)
 		return &check.Imported{File: cand, Module: r.File.Module, Hash: hash, Result: r}, nil
 	}
 	p, err := l.load(cand, cand, true)
