@@ -129,6 +129,8 @@ type Loader struct {
 	// visiting holds the files whose cached package importsCached is
 	// deciding on while it loads their imports.
 	visiting map[string]bool
+	// answerHashes holds, by file, the last answer hashed (answerHash).
+	answerHashes map[string]answerHashed
 }
 
 // ReadSource reads a file for the toolchain with clear errors: missing
@@ -690,7 +692,7 @@ func (l *Loader) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.epoch++
-	l.cache, l.inside, l.irDecls = nil, nil, nil
+	l.cache, l.inside, l.irDecls, l.answerHashes = nil, nil, nil, nil
 }
 
 // Offer gives the loader a package checked by CheckFile or
@@ -1024,16 +1026,7 @@ func (l *Loader) RecheckResult(path string, base *check.Result, cur *syntax.CST)
 	defer l.mu.Unlock()
 	// (as a full check's importWith does: every import that names a
 	// file, whether it then loads, fails or closes a cycle)
-	l.graph.begin(abs, res.File)
-	for _, im := range res.File.Module.Imports {
-		if im == nil || !im.Path.Valid() {
-			continue
-		}
-		if cand, err := l.locate(abs, im.Path.Name); err == nil {
-			l.graph.add(abs, im.Path.Name, cand)
-		}
-	}
-	l.graph.end(abs, res.File)
+	l.recordAnswer(abs, res, nil)
 	for _, im := range res.Imports {
 		if im != nil && im.Imported != nil && l.graph.cycleError(abs, im.File) != nil {
 			return nil, false
@@ -1055,7 +1048,7 @@ func OneResultPerFile(r *check.Result) bool {
 			return true
 		}
 		done[r] = true
-		for _, im := range r.Imports {
+		for _, im := range r.ResolvedImports() {
 			if im == nil || im.Imported == nil || im.Result == nil {
 				continue
 			}
@@ -1072,19 +1065,27 @@ func OneResultPerFile(r *check.Result) bool {
 	return walk(r)
 }
 
-// SameImportFiles reports whether a and b, two checks of one file,
-// resolved the same imports (by module path) to the same files, in the
-// same order.
+// SameImportFiles reports whether a and b, two checks of one file, have
+// the same import forms (by module path, in order) and resolved the same
+// aliases to the same files. (An engine answer's Result.Imports may be
+// empty: ResolvedImports is read.)
 func SameImportFiles(a, b *check.Result) bool {
-	if len(a.Imports) != len(b.Imports) || a.File == nil || b.File == nil || a.File.Module == nil || b.File.Module == nil || len(a.File.Module.Imports) != len(b.File.Module.Imports) {
+	if a.File == nil || b.File == nil || a.File.Module == nil || b.File.Module == nil || len(a.File.Module.Imports) != len(b.File.Module.Imports) {
 		return false
 	}
-	for i, x := range a.Imports {
-		y := b.Imports[i]
-		if (x.Imported == nil) != (y.Imported == nil) || x.Import == nil || y.Import == nil || x.Import.Path.Name != y.Import.Path.Name {
+	for i, x := range a.File.Module.Imports {
+		y := b.File.Module.Imports[i]
+		if x == nil || y == nil || x.Path.Name != y.Path.Name {
 			return false
 		}
-		if x.Imported != nil && x.File != y.File {
+	}
+	ai, bi := a.ResolvedImports(), b.ResolvedImports()
+	if len(ai) != len(bi) {
+		return false
+	}
+	for i, x := range ai {
+		y := bi[i]
+		if x.Name != y.Name || (x.Imported == nil) != (y.Imported == nil) || x.Imported != nil && x.File != y.File {
 			return false
 		}
 	}
@@ -1209,14 +1210,16 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 		return nil, err
 	}
 	if r := answers[cand]; r != nil && r.File != nil && r.File.Module != nil && r.File.Module.Name.Name == modPath {
-		// (its semantic hash when it was offered already; the cache
-		// takes such a result, through Answer, only when a later check
-		// asks for the file: adopting each here cost the importer jobs
-		// a hash of every module they answered)
-		var hash string
-		if p := l.cache[cand]; p != nil && p.Result == r {
-			hash = p.Hash
+		// (its semantic hash, the offered package's or hashed once per
+		// answer, answerHash; the cache takes such a result, through
+		// Answer, only when a later check asks for the file: adopting
+		// each here cost the importer jobs more than a hash of every
+		// module they answered)
+		l.recordAnswer(cand, r, answers) // (see cycle.go)
+		if err := l.graph.cycleError(from, cand); err != nil {
+			return nil, err
 		}
+		hash := l.answerHash(cand, r)
 		return &check.Imported{File: cand, Module: r.File.Module, Hash: hash, Result: r}, nil
 	}
 	p, err := l.load(cand, cand, true, answers)
