@@ -526,11 +526,20 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	if !ok {
 		curMod, top, units, ok = moduleUnits(cur)
 	}
-	if !ok {
+	modSpan := syntax.Span{Start: -1, End: -1}
+	switch {
+	case ok:
+		sn.cache.keepUnits(cur, curMod, top, units)
+		modSpan = cur.Span(curMod)
+	case !cur.HasError(0):
 		return nil, "no module form"
+	default:
+		// a list left open above the module takes it in, in the tree:
+		// the units are cut from the recovery's read (errorUnits), which
+		// may close that list before the module
+		top, units = nil, nil
 	}
-	sn.cache.keepUnits(cur, curMod, top, units)
-	v := &view{sn: sn, baseRes: base, top: top, units: units, modSpan: cur.Span(curMod)}
+	v := &view{sn: sn, baseRes: base, top: top, units: units, modSpan: modSpan}
 	if cur.HasError(0) {
 		// the units are the module's items as a full check reads them
 		if why := v.errorUnits(base); why != "" {

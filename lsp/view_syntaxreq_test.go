@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/capsulang/caps/analysis/check"
 )
 
 // viewRequests are the requests an editor sends right after an edit.
@@ -116,6 +119,17 @@ func TestRequestsAfterSyntaxEdit(t *testing.T) {
 			{"definition", "(approvable n)", len("(appr"), "[{\"uri\":\"file:///tmp/claims.caps\",\"range\":{\"start\":{\"line\":5,\"character\":12},\"end\":{\"line\":5,\"character\":22}}}]"},
 			{"signatureHelp", "(approvable n)", len("(approvable "), "{\"signatures\":[{\"label\":\"(approvable review_score U32) -\\u003e Bool\",\"documentation\":\"Scores at or below 30 may be approved.\",\"parameters\":[{\"label\":\"review_score U32\"}]}]}"},
 			{"completion", "(> n 90)", len("(> n"), "{\"isIncomplete\":false,\"items\":[{\"detail\":\"literal\",\"kind\":12,\"label\":\"none\",\"textEdit\":{\"range\":{\"start\":{\"line\":20,\"character\":13},\"end\":{\"line\":20,\"character\":14}},\"newText\":\"none\"}}]}"},
+		}},
+		// (a) a `(` on its own line above the module: the tree's open list
+		// takes in the module (it has no module form); the recovery closes
+		// the list at the module's line and reads the module as before,
+		// its doc comment included
+		{"open paren above the module", claimsPath, viewHeaderModule, strings.Replace(viewHeaderModule, ";; Claims, scored.\n", "(\n;; Claims, scored.\n", 1), []syntaxReq{
+			{"hover", "(module claims", len("(module c"), "{\"contents\":{\"kind\":\"markdown\",\"value\":\"```capsulang\\nmodule claims\\n```\\n\\nClaims, scored.\"},\"range\":{\"start\":{\"line\":2,\"character\":8},\"end\":{\"line\":2,\"character\":14}}}"},
+			{"completion", "(approvable n)", len("(appr"), "{\"isIncomplete\":false,\"items\":[{\"detail\":\"function\",\"kind\":18,\"label\":\"approvable\",\"textEdit\":{\"range\":{\"start\":{\"line\":15,\"character\":16},\"end\":{\"line\":15,\"character\":20}},\"newText\":\"approvable\"}}]}"},
+			{"hover", "(approvable n)", len("(appr"), "{\"contents\":{\"kind\":\"markdown\",\"value\":\"```capsulang\\n(function approvable (review_score U32) -\\u003e Bool pure)\\n```\\n\\nScores at or below 30 may be approved.\"},\"range\":{\"start\":{\"line\":15,\"character\":16},\"end\":{\"line\":15,\"character\":26}}}"},
+			{"definition", "(approvable n)", len("(appr"), "[{\"uri\":\"file:///tmp/claims.caps\",\"range\":{\"start\":{\"line\":6,\"character\":12},\"end\":{\"line\":6,\"character\":22}}}]"},
+			{"signatureHelp", "(approvable n)", len("(approvable "), "{\"signatures\":[{\"label\":\"(approvable review_score U32) -\\u003e Bool\",\"documentation\":\"Scores at or below 30 may be approved.\",\"parameters\":[{\"label\":\"review_score U32\"}]}]}"},
 		}},
 		// (b) an extra `)` that would close twice early: the next line is
 		// indented inside it, so the recovery reads the `)` as stray and
@@ -227,4 +241,137 @@ func TestModuleDocAfterCommentLineBreak(t *testing.T) {
 			}
 		})
 	}
+}
+
+// syntaxEdit makes one edit of the kind TestViewSyntaxEditsDifferential
+// draws (kind is its name), from r; ok is false when text has no place for
+// it.
+func syntaxEdit(r *rand.Rand, kind, text string) (string, bool) {
+	lines := strings.SplitAfter(text, "\n")
+	mod := strings.Index(text, "(module ")
+	switch kind {
+	case "open paren at column 0":
+		i := r.Intn(len(lines))
+		ins := []string{"(", "(\n", "(x "}[r.Intn(3)]
+		return strings.Join(lines[:i], "") + ins + strings.Join(lines[i:], ""), true
+	case "extra close paren":
+		var at []int
+		for i, l := range lines {
+			if strings.HasSuffix(l, ")\n") {
+				at = append(at, i)
+			}
+		}
+		if len(at) == 0 {
+			return "", false
+		}
+		i := at[r.Intn(len(at))]
+		return strings.Join(lines[:i], "") + strings.TrimSuffix(lines[i], "\n") + ")\n" + strings.Join(lines[i+1:], ""), true
+	case "import edit with a syntax error":
+		imp := strings.Index(text, "  (import ")
+		if imp < 0 {
+			return "", false
+		}
+		end := imp + strings.IndexByte(text[imp:], '\n') + 1
+		var next string
+		switch r.Intn(4) {
+		case 0: // remove it
+			next = text[:imp] + text[end:]
+		case 1: // give it another alias
+			next = text[:imp] + strings.TrimRight(text[imp:end-1], ")") + " (as " + []string{"m", "mm", "money"}[r.Intn(3)] + "))\n" + text[end:]
+		case 2: // add one
+			next = text[:end] + []string{"  (import lib.money (as k))\n", "  (import lib.nothing)\n", "  (import lib.money (as m))\n"}[r.Intn(3)] + text[end:]
+		case 3: // leave it open
+			next = text[:end-2] + "\n" + text[end:]
+		}
+		// and a syntax error after the header
+		at := end + r.Intn(len(next)-end)
+		return next[:at] + []string{"(", ")", "(x "}[r.Intn(3)] + next[at:], true
+	case "line break in the module's comments":
+		var at []int
+		for i := 0; i < mod; i++ {
+			if text[i] == '\n' || text[i] == ' ' {
+				at = append(at, i)
+			}
+		}
+		if len(at) == 0 {
+			return "", false
+		}
+		i := at[r.Intn(len(at))]
+		return text[:i] + []string{"\n", "\n;;\n", "\n\n"}[r.Intn(3)] + text[i:], true
+	}
+	panic(kind)
+}
+
+// TestViewSyntaxEditsDifferential is the differential test of the edits
+// TestRequestsAfterSyntaxEdit holds one of each: a `(` typed at column 0,
+// an extra `)` at a line's end, an import edited in a text with a syntax
+// error, and a line break in the comments above the module. For each
+// example and each kind, one random edit of the example; each version a
+// view answers (the share is logged, with the reasons of the others) must
+// answer every request at every offset as a full check does. VIEW_SEEDS
+// chooses the seeds (`1-60`; default 1).
+func TestViewSyntaxEditsDifferential(t *testing.T) {
+	from, to := int64(1), int64(1)
+	if s := os.Getenv("VIEW_SEEDS"); s != "" {
+		if _, err := fmt.Sscanf(s, "%d-%d", &from, &to); err != nil {
+			t.Fatalf("VIEW_SEEDS=%q: want FROM-TO", s)
+		}
+	}
+	files, err := filepath.Glob("../examples/*.caps")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	if testing.Short() {
+		files = files[:4]
+	}
+	kinds := []string{"open paren at column 0", "extra close paren", "import edit with a syntax error", "line break in the module's comments"}
+	type tally struct{ versions, quick, compared int }
+	byKind := map[string]*tally{}
+	declined := map[string]int{}
+	bases := map[string]*check.Result{}
+	for seed := from; seed <= to; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		for _, file := range files {
+			path, module := readExample(t, filepath.Base(file))
+			base := bases[path]
+			if base == nil {
+				base = testSnapshot(t, path, module, nil).Package().Result
+				bases[path] = base
+			}
+			for _, kind := range kinds {
+				text, ok := syntaxEdit(r, kind, module)
+				if !ok {
+					continue
+				}
+				k := byKind[kind]
+				if k == nil {
+					k = &tally{}
+					byKind[kind] = k
+				}
+				k.versions++
+				sn := testSnapshot(t, path, text, base)
+				v, why := sn.quickViewWhy()
+				if v == nil {
+					declined[kind+": "+why]++
+					continue
+				}
+				k.quick++
+				useQuickView(sn, v)
+				t.Run(fmt.Sprintf("%d/%s/%s", seed, filepath.Base(file), kind), func(t *testing.T) {
+					k.compared += sameAtEveryOffset(t, sn)
+				})
+			}
+		}
+	}
+	quick, versions := 0, 0
+	for _, kind := range kinds {
+		k := byKind[kind]
+		if k == nil {
+			continue
+		}
+		quick += k.quick
+		versions += k.versions
+		t.Logf("%s: %d of %d versions answered without a full check (%d requests compared)", kind, k.quick, k.versions, k.compared)
+	}
+	t.Logf("in all: %d of %d versions answered without a full check; declined: %v", quick, versions, declined)
 }
