@@ -624,6 +624,11 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 		}
 		suspect := false
 		k := j - 1
+		// (forms before it on its own line, a stray `x` typed before its
+		// `(`, do not hide the comments above it from its doc: docOf)
+		for line := cur.Lines.Line(u.span.Start); k >= 0 && units[k].kind != syntax.KindComment && cur.Lines.Line(units[k].span.Start) == line; k-- {
+			suspect = suspect || units[k].changed || units[k].shift != u.shift
+		}
 		for ; k >= 0 && units[k].kind == syntax.KindComment; k-- {
 			suspect = suspect || units[k].changed || units[k].shift != u.shift
 		}

@@ -375,3 +375,46 @@ func TestViewSyntaxEditsDifferential(t *testing.T) {
 	}
 	t.Logf("in all: %d of %d versions answered without a full check; declined: %v", quick, versions, declined)
 }
+
+// TestDeclDocAfterCommentRemovedAboveStrayForm is what
+// TestViewAfterSyntaxError found with VIEW_SEED=57 (and seeds 2, 5, 54,
+// 55): the comment above a declaration removed while a stray form sits
+// before the declaration's `(` on its line (`x(function ...`). The
+// declaration's unit and the form before it are unchanged, moved alike,
+// so the view kept the base's doc: hover and signature help still showed
+// the removed comment, which a full check no longer has.
+func TestDeclDocAfterCommentRemovedAboveStrayForm(t *testing.T) {
+	ctx := context.Background()
+	path, module := readExample(t, "17_imports.caps")
+	b := strings.Replace(module, "  (function partial_refund", "  x(function partial_refund", 1)
+	const comment = "  ;; A refund of a share of an amount, in the same currency.\n"
+	text := strings.Replace(b, comment, "", 1)
+	if b == module || text == b {
+		t.Fatal("the example changed: no place for the edits")
+	}
+	base := testSnapshot(t, path, b, nil).Package().Result
+	sn := testSnapshot(t, path, text, base)
+	v, why := sn.quickViewWhy()
+	if v == nil {
+		t.Fatalf("the view declined: %s", why)
+	}
+	useQuickView(sn, v)
+	for _, q := range []struct {
+		f    func(context.Context, *snapshot, int) (any, error)
+		mark string
+		back int
+		want string
+	}{
+		{hover, "x(function partial_refund", len("x(function partial"), "{\"contents\":{\"kind\":\"markdown\",\"value\":\"```capsulang\\n(function partial_refund (paid Amount bps U64) -\\u003e Amount pure)\\n```\"},\"range\":{\"start\":{\"line\":14,\"character\":13},\"end\":{\"line\":14,\"character\":27}}}"},
+		{signatureHelp, "(partial_refund paid bps)", len("(partial_refund "), `{"signatures":[{"label":"(partial_refund paid money.Amount bps U64) -\u003e m.Amount","parameters":[{"label":"paid money.Amount"},{"label":"bps U64"}]}]}`},
+	} {
+		got, err := q.f(ctx, sn, strings.Index(text, q.mark)+q.back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gj, _ := json.Marshal(got)
+		if d := cmp.Diff(q.want, string(gj)); d != "" {
+			t.Errorf("at %q (-want +got):\n%s", q.mark, d)
+		}
+	}
+}
