@@ -309,7 +309,11 @@ func syntaxEdit(r *rand.Rand, kind, text string) (string, bool) {
 // example and each kind, one random edit of the example; each version a
 // view answers (the share is logged, with the reasons of the others) must
 // answer every request at every offset as a full check does. VIEW_SEEDS
-// chooses the seeds (`1-60`; default 1).
+// chooses the seeds (`1-60`; default 1). Over seeds 1-60, 3,112 of 3,300
+// versions are answered without a full check (958 before the view cut a
+// text's units from the recovery's read, 89 of those answering the
+// module's hover wrongly); the others edit the module form or put a
+// declaration outside the module.
 func TestViewSyntaxEditsDifferential(t *testing.T) {
 	from, to := int64(1), int64(1)
 	if s := os.Getenv("VIEW_SEEDS"); s != "" {
