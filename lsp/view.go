@@ -23,10 +23,12 @@ package lsp
 // shares with an unchanged one, also reads again the declarations that
 // looked the name up (check.Result.Users). An edit of the imports
 // resolves them anew and reads again the declarations naming an alias
-// that changed (importsEdited). When that picture is unsound (no base
-// yet, a syntax error the view cannot place, an edit to the module form
-// itself, a declaration outside the module), the view is the snapshot's
-// own full check, counted in fullViews.
+// that changed (importsEdited). A text with a syntax error is cut as the
+// reader's recovery reads it (errorUnits), from the read's own top-level
+// forms when the tree groups them otherwise (topFromRead). When that
+// picture is unsound (no base yet, a syntax error the view cannot place,
+// an edit to the module form itself, a declaration outside the module),
+// the view is the snapshot's own full check, counted in fullViews.
 
 import (
 	"bytes"
@@ -524,17 +526,26 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	if !ok {
 		curMod, top, units, ok = moduleUnits(cur)
 	}
-	if !ok {
+	modSpan := syntax.Span{Start: -1, End: -1}
+	switch {
+	case ok:
+		sn.cache.keepUnits(cur, curMod, top, units)
+		modSpan = cur.Span(curMod)
+	case !cur.HasError(0):
 		return nil, "no module form"
+	default:
+		// a list left open above the module takes it in, in the tree:
+		// the units are cut from the recovery's read (errorUnits), which
+		// may close that list before the module
+		top, units = nil, nil
 	}
-	sn.cache.keepUnits(cur, curMod, top, units)
-	v := &view{sn: sn, baseRes: base, top: top, units: units, modSpan: cur.Span(curMod)}
+	v := &view{sn: sn, baseRes: base, top: top, units: units, modSpan: modSpan}
 	if cur.HasError(0) {
 		// the units are the module's items as a full check reads them
 		if why := v.errorUnits(base); why != "" {
 			return nil, why
 		}
-		units = v.units
+		units, top = v.units, v.top
 	}
 	// Match the units of the two versions: the file's top-level nodes but
 	// the module, and the module's children.
@@ -550,11 +561,9 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	nameOK := func(u vunit) bool {
 		return u.item == 1 && u.kind == syntax.KindSymbol && oldName >= 0 && newName >= 0
 	}
-	topChanged := false
 	importsEdited := false // an import form added, removed or changed
 	for _, sg := range v.oldSegs {
 		if !sg.ok && !sg.inModule {
-			topChanged = true
 			if sg.kind != syntax.KindComment && declaresOutside(oldTop, sg, nil) {
 				// the builder reads declarations outside the module as
 				// its items
@@ -573,7 +582,6 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	}
 	for _, sg := range v.newSegs {
 		if !sg.ok && !sg.inModule {
-			topChanged = true
 			if sg.kind != syntax.KindComment && declaresOutside(top, sg, v.errForms) {
 				return nil, "an edit to a declaration outside the module"
 			}
@@ -596,12 +604,13 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 			units[sg.unit].changed = true
 		}
 	}
-	if topChanged {
-		// comments or stray forms around the module: they declare
-		// nothing (a full check reports them), but the comments above
-		// the module are its doc
-		v.modDoc, v.modDocSet = docOf(cur, top, cur.Span(curMod).Start), true
-	}
+	// Comments or stray forms around the module declare nothing (a full
+	// check reports them), but the comments above the module are its doc.
+	// It is read again after every edit, not only one that changed a unit
+	// outside the module: a line break inserted or removed between two
+	// comment lines changes no unit (each comment is matched, moved), yet
+	// ends or joins the run of comments the doc is made of.
+	v.modDoc, v.modDocSet = docOf(cur, top, v.modSpan.Start), true
 	// The declarations replaced and their replacements.
 	v.replaced = map[ast.Decl]bool{}
 	// An edit above a declaration may change its doc comment: a
@@ -615,6 +624,11 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 		}
 		suspect := false
 		k := j - 1
+		// (forms before it on its own line, a stray `x` typed before its
+		// `(`, do not hide the comments above it from its doc: docOf)
+		for line := cur.Lines.Line(u.span.Start); k >= 0 && units[k].kind != syntax.KindComment && cur.Lines.Line(units[k].span.Start) == line; k-- {
+			suspect = suspect || units[k].changed || units[k].shift != u.shift
+		}
 		for ; k >= 0 && units[k].kind == syntax.KindComment; k-- {
 			suspect = suspect || units[k].changed || units[k].shift != u.shift
 		}
@@ -885,11 +899,11 @@ type errRead struct {
 }
 
 // wholeRead is errRead from a read of the whole text.
-func wholeRead(src *syntax.Source, modSpan syntax.Span) *errRead {
+func wholeRead(src *syntax.Source) *errRead {
 	r := &errRead{mod: -1, comments: src.Comments}
 	for i, f := range src.Forms {
 		r.top = append(r.top, errForm{f: f})
-		if f.Span() == modSpan && f.Kind == syntax.FormList && f.Head() == "module" {
+		if r.mod < 0 && f.Kind == syntax.FormList && f.Head() == "module" {
 			r.mod, r.modSpan, r.modClosed = i, f.Span(), f.Closed
 			for _, it := range f.Items() {
 				r.items = append(r.items, errForm{f: it})
@@ -1008,7 +1022,7 @@ func (v *view) errorUnits(base *check.Result) string {
 	v.errStopped = er != nil && er.stopped
 	if er == nil {
 		src = v.sn.source()
-		er = wholeRead(src, v.modSpan)
+		er = wholeRead(src)
 	}
 	forms := 0
 	for i := range v.top {
@@ -1016,32 +1030,44 @@ func (v *view) errorUnits(base *check.Result) string {
 			forms++
 		}
 	}
-	if er.mod < 0 || er.modSpan != v.modSpan || len(er.top) != forms {
+	if er.mod < 0 {
 		return "a syntax error the module form does not recover from"
 	}
+	// The tree groups the text as the read does when it has the read's
+	// module form and as many other top-level forms. When it does not (a
+	// `(` typed at column 0 leaves a list open in the tree that takes in
+	// the rest of the file, an extra `)` closes the module early in the
+	// tree where the recovery reads it as stray), the file's top-level
+	// units are cut from the read itself (topFromRead): a full check
+	// reads the read's forms, whatever the tree made of them.
+	fromRead := er.modSpan != v.modSpan || len(er.top) != forms
 	if !er.modClosed {
 		// A list left open that the recovery does not close (nothing
 		// after it starts a line at or left of its column) takes in the
 		// module's closing parenthesis, and the module stays open to the
 		// end: a full check reads its items all the same (the builder
 		// does not look at the parenthesis), the broken declaration the
-		// last of them, holding whatever followed it. The view answers
-		// from those items as from a closed module's when nothing follows
-		// the module (the tree agrees: it ends the module there too).
+		// last of them, holding whatever followed it. A module the
+		// recovery closes without its parenthesis (a list starting a line
+		// at column 0 inside it) ends at its last item, before the forms
+		// that follow it: the top-level units are then the read's.
 		if er.mod != len(er.top)-1 {
-			return "a syntax error the module form does not recover from"
+			fromRead = true
 		}
 		v.modOpen = true
 	}
 	sp := er.modSpan
 	units := make([]vunit, 0, 2*len(er.items)+2)
 	v.errForms = make(map[int32]errForm, len(er.items)+len(er.top))
+	if fromRead {
+		v.topFromRead(er)
+	}
 	// the other top-level forms, read as the tree cuts them (their
 	// nodes' numbers are the tree's, the module's units' below -1)
 	k := 0
 	for i := range v.top {
 		t := &v.top[i]
-		if !t.hasForm() {
+		if fromRead || !t.hasForm() {
 			continue
 		}
 		f := er.top[k]
@@ -1102,6 +1128,51 @@ func (v *view) errorUnits(base *check.Result) string {
 	}
 	v.units, v.errSrc = units, src
 	return ""
+}
+
+// topFromRead makes the file's top-level units those of er, a read of a
+// text with a syntax error whose tree groups the text otherwise: its forms
+// (the module's span is the read's, the others' forms in errForms under
+// numbers of their own, below the module's units') and the comments
+// outside them, in order.
+func (v *view) topFromRead(er *errRead) {
+	const first = -1 << 30
+	var top []vunit
+	cs := er.comments
+	c := 0
+	for k, f := range er.top {
+		fsp := f.f.Span()
+		fsp.Start += f.shift
+		fsp.End += f.shift
+		if k == er.mod {
+			fsp = er.modSpan
+		}
+		for ; c < len(cs) && cs[c].Start < fsp.Start; c++ {
+			top = append(top, vunit{node: int32(first - len(top)), span: cs[c], kind: syntax.KindComment, item: -1})
+		}
+		for c < len(cs) && cs[c].Start < fsp.End {
+			c++ // inside the form
+		}
+		u := vunit{node: int32(first - len(top)), span: fsp, item: -1}
+		switch f.f.Kind {
+		case syntax.FormList:
+			u.kind, u.head = syntax.KindList, f.f.Head()
+		case syntax.FormSymbol:
+			u.kind = syntax.KindSymbol
+		case syntax.FormNumber:
+			u.kind = syntax.KindNumber
+		default:
+			u.kind = syntax.KindString
+		}
+		if k != er.mod {
+			v.errForms[u.node] = f
+		}
+		top = append(top, u)
+	}
+	for ; c < len(cs); c++ {
+		top = append(top, vunit{node: int32(first - len(top)), span: cs[c], kind: syntax.KindComment, item: -1})
+	}
+	v.top, v.modSpan = top, er.modSpan
 }
 
 // errorCheck is the check a text with a syntax error passes once its
@@ -2264,9 +2335,7 @@ var importEditViews atomic.Int64
 // "" when the view can go on.
 func (v *view) importsEdited(base *check.Result) string {
 	const why = "an edit to the module form's keyword, parentheses or imports"
-	if v.errSrc != nil || v.sn.loader == nil {
-		// (a text with a syntax error reads its imports from the
-		// recovery's read: left to the full check)
+	if v.sn.loader == nil {
 		return why
 	}
 	var imports []*ast.Import

@@ -486,7 +486,7 @@ func TestUnitsAfterEdit(t *testing.T) {
 // the module's items, form by form, and the comments between them.
 func checkErrUnits(t *testing.T, file string, sn *snapshot, v *view) {
 	t.Helper()
-	whole := wholeRead(syntax.Read(sn.cst), v.modSpan)
+	whole := wholeRead(syntax.Read(sn.cst))
 	k := 0
 	for i := range v.units {
 		u := &v.units[i]
