@@ -476,8 +476,15 @@ func (sn *snapshot) chainView() *view {
 
 // offerImportAnswer gives sn's requests pkg, an importer job's engine
 // answer for sn (the same check importView would make), when they have not
-// made their own yet.
+// made their own yet and it covers every body.
 func (sn *snapshot) offerImportAnswer(pkg *load.Package) {
+	if pkg.Result.Partial() {
+		// (it lacks the types and references of bodies it did not
+		// check again: importView takes none such, the full check
+		// answers; hover on an input of app17's partial_refund found
+		// nothing: TestWorkspaceDifferential seed 58)
+		return
+	}
 	if ib := sn.imp; ib != nil {
 		ib.once.Do(func() {
 			ib.pkg = pkg

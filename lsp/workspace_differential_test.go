@@ -748,3 +748,20 @@ func TestWorkspaceImportEditsThenBaseEdits(t *testing.T) {
 			xfOp{kind: "mutate", file: "base.caps", mut: xfMut("Point's field renamed")})
 	})
 }
+
+// TestWorkspaceTypingThenImportedBodyEdit replays the reduced sequence of
+// TestWorkspaceDifferential's seed 58: after typing in app17.caps (a
+// comment inside an input list, a stray atom above the module) and an
+// edit of lib/money.caps, hover on an input of partial_refund found
+// nothing: the importer job gave the snapshot's requests its engine
+// answer, which lacked the types and references of the bodies it had
+// not checked again (offerImportAnswer takes none such now).
+func TestWorkspaceTypingThenImportedBodyEdit(t *testing.T) {
+	xfReplay(t,
+		xfOp{kind: "open", file: "lib/money.caps"},
+		xfOp{kind: "type", file: "app17.caps", seed: 1278051767215532394},
+		xfOp{kind: "disk", file: "base.caps", mut: xfMut("big's precondition")},
+		xfOp{kind: "type", file: "app17.caps", seed: 3400241051598388625},
+		xfOp{kind: "mutate", file: "lib/money.caps", mut: xfMut("is_large's threshold")},
+	)
+}
