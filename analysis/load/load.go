@@ -482,11 +482,7 @@ func (l *Loader) check(abs string, p *Package, hash bool, answers map[string]*ch
 	}
 	p.epoch = l.epoch
 	l.graph.begin(abs, p.File)
-	var im check.Importer = (*importer)(l)
-	if answers != nil {
-		im = &heldImporter{l: l, answers: answers}
-	}
-	opts := l.checkOptions(abs, p, im, hash)
+	opts := l.checkOptions(abs, p, l.heldImporter(answers), hash)
 	if p.lean {
 		// The limit is set once the imports are checked (whole, and
 		// without it) and hashed, from the live heap then.
@@ -797,11 +793,7 @@ func (l *Loader) recheckAnswer(abs, display string, src []byte, r *check.Result,
 			l.graph.forget(abs)
 		}
 	}()
-	var im check.Importer = (*importer)(l)
-	if answers != nil {
-		im = &heldImporter{l: l, answers: answers}
-	}
-	res, ok := r.RecheckImports(im)
+	res, ok := r.RecheckImports(l.heldImporter(answers))
 	if !ok || res.File == nil || res.File.Module == nil || len(res.Imports) != len(res.File.Module.Imports) {
 		return nil
 	}
@@ -948,6 +940,15 @@ type heldImporter struct {
 
 func (im *heldImporter) Import(from, modPath string) (*check.Imported, error) {
 	return im.l.importWith(from, modPath, im.answers)
+}
+
+// heldImporter returns the importer of a check that runs with l.mu held:
+// answering the files answers maps from it (see load), when not nil.
+func (l *Loader) heldImporter(answers map[string]*check.Result) check.Importer {
+	if answers == nil {
+		return (*importer)(l)
+	}
+	return &heldImporter{l: l, answers: answers}
 }
 
 // RecheckImports checks the file at path again with
