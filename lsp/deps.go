@@ -923,21 +923,29 @@ func (d *importDeps) withBase(res *check.Result) *importDeps {
 
 // withImports returns the dependencies of an engine's answer to a local
 // edit that changed the document's imports (nd, read from the answer:
-// depsOf), without a base, with d's merged in: every module d's closure held stays (an
-// edit of one sends the document to be checked again, which costs a
-// check at most), and the files the examples can call are d's and every
-// module of the new closure (the answer's references of the declarations
-// it kept are not at their offsets, which exampleReach reads).
+// depsOf), without a base, with d's merged in: every module d's closure
+// held stays (an edit of one sends the document to be checked again,
+// which costs a check at most), and the files the examples can call are
+// d's and every module of the new closure (the answer's references of
+// the declarations it kept are not at their offsets, which exampleReach
+// reads).
+//
+// An answer whose imports changed is not the base of the engine's check
+// after a module it imports changes: the document is checked in full
+// then. (Over such an answer, views after an importer job answered hover
+// on imported members without their symbols: TestWorkspaceDifferential
+// seeds 12, 22, 35.)
 func (d *importDeps) withImports(nd *importDeps) *importDeps {
-	if d == nil {
-		return nd
-	}
-	for p, k := range d.seen {
-		if _, ok := nd.seen[p]; !ok {
-			nd.seen[p] = k
+	nd.base = nil
+	var reach map[string]bool
+	if d != nil {
+		for p, k := range d.seen {
+			if _, ok := nd.seen[p]; !ok {
+				nd.seen[p] = k
+			}
 		}
+		reach = maps.Clone(d.reach)
 	}
-	reach := maps.Clone(d.reach)
 	if nd.reach != nil || reach != nil {
 		if reach == nil {
 			reach = map[string]bool{}
@@ -947,12 +955,6 @@ func (d *importDeps) withImports(nd *importDeps) *importDeps {
 		}
 	}
 	nd.reach = reach
-	// An answer whose imports changed is not the base of the engine's
-	// check after a module it imports changes: the document is checked
-	// in full then. (Over such an answer, views after an importer job
-	// answered hover on imported members without their symbols:
-	// TestWorkspaceDifferential seeds 12, 22, 35.)
-	nd.base = nil
 	return nd
 }
 
