@@ -658,9 +658,8 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 	}
 	engine := map[*snapshot]*check.Result{}
 	for _, level := range importLevels(recheck, deps) {
-		mu.Lock()
-		known := maps.Clone(answers)
-		mu.Unlock()
+		// (closed once for the level: every check of it reads them)
+		known := s.loader.CloseAnswers(answers)
 		s.parallel(level, func(sn *snapshot) {
 			defer s.doneRechecking(sn)
 			if b := engineBase[sn]; b != nil {
@@ -963,7 +962,7 @@ func (d *importDeps) withImports(nd *importDeps) *importDeps {
 // already, by answers; when sn's text is not base's (an edit of the
 // document not answered yet), the new text is read and answered too. A
 // panic is logged and answered by a full check.
-func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[string]*check.Result) (pkg *load.Package, ok bool) {
+func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers *load.Answers) (pkg *load.Package, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Printf("panic in an incremental check of %s after an import changed (checking in full): %v\n%s", sn.uri, r, debug.Stack())
@@ -977,14 +976,14 @@ func (s *Server) recheckImports(sn *snapshot, base *check.Result, answers map[st
 		}
 		f = ast.Build(syntax.Read(sn.cst))
 	}
-	return s.loader.RecheckImportsAt(sn.path, base, f, answers)
+	return s.loader.RecheckImportsOver(sn.path, base, f, answers)
 }
 
 // recheckImportsFor is recheckImports for a request (importView): the
 // answer's trees are read from sn's text when base's are not at their
 // text's offsets (a fast Recheck's answer keeps older texts'), so that
 // the answer's positions are the text's.
-func (s *Server) recheckImportsFor(sn *snapshot, base *check.Result, answers map[string]*check.Result) (pkg *load.Package, ok bool) {
+func (s *Server) recheckImportsFor(sn *snapshot, base *check.Result, answers *load.Answers) (pkg *load.Package, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Printf("panic answering a request on %s after an import changed (checking in full): %v\n%s", sn.uri, r, debug.Stack())
@@ -998,14 +997,14 @@ func (s *Server) recheckImportsFor(sn *snapshot, base *check.Result, answers map
 		}
 		f = ast.Build(sn.source())
 	}
-	return s.loader.RecheckImportsAt(sn.path, base, f, answers)
+	return s.loader.RecheckImportsOver(sn.path, base, f, answers)
 }
 
 // recheckImportsOwn is recheckImportsFor of base's own text (a
 // tree-current answer: check.Result.RecheckImports, whose bodies reused
 // keep their types and references), whatever sn's text: the base of the
 // views of sn's document until its next check (chainView).
-func (s *Server) recheckImportsOwn(sn *snapshot, base *check.Result, answers map[string]*check.Result) (pkg *load.Package, ok bool) {
+func (s *Server) recheckImportsOwn(sn *snapshot, base *check.Result, answers *load.Answers) (pkg *load.Package, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Printf("panic answering a request on %s after an import changed (checking in full): %v\n%s", sn.uri, r, debug.Stack())
@@ -1015,18 +1014,19 @@ func (s *Server) recheckImportsOwn(sn *snapshot, base *check.Result, answers map
 	if !base.TreeCurrent() {
 		return nil, false
 	}
-	return s.loader.RecheckImportsAt(sn.path, base, nil, answers)
+	return s.loader.RecheckImportsOver(sn.path, base, nil, answers)
 }
 
 // importAnswers returns, by absolute path, answers for the open modules in
 // the import closure deps read (the snapshot's document's) that the
 // loader holds no package for: their engine answers of their current
 // texts, made importable (answerOf), so that a request's engine check
-// (importView) reads them without checking them in full.
-func (s *Server) importAnswers(sn *snapshot, deps *importDeps) map[string]*check.Result {
+// (importView) reads them without checking them in full. They are
+// closed over what they read (load.Loader.CloseAnswers).
+func (s *Server) importAnswers(sn *snapshot, deps *importDeps) *load.Answers {
 	out := map[string]*check.Result{}
 	if deps == nil {
-		return out
+		return s.loader.CloseAnswers(out)
 	}
 	var xs []*snapshot
 	s.mu.Lock()
@@ -1048,7 +1048,7 @@ func (s *Server) importAnswers(sn *snapshot, deps *importDeps) map[string]*check
 			out[absPath(x.path)] = r
 		}
 	}
-	return out
+	return s.loader.CloseAnswers(out)
 }
 
 // engineAnswered publishes the engine's diagnostics for sn (checked again

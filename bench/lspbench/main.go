@@ -230,7 +230,7 @@ func main() {
 	jsonOut := flag.Bool("json", false, "print JSON")
 	wsFiles := flag.Int("ws-files", 200, "modules in the workspace")
 	skip := flag.String("skip", "", "comma-separated parts to skip: 10k, 100k, ws, gopls")
-	cpuProfile := flag.String("cpuprofile", "", "write the caps server's CPU profile of the 10k-lines session to `FILE` (caps lsp --cpuprofile; FILE.100k for the 100k-lines one)")
+	cpuProfile := flag.String("cpuprofile", "", "write the caps server's CPU profile of the 10k-lines session to `FILE` (caps lsp --cpuprofile; FILE.100k for the 100k-lines one, FILE.ws for the workspace)")
 	flag.Parse()
 	lspArgs := func(suffix string) []string {
 		if *cpuProfile == "" {
@@ -376,13 +376,26 @@ func main() {
 	// ---- a workspace of 200 modules importing each other
 	if !skipped["ws"] {
 		progress("a workspace of %d modules", *wsFiles)
-		ws := workspace(*caps, *wsFiles, max(*edits/10, 3))
+		ws := workspace(*caps, lspArgs(".ws"), *wsFiles, max(*edits/10, 3))
 		results = append(results, summarize(fmt.Sprintf("workspace: body edit in the module all %d others import (affects it alone)", ws.files-1), ws.body, 50, 0))
 		results = append(results, summarize(fmt.Sprintf("workspace: interface edit in that module, until all %d files are published", ws.files), ws.iface, 50, 0))
 		notes["ws_importers_republished_after_body_edits"] = ws.republished
 		cpu := summarize("workspace: the server's CPU time for an interface edit", ws.ifaceCPU, 0, 0)
 		notes["ws_interface_edit_cpu_ms_p50"] = cpu.P50ms
 		notes["ws_interface_edit_cpu_ms_max"] = cpu.Maxms
+		// the edits alternate: I64 -> Bool (199 type errors appear), then
+		// back (they go); the two kinds' times differ, and a p50 over a
+		// few of each lands on either
+		var appear, gone []time.Duration
+		for i, d := range ws.iface {
+			if i%2 == 0 {
+				appear = append(appear, d)
+			} else {
+				gone = append(gone, d)
+			}
+		}
+		notes["ws_interface_edit_p50_errors_appear"] = pct(appear, 0.5)
+		notes["ws_interface_edit_p50_errors_go"] = pct(gone, 0.5)
 
 	}
 	// ---- gopls, the peer
@@ -443,6 +456,8 @@ func main() {
 	if !skipped["ws"] {
 		fmt.Printf("workspace: importers that published again after the body edits: %d; the server's CPU time for an interface edit: p50 %.0f ms, max %.0f ms (10 ms ticks)\n",
 			notes["ws_importers_republished_after_body_edits"], notes["ws_interface_edit_cpu_ms_p50"], notes["ws_interface_edit_cpu_ms_max"])
+		fmt.Printf("  interface edit p50 by direction: the importers' type errors appear %.2f ms, go %.2f ms\n",
+			notes["ws_interface_edit_p50_errors_appear"], notes["ws_interface_edit_p50_errors_go"])
 	}
 	if peer != nil {
 		fmt.Printf("peer, same client, same run: %s, edit to diagnostics on 10k lines of Go: p50 %.2f ms, p99 %.2f ms (n=%d)\n", peerVersion, peer.P50ms, peer.P99ms, peer.N)
@@ -482,7 +497,7 @@ func median(xs []float64) float64 {
 // own diagnostics; no importer is affected) and one in a function's
 // output type that every importer calls (until every file has published
 // diagnostics again).
-func workspace(caps string, files, n int) wsResult {
+func workspace(caps string, args []string, files, n int) wsResult {
 	dir, err := os.MkdirTemp("", "lspbench-ws")
 	must(err)
 	defer os.RemoveAll(dir)
@@ -508,7 +523,7 @@ func workspace(caps string, files, n int) wsResult {
 		texts[i] = body
 		must(os.WriteFile(filepath.Join(dir, name+".caps"), []byte(body), 0o644))
 	}
-	c, err := lsptest.Start(caps, "lsp")
+	c, err := lsptest.Start(caps, args...)
 	must(err)
 	c.Timeout = 20 * time.Second
 	must(c.Call("initialize", map[string]any{"rootUri": "file://" + dir, "capabilities": map[string]any{}}, nil))
