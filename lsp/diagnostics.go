@@ -5,6 +5,7 @@ package lsp
 // examples.go), and in full when the engine declines.
 
 import (
+	"bytes"
 	"context"
 	"reflect"
 	"runtime/debug"
@@ -60,8 +61,21 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		quick := false
 		var diags []syntax.Diagnostic
 		var res *check.Result
+		own := false // (base is a check of snap's text)
 		if base != nil {
-			res, quick = s.recheck(base, snap)
+			if own = base.TreeCurrent() && base.File != nil && base.File.Source != nil && base.File.Source.CST != nil && bytes.Equal(base.File.Source.CST.Src, snap.cst.Src); own {
+				// A snapshot of the base's own text (an importer job
+				// that kept the document's view of an import schedules
+				// its check): the base answers it. A Recheck would give
+				// the same diagnostics as a chained answer, which the
+				// next job cannot narrow its importers by
+				// (check.Result.SameImportReads reads no chained answer):
+				// an importer of a module edited next was then checked
+				// again although it read no member that changed.
+				res, quick = base, true
+			} else {
+				res, quick = s.recheck(base, snap)
+			}
 		}
 		// examples: the full check's examples are evaluated next;
 		// engineExamples: the engine answer's are
@@ -74,7 +88,9 @@ func (s *Server) scheduleDiagnostics(d *document) {
 			diags = res.Diagnostics
 			// the answer is the next edit's base: no full check is needed
 			// to refresh it
-			s.setEngineBase(snap, base, res)
+			if !own {
+				s.setEngineBase(snap, base, res)
+			}
 			fromAnswer = res.MayRunExamples()
 		} else {
 			diags = snap.Package().Result.Diagnostics
