@@ -250,6 +250,15 @@ func (kc *keyCache) key(m *ast.Module, src *syntax.Source) uint64 {
 
 // depsOf computes what a document's check read of other files.
 func (kc *keyCache) depsOf(res *check.Result) *importDeps {
+	d := kc.seenOf(res)
+	if len(res.Examples) > 0 && len(d.seen) > 0 {
+		d.reach = exampleReach(res)
+	}
+	return d
+}
+
+// seenOf is depsOf without the files the examples can call (reach).
+func (kc *keyCache) seenOf(res *check.Result) *importDeps {
 	d := &importDeps{seen: map[string]uint64{}, base: res}
 	var walk func(r *check.Result)
 	walk = func(r *check.Result) {
@@ -272,9 +281,6 @@ func (kc *keyCache) depsOf(res *check.Result) *importDeps {
 		}
 	}
 	walk(res)
-	if len(res.Examples) > 0 && len(d.seen) > 0 {
-		d.reach = exampleReach(res)
-	}
 	return d
 }
 
@@ -922,20 +928,21 @@ func (d *importDeps) withBase(res *check.Result) *importDeps {
 
 // withImports returns the dependencies of an engine's answer to a local
 // edit that changed the document's imports (nd, read from the answer:
-// depsOf), without a base, with d's merged in: every module d's closure
-// held stays (an edit of one sends the document to be checked again,
-// which costs a check at most), and the files the examples can call are
-// d's and every module of the new closure (the answer's references of
-// the declarations it kept are not at their offsets, which exampleReach
-// reads).
+// seenOf; examples, whether it has examples), without a base, with d's
+// merged in: every module d's closure held stays (an edit of one sends
+// the document to be checked again, which costs a check at most), and
+// the files the examples can call are d's and every module of the new
+// closure (the answer's references of the declarations it kept are not
+// at their offsets, which exampleReach reads: it is not computed).
 //
 // An answer whose imports changed is not the base of the engine's check
 // after a module it imports changes: the document is checked in full
 // then. (Over such an answer, views after an importer job answered hover
 // on imported members without their symbols: TestWorkspaceDifferential
 // seeds 12, 22, 35.)
-func (d *importDeps) withImports(nd *importDeps) *importDeps {
+func (d *importDeps) withImports(nd *importDeps, examples bool) *importDeps {
 	nd.base = nil
+	widen := examples && len(nd.seen) > 0 // (before d's are merged in)
 	var reach map[string]bool
 	if d != nil {
 		for p, k := range d.seen {
@@ -945,7 +952,7 @@ func (d *importDeps) withImports(nd *importDeps) *importDeps {
 		}
 		reach = maps.Clone(d.reach)
 	}
-	if nd.reach != nil || reach != nil {
+	if widen || reach != nil {
 		if reach == nil {
 			reach = map[string]bool{}
 		}

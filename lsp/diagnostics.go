@@ -159,7 +159,7 @@ func (s *Server) setEngineBase(snap *snapshot, base, res *check.Result) {
 		if load.SameImportFiles(base, res) {
 			d.deps = d.deps.withBase(res) // and of the next import change's
 		} else {
-			d.deps = d.deps.withImports(s.keys.depsOf(res))
+			d.deps = d.deps.withImports(s.keys.seenOf(res), len(res.Examples) > 0)
 		}
 		s.answers.put(d.path, res) // and of checks importing it
 	}
