@@ -45,37 +45,57 @@ type Options struct {
 	// by its tree, for the next build of a module sharing trees (see
 	// DeclCache).
 	Decls *DeclCache
+	// Src, when set with Decls, is the text the module's trees were
+	// built from, at its offsets (their spans index it), read without a
+	// syntax error: the cache then also finds a declaration whose tree is
+	// new by its form's text. (Where the reader recovers from an error,
+	// the tree of a form depends on its columns and what follows it.)
+	Src []byte
 }
 
 // DeclCache remembers the canonical encoding of one module's
 // declarations by their trees, so that building the IR of the same trees
 // again (the module's hash after one of its imports changed) encodes only
-// the declarations that are new. After each build it holds exactly the
-// declarations of the module built; trees must not change once built.
-// It is safe for concurrent use.
+// the declarations that are new. With Options.Src it also remembers them
+// by the SHA-256 of their forms' text: in a text without syntax errors a
+// declaration's encoding is a function of its form's text alone
+// (positions, layout, comments and doc comments are normalized away, and
+// nothing outside the form is read),
+// so a text read and built again (a module's new version: every tree is
+// new) encodes only the declarations whose text changed. After each
+// build it holds exactly the declarations of the module built; trees
+// must not change once built. It is safe for concurrent use.
 type DeclCache struct {
-	mu sync.Mutex
-	m  map[ast.Decl][]byte
+	mu     sync.Mutex
+	m      map[ast.Decl][]byte
+	byText map[[sha256.Size]byte][]byte
 }
 
-// lookup returns a declaration's remembered encoding.
-func (c *DeclCache) lookup(d ast.Decl) ([]byte, bool) {
+// lookup returns a declaration's remembered encoding, by its tree or,
+// when hasText, by the hash of its form's text.
+func (c *DeclCache) lookup(d ast.Decl, text [sha256.Size]byte, hasText bool) ([]byte, bool) {
 	if c == nil {
 		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	b, ok := c.m[d]
-	return b, ok
+	if b, ok := c.m[d]; ok {
+		return b, true
+	}
+	if hasText {
+		b, ok := c.byText[text]
+		return b, ok
+	}
+	return nil, false
 }
 
-// replace makes m the remembered encodings.
-func (c *DeclCache) replace(m map[ast.Decl][]byte) {
+// replace makes m and byText the remembered encodings.
+func (c *DeclCache) replace(m map[ast.Decl][]byte, byText map[[sha256.Size]byte][]byte) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
-	c.m = m
+	c.m, c.byText = m, byText
 	c.mu.Unlock()
 }
 
@@ -173,16 +193,29 @@ func (o Options) module(m *ast.Module) (value, error) {
 	// encoding is done with before the next is built.
 	members := make(jobj, 0, 16)
 	var kept map[ast.Decl][]byte
+	var keptText map[[sha256.Size]byte][]byte
 	if o.Decls != nil {
 		kept = make(map[ast.Decl][]byte, len(m.Decls))
+		if o.Src != nil {
+			keptText = make(map[[sha256.Size]byte][]byte, len(m.Decls))
+		}
 	}
 	for _, d := range m.Decls {
 		if isNil(d) {
 			continue
 		}
+		var text [sha256.Size]byte
+		hasText := false
+		if keptText != nil {
+			if f := d.Base().Form; f != nil {
+				if sp := f.Span(); 0 <= sp.Start && sp.Start <= sp.End && sp.End <= len(o.Src) {
+					text, hasText = sha256.Sum256(o.Src[sp.Start:sp.End]), true
+				}
+			}
+		}
 		// Kind names contain no NUL, so "kind\x00name" sorts by kind, then
 		// by name.
-		b, ok := o.Decls.lookup(d)
+		b, ok := o.Decls.lookup(d, text, hasText)
 		if !ok {
 			members = declInto(members, d)
 			b = enc.encode(members)
@@ -193,9 +226,12 @@ func (o Options) module(m *ast.Module) (value, error) {
 		if kept != nil {
 			kept[d] = b
 		}
+		if hasText {
+			keptText[text] = b
+		}
 		decls = append(decls, keyed{name: string(d.Kind()) + "\x00" + d.Base().Name.Name, enc: b})
 	}
-	o.Decls.replace(kept)
+	o.Decls.replace(kept, keptText)
 	v.set("decls", sortKeyed(decls))
 	return v, nil
 }

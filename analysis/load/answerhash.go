@@ -33,11 +33,7 @@ func (l *Loader) answerHash(abs string, r *check.Result) (hash string) {
 				hash = "" // (an answer the IR cannot encode: no hash, as before)
 			}
 		}()
-		o := IROptions(r)
-		if l.CacheIR {
-			o.Decls = l.declCache(&Package{Path: abs})
-		}
-		hash, _ = o.Hash(r.File.Module)
+		hash, _ = cachedIROptions(r, l.declCache(&Package{Path: abs})).Hash(r.File.Module)
 	}()
 	if l.answerHashes == nil {
 		l.answerHashes = map[string]answerHashed{}

@@ -596,9 +596,7 @@ func (l *Loader) hash(p *Package) {
 	}
 	p.hashed = true
 	if p.File.Module != nil {
-		o := IROptions(p.Result)
-		o.Decls = l.declCache(p)
-		p.Hash, _ = o.Hash(p.File.Module)
+		p.Hash, _ = cachedIROptions(p.Result, l.declCache(p)).Hash(p.File.Module)
 	}
 }
 
@@ -635,15 +633,46 @@ func (l *Loader) hashOnce(p *Package) {
 	}
 	var h string
 	if p.File.Module != nil {
-		o := IROptions(p.Result)
-		o.Decls = dc
-		h, _ = o.Hash(p.File.Module)
+		h, _ = cachedIROptions(p.Result, dc).Hash(p.File.Module)
 	}
 	l.mu.Lock()
 	if !p.hashed {
 		p.Hash, p.hashed = h, true
 	}
 	l.mu.Unlock()
+}
+
+// cachedIROptions are IROptions(res) with the file's declaration cache
+// dc (nil: none), which also finds declarations by their text when res's
+// trees are at its text's offsets and it reads without a syntax error
+// (ir.Options.Src): a new version's
+// hash, every tree of it new, encodes again only the declarations whose
+// text changed.
+func cachedIROptions(res *check.Result, dc *ir.DeclCache) ir.Options {
+	o := IROptions(res)
+	o.Decls = dc
+	// (not in a text with a syntax error: the reader's recovery reads a
+	// form by its columns and by what follows it, so the same form text
+	// may give another tree elsewhere)
+	if dc != nil && res.TreeCurrent() && res.File.Source != nil && res.File.Source.CST != nil && !res.File.Source.TooDeep && readsClean(res.File) {
+		o.Src = res.File.Source.CST.Src
+	}
+	return o
+}
+
+// readsClean reports whether f's text reads without a syntax error: its
+// tree says so, or, when the loader dropped it (a file only imported),
+// its diagnostics hold no syntax error.
+func readsClean(f *ast.File) bool {
+	if cst := f.Source.CST; cst.Len() > 0 {
+		return !cst.HasError(0)
+	}
+	for _, d := range f.Diagnostics {
+		if d.Code == syntax.CodeParse {
+			return false
+		}
+	}
+	return true
 }
 
 // IROptions are the IR options of a checked file: each import that
