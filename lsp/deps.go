@@ -660,6 +660,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 	if len(recheck) > 0 {
 		if xr := s.answerOf(xs); xr != nil {
 			answers[absPath(xs.path)] = xr
+			s.loader.HashAnswer(xs.path, xr) // (outside the loader's lock)
 		}
 	}
 	engine := map[*snapshot]*check.Result{}
@@ -679,10 +680,16 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 					} else {
 						importStats.engine.Add(1)
 					}
-					if imported[sn.path] && res.Complete() {
-						// the next levels, and later checks of the
-						// documents importing it, read it from the cache
-						s.loader.OfferHashed(pkg)
+					if imported[sn.path] {
+						if res.Complete() {
+							// the next levels, and later checks of the
+							// documents importing it, read it from the cache
+							s.loader.OfferHashed(pkg)
+						} else {
+							// the next levels read it from answers: its
+							// hash is made here, in parallel
+							s.loader.HashAnswer(sn.path, res)
+						}
 					}
 					mu.Lock()
 					answers[absPath(sn.path)] = res

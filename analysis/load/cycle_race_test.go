@@ -149,3 +149,52 @@ func TestAnswerHasHash(t *testing.T) {
 		t.Errorf("left's semantic hash: got %s, a full check's %s", pkg.Hash, want.Hash)
 	}
 }
+
+// TestHashAnswerAhead: HashAnswer hashes an answer ahead of the checks
+// that read it (an importer job's parallel checks, each its own answer),
+// and the import of a check over that answer takes the hash made ahead,
+// which is the hash of a full check of the same text; an answer of
+// another text is hashed again.
+func TestHashAnswerAhead(t *testing.T) {
+	dir := t.TempDir()
+	base := write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body x)))\n")
+	left := write(t, dir, "left.caps", "(module left (capsule \"1\")\n  (import base)\n  (function l (output I64) (body (base.b 1))))\n")
+	l := Loader{CacheIR: true}
+	lp, err := l.Load(left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body (+ x 1))))\n")
+	var other Loader
+	bp, err := other.Load(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Forget(base)
+	abs, _ := filepath.Abs(base)
+	l.HashAnswer(base, bp.Result)
+	if a := l.answerHashes[abs]; a.res != bp.Result || a.hash != bp.Hash || bp.Hash == "" {
+		t.Fatalf("after HashAnswer: kept %q for the answer (same result %v), want %q", a.hash, a.res == bp.Result, bp.Hash)
+	}
+	// the check reads the hash made ahead (marked, to tell it from one
+	// made again)
+	l.answerHashes[abs] = answerHashed{res: bp.Result, hash: "sha256:ahead"}
+	pkg, ok := l.RecheckImportsAt(left, lp.Result, nil, map[string]*check.Result{abs: bp.Result})
+	if !ok {
+		t.Fatal("RecheckImportsAt declined")
+	}
+	if len(pkg.Result.Imports) != 1 || pkg.Result.Imports[0].Hash != "sha256:ahead" {
+		t.Fatalf("base's hash in left's import: got %+v, want the one made ahead", pkg.Result.Imports)
+	}
+	// another answer of the file is hashed again
+	write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body (+ x 2))))\n")
+	var third Loader
+	bp2, err := third.Load(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.HashAnswer(base, bp2.Result)
+	if a := l.answerHashes[abs]; a.res != bp2.Result || a.hash != bp2.Hash || bp2.Hash == bp.Hash {
+		t.Fatalf("after HashAnswer of a later answer: kept %q, want %q (the earlier %q)", a.hash, bp2.Hash, bp.Hash)
+	}
+}
