@@ -106,22 +106,8 @@ func TestImportCycleThroughAnAnswer(t *testing.T) {
 // the importer's semantic hash is a full check's. It was empty ("import
 // base ()") unless the loader's cached package held that very answer.
 func TestAnswerHasHash(t *testing.T) {
-	dir := t.TempDir()
-	base := write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body x)))\n")
-	left := write(t, dir, "left.caps", "(module left (capsule \"1\")\n  (import base)\n  (function l (output I64) (body (base.b 1))))\n")
-	var l Loader
-	lp, err := l.Load(left)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// base changes; its answer comes from another loader
-	write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body (+ x 1))))\n")
-	var other Loader
-	bp, err := other.Load(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Forget(base)
+	l := &Loader{}
+	base, left, lp, bp := baseAnsweredElsewhere(t, l)
 	abs, _ := filepath.Abs(base)
 	pkg, ok := l.RecheckImportsAt(left, lp.Result, nil, map[string]*check.Result{abs: bp.Result})
 	if !ok {
@@ -156,21 +142,8 @@ func TestAnswerHasHash(t *testing.T) {
 // which is the hash of a full check of the same text; an answer of
 // another text is hashed again.
 func TestHashAnswerAhead(t *testing.T) {
-	dir := t.TempDir()
-	base := write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body x)))\n")
-	left := write(t, dir, "left.caps", "(module left (capsule \"1\")\n  (import base)\n  (function l (output I64) (body (base.b 1))))\n")
-	l := Loader{CacheIR: true}
-	lp, err := l.Load(left)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body (+ x 1))))\n")
-	var other Loader
-	bp, err := other.Load(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Forget(base)
+	l := &Loader{CacheIR: true}
+	base, left, lp, bp := baseAnsweredElsewhere(t, l)
 	abs, _ := filepath.Abs(base)
 	l.HashAnswer(base, bp.Result)
 	if a := l.answerHashes[abs]; a.res != bp.Result || a.hash != bp.Hash || bp.Hash == "" {
@@ -187,7 +160,7 @@ func TestHashAnswerAhead(t *testing.T) {
 		t.Fatalf("base's hash in left's import: got %+v, want the one made ahead", pkg.Result.Imports)
 	}
 	// another answer of the file is hashed again
-	write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body (+ x 2))))\n")
+	write(t, filepath.Dir(base), "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body (+ x 2))))\n")
 	var third Loader
 	bp2, err := third.Load(base)
 	if err != nil {
@@ -197,4 +170,25 @@ func TestHashAnswerAhead(t *testing.T) {
 	if a := l.answerHashes[abs]; a.res != bp2.Result || a.hash != bp2.Hash || bp2.Hash == bp.Hash {
 		t.Fatalf("after HashAnswer of a later answer: kept %q, want %q (the earlier %q)", a.hash, bp2.Hash, bp.Hash)
 	}
+}
+
+// baseAnsweredElsewhere writes base and left (which imports it), loads
+// left with l, then changes base and loads it with another loader, as
+// the answer given for it; l forgets base.
+func baseAnsweredElsewhere(t *testing.T, l *Loader) (base, left string, lp, bp *Package) {
+	t.Helper()
+	dir := t.TempDir()
+	base = write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body x)))\n")
+	left = write(t, dir, "left.caps", "(module left (capsule \"1\")\n  (import base)\n  (function l (output I64) (body (base.b 1))))\n")
+	lp, err := l.Load(left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "base.caps", "(module base (capsule \"1\")\n  (function b (input (x I64)) (output I64) (body (+ x 1))))\n")
+	var other Loader
+	if bp, err = other.Load(base); err != nil {
+		t.Fatal(err)
+	}
+	l.Forget(base)
+	return base, left, lp, bp
 }

@@ -38,19 +38,8 @@ func TestJobAnswersReachLoadedImports(t *testing.T) {
 	topBase := result(top)
 	texts[base] = []byte(strings.Replace(string(texts[base]), "(y I64)", "(y I32)", 1))
 	a, b := result(base), result(base)
-	l := &Loader{ReadFile: read, Answer: func(abs string) *check.Result {
-		if abs == base {
-			return a
-		}
-		return nil
-	}}
-	job, ok := l.RecheckImportsAt(top, topBase, nil, map[string]*check.Result{base: b})
-	if !ok {
-		t.Fatal("RecheckImportsAt declined")
-	}
-	if diff := cmp.Diff([]string(nil), diagList(job.Result.Diagnostics)); diff != "" {
-		t.Errorf("the job's check of top (-want +got):\n%s", diff)
-	}
+	l := &Loader{ReadFile: read, Answer: answerFor(base, a)}
+	cleanJob(t, l, top, topBase, map[string]*check.Result{base: b})
 	if !l.Cached(right) || l.Cached(base) {
 		t.Fatalf("after the job: right cached %v, base cached %v; want true, false", l.Cached(right), l.Cached(base))
 	}
@@ -88,13 +77,7 @@ func TestJobAnswersReadOneResultOfEachFile(t *testing.T) {
 	texts[base] = []byte(strings.Replace(readFile(t, base), "(y I64)", "(y I32)", 1))
 	l := &Loader{ReadFile: read}
 	answers := map[string]*check.Result{left: result(left), right: result(right)}
-	job, ok := l.RecheckImportsAt(top, topBase, nil, answers)
-	if !ok {
-		t.Fatal("RecheckImportsAt declined")
-	}
-	if diff := cmp.Diff([]string(nil), diagList(job.Result.Diagnostics)); diff != "" {
-		t.Errorf("the job's check of top (-want +got):\n%s", diff)
-	}
+	job := cleanJob(t, l, top, topBase, answers)
 	read1 := map[string]*check.Result{}
 	for _, im := range job.Result.Imports {
 		read1[im.File] = im.Result
@@ -128,19 +111,8 @@ func TestJobAnswersReachAdoptedImports(t *testing.T) {
 	topBase, leftAnswer := result(top), result(left)
 	texts[base] = []byte(strings.Replace(readFile(t, base), "(y I64)", "(y I32)", 1))
 	b := result(base)
-	l := &Loader{ReadFile: read, Answer: func(abs string) *check.Result {
-		if abs == left {
-			return leftAnswer
-		}
-		return nil
-	}}
-	job, ok := l.RecheckImportsAt(top, topBase, nil, map[string]*check.Result{base: b})
-	if !ok {
-		t.Fatal("RecheckImportsAt declined")
-	}
-	if diff := cmp.Diff([]string(nil), diagList(job.Result.Diagnostics)); diff != "" {
-		t.Errorf("the job's check of top (-want +got):\n%s", diff)
-	}
+	l := &Loader{ReadFile: read, Answer: answerFor(left, leftAnswer)}
+	cleanJob(t, l, top, topBase, map[string]*check.Result{base: b})
 	if l.Cached(base) {
 		t.Error("base cached: left's answer was read against the loader's base, not the job's")
 	}
@@ -224,4 +196,28 @@ func cleanCheck(t *testing.T, read func(string) ([]byte, error), path string) *c
 		t.Fatalf("%s: %v", path, diagList(p.Result.Diagnostics))
 	}
 	return p.Result
+}
+
+// answerFor is a Loader.Answer that answers the file path with r.
+func answerFor(path string, r *check.Result) func(string) *check.Result {
+	return func(abs string) *check.Result {
+		if abs == path {
+			return r
+		}
+		return nil
+	}
+}
+
+// cleanJob is an importer job's check of top (RecheckImportsAt over
+// topBase with answers), which must be answered and report nothing.
+func cleanJob(t *testing.T, l *Loader, top string, topBase *check.Result, answers map[string]*check.Result) *Package {
+	t.Helper()
+	job, ok := l.RecheckImportsAt(top, topBase, nil, answers)
+	if !ok {
+		t.Fatal("RecheckImportsAt declined")
+	}
+	if diff := cmp.Diff([]string(nil), diagList(job.Result.Diagnostics)); diff != "" {
+		t.Errorf("the job's check of top (-want +got):\n%s", diff)
+	}
+	return job
 }
