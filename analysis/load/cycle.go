@@ -1,8 +1,10 @@
 package load
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/capsulang/caps/analysis/check"
@@ -15,7 +17,10 @@ import (
 // found from any of its files, whether the others are being checked
 // further up, were checked earlier (and cached), are open in an editor or
 // were answered from an engine's answer (recordAnswer). The Loader's lock
-// guards it.
+// guards it. The graph says whether there is a cycle; the chain an
+// E_IMPORT_CYCLE names is read from the files' texts (Loader.cyclePath):
+// the graph holds what the checks so far recorded, which depends on the
+// order they ran in.
 //
 // Checks run concurrently (the language server's checks of open
 // documents and its importer jobs), so a file's recorded imports stay in
@@ -150,30 +155,176 @@ func (g *importGraph) path(src, dst string) []string {
 }
 
 // cycleError returns the E_IMPORT_CYCLE error of from's import of the file
-// to, when to leads back to from; nil otherwise. The message lists the
-// cycle from from's side, and a related location points at the import
-// that closes it.
-func (g *importGraph) cycleError(from, to string) error {
-	back := g.path(to, from)
+// to, when to leads back to from; nil otherwise (with l.mu held). Whether
+// it does is read off the import graph (which records the imports as the
+// checks resolve them, those of files being checked included); the cycle
+// the message names, and its related location (the import that closes
+// it), are cyclePath's: a function of the files' texts now, whatever the
+// graph holds, so that a language server whose graph holds edges of
+// older texts, or lacks those of a file changed since (Forget), names
+// the cycle as a fresh check of the same texts does. Where those texts
+// do not lead back (a check of a text other than the file's, such as
+// LoadSource's), the graph's path is named.
+func (l *Loader) cycleError(from, to string) error {
+	back := l.graph.path(to, from)
 	if back == nil {
 		return nil
+	}
+	var closing syntax.Span
+	closed := false // (the closing import's span is known)
+	if cur, span, ok := l.cyclePath(from, to); ok {
+		back, closing, closed = cur, span, true
+	} else if len(back) > 1 {
+		for _, e := range l.graph.edges[back[len(back)-2]] {
+			if e.to == from {
+				closing, closed = e.span, true
+				break
+			}
+		}
 	}
 	names := []string{filepath.Base(from)}
 	for _, f := range back {
 		names = append(names, filepath.Base(f))
 	}
 	err := &check.ImportError{Code: check.ImportCycle, Message: "import cycle: " + strings.Join(names, " -> ")}
-	if len(back) > 1 {
+	if len(back) > 1 && closed {
 		closer := back[len(back)-2]
-		for _, e := range g.edges[closer] {
-			if e.to == from {
-				err.Related = []syntax.Related{{File: closer, Span: e.span,
-					Message: fmt.Sprintf("%s imports %s here, closing the cycle", filepath.Base(closer), filepath.Base(from))}}
-				break
+		err.Related = []syntax.Related{{File: closer, Span: closing,
+			Message: fmt.Sprintf("%s imports %s here, closing the cycle", filepath.Base(closer), filepath.Base(from))}}
+	}
+	return err
+}
+
+// inCycle reports whether the import graph leads from the file to back
+// to from (cycleError without its message).
+func (l *Loader) inCycle(from, to string) bool {
+	return l.graph.path(to, from) != nil
+}
+
+// cyclePath returns the chain of imports by which E_IMPORT_CYCLE names a
+// cycle through from's import of the file to (with l.mu held): the files
+// [to, ..., from] and the span of the last file's import of from, taken
+// from the files' texts as ReadFile reads them now. It is the first of the
+// shortest chains, each file's imports followed in the order its text
+// writes them (a breadth-first search, each file's import forms in
+// source order, every form that names a file followed, the first form
+// that leads to a file being its edge). ok is false when those texts do
+// not lead from to back to from.
+//
+// The import graph cannot answer this: a check records the imports of
+// the text it checks, which in a language server may be older than the
+// file's (a request's view of an older text records that text's
+// spans), and the imports of a changed file are forgotten until it is
+// checked again, so that another chain of the same length was named
+// (TestWorkspaceCycleMessagePath, TestWorkspaceCycleRelatedSpan).
+func (l *Loader) cyclePath(from, to string) (files []string, closing syntax.Span, ok bool) {
+	type hop struct {
+		prev string
+		span syntax.Span // of prev's import of the file
+	}
+	reached := map[string]hop{to: {}}
+	queue := []string{to}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		if f == from {
+			closing = reached[f].span
+			for ; f != ""; f = reached[f].prev {
+				files = append(files, f)
+			}
+			slices.Reverse(files)
+			return files, closing, true
+		}
+		for _, im := range l.textImports(f) {
+			next, err := l.locate(f, im.path)
+			if err != nil {
+				continue
+			}
+			if _, seen := reached[next]; !seen {
+				reached[next] = hop{prev: f, span: im.span}
+				queue = append(queue, next)
 			}
 		}
 	}
-	return err
+	return nil, syntax.Span{}, false
+}
+
+// importForm is one import form of a text: the module path it names, and
+// where.
+type importForm struct {
+	path string
+	span syntax.Span
+}
+
+// textForms are the import forms of one text of a file (Loader.forms).
+type textForms struct {
+	src   []byte
+	forms []importForm
+}
+
+// textImports returns the import forms, in source order, of the text
+// ReadFile reads for the file abs now (none when it cannot be read), with
+// l.mu held. They are read once per text: the loader keeps the last
+// text's (Loader.forms), dropped by Forget and Reset.
+func (l *Loader) textImports(abs string) []importForm {
+	src, err := l.read(abs)
+	if err != nil {
+		return nil
+	}
+	if t, ok := l.forms[abs]; ok && bytes.Equal(t.src, src) {
+		return t.forms
+	}
+	// (a tree the loader holds may be a fast Recheck's, whose kept forms
+	// keep an older text's offsets: the text is read again)
+	forms := importFormsOf(src)
+	if l.forms == nil {
+		l.forms = map[string]textForms{}
+	}
+	l.forms[abs] = textForms{src: src, forms: forms}
+	return forms
+}
+
+// importFormsOf returns the import forms of src, in source order, as
+// ast.Build builds them (those that name a module). A clean text of one
+// module form is scanned by item (syntax.ReadModuleItems), and only the
+// items that may be import forms are read, so that a large text's forms
+// are never all in memory (issue 19); another text is read whole.
+func importFormsOf(src []byte) []importForm {
+	var forms []importForm
+	add := func(im *ast.Import) {
+		if im != nil && im.Path.Valid() {
+			forms = append(forms, importForm{path: im.Path.Name, span: im.Path.Span})
+		}
+	}
+	if r, ok := syntax.ReadModuleItems(src, "module"); ok {
+		spans := r.Spans()
+		whole := false
+		for _, sp := range spans[min(2, len(spans)):] { // (after `module` and the name, as Build)
+			if !bytes.Contains(src[sp.Start:sp.End], []byte("import")) {
+				continue
+			}
+			f, ok := syntax.ReadSpan(r.Source.CST, sp)
+			if !ok {
+				whole = true // (Build reports the item its own way)
+				break
+			}
+			if f.Head() == "import" {
+				add(ast.BuildImport(f))
+			}
+		}
+		if !whole {
+			return forms
+		}
+		forms = nil
+	}
+	if rd, err := syntax.ReadText(src); err == nil {
+		if f := ast.Build(rd); f.Module != nil {
+			for _, im := range f.Module.Imports {
+				add(im)
+			}
+		}
+	}
+	return forms
 }
 
 // importers returns abs and every file that imports it, directly or not.

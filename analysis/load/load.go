@@ -131,6 +131,9 @@ type Loader struct {
 	visiting map[string]bool
 	// answerHashes holds, by file, the last answer hashed (answerHash).
 	answerHashes map[string]answerHashed
+	// forms holds, by file, the import forms of the last text of it that
+	// an import cycle's message was read from (textImports).
+	forms map[string]textForms
 }
 
 // ReadSource reads a file for the toolchain with clear errors: missing
@@ -709,6 +712,7 @@ func (l *Loader) Forget(path string) {
 		delete(l.cache, f)
 	}
 	l.graph.forget(abs)
+	delete(l.forms, abs)
 }
 
 // Reset drops every cached file (the language server's import cache when
@@ -717,7 +721,7 @@ func (l *Loader) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.epoch++
-	l.cache, l.inside, l.irDecls, l.answerHashes = nil, nil, nil, nil
+	l.cache, l.inside, l.irDecls, l.answerHashes, l.forms = nil, nil, nil, nil, nil
 }
 
 // Offer gives the loader a package checked by CheckFile or
@@ -912,7 +916,7 @@ func (l *Loader) adopt(abs, display string, src []byte, r *check.Result, answers
 	}
 	l.graph.end(abs, res.File)
 	for _, im := range res.Imports {
-		if l.graph.cycleError(abs, im.File) != nil {
+		if l.inCycle(abs, im.File) {
 			// (a check reports it)
 			l.graph.forget(abs)
 			return nil
@@ -1086,7 +1090,7 @@ func (l *Loader) RecheckResult(path string, base *check.Result, cur *syntax.CST)
 	// file, whether it then loads, fails or closes a cycle)
 	l.recordAnswer(abs, res, nil)
 	for _, im := range res.Imports {
-		if im != nil && im.Imported != nil && l.graph.cycleError(abs, im.File) != nil {
+		if im != nil && im.Imported != nil && l.inCycle(abs, im.File) {
 			return nil, false
 		}
 	}
@@ -1264,7 +1268,7 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 	// file was checked first: before loading cand (which may be being
 	// checked further up) and after (cand may lead back here).
 	l.graph.add(from, modPath, cand)
-	if err := l.graph.cycleError(from, cand); err != nil {
+	if err := l.cycleError(from, cand); err != nil {
 		return nil, err
 	}
 	if r := answers[cand]; r != nil && r.File != nil && r.File.Module != nil && r.File.Module.Name.Name == modPath {
@@ -1274,7 +1278,7 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 		// each here cost the importer jobs more than a hash of every
 		// module they answered)
 		l.recordAnswer(cand, r, answers) // (see cycle.go)
-		if err := l.graph.cycleError(from, cand); err != nil {
+		if err := l.cycleError(from, cand); err != nil {
 			return nil, err
 		}
 		hash := l.answerHash(cand, r)
@@ -1284,7 +1288,7 @@ func (l *Loader) importWith(from, modPath string, answers map[string]*check.Resu
 	if err != nil {
 		return nil, &check.ImportError{Code: check.ImportNotFound, Message: fmt.Sprintf("cannot read import %s: %v", modPath, err)}
 	}
-	if err := l.graph.cycleError(from, cand); err != nil {
+	if err := l.cycleError(from, cand); err != nil {
 		return nil, err
 	}
 	if p.File.Module == nil {
