@@ -588,10 +588,21 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 		}
 	}
 	for _, sg := range v.newSegs {
-		if !sg.ok && !sg.inModule {
-			if sg.kind != syntax.KindComment && declaresOutside(top, sg, v.errForms) {
+		if !sg.inModule && sg.kind != syntax.KindComment && declaresOutside(top, sg, v.errForms) {
+			if !sg.ok {
 				return nil, "an edit to a declaration outside the module"
 			}
+			// An unchanged one too: the builder reads it as one of the
+			// module's items (after them), and a full check completes
+			// its names and resolves through its imports, but the
+			// view's declarations and imports are the module form's
+			// units alone (view.decls, declFor, importsEdited): with a
+			// `)` that closes the module early, every declaration after
+			// it went missing from completion and signature help,
+			// whatever the edit; with an `(import ...)` above the
+			// module, an edit of the module's own imports lost its alias
+			// (TestViewDeclOutsideModuleUnchanged).
+			return nil, "a declaration outside the module"
 		}
 		if sg.inModule {
 			units[sg.unit].shift = int(sg.shift)

@@ -146,6 +146,15 @@ func viewDifferential(t *testing.T, withErrors, engine bool) {
 	}
 	r := rand.New(rand.NewSource(seed))
 	var quick, versions, invalid, outSame, outAll, inSame, inAll, errVersions, errQuick, errPartial, errStopped, renamed int
+	// noModule counts the versions declined because they or their base
+	// have no module form when a full check finds none either (a rename
+	// edit took the `module` keyword away: every later round of that
+	// file starts from such a text); outside those declined because an
+	// unchanged declaration or header clause stands outside the module
+	// form where a full check reads it (a comment line quoting
+	// `(zk-proof ...)` broken before it: every later round of that file
+	// starts from such a text too)
+	var noModule, outside int
 	declined := map[string]int{}
 	ctx := context.Background()
 	requests := []struct {
@@ -200,6 +209,23 @@ func viewDifferential(t *testing.T, withErrors, engine bool) {
 			fresh.Package()
 			if v == nil {
 				declined[why]++
+				if why == "no module form" {
+					// (a view is built over a module and its units: it
+					// declines a text without one, rightly when a full
+					// check reads none either)
+					if hasModuleForm(fresh.Package().Result) {
+						t.Errorf("%s: the view declined for no module form, a full check reads one:\n%s", filepath.Base(file), text)
+					} else {
+						noModule++
+					}
+				}
+				if why == "a declaration outside the module" {
+					if !formOutsideModule(fresh.Package().Result) {
+						t.Errorf("%s: the view declined for a declaration outside the module, a full check reads none:\n%s", filepath.Base(file), text)
+					} else {
+						outside++
+					}
+				}
 				if hasErr && os.Getenv("VIEW_DEBUG") != "" {
 					t.Logf("declined (%s):\n%s", why, sn.cst.Src)
 				}
@@ -291,10 +317,44 @@ func viewDifferential(t *testing.T, withErrors, engine bool) {
 	// header items, parentheses or imports) and declarations outside it;
 	// on this seed they are 3 of 228 versions (a comment line broken
 	// into a stray form before the module was the most frequent decline
-	// until such forms were answered).
-	if !withErrors && quick*100 < versions*95 {
-		t.Errorf("only %d of %d versions were answered from the base", quick, versions)
+	// until such forms were answered). A version without a module form,
+	// which a full check reads none in either, has nothing a view could
+	// be built over, and one with a declaration outside the module form
+	// that it did not edit is declined by design: neither is counted (on
+	// seeds 2, 4, 7, 25 and 60 a rename took the `module` keyword away
+	// and the file's 11 to 13 later versions all had none; on seeds 13,
+	// 41, 44 and 46 a comment line broken before the `(zk-proof ...)` it
+	// quotes left 3 to 8 later versions with one, which the view
+	// answered wrongly before it declined them; either put a seed under
+	// 95%).
+	t.Logf("%d versions without a module form, %d with a declaration outside it (declined, as a full check reads them)", noModule, outside)
+	if !withErrors && quick*100 < (versions-noModule-outside)*95 {
+		t.Errorf("only %d of %d versions with a module form and no declaration outside it were answered from the base", quick, versions-noModule-outside)
 	}
+}
+
+// hasModuleForm reports whether a check read a module form: the builder
+// makes the file's first form the module when no form is headed `module`.
+func hasModuleForm(res *check.Result) bool {
+	m := res.File.Module
+	return m != nil && m.Form != nil && m.Form.Kind == syntax.FormList && m.Form.Head() == "module"
+}
+
+// formOutsideModule reports whether a check's text has a top-level form
+// other than its module form that the builder reads as one of the
+// module's items: a list headed by a declaration keyword or a header
+// clause's (import, capsule, profile).
+func formOutsideModule(res *check.Result) bool {
+	m := res.File.Module
+	for _, f := range res.File.Source.Forms {
+		if m != nil && f == m.Form || f.Kind != syntax.FormList {
+			continue
+		}
+		if h := f.Head(); isDeclHead(h) || h == "import" || h == "capsule" || h == "profile" {
+			return true
+		}
+	}
+	return false
 }
 
 // envSeed is the seed the environment variable name sets, def without it.
