@@ -2,13 +2,10 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // closeModuleAfter moves the module's closing parenthesis (the text's
@@ -98,26 +95,7 @@ func TestViewDeclOutsideModuleUnchanged(t *testing.T) {
 			if _, why := sn.quickViewWhy(); why != "a declaration outside the module" {
 				t.Errorf("the view: %q, want it declined for a declaration outside the module", why)
 			}
-			for _, q := range tc.reqs {
-				at := strings.Index(tc.text, q.mark)
-				if at < 0 {
-					t.Fatalf("no %q in the text", q.mark)
-				}
-				var f func(context.Context, *snapshot, int) (any, error)
-				for _, r := range viewRequests {
-					if r.name == q.req {
-						f = r.f
-					}
-				}
-				got, err := f(ctx, sn, at+q.back)
-				if err != nil {
-					t.Fatal(err)
-				}
-				gj, _ := json.Marshal(got)
-				if d := cmp.Diff(q.want, string(gj)); d != "" {
-					t.Errorf("%s in %q (-want +got):\n%s", q.req, q.mark, d)
-				}
-			}
+			askSyntaxReqs(t, ctx, sn, tc.text, tc.reqs)
 		})
 	}
 }

@@ -165,26 +165,7 @@ func TestRequestsAfterSyntaxEdit(t *testing.T) {
 				t.Fatalf("the view declined: %s", why)
 			}
 			useQuickView(sn, v)
-			for _, q := range tc.reqs {
-				at := strings.Index(tc.text, q.mark)
-				if at < 0 {
-					t.Fatalf("no %q in the text", q.mark)
-				}
-				var f func(context.Context, *snapshot, int) (any, error)
-				for _, r := range viewRequests {
-					if r.name == q.req {
-						f = r.f
-					}
-				}
-				got, err := f(ctx, sn, at+q.back)
-				if err != nil {
-					t.Fatal(err)
-				}
-				gj, _ := json.Marshal(got)
-				if d := cmp.Diff(q.want, string(gj)); d != "" {
-					t.Errorf("%s in %q (-want +got):\n%s", q.req, q.mark, d)
-				}
-			}
+			askSyntaxReqs(t, ctx, sn, tc.text, tc.reqs)
 			sameAtEveryOffset(t, sn)
 		})
 	}
@@ -419,6 +400,32 @@ func TestDeclDocAfterCommentRemovedAboveStrayForm(t *testing.T) {
 		gj, _ := json.Marshal(got)
 		if d := cmp.Diff(q.want, string(gj)); d != "" {
 			t.Errorf("at %q (-want +got):\n%s", q.mark, d)
+		}
+	}
+}
+
+// askSyntaxReqs sends each of reqs to sn, whose text is text, and
+// compares the answer's JSON with the one wanted.
+func askSyntaxReqs(t *testing.T, ctx context.Context, sn *snapshot, text string, reqs []syntaxReq) {
+	t.Helper()
+	for _, q := range reqs {
+		at := strings.Index(text, q.mark)
+		if at < 0 {
+			t.Fatalf("no %q in the text", q.mark)
+		}
+		var f func(context.Context, *snapshot, int) (any, error)
+		for _, r := range viewRequests {
+			if r.name == q.req {
+				f = r.f
+			}
+		}
+		got, err := f(ctx, sn, at+q.back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gj, _ := json.Marshal(got)
+		if d := cmp.Diff(q.want, string(gj)); d != "" {
+			t.Errorf("%s in %q (-want +got):\n%s", q.req, q.mark, d)
 		}
 	}
 }
