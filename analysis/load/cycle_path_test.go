@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capsulang/caps/analysis/check"
 	"github.com/capsulang/caps/syntax"
 	"github.com/capsulang/caps/syntax/ast"
 )
@@ -17,25 +16,13 @@ import (
 // (the span's bytes and its text in the file as it is on disk).
 func cycleAt(t *testing.T, p *Package) []string {
 	t.Helper()
-	var out []string
-	for _, d := range p.Result.Diagnostics {
-		if d.Code != check.ImportCycle {
-			continue
+	return cycleLines(t, p, func(r syntax.Related, src []byte) string {
+		text := "(outside the file)"
+		if r.Span.Start <= r.Span.End && r.Span.End <= len(src) {
+			text = string(src[r.Span.Start:r.Span.End])
 		}
-		out = append(out, string(p.Src[d.Span.Start:d.Span.End])+": "+d.Message)
-		for _, r := range d.Related {
-			src, err := os.ReadFile(r.File)
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := "(outside the file)"
-			if r.Span.Start <= r.Span.End && r.Span.End <= len(src) {
-				text = string(src[r.Span.Start:r.Span.End])
-			}
-			out = append(out, fmt.Sprintf("%s %d-%d %s: %s", filepath.Base(r.File), r.Span.Start, r.Span.End, text, r.Message))
-		}
-	}
-	return out
+		return fmt.Sprintf("%s %d-%d %s: %s", filepath.Base(r.File), r.Span.Start, r.Span.End, text, r.Message)
+	})
 }
 
 // TestCycleMessageFollowsTexts: E_IMPORT_CYCLE names the first of the

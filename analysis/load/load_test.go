@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/capsulang/caps/analysis/check"
+	"github.com/capsulang/caps/syntax"
 )
 
 func write(t testing.TB, dir, name, src string) string {
@@ -122,6 +123,16 @@ func TestInside(t *testing.T) {
 // each followed by its related location as "FILE TEXT: MESSAGE".
 func cycleOf(t *testing.T, p *Package) []string {
 	t.Helper()
+	return cycleLines(t, p, func(r syntax.Related, src []byte) string {
+		return filepath.Base(r.File) + " " + string(src[r.Span.Start:r.Span.End]) + ": " + r.Message
+	})
+}
+
+// cycleLines returns the E_IMPORT_CYCLE diagnostics of p as "TEXT:
+// MESSAGE", each followed by its related locations as related writes
+// them, given the bytes of the location's file as it is on disk.
+func cycleLines(t *testing.T, p *Package, related func(r syntax.Related, src []byte) string) []string {
+	t.Helper()
 	var out []string
 	for _, d := range p.Result.Diagnostics {
 		if d.Code != check.ImportCycle {
@@ -133,7 +144,7 @@ func cycleOf(t *testing.T, p *Package) []string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, filepath.Base(r.File)+" "+string(src[r.Span.Start:r.Span.End])+": "+r.Message)
+			out = append(out, related(r, src))
 		}
 	}
 	return out
