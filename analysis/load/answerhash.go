@@ -41,6 +41,12 @@ func (l *Loader) HashAnswer(path string, r *check.Result) {
 		abs = path
 	}
 	l.mu.Lock()
+	if p := l.cache[abs]; p != nil && p.Result == r {
+		// (the cached package's: hashed once, outside the lock too)
+		l.mu.Unlock()
+		l.hashOnce(p)
+		return
+	}
 	_, done := l.heldAnswerHash(abs, r)
 	dc := l.declCache(&Package{Path: abs})
 	l.mu.Unlock()
