@@ -666,7 +666,9 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 	engine := map[*snapshot]*check.Result{}
 	for _, level := range importLevels(recheck, deps) {
 		// (closed once for the level: every check of it reads them)
+		mu.Lock()
 		known := s.loader.CloseAnswers(answers)
+		mu.Unlock()
 		s.parallel(level, func(sn *snapshot) {
 			defer s.doneRechecking(sn)
 			if b := engineBase[sn]; b != nil {
