@@ -23,8 +23,21 @@ const limitEighths = 16 // twice
 // the collector run more often (measured on 100,000 lines: about 80 ms of
 // CPU per edit with a fixed 64 MiB, 22 ms with 1.5 times the live heap,
 // 12 ms with twice).
-func AdaptMemoryLimit(floor int64) (stop func()) {
+//
+// With limitOnly the limit alone paces the collector (GOGC is off until
+// stop): below the floor a collection then starts when the heap nears
+// the floor rather than when it has doubled. A 10,000-line document holds
+// about 8 MB and an edit allocates a copy of its text, so with GOGC=100
+// the collector ran every 15 to 20 edits and took about half the
+// server's CPU per edit; with the floor it runs about a seventh as often
+// (bench/lspbench, docs/lsp.md "Memory"). Above the floor nothing
+// changes, since twice the live heap is where GOGC=100 starts a cycle.
+func AdaptMemoryLimit(floor int64, limitOnly bool) (stop func()) {
 	debug.SetMemoryLimit(floor)
+	percent := -1
+	if limitOnly {
+		percent = debug.SetGCPercent(-1)
+	}
 	var stopped atomic.Bool
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var arm func()
@@ -45,5 +58,10 @@ func AdaptMemoryLimit(floor int64) (stop func()) {
 		})
 	}
 	arm()
-	return func() { stopped.Store(true) }
+	return func() {
+		stopped.Store(true)
+		if limitOnly {
+			debug.SetGCPercent(percent)
+		}
+	}
 }

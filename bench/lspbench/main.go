@@ -55,7 +55,11 @@ type result struct {
 	// CPUms is the server process's CPU time (user and system, all its
 	// threads, the garbage collector's included) per edit: unlike the
 	// latencies, it does not grow with the load of other processes.
-	CPUms    float64 `json:"server_cpu_ms_per_edit,omitempty"`
+	CPUms float64 `json:"server_cpu_ms_per_edit,omitempty"`
+	// Faults is the server process's minor page faults per edit: pages
+	// the kernel maps in on first touch, which cost far more than
+	// writing to memory the process already has.
+	Faults   float64 `json:"server_minor_faults_per_edit,omitempty"`
 	Target   string  `json:"target,omitempty"`
 	TargetOK *bool   `json:"target_met,omitempty"`
 }
@@ -115,6 +119,7 @@ type session struct {
 	text    string
 	version int
 	cpu     float64 // the server's CPU ms per edit in the last timeToggle
+	faults  float64 // the server's minor page faults per edit in it
 }
 
 // open starts prog, opens the text and waits for its first diagnostics
@@ -187,8 +192,12 @@ type toggle struct {
 // returns how long each version took to get its own: the edits (even)
 // and their undoing (odd).
 func (s *session) timeToggle(t toggle, n int) (even, odd []time.Duration) {
-	cpu0 := cpuTime(s.c)
-	defer func() { s.cpu = (cpuTime(s.c) - cpu0) / float64(len(even)+len(odd)) }()
+	cpu0, faults0 := procStat(s.c)
+	defer func() {
+		cpu, faults := procStat(s.c)
+		n := float64(len(even) + len(odd))
+		s.cpu, s.faults = (cpu-cpu0)/n, (faults-faults0)/n
+	}()
 	at := t.find(s.text) // the text before it never changes
 	if at < 0 {
 		must(fmt.Errorf("%s: nothing to edit", t.name))
@@ -279,7 +288,7 @@ func main() {
 			progress("10k lines: %s", k.name)
 			even, odd := s.timeToggle(k, *edits)
 			r := summarize("edit to diagnostics: "+k.name, append(even, odd...), k.p50, k.p99)
-			r.CPUms = s.cpu
+			r.CPUms, r.Faults = s.cpu, s.faults
 			results = append(results, r)
 		}
 		// adding a state to a machine and deleting it again
@@ -292,6 +301,7 @@ func main() {
 		added, deleted := s.timeToggle(addDel, *edits)
 		ra, rd := summarize("edit to diagnostics: adding a state", added, 3, 10), summarize("edit to diagnostics: deleting a state", deleted, 3, 10)
 		ra.CPUms, rd.CPUms = s.cpu, s.cpu
+		ra.Faults, rd.Faults = s.faults, s.faults
 		results = append(results, ra, rd)
 
 		// Requests sent right after an edit, as editors do while typing:
@@ -367,7 +377,7 @@ func main() {
 		big := open(*caps, lspArgs(".100k"), "", "file:///bench/spec100k.caps", "capsulang", spec(*bigLines), true)
 		even, odd := big.timeToggle(kinds[0], max(*edits/2, 2))
 		r := summarize(fmt.Sprintf("edit to diagnostics, %d lines (in a transition)", *bigLines), append(even, odd...), 10, 0)
-		r.CPUms = big.cpu
+		r.CPUms, r.Faults = big.cpu, big.faults
 		results = append(results, r)
 		rssBig = rss(big.c)
 		big.c.Close()
@@ -427,7 +437,7 @@ func main() {
 		json.NewEncoder(os.Stdout).Encode(out)
 		return
 	}
-	fmt.Printf("%-72s %5s %8s %8s %8s %8s  %s\n", "caps lsp (modules shaped like the spec's examples)", "n", "p50 ms", "p99 ms", "max ms", "cpu ms", "target")
+	fmt.Printf("%-72s %5s %8s %8s %8s %8s %7s  %s\n", "caps lsp (modules shaped like the spec's examples)", "n", "p50 ms", "p99 ms", "max ms", "cpu ms", "faults", "target")
 	for _, r := range results {
 		target := ""
 		if r.TargetOK != nil {
@@ -438,13 +448,16 @@ func main() {
 				target += "  NOT met"
 			}
 		}
-		cpu := ""
+		cpu, faults := "", ""
 		if r.CPUms > 0 {
 			cpu = fmt.Sprintf("%.2f", r.CPUms)
 		}
-		fmt.Printf("%-72s %5d %8.2f %8.2f %8.2f %8s  %s\n", r.Name, r.N, r.P50ms, r.P99ms, r.Maxms, cpu, target)
+		if r.Faults > 0 {
+			faults = fmt.Sprintf("%.1f", r.Faults)
+		}
+		fmt.Printf("%-72s %5d %8.2f %8.2f %8.2f %8s %7s  %s\n", r.Name, r.N, r.P50ms, r.P99ms, r.Maxms, cpu, faults, target)
 	}
-	fmt.Println("(cpu ms: the server's CPU time per edit, garbage collection included; the latencies also carry the load of other processes)")
+	fmt.Println("(cpu ms: the server's CPU time per edit, garbage collection included; faults: its minor page faults per edit; the latencies also carry the load of other processes)")
 	if !skipped["100k"] {
 		fmt.Printf("resident memory, %d lines: %.1f MB (target ≤ 200 MB: %s)\n", *bigLines, rssBig, met(rssBig <= 200))
 	}
@@ -712,18 +725,26 @@ func clamp%[1]d(x, lo, hi int64) int64 {
 // cpuTime reads the server process's CPU time (user and system) in ms
 // from /proc, -1 when it cannot.
 func cpuTime(c *lsptest.Client) float64 {
+	cpu, _ := procStat(c)
+	return cpu
+}
+
+// procStat reads the server process's CPU time (user and system) in ms
+// and its minor page faults from /proc, -1 and -1 when it cannot.
+func procStat(c *lsptest.Client) (cpuMs, minorFaults float64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.Pid()))
 	if err != nil {
-		return -1
+		return -1, -1
 	}
 	// the fields after the command name, which is in parentheses
 	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
 	if len(f) < 13 {
-		return -1
+		return -1, -1
 	}
+	flt, _ := strconv.ParseFloat(f[7], 64)
 	ut, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
-	return (ut + st) * 1000 / clockTicks
+	return (ut + st) * 1000 / clockTicks, flt
 }
 
 // clockTicks is the unit of /proc/PID/stat's times (USER_HZ, 100 on

@@ -63,9 +63,10 @@ FILE when the server exits (for benchmarking: bench/lspbench -cpuprofile).`,
 				if os.Getenv("GOMEMLIMIT") == "" {
 					// A soft limit keeps the heap near its live size while
 					// edits allocate fast: 64 MiB, or twice the live heap
-					// when that is more; GOMEMLIMIT overrides it
-					// (docs/lsp.md).
-					defer lsp.AdaptMemoryLimit(lspMemoryLimit)()
+					// when that is more; GOMEMLIMIT overrides it. The
+					// limit alone paces the collector unless GOGC is set
+					// (docs/lsp.md "Memory").
+					defer lsp.AdaptMemoryLimit(lspMemoryLimit, os.Getenv("GOGC") == "")()
 				}
 				return lsp.Serve(context.Background(), c.Stdin, c.Stdout, lsp.Options{Debounce: *debounce, Log: logw, LogMessages: *logFile != "", Version: version})
 			}
