@@ -771,9 +771,11 @@ func (e *engineRun) reuse(c *checker, i int) bool {
 
 // everyBodyOnImportEdit, set by benchmarks only, checks every body again
 // after an edit of the module's own imports, as the engine did before it
-// recorded the aliases each check read (keyAlias): the "before" of
-// BenchmarkRecheckImportEdit.
-var everyBodyOnImportEdit bool
+// recorded the aliases each check read (keyAlias); wholeRecheck, also for
+// benchmarks only, has Recheck read and build the whole text, as it did
+// for every import edit before the fast path read them: the "every body"
+// and "whole" modes of BenchmarkRecheckImportEdit.
+var everyBodyOnImportEdit, wholeRecheck bool
 
 // compact removes repeated names and keys from a version's body
 // dependencies, so that deciding reuse compares each once.

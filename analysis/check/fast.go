@@ -278,14 +278,20 @@ func alignEnds(oldCST *syntax.CST, oldDecls []int32, olds []declState, cur *synt
 // fastRecheck is Recheck's fast path; handled is false when the edit is
 // outside its reach (the caller then reads and builds the whole file):
 // the base or cur is not laid out as cut requires, the text after the
-// last declaration changed, the header changed its imports or has a
-// syntax error alone, or the base's diagnostics are not all attributed
-// to a declaration or the header.
+// last declaration changed, the header has a syntax error alone, the
+// base's diagnostics are not all attributed to a declaration or the
+// header, or cur imports a module that neither the base's check nor
+// more resolved.
 //
 // pre and suf are the lengths of the common prefix and suffix of the
 // base's text and cur's (syntax.CST.EditedEnds): the declarations inside them are
 // the base's, moved, without comparing or hashing their text again.
-func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *engineRun, handled bool) {
+//
+// An edit of the imports is read as any other edit of the header: the
+// header alone; the declarations that read an alias or an imported
+// member whose answer changed are candidates (keyAlias, keyImport), and
+// are read and checked again when their inputs differ.
+func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int, more Importer) (res *Result, eng *engineRun, handled bool) {
 	base := r.checker
 	oldCST := r.File.Source.CST
 	om := r.File.Module
@@ -306,15 +312,17 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 	// comments before the first declaration) is read and built alone: it
 	// is a prefix of the file, so its positions are the file's.
 	var head *ast.File
+	importsChanged := false
 	if !(ol.head == nl.head && ol.head <= pre || bytes.Equal(oldCST.Src[:ol.head], cur.Src[:nl.head])) {
 		hc, err := syntax.Parse(append(append([]byte(nil), cur.Src[:nl.head]...), ')'))
 		if err != nil || hc.HasError(0) {
 			return nil, nil, false
 		}
 		head = ast.Build(syntax.Read(hc))
-		if head.Module == nil || len(head.Module.Decls) > 0 || !sameImports(oldCST.Src, om, hc.Src, head.Module) {
-			return nil, nil, false // new imports: the whole file is read
+		if head.Module == nil || len(head.Module.Decls) > 0 {
+			return nil, nil, false
 		}
+		importsChanged = !sameImports(oldCST.Src, om, hc.Src, head.Module)
 	}
 	// The base's read and build diagnostics, by declaration; the others
 	// must lie in the header, which did not move. (Few declarations have
@@ -357,7 +365,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 	n := len(nl.decls)
 	cv := &version{src: cur.Src, decls: make([]declState, n), keyV: map[string]uint64{}, imports: base.imports, failed: base.failedImports}
 	align := alignEnds(oldCST, ol.decls, old.decls, cur, nl.decls, cv.decls, pre, suf)
-	eng = &engineRun{old: old, cur: cv, align: align, src: cur.Src, acceptance: mayDeclareAcceptance(old, cur.Src, pre, suf)}
+	eng = &engineRun{old: old, cur: cv, align: align, src: cur.Src, acceptance: mayDeclareAcceptance(old, cur.Src, pre, suf), importsChanged: importsChanged}
 
 	// The new module: the base's header, and each declaration's tree,
 	// the base's when its text is the same.
@@ -427,7 +435,7 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 	// same: then no module fact changed (names of a kind, surfaces bound
 	// to a machine, variant types, the effects admitted).
 	eng.sameNames = sameNames
-	eng.stable = sameNames && sameProfiles(om, nm)
+	eng.stable = sameNames && sameProfiles(om, nm) && !importsChanged
 	for _, i := range freshIdx {
 		eng.stable = eng.stable && nm.Decls[i].Kind() == om.Decls[i].Kind() && cv.decls[i].iface == old.decls[i].iface
 	}
@@ -447,10 +455,13 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int) (res *Result, eng *e
 				}
 			}
 		}
-		ch = r.overlay(nm, fresh, cur, head != nil, sameNames, same, cv.first)
+		ch = r.overlay(nm, fresh, cur, head != nil, sameNames, same, cv.first, more)
 		if ch == nil {
 			return nil, nil, false
 		}
+		// the imports as the new header resolves them (the base's when
+		// the header is)
+		cv.imports, cv.failed = ch.imports, ch.failedImports
 		// the overlay's records of the fresh declarations, the base's of
 		// the others (the overlay reads only the fresh ones')
 		cv.info = ch.info
@@ -692,14 +703,14 @@ func (e *engineRun) unchanged(i, j int) bool {
 // has resolved the interfaces of the declarations fresh marks (built
 // from the new text) on top of r's check, which holds the others'. When
 // header is set, it checks the module's header (profiles, imports, the
-// imports answered as r's check resolved them) first; nil when it asks
-// for an import r's check did not resolve.
+// imports answered as r's check resolved them, and by more those it did
+// not) first; nil when it asks for an import neither resolves.
 //
 // When sameNames is set, every name finds the declaration at the same
 // index as in the base (first is the table of first declarations): the
 // base's symbols are copied, and only those of the declarations defined
 // lists (the fresh ones) are made anew.
-func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header, sameNames bool, defined []int, first map[string]int) *checker {
+func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header, sameNames bool, defined []int, first map[string]int, more Importer) *checker {
 	base := r.checker
 	n := len(nm.Decls)
 	ch := &checker{
@@ -725,7 +736,7 @@ func (r *Result) overlay(nm *ast.Module, fresh []bool, cur *syntax.CST, header, 
 		ch.decls = make(map[string]*Symbol, n)
 		ch.declare(nm, fresh)
 	}
-	return r.overlayRest(ch, nm, fresh, header)
+	return r.overlayRest(ch, nm, fresh, header, more)
 }
 
 // declare fills an overlay's table of declarations: the base's symbols
@@ -755,20 +766,23 @@ func (ch *checker) declare(nm *ast.Module, fresh []bool) {
 }
 
 // overlayRest is overlay after the table of declarations.
-func (r *Result) overlayRest(ch *checker, nm *ast.Module, fresh []bool, header bool) *checker {
+func (r *Result) overlayRest(ch *checker, nm *ast.Module, fresh []bool, header bool, more Importer) *checker {
 	base := ch.base
 	if header {
 		var replay *replayImporter
 		if ch.opts.Importer != nil {
-			replay = &replayImporter{log: base.importLog}
+			replay = &replayImporter{log: base.importLog, more: more}
 			ch.opts.Importer = replay
 		}
 		ch.head[0] = len(ch.res.Diagnostics)
 		ch.profiles(nm)
 		ch.importsOf(nm)
 		ch.head[1] = len(ch.res.Diagnostics)
-		if replay != nil && replay.missed {
-			return nil
+		if replay != nil {
+			replay.more = nil // (the answer does not keep the caller's importer)
+			if replay.missed {
+				return nil
+			}
 		}
 	}
 	ch.interfaces(nm, fresh)

@@ -13,10 +13,14 @@ import (
 // module's own imports on the 10,000-line generated module (importing
 // two libraries, one function calling into one of them): an unused
 // import removed, and the used alias pointed at another module. Each
-// kind runs twice, interleaved: "before" checks every body again, as the
-// engine did before it recorded which aliases each check read
-// (everyBodyOnImportEdit), "after" checks only the readers of a changed
-// alias. Run with -count N for ranges.
+// kind runs in three modes, interleaved: "every-body" reads and builds
+// the whole text and checks every body again (the engine before it
+// recorded which aliases each check read, everyBodyOnImportEdit),
+// "whole" reads and builds the whole text and checks again only the
+// readers of a changed alias (the engine before import edits took the
+// fast path, wholeRecheck), "fast" is Recheck as it is: the header read
+// alone, the readers of a changed alias read and checked again. Run
+// with -count N for ranges.
 func BenchmarkRecheckImportEdit(b *testing.B) {
 	lib := checkAs("lib", []byte(`(module lib
   (capsule "1")
@@ -45,10 +49,10 @@ func BenchmarkRecheckImportEdit(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, mode := range []string{"before", "after"} {
+		for _, mode := range []string{"every-body", "whole", "fast"} {
 			b.Run(e.name+"/"+mode, func(b *testing.B) {
-				everyBodyOnImportEdit = mode == "before"
-				defer func() { everyBodyOnImportEdit = false }()
+				everyBodyOnImportEdit, wholeRecheck = mode == "every-body", mode != "fast"
+				defer func() { everyBodyOnImportEdit, wholeRecheck = false, false }()
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
 					if _, ok := base.Recheck(nc); !ok {

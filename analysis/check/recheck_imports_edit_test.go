@@ -85,6 +85,9 @@ func TestRecheckImportEditCounts(t *testing.T) {
 			if run.rechecked != tt.rechecked {
 				t.Errorf("%d bodies checked again (%v), want %d", run.rechecked, run.checked, tt.rechecked)
 			}
+			if run.whole {
+				t.Error("Recheck read and built the whole file: an import edit is read as the header alone")
+			}
 		})
 	}
 }
@@ -155,6 +158,9 @@ func TestRecheckNewImport(t *testing.T) {
 			if run.rechecked != tt.rechecked {
 				t.Errorf("%d bodies checked again (%v), want %d", run.rechecked, run.checked, tt.rechecked)
 			}
+			if run.whole {
+				t.Error("Recheck read and built the whole file: an import edit is read as the header alone")
+			}
 			// the answer is a base for the next edit, which replays the
 			// new import: the text back as it was
 			back, err := syntax.Parse([]byte(app))
@@ -174,9 +180,11 @@ func TestRecheckNewImport(t *testing.T) {
 
 // TestRecheckImportEditsChained makes random runs of import edits (each
 // import line set to one of several forms: absent, another module, another
-// alias, a duplicate, a missing module) and answers each from the last
-// answer, chained, with RecheckResultWith: every answer must be a full
-// check's, byte for byte.
+// alias, a duplicate, a missing module), half of them with an edit of a
+// body or a signature that reads an alias in the same version, and
+// answers each from the last answer, chained, with RecheckResultWith:
+// every answer must be a full check's, byte for byte, and none may read
+// the whole file.
 func TestRecheckImportEditsChained(t *testing.T) {
 	lib := checkAs("lib", []byte(`(module lib
   (capsule "1")
@@ -190,21 +198,33 @@ func TestRecheckImportEditsChained(t *testing.T) {
 `), nil)
 	imp := cycleImporter{mapImporter{"lib": lib, "lib2": lib2}}
 	forms := []string{"", "(import lib (as l))", "(import lib2 (as l))", "(import lib)", "(import lib2)", "(import lib (as m))", "(import nowhere (as l))", "(import cycle (as l))", "(import lib2 (as lib))"}
+	// a's body, and c's input, take one of these in turn: an edit of
+	// the imports and one of a declaration in the same version
+	aBodies := []string{"(l.twice x)", "(m.twice x)", "(lib.twice x)", "(+ x 1)", "(nowhere.twice x)"}
+	cInputs := []string{"l.Score", "lib2.Score", "m.Score", "I64"}
 	body := `
-  (function a (input (x I64)) (output I64) (body (l.twice x)))
+  (function a (input (x I64)) (output I64) (body A))
   (function b (input (x I64)) (output I64) (body (lib.twice x)))
-  (function c (input (s l.Score)) (output I64) (body 1))
+  (function c (input (s C)) (output I64) (body 1))
   (function d (input (x I64)) (output I64) (body (c 1)))
   (function e (input (s lib2.Score)) (output I64) (body (m.twice 1))))
 `
 	r := rand.New(rand.NewSource(5))
 	lines := make([]string, 3)
+	aBody, cInput := aBodies[0], cInputs[0]
 	text := func() string {
-		return "(module app\n  (capsule \"1\")\n  " + strings.Join(lines, "\n  ") + body
+		b := strings.Replace(strings.Replace(body, "A", aBody, 1), "(s C)", "(s "+cInput+")", 1)
+		return "(module app\n  (capsule \"1\")\n  " + strings.Join(lines, "\n  ") + b
 	}
 	prev := checkAs("app", []byte(text()), imp)
-	answered := 0
+	answered, whole := 0, 0
 	for i := 0; i < 200; i++ {
+		switch r.Intn(4) {
+		case 0:
+			aBody = aBodies[r.Intn(len(aBodies))]
+		case 1:
+			cInput = cInputs[r.Intn(len(cInputs))]
+		}
 		lines[r.Intn(len(lines))] = forms[r.Intn(len(forms))]
 		src := text()
 		cst, err := syntax.Parse([]byte(src))
@@ -212,12 +232,15 @@ func TestRecheckImportEditsChained(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := checkAs("app", []byte(src), imp)
-		got, ok := prev.RecheckResultWith(cst, imp)
+		got, run, ok := prev.recheckResultWith(cst, imp)
 		if !ok {
 			prev = full
 			continue
 		}
 		answered++
+		if run.whole {
+			whole++
+		}
 		if diff := cmp.Diff(full.Diagnostics, got.Diagnostics); diff != "" {
 			t.Fatalf("edit %d:\n%s\ndiffers from Check (-check +recheck):\n%s", i, src, diff)
 		}
@@ -225,5 +248,8 @@ func TestRecheckImportEditsChained(t *testing.T) {
 	}
 	if answered < 190 {
 		t.Errorf("only %d of 200 edits answered by the engine", answered)
+	}
+	if whole > 0 {
+		t.Errorf("%d of %d answers read and built the whole file: an import edit is read as the header alone", whole, answered)
 	}
 }
