@@ -684,24 +684,34 @@ func (sn *snapshot) quickViewOver(base *check.Result) (*view, string) {
 	// (the declarations' starts and ends only grow: the search for their
 	// units resumes where the last one stopped)
 	from := 0
-	kept := map[string][]ast.Decl{}
 	var again []string // names whose declarations are read again with their users
 	dup := map[ast.Decl]bool{}
+	replacedNames := map[string]bool{} // of the base's declarations replaced (few)
 	for _, d := range base.File.Module.Decls {
 		sp, ok := v.spanFromOldAfter(d.Base().Form.Span(), &from)
 		if !ok || changedAt[sp.Start] {
 			v.replaced[d] = true
-		} else if nm := d.Base().Name; nm.Valid() {
-			if names[nm.Name] {
-				// a changed declaration now has its name: both are read
-				// again (the first resolves the name, the others are
-				// reported), and so is every declaration that looked
-				// the name up
-				dup[d] = true
-				again = append(again, nm.Name)
-				continue
+			if nm := d.Base().Name; nm.Valid() {
+				replacedNames[nm.Name] = true
 			}
-			kept[nm.Name] = append(kept[nm.Name], d)
+		} else if nm := d.Base().Name; nm.Valid() && names[nm.Name] {
+			// a changed declaration now has its name: both are read
+			// again (the first resolves the name, the others are
+			// reported), and so is every declaration that looked the
+			// name up
+			dup[d] = true
+			again = append(again, nm.Name)
+		}
+	}
+	// the declarations kept that have the name of one replaced (only
+	// those names are looked up: a table of every name kept would be
+	// the module's size, per request)
+	kept := map[string][]ast.Decl{}
+	if len(replacedNames) > 0 {
+		for _, d := range base.File.Module.Decls {
+			if nm := d.Base().Name; nm.Valid() && !v.replaced[d] && !names[nm.Name] && replacedNames[nm.Name] {
+				kept[nm.Name] = append(kept[nm.Name], d)
+			}
 		}
 	}
 	for _, d := range base.File.Module.Decls {
@@ -783,14 +793,16 @@ func (v *view) typesRedefined(base *check.Result) []string {
 			byName[nm.Name] = d
 		}
 	}
-	had := map[string]bool{}
+	had := map[string]bool{} // of the changed declarations' names, which the base had
 	for _, d := range base.File.Module.Decls {
 		nm := d.Base().Name
 		if !nm.Valid() {
 			continue
 		}
-		had[nm.Name] = true
 		nd := byName[nm.Name]
+		if nd != nil {
+			had[nm.Name] = true
+		}
 		if !v.replaced[d] || nd == nil || d.Kind() != ast.KindType && nd.Kind() != ast.KindType {
 			continue
 		}
