@@ -432,7 +432,7 @@ func (s *Server) importersOf(x *document) {
 			}
 		}
 		d.dropViews()
-		d.base, d.engine = nil, nil
+		d.dropBases()
 		cands = append(cands, u)
 	}
 	if len(cands) == 0 {
@@ -583,7 +583,7 @@ func (s *Server) importersJob(xu protocol.DocumentURI, seq uint64, text *syntax.
 			recheck = append(recheck, d.snap)
 			d.rechecking = d.snap
 			d.dropViews()
-			d.base, d.engine = nil, nil // (another job may have kept one)
+			d.dropBases() // (another job may have kept one)
 			deps[d.snap] = d.deps
 			if b := d.deps.engineBase(); b != nil {
 				engineBase[d.snap] = b
@@ -1084,7 +1084,7 @@ func (s *Server) engineAnswered(sn *snapshot, res *check.Result, old *importDeps
 	s.mu.Lock()
 	if d, ok := s.docs[sn.uri]; ok && d.snap == sn {
 		d.deps = deps
-		d.engine = res
+		d.engine, d.clean = res, nil
 		importStats.final.Add(1)
 		s.answers.put(sn.path, res)
 	}

@@ -31,10 +31,20 @@ import (
 const fullCheckDelay = 120 * time.Millisecond
 
 // quickChecks counts the diagnostics the server computed incrementally,
-// for tests and the debug request; chainedChecks those of them whose base
-// was the engine's previous answer, and idleFullChecks the full checks
-// run after an incremental answer (publishFull).
-var quickChecks, chainedChecks, idleFullChecks atomic.Int64
+// for tests; chainedChecks those of them whose base
+// was the engine's previous answer, cleanChecks those whose base was the
+// last one before a syntax error (document.clean), and idleFullChecks
+// the full checks run after an incremental answer (publishFull).
+var quickChecks, chainedChecks, cleanChecks, idleFullChecks atomic.Int64
+
+// baseKind says which of a document's bases currentBase returned.
+type baseKind int
+
+const (
+	fromBase   baseKind = iota // its full check
+	fromEngine                 // the engine's last answer
+	fromClean                  // the last base before a syntax error
+)
 
 // scheduleDiagnostics checks the document's current snapshot after the
 // debounce and publishes its diagnostics if it is still current.
@@ -51,7 +61,7 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		if s.opts.Debounce > 0 {
 			time.Sleep(s.opts.Debounce)
 		}
-		snap, base, fromEngine := s.currentBase(u, seq)
+		snap, base, from := s.currentBase(u, seq)
 		if snap == nil || base == nil && s.awaitsImporterJob(u) {
 			return // (an importer job answers it: deps.go)
 		}
@@ -82,8 +92,11 @@ func (s *Server) scheduleDiagnostics(d *document) {
 		var examples, fromAnswer bool
 		if quick {
 			quickChecks.Add(1)
-			if fromEngine {
+			switch from {
+			case fromEngine:
 				chainedChecks.Add(1)
+			case fromClean:
+				cleanChecks.Add(1)
 			}
 			diags = res.Diagnostics
 			// the answer is the next edit's base: no full check is needed
@@ -126,18 +139,21 @@ func (s *Server) current(u protocol.DocumentURI, seq uint64) (*snapshot, *check.
 	return snap, base
 }
 
-// currentBase is current, also reporting whether the base is the engine's
-// answer.
-func (s *Server) currentBase(u protocol.DocumentURI, seq uint64) (*snapshot, *check.Result, bool) {
+// currentBase is current, also reporting which base it is.
+func (s *Server) currentBase(u protocol.DocumentURI, seq uint64) (*snapshot, *check.Result, baseKind) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d, ok := s.docs[u]; ok && d.snap != nil && d.snap.seq == seq {
 		if d.engine != nil {
-			return d.snap, d.engine, true
+			return d.snap, d.engine, fromEngine
 		}
-		return d.snap, d.base, false
+		if d.clean != nil && !d.snap.cst.HasError(0) {
+			// a syntax error fixed: the text before it is the base
+			return d.snap, d.clean, fromClean
+		}
+		return d.snap, d.base, fromBase
 	}
-	return nil, nil, false
+	return nil, nil, fromBase
 }
 
 // setEngineBase makes res, the engine's answer for snap over base, the
@@ -154,9 +170,15 @@ func (s *Server) setEngineBase(snap *snapshot, base, res *check.Result) {
 	if !ok || d.snap != snap {
 		return
 	}
-	if cur := d.engine; cur == base || cur == nil && d.base == base {
-		d.engine = res
-		if load.SameImportFiles(base, res) {
+	if cur := d.engine; cur == base || cur == nil && (d.base == base || d.clean == base) {
+		// (deps are base's, or d.base's when base is the base before a
+		// syntax error)
+		depsOf := base
+		if base == d.clean {
+			depsOf = d.base
+		}
+		d.engine, d.clean = res, nil
+		if load.SameImportFiles(depsOf, res) {
 			d.deps = d.deps.withBase(res) // and of the next import change's
 		} else {
 			d.deps = d.deps.withImports(s.keys.seenOf(res), len(res.Examples) > 0)
@@ -260,10 +282,36 @@ func (s *Server) setBase(snap *snapshot) {
 		s.scheduleDiagnostics(d)
 		return
 	}
-	d.base, d.deps, d.engine = res, deps, nil
+	// A check of a text with a syntax error keeps, as clean, the base the
+	// next version without one is answered from: the last base or engine
+	// answer whose text had none.
+	// (cleanFull likewise, the last full check whose text had none: the
+	// base of the views of such a version)
+	clean, cleanFull := d.clean, d.cleanFull
+	if !snap.cst.HasError(0) {
+		clean, cleanFull = nil, nil
+	} else {
+		prev := d.engine
+		if prev == nil {
+			prev = d.base
+		}
+		if clean == nil && withoutSyntaxErrors(prev) {
+			clean = prev
+		}
+		if cleanFull == nil && withoutSyntaxErrors(d.base) {
+			cleanFull = d.base
+		}
+	}
+	d.base, d.deps, d.engine, d.clean, d.cleanFull = res, deps, nil, clean, cleanFull
 	d.views = nil // (views are built over base again: dropViews starts from it)
 	s.answers.put(d.path, res)
 	d.cache.prepareBase(res) // (in the background)
+}
+
+// withoutSyntaxErrors reports whether r is a base for the engine (it kept
+// its checker state) of a text without syntax errors.
+func withoutSyntaxErrors(r *check.Result) bool {
+	return r != nil && r.Rechecks() && r.File != nil && r.File.Source != nil && r.File.Source.CST != nil && !r.File.Source.CST.HasError(0)
 }
 
 // staleImports reports whether a check read, for an open document in its

@@ -46,6 +46,22 @@ type document struct {
 	// engine; without a base, the view base (chainView) or the engine
 	// base of deps (importView).
 	engine *check.Result
+	// clean, when not nil, is the base of the next incremental check of
+	// a version without syntax errors while base is a full check of a
+	// text with one and engine is nil: the last base or engine answer
+	// whose text had none (taken by setBase when a syntax error made the
+	// document check in full). A syntax error typed and then fixed is
+	// then answered by the engine's fast path over the text before it,
+	// not over the erroneous check (which would read the whole text and
+	// compare every declaration's form alone, about 25 ms on 10,000
+	// lines). It is dropped with the base, and whenever imports may
+	// have changed.
+	clean *check.Result
+	// cleanFull is, likewise, the last full check of a text without
+	// syntax errors while base is one of a text with one: the base of
+	// the request views of versions without one (the view base they had
+	// before the error), until the next full check.
+	cleanFull *check.Result
 	// fullCheck is the pending full check after incremental ones.
 	fullCheck *time.Timer
 	// cache is what requests remember about the document, shared with
@@ -96,6 +112,10 @@ type docCache struct {
 	baseUnits cstUnits
 }
 
+// dropBases forgets the document's incremental bases: its full check,
+// the engine's answer and the last base without syntax errors.
+func (d *document) dropBases() { d.base, d.engine, d.clean, d.cleanFull = nil, nil, nil, nil }
+
 // close releases the document's tree and stops its pending full check.
 func (d *document) close() {
 	if d.fullCheck != nil {
@@ -121,7 +141,7 @@ func (s *Server) refreshImporters(except *document) {
 		// as they are now, is the base of its views until its next
 		// check: chainView)
 		d.dropViews()
-		d.base, d.engine = nil, nil
+		d.dropBases()
 		d.snap = s.newSnapshot(d, d.snap.version)
 		d.published, d.publishedFinal = d.snap.version-1, false
 		s.scheduleFullCheckLocked(d, d.snap.seq)
@@ -202,6 +222,9 @@ func (s *Server) openDocument(u protocol.DocumentURI) (*document, error) {
 func (s *Server) newSnapshot(d *document, version int32) *snapshot {
 	s.snapshots++
 	sn := &snapshot{uri: d.uri, path: d.path, version: version, seq: s.snapshots, cst: d.doc.CST(), loader: s.loader, enc: s.enc, cache: d.cache, base: d.base}
+	if d.cleanFull != nil && !sn.cst.HasError(0) {
+		sn.base = d.cleanFull // (a syntax error fixed)
+	}
 	if d.base == nil {
 		if b := d.deps.engineBase(); b != nil {
 			if d.views == nil {

@@ -130,3 +130,68 @@ func TestIncrementalChainsWithoutFullCheck(t *testing.T) {
 		t.Fatalf("%d full checks ran after incremental answers of a module without examples", full)
 	}
 }
+
+// TestSyntaxErrorFixedFromClean breaks a module with a syntax error (a
+// closing parenthesis deleted), types elsewhere while the error stands,
+// and fixes it, again and again: each version with the error is checked
+// in full, and each fixed one is answered by the engine over the last
+// base before the error (document.clean), not over a check of a text
+// with one, and a completion right after it by a view over the last full
+// check before the error (document.cleanFull), not by a full check.
+// Every version's diagnostics are a fresh check's.
+func TestSyntaxErrorFixedFromClean(t *testing.T) {
+	c := startInProcess(t)
+	const uri = "file:///tmp/incr/broken.caps"
+	text := string(gen.Module(150))
+	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "capsulang", "version": 1, "text": text}})
+	if diff := diagnosticsVsFresh(t, c, 1, text); diff != "" {
+		t.Fatalf("version 1: diagnostics differ from a fresh check (-fresh +server):\n%s", diff)
+	}
+	r := rand.New(rand.NewSource(3))
+	version := 1
+	edit := func(a, b int, ins string) {
+		t.Helper()
+		version++
+		change := map[string]any{"text": ins, "range": map[string]any{"start": utf16Pos(text, a), "end": utf16Pos(text, b)}}
+		text = text[:a] + ins + text[b:]
+		c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		if diff := diagnosticsVsFresh(t, c, version, text); diff != "" {
+			t.Fatalf("version %d ([%d,%d) -> %q): diagnostics differ from a fresh check (-fresh +server):\n%s", version, a, b, ins, diff)
+		}
+	}
+	// the offset of a random occurrence of sub
+	random := func(sub string) int {
+		at := -1
+		for k := r.Intn(strings.Count(text, sub)); k >= 0; k-- {
+			at += 1 + strings.Index(text[at+1:], sub)
+		}
+		return at
+	}
+	clean0, quick0, full0 := cleanChecks.Load(), quickChecks.Load(), fullViews.Load()
+	const rounds = 12
+	for k := 0; k < rounds; k++ {
+		at := random("(if (<")
+		close := at + strings.Index(text[at:], ")")
+		edit(close, close+1, "") // the syntax error
+		if k%2 == 1 {
+			// typing elsewhere while it stands (a body, and a name that
+			// changes what a call finds)
+			x := random("(> x hi) hi x")
+			edit(x, x+len("(> x hi) hi x"), "(> x hi) lo x")
+			y := random("(function ")
+			edit(y+len("(function "), y+len("(function "), "z")
+		}
+		edit(close, close, ")") // fixed
+		if err := c.Call("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": utf16Pos(text, at+len("(if (< "))}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clean, quick, full := cleanChecks.Load()-clean0, quickChecks.Load()-quick0, fullViews.Load()-full0
+	t.Logf("%d versions, %d answered incrementally, %d of them over the base before a syntax error; %d full views", version-1, quick, clean, full)
+	if clean != rounds {
+		t.Fatalf("%d of the %d fixed versions were answered over the base before the syntax error", clean, rounds)
+	}
+	if full != 0 {
+		t.Fatalf("%d of the %d completions after a fix waited for a full check", full, rounds)
+	}
+}

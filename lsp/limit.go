@@ -91,7 +91,8 @@ func (d *document) edit(sp syntax.Span, text []byte, whole bool) error {
 func (d *document) keepTextOnly() {
 	d.large = bytes.Clone(d.doc.Text())
 	d.close()
-	d.doc, d.snap, d.base, d.engine = nil, nil, nil, nil
+	d.doc, d.snap = nil, nil
+	d.dropBases()
 }
 
 // parseIfSmall parses the kept text of a large document that is back under

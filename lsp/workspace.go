@@ -242,7 +242,7 @@ func didChangeWatchedFiles(s *Server, params json.RawMessage) error {
 		}
 		if importsAnything(d.base) || importsAnything(d.engine) {
 			d.dropViews() // (as refreshImporters)
-			d.base, d.engine = nil, nil
+			d.dropBases()
 		}
 		d.snap = s.newSnapshot(d, d.snap.version)
 		d.published, d.publishedFinal = d.snap.version-1, false

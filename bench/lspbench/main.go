@@ -333,6 +333,20 @@ func main() {
 		results = append(results, summarize("completion right after an edit", compl, 0, 5))
 		results = append(results, summarize("hover right after an edit", hov, 0, 5))
 
+		// A syntax error typed and fixed: a transition's closing
+		// parenthesis deleted and put back (no target: the issue's
+		// targets are for edits that leave the text valid). The version
+		// with the error is checked in full; the fixed one is answered
+		// over the text before the error. (After the requests, which it
+		// would otherwise precede.)
+		paren := toggle{name: "paren", find: at("(target awaiting_human_decision)", "awaiting_human_decision)"), a: "awaiting_human_decision)", b: "awaiting_human_decision"}
+		progress("10k lines: a syntax error typed and fixed")
+		broken, fixed := s.timeToggle(paren, *edits)
+		rb, rf := summarize("edit to diagnostics: a ')' deleted (a syntax error)", broken, 0, 0), summarize("edit to diagnostics: the ')' put back", fixed, 0, 0)
+		rb.CPUms, rf.CPUms = s.cpu, s.cpu
+		rb.Faults, rf.Faults = s.faults, s.faults
+		results = append(results, rb, rf)
+
 		// Resident memory across many edits: a sample every 500 edits, the
 		// last against the median. A sample is the median of ten readings
 		// over its 500 edits (one every 50, once the version's diagnostics
