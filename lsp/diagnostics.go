@@ -301,6 +301,17 @@ func (s *Server) setBase(snap *snapshot) {
 		if cleanFull == nil && withoutSyntaxErrors(d.base) {
 			cleanFull = d.base
 		}
+		// Only while this check imports the same files: its deps decide
+		// when a change of an imported module drops the document's
+		// bases, and one it no longer imports (an import deleted while
+		// the error stands) would not drop these, which would then
+		// answer that module as it was.
+		if clean != nil && !load.SameImportFiles(clean, res) {
+			clean = nil
+		}
+		if cleanFull != nil && !load.SameImportFiles(cleanFull, res) {
+			cleanFull = nil
+		}
 	}
 	d.base, d.deps, d.engine, d.clean, d.cleanFull = res, deps, nil, clean, cleanFull
 	d.views = nil // (views are built over base again: dropViews starts from it)

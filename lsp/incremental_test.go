@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/capsulang/caps/bench/gen"
 )
 
@@ -193,5 +195,47 @@ func TestSyntaxErrorFixedFromClean(t *testing.T) {
 	}
 	if full != 0 {
 		t.Fatalf("%d of the %d completions after a fix waited for a full check", full, rounds)
+	}
+}
+
+// TestSyntaxErrorCleanBaseFollowsImports deletes an import while a
+// syntax error stands, edits the module it named, and puts the import
+// and then the parenthesis back: the fixed text is the one from before
+// the error, but the module it imports changed, so the base from before
+// the error (document.clean) must not answer it; app reports the call
+// of the function lib no longer has, as a full check does.
+func TestSyntaxErrorCleanBaseFollowsImports(t *testing.T) {
+	files := map[string]string{
+		"lib.caps": "(module lib\n  (capsule \"1\")\n  (function twice (input (x I64)) (output I64) (body (* x 2))))\n",
+		"app.caps": "(module app\n  (capsule \"1\")\n  (import lib)\n  (function a (input (x I64)) (output I64) (body (lib.twice x))))\n",
+	}
+	s, c, uri := wsWithFiles(t, files, "lib.caps", "app.caps")
+	versions := map[string]int{"lib.caps": 1, "app.caps": 1}
+	edit := func(n, old, new string) {
+		t.Helper()
+		text := files[n]
+		a := strings.Index(text, old)
+		if a < 0 {
+			t.Fatalf("%s: no %q", n, old)
+		}
+		versions[n]++
+		files[n] = replaceText(c, uri(n), versions[n], text, a, a+len(old), new)
+		s.settled(t, uri(n), versions[n])
+	}
+	if got := s.codesOf(uri("app.caps")); len(got) != 0 {
+		t.Fatalf("app.caps at the start: %v, want no diagnostic", got)
+	}
+	edit("app.caps", "(body (lib.twice x))))", "(body (lib.twice x)))")    // the syntax error
+	edit("app.caps", "\n  (import lib)", "")                               // the import deleted while it stands
+	edit("lib.caps", "twice", "thrice")                                    // lib changes
+	edit("app.caps", "(capsule \"1\")", "(capsule \"1\")\n  (import lib)") // the import back
+	edit("app.caps", "(body (lib.twice x)))", "(body (lib.twice x))))")    // fixed: the text before the error
+	want := []string{"E_UNKNOWN_NAME"}
+	if diff := cmp.Diff(want, s.codesOf(uri("app.caps"))); diff != "" {
+		t.Fatalf("app.caps fixed, after lib renamed twice (-want +got):\n%s", diff)
+	}
+	edit("app.caps", "(body (lib.twice x))", "(body (lib.twice (+ x 1)))") // and a body edit after it
+	if diff := cmp.Diff(want, s.codesOf(uri("app.caps"))); diff != "" {
+		t.Fatalf("app.caps edited after the fix (-want +got):\n%s", diff)
 	}
 }

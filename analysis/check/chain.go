@@ -130,7 +130,10 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	for i, d := range nm.Decls {
 		ch.index[d] = i
 	}
-	if ch.importLog == nil {
+	if !p.head {
+		// (a header read again logged what its imports asked for, or
+		// asked for nothing: the base's log would answer an import
+		// removed and added again as the base's check resolved it)
 		ch.importLog = base.importLog
 	}
 	if p.head {

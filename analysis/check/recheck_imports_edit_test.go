@@ -253,3 +253,51 @@ func TestRecheckImportEditsChained(t *testing.T) {
 		t.Errorf("%d of %d answers read and built the whole file: an import edit is read as the header alone", whole, answered)
 	}
 }
+
+// TestRecheckImportRemovedThenAdded removes the module's only import and
+// adds it again, each edit answered over the last answer, while the
+// imported module changed in between (the importer answers another
+// result): the import added again is resolved anew, as a full check
+// resolves it, not from the log of the check before the removal.
+func TestRecheckImportRemovedThenAdded(t *testing.T) {
+	v1 := checkAs("lib", []byte(`(module lib
+  (capsule "1")
+  (function twice (input (x I64)) (output I64) (body (* x 2))))
+`), nil)
+	v2 := checkAs("lib", []byte(`(module lib
+  (capsule "1")
+  (function thrice (input (x I64)) (output I64) (body (* x 3))))
+`), nil)
+	imp := mapImporter{"lib": v1}
+	with := `(module app
+  (capsule "1")
+  (import lib)
+  (function a (input (x I64)) (output I64) (body (lib.twice x))))
+`
+	without := strings.Replace(with, "\n  (import lib)", "", 1)
+	prev := checkAs("app", []byte(with), imp)
+	for i, src := range []string{without, with} {
+		if i == 1 {
+			imp["lib"] = v2 // lib changed while app did not import it
+		}
+		cst, err := syntax.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, run, ok := prev.recheckResultWith(cst, imp)
+		if !ok {
+			t.Fatalf("edit %d: RecheckResultWith declined", i)
+		}
+		if run.whole {
+			t.Errorf("edit %d: read the whole file", i)
+		}
+		full := checkAs("app", []byte(src), imp)
+		if diff := cmp.Diff(full.Diagnostics, got.Diagnostics); diff != "" {
+			t.Fatalf("edit %d differs from Check (-check +recheck):\n%s", i, diff)
+		}
+		prev = got
+	}
+	if len(prev.Diagnostics) == 0 {
+		t.Fatal("the import added again was answered by the removed one's old result: no unknown name")
+	}
+}
