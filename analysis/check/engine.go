@@ -226,6 +226,22 @@ type importCall struct {
 	err error
 }
 
+// onceImporter asks imp for each module path once and answers it as imp
+// first did (fastRecheck's rounds; not safe for concurrent use).
+type onceImporter struct {
+	imp Importer
+	got map[string]importCall
+}
+
+func (o *onceImporter) Import(from, path string) (*Imported, error) {
+	if c, ok := o.got[path]; ok {
+		return c.imp, c.err
+	}
+	imp, err := o.imp.Import(from, path)
+	o.got[path] = importCall{imp, err}
+	return imp, err
+}
+
 // replayImporter answers the imports an earlier check resolved, as they
 // were then, and another one with more (RecheckResultWith); missed is set
 // when asked for another one and more is nil.

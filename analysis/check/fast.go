@@ -445,6 +445,13 @@ func (r *Result) fastRecheck(cur *syntax.CST, pre, suf int, more Importer) (res 
 	// is built and resolved again with them, until none is left.
 	var ch *checker
 	var cand []bool
+	if more != nil && head != nil {
+		// every round resolves the new header's imports: the imports
+		// the base did not resolve are asked of more once, and later
+		// rounds answer them as the first did (the candidates were
+		// chosen against those answers)
+		more = &onceImporter{imp: more, got: map[string]importCall{}}
+	}
 	for round := 0; ; round++ {
 		var same []int // the declarations to define anew over a copy of the base's table
 		if sameNames {

@@ -141,9 +141,17 @@ func TestRecheckNewImport(t *testing.T) {
 				t.Fatal("Recheck answered an import its base never resolved")
 			}
 			full := checkAs("app", []byte(src), imp)
-			got, run, ok := base.recheckResultWith(cst, imp)
+			counted := &countingImporter{imp: imp, calls: map[string]int{}}
+			got, run, ok := base.recheckResultWith(cst, counted)
 			if !ok {
 				t.Fatal("RecheckResultWith declined")
+			}
+			// (a reads the new alias: a second round reads it again, and
+			// resolves the header again, from the first round's answer)
+			for path, n := range counted.calls {
+				if n != 1 {
+					t.Errorf("the importer was asked for %s %d times, want once", path, n)
+				}
 			}
 			if diff := cmp.Diff(full.Diagnostics, got.Diagnostics); diff != "" {
 				t.Fatalf("differs from Check (-check +recheck):\n%s", diff)
@@ -300,4 +308,15 @@ func TestRecheckImportRemovedThenAdded(t *testing.T) {
 	if len(prev.Diagnostics) == 0 {
 		t.Fatal("the import added again was answered by the removed one's old result: no unknown name")
 	}
+}
+
+// countingImporter counts the calls for each module path.
+type countingImporter struct {
+	imp   Importer
+	calls map[string]int
+}
+
+func (c *countingImporter) Import(from, path string) (*Imported, error) {
+	c.calls[path]++
+	return c.imp.Import(from, path)
 }
