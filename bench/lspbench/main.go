@@ -95,6 +95,14 @@ func summarize(name string, ds []time.Duration, p50max, p99max float64) result {
 	return r
 }
 
+// summarize is summarize with the server's CPU time and page faults per
+// edit of the session's last timeToggle.
+func (s *session) summarize(name string, ds []time.Duration, p50max, p99max float64) result {
+	r := summarize(name, ds, p50max, p99max)
+	r.CPUms, r.Faults = s.cpu, s.faults
+	return r
+}
+
 // progress says on stderr what the bench is doing.
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "lspbench: "+format+"\n", args...)
@@ -291,15 +299,11 @@ func main() {
 		// steady state the targets are for.
 		progress("10k lines: the first edits after opening")
 		wEven, wOdd := s.timeToggle(kinds[0], *edits)
-		w := summarize("edit to diagnostics: the first edits after opening (a transition)", append(wEven, wOdd...), 0, 0)
-		w.CPUms, w.Faults = s.cpu, s.faults
-		results = append(results, w)
+		results = append(results, s.summarize("edit to diagnostics: the first edits after opening (a transition)", append(wEven, wOdd...), 0, 0))
 		for _, k := range kinds {
 			progress("10k lines: %s", k.name)
 			even, odd := s.timeToggle(k, *edits)
-			r := summarize("edit to diagnostics: "+k.name, append(even, odd...), k.p50, k.p99)
-			r.CPUms, r.Faults = s.cpu, s.faults
-			results = append(results, r)
+			results = append(results, s.summarize("edit to diagnostics: "+k.name, append(even, odd...), k.p50, k.p99))
 		}
 		// adding a state to a machine and deleting it again
 		state := "\n    (state bench_extra (type final))"
@@ -309,10 +313,7 @@ func main() {
 		}, a: state, b: ""}
 		progress("10k lines: adding and deleting a state")
 		added, deleted := s.timeToggle(addDel, *edits)
-		ra, rd := summarize("edit to diagnostics: adding a state", added, 3, 10), summarize("edit to diagnostics: deleting a state", deleted, 3, 10)
-		ra.CPUms, rd.CPUms = s.cpu, s.cpu
-		ra.Faults, rd.Faults = s.faults, s.faults
-		results = append(results, ra, rd)
+		results = append(results, s.summarize("edit to diagnostics: adding a state", added, 3, 10), s.summarize("edit to diagnostics: deleting a state", deleted, 3, 10))
 
 		// Requests sent right after an edit, as editors do while typing:
 		// completion at the edited transition's target, hover over a state
@@ -352,10 +353,7 @@ func main() {
 		paren := toggle{name: "paren", find: at("(target awaiting_human_decision)", "awaiting_human_decision)"), a: "awaiting_human_decision)", b: "awaiting_human_decision"}
 		progress("10k lines: a syntax error typed and fixed")
 		broken, fixed := s.timeToggle(paren, *edits)
-		rb, rf := summarize("edit to diagnostics: a ')' deleted (a syntax error)", broken, 0, 0), summarize("edit to diagnostics: the ')' put back", fixed, 0, 0)
-		rb.CPUms, rf.CPUms = s.cpu, s.cpu
-		rb.Faults, rf.Faults = s.faults, s.faults
-		results = append(results, rb, rf)
+		results = append(results, s.summarize("edit to diagnostics: a ')' deleted (a syntax error)", broken, 0, 0), s.summarize("edit to diagnostics: the ')' put back", fixed, 0, 0))
 
 		// Resident memory across many edits: a sample every 500 edits, the
 		// last against the median. A sample is the median of ten readings
@@ -400,9 +398,7 @@ func main() {
 		progress("%d lines", *bigLines)
 		big := open(*caps, lspArgs(".100k"), "", "file:///bench/spec100k.caps", "capsulang", spec(*bigLines), true)
 		even, odd := big.timeToggle(kinds[0], max(*edits/2, 2))
-		r := summarize(fmt.Sprintf("edit to diagnostics, %d lines (in a transition)", *bigLines), append(even, odd...), 10, 0)
-		r.CPUms, r.Faults = big.cpu, big.faults
-		results = append(results, r)
+		results = append(results, big.summarize(fmt.Sprintf("edit to diagnostics, %d lines (in a transition)", *bigLines), append(even, odd...), 10, 0))
 		rssBig = rss(big.c)
 		big.c.Close()
 
