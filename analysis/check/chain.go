@@ -130,16 +130,13 @@ func (r *Result) chain(ch *checker, p *chainParts, out []syntax.Diagnostic) *Res
 	for i, d := range nm.Decls {
 		ch.index[d] = i
 	}
-	if !p.head {
-		// (a header read again logged what its imports asked for, or
-		// asked for nothing: the base's log would answer an import
-		// removed and added again as the base's check resolved it)
-		ch.importLog = base.importLog
-	}
 	if p.head {
+		// (its import log is what the header read again asked for, if
+		// anything: the base's would answer an import removed and added
+		// again as the base's check resolved it)
 		ch.headDiags = append([]syntax.Diagnostic(nil), ch.res.Diagnostics[ch.head[0]:ch.head[1]]...)
 	} else {
-		ch.headDiags = base.headDiags
+		ch.importLog, ch.headDiags = base.importLog, base.headDiags
 	}
 	if ch.model == nil {
 		ch.model = base.model

@@ -143,10 +143,10 @@ func (r *Result) recheckResultWith(cur *syntax.CST, more Importer) (*Result, *en
 	}
 	old := base.version(r.File.Source.CST)
 	pre, suf := cur.EditedEnds(r.File.Source.CST)
-	if wholeRecheck {
-		// (benchmarks only)
-	} else if res, eng, ok := r.fastRecheck(cur, pre, suf, more); ok {
-		return res, eng, true
+	if !wholeRecheck { // (set by benchmarks only)
+		if res, eng, ok := r.fastRecheck(cur, pre, suf, more); ok {
+			return res, eng, true
+		}
 	}
 	f := ast.Build(syntax.Read(cur))
 	if f.Module == nil {
